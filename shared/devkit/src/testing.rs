@@ -1,0 +1,137 @@
+//! Test support: one DynamoDB Local per test run, a fresh table per test, raw dumps.
+//!
+//! The endpoint comes from `DYNAMODB_ENDPOINT` when the test command started DynamoDB Local
+//! once for the whole run (the README's test command does). Without it, the first test of a test
+//! binary starts one on a free port, shared by that binary's tests and stopped when it exits.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::AttributeValue;
+use tokio::sync::OnceCell;
+
+use crate::local::{DynamoDbLocal, client};
+use crate::template::TableDefinition;
+
+/// A raw table item.
+pub type RawItem = HashMap<String, AttributeValue>;
+
+static LOCAL: OnceCell<DynamoDbLocal> = OnceCell::const_new();
+static DEFINITION: OnceLock<TableDefinition> = OnceLock::new();
+
+/// The DynamoDB Local endpoint of this test run, starting one if none was given.
+pub async fn endpoint() -> String {
+    if let Ok(ep) = std::env::var("DYNAMODB_ENDPOINT") {
+        return ep;
+    }
+    LOCAL
+        .get_or_init(|| async {
+            DynamoDbLocal::start(0)
+                .await
+                .unwrap_or_else(|e| panic!("cannot start DynamoDB Local for tests: {e}"))
+        })
+        .await
+        .endpoint()
+        .to_owned()
+}
+
+/// The table definition of `template.yaml`, read once.
+pub fn definition() -> &'static TableDefinition {
+    DEFINITION.get_or_init(|| {
+        TableDefinition::from_repo().unwrap_or_else(|e| panic!("template.yaml: {e}"))
+    })
+}
+
+/// A table of its own for one test, created from `template.yaml` on the run's DynamoDB Local.
+#[derive(Clone)]
+pub struct TestTable {
+    /// A client for the local endpoint.
+    pub client: Client,
+    /// The table's unique name.
+    pub name: String,
+    /// The endpoint.
+    pub endpoint: String,
+}
+
+impl TestTable {
+    /// Creates a uniquely named table; `label` shows up in its name for debugging.
+    pub async fn new(label: &str) -> TestTable {
+        let endpoint = endpoint().await;
+        let client = client(&endpoint);
+        let label: String = label
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .take(40)
+            .collect();
+        let name = format!("t_{label}_{:016x}", rand::random::<u64>());
+        definition()
+            .create(&client, &name)
+            .await
+            .unwrap_or_else(|e| panic!("create table {name}: {e}"));
+        TestTable {
+            client,
+            name,
+            endpoint,
+        }
+    }
+
+    /// Every item of the table, sorted by `(pk, sk)`: compare two dumps to prove that nothing
+    /// was written.
+    pub async fn dump(&self) -> Vec<RawItem> {
+        let mut items = Vec::new();
+        let mut start = None;
+        loop {
+            let out = self
+                .client
+                .scan()
+                .table_name(&self.name)
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("scan {}: {e:?}", self.name));
+            items.extend(out.items.unwrap_or_default());
+            start = out.last_evaluated_key;
+            if start.is_none() {
+                break;
+            }
+        }
+        let key = |i: &RawItem, k: &str| {
+            i.get(k)
+                .and_then(|v| v.as_s().ok())
+                .cloned()
+                .unwrap_or_default()
+        };
+        items.sort_by_key(|i| (key(i, "pk"), key(i, "sk")));
+        items
+    }
+
+    /// The raw item at `(pk, sk)`, read consistently.
+    pub async fn raw(&self, pk: &str, sk: &str) -> Option<RawItem> {
+        self.client
+            .get_item()
+            .table_name(&self.name)
+            .key("pk", AttributeValue::S(pk.into()))
+            .key("sk", AttributeValue::S(sk.into()))
+            .consistent_read(true)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("get {pk}/{sk}: {e:?}"))
+            .item
+    }
+}
+
+/// A string attribute of a raw item, for assertions.
+pub fn s<'a>(item: &'a RawItem, attr: &str) -> Option<&'a str> {
+    item.get(attr)
+        .and_then(|v| v.as_s().ok())
+        .map(String::as_str)
+}
+
+/// A number attribute of a raw item, as its decimal text, for assertions.
+pub fn n<'a>(item: &'a RawItem, attr: &str) -> Option<&'a str> {
+    item.get(attr)
+        .and_then(|v| v.as_n().ok())
+        .map(String::as_str)
+}

@@ -1,0 +1,434 @@
+//! The contract's table layout: the primary and GSI keys of every item type, built from
+//! validated parts, and parsed back.
+//!
+//! | item | pk | sk | GSI |
+//! | --- | --- | --- | --- |
+//! | Player | `PLAYER#<playerId>` | `#METADATA` | GSI1 `PLAYER_EMAIL#<email>` / `PLAYER#<playerId>` |
+//! | Leaderboard | `LEADERBOARD#<boardId>` | `#METADATA` | GSI2 `BOARDS#OPEN` / `<endsAt>#<boardId>` while open |
+//! | Score | `LEADERBOARD#<boardId>` | `SCORE#<rankKey>#<playerId>` | GSI1 `PLAYER#<playerId>` / `SCORE#<boardId>` |
+//! | Session | `PLAYER#<playerId>` | `SESSION#<sessionId>` | GSI2 `GAME#<gameId>` / `SESSION#<sessionId>` |
+//! | Final standing | `LEADERBOARD#<boardId>` | `FINAL#<rank padded to 10>` | |
+//! | Season result | `PLAYER#<playerId>` | `RESULT#<boardId>` | |
+//! | Entry pointer (ours) | `PLAYER#<playerId>` | `ENTRY#<boardId>` | |
+//!
+//! The entry pointer is the one item this project adds to the contract's layout: it records a
+//! player's current Score sort key on a board, so that the submit path finds the Score item to
+//! replace with one *strongly consistent* read (a GSI1 read can't be consistent).
+//!
+//! ```
+//! use leaderboard_keys::entity::{self, Key};
+//! use leaderboard_keys::ids::{BoardId, PlayerId};
+//!
+//! let alice = PlayerId::parse("p_alice").unwrap();
+//! let board = BoardId::parse("season_3").unwrap();
+//! assert_eq!(entity::player(&alice), Key::new("PLAYER#p_alice", "#METADATA"));
+//! assert_eq!(entity::score_gsi1(&alice, &board), Key::new("PLAYER#p_alice", "SCORE#season_3"));
+//! assert_eq!(entity::final_standing(&board, 7).unwrap().sk, "FINAL#0000000007");
+//! ```
+
+use crate::KeyError;
+use crate::ids::{BoardId, Email, GameId, PlayerId, SessionId};
+use crate::pad::{Width, pad_into, parse_padded};
+use crate::time::Timestamp;
+
+/// Partition prefix of a player's items.
+pub const PLAYER_PREFIX: &str = "PLAYER#";
+/// Partition prefix of a board's items.
+pub const LEADERBOARD_PREFIX: &str = "LEADERBOARD#";
+/// The sort key of an entity's own metadata item.
+pub const METADATA: &str = "#METADATA";
+/// GSI1 partition prefix of the email lookup.
+pub const PLAYER_EMAIL_PREFIX: &str = "PLAYER_EMAIL#";
+/// GSI2 partition of the open boards (sparse: only open boards carry it).
+pub const BOARDS_OPEN: &str = "BOARDS#OPEN";
+/// Sort key prefix of Score items (and of their GSI1 sort key).
+pub const SCORE_PREFIX: &str = "SCORE#";
+/// Sort key prefix of Session items (and of their GSI2 sort key).
+pub const SESSION_PREFIX: &str = "SESSION#";
+/// GSI2 partition prefix of a game's sessions.
+pub const GAME_PREFIX: &str = "GAME#";
+/// Sort key prefix of Final standing items.
+pub const FINAL_PREFIX: &str = "FINAL#";
+/// Sort key prefix of Season result items.
+pub const RESULT_PREFIX: &str = "RESULT#";
+/// Sort key prefix of a player's entry pointers (this project's addition).
+pub const ENTRY_PREFIX: &str = "ENTRY#";
+
+/// The exclusive upper bound of the Score sort keys of a board: `'$'` is the byte after `'#'`.
+pub const SCORE_UPPER_BOUND: &str = "SCORE$";
+
+/// Final standing ranks are padded to this many digits.
+pub const FINAL_RANK_DIGITS: u8 = 10;
+
+const FINAL_RANK_WIDTH: Width = Width::fixed(FINAL_RANK_DIGITS);
+
+/// A partition key and sort key pair, of the table or of a GSI.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Key {
+    /// The partition key (`pk`, `gsi1pk` or `gsi2pk`).
+    pub pk: String,
+    /// The sort key (`sk`, `gsi1sk` or `gsi2sk`).
+    pub sk: String,
+}
+
+impl Key {
+    /// A key from its two parts.
+    pub fn new(pk: impl Into<String>, sk: impl Into<String>) -> Key {
+        Key {
+            pk: pk.into(),
+            sk: sk.into(),
+        }
+    }
+}
+
+fn join(prefix: &str, id: &str) -> String {
+    let mut s = String::with_capacity(prefix.len() + id.len());
+    s.push_str(prefix);
+    s.push_str(id);
+    s
+}
+
+/// `PLAYER#<playerId>`: the partition of a player's profile, sessions, results and pointers.
+pub fn player_pk(player: &PlayerId) -> String {
+    join(PLAYER_PREFIX, player.as_str())
+}
+
+/// `LEADERBOARD#<boardId>`: the partition of a board's metadata, scores and final standings.
+pub fn board_pk(board: &BoardId) -> String {
+    join(LEADERBOARD_PREFIX, board.as_str())
+}
+
+/// The Player item.
+pub fn player(player: &PlayerId) -> Key {
+    Key::new(player_pk(player), METADATA)
+}
+
+/// The Player item's GSI1 key, present only when an email is set.
+pub fn player_email_gsi1(email: &Email, player: &PlayerId) -> Key {
+    Key::new(join(PLAYER_EMAIL_PREFIX, email.as_str()), player_pk(player))
+}
+
+/// The GSI1 partition to look a player up by email.
+pub fn player_email_gsi1_pk(email: &Email) -> String {
+    join(PLAYER_EMAIL_PREFIX, email.as_str())
+}
+
+/// The Leaderboard item.
+pub fn board(board: &BoardId) -> Key {
+    Key::new(board_pk(board), METADATA)
+}
+
+/// The Leaderboard item's GSI2 key while it is open: `BOARDS#OPEN` / `<endsAt>#<boardId>`, so
+/// the open boards are listed in the order they end.
+pub fn board_open_gsi2(ends_at: Timestamp, board: &BoardId) -> Key {
+    Key::new(BOARDS_OPEN, format!("{ends_at}#{}", board.as_str()))
+}
+
+/// The exclusive upper bound of `BOARDS#OPEN` sort keys of boards that ended by `now`: every
+/// key `<endsAt>#<boardId>` with `endsAt <= now` sorts below `<now>$`.
+pub fn boards_open_ended_by(now: Timestamp) -> String {
+    format!("{now}$")
+}
+
+/// Parses a `BOARDS#OPEN` GSI2 sort key back to `(endsAt, boardId)`.
+pub fn parse_board_open_gsi2_sk(sk: &str) -> Result<(Timestamp, BoardId), KeyError> {
+    let (ends_at, board) = sk
+        .split_once('#')
+        .ok_or_else(|| KeyError::malformed(sk, "not an open-board GSI2 sort key"))?;
+    let t = Timestamp::parse_rfc3339("endsAt", ends_at)?;
+    Ok((t, BoardId::parse(board)?))
+}
+
+/// A Score item's GSI1 key: `PLAYER#<playerId>` / `SCORE#<boardId>` (AP4, AP5).
+pub fn score_gsi1(player: &PlayerId, board: &BoardId) -> Key {
+    Key::new(player_pk(player), join(SCORE_PREFIX, board.as_str()))
+}
+
+/// The inclusive lower bound of the Score sort keys ranked above `sort_key` on its board. The
+/// sort keys above are `(sort_key, "SCORE$")`; DynamoDB's `BETWEEN` is inclusive, so the lower
+/// bound is the smallest string greater than `sort_key`: itself followed by U+0000.
+pub fn score_sort_keys_above(sort_key: &str) -> String {
+    let mut s = String::with_capacity(sort_key.len() + 1);
+    s.push_str(sort_key);
+    s.push('\0');
+    s
+}
+
+/// A Session item: `PLAYER#<playerId>` / `SESSION#<sessionId>`.
+pub fn session(player: &PlayerId, session: &SessionId) -> Key {
+    Key::new(player_pk(player), join(SESSION_PREFIX, session.as_str()))
+}
+
+/// A Session item's GSI2 key: `GAME#<gameId>` / `SESSION#<sessionId>` (AP7).
+pub fn session_gsi2(game: &GameId, session: &SessionId) -> Key {
+    Key::new(
+        join(GAME_PREFIX, game.as_str()),
+        join(SESSION_PREFIX, session.as_str()),
+    )
+}
+
+/// The GSI2 partition of a game's sessions.
+pub fn game_gsi2_pk(game: &GameId) -> String {
+    join(GAME_PREFIX, game.as_str())
+}
+
+/// A Final standing item: `LEADERBOARD#<boardId>` / `FINAL#<rank padded to 10>`.
+pub fn final_standing(board: &BoardId, rank: u64) -> Result<Key, KeyError> {
+    if rank == 0 || rank > FINAL_RANK_WIDTH.max_value() {
+        return Err(KeyError::RankOutOfRange(rank));
+    }
+    let mut sk = String::with_capacity(FINAL_PREFIX.len() + FINAL_RANK_DIGITS as usize);
+    sk.push_str(FINAL_PREFIX);
+    pad_into(rank, FINAL_RANK_WIDTH, &mut sk)?;
+    Ok(Key::new(board_pk(board), sk))
+}
+
+/// A Season result item: `PLAYER#<playerId>` / `RESULT#<boardId>`.
+pub fn season_result(player: &PlayerId, board: &BoardId) -> Key {
+    Key::new(player_pk(player), join(RESULT_PREFIX, board.as_str()))
+}
+
+/// A player's entry pointer on a board: `PLAYER#<playerId>` / `ENTRY#<boardId>`.
+pub fn entry(player: &PlayerId, board: &BoardId) -> Key {
+    Key::new(player_pk(player), join(ENTRY_PREFIX, board.as_str()))
+}
+
+/// An item key parsed back into what it identifies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ItemKey {
+    /// A Player item.
+    Player(PlayerId),
+    /// A Leaderboard item.
+    Leaderboard(BoardId),
+    /// A Score item; decode `sort_key` with the board's [`crate::rank::RankKeySpec`].
+    Score {
+        /// The board.
+        board: BoardId,
+        /// The whole sort key, `SCORE#<rankKey>#<playerId>`.
+        sort_key: String,
+    },
+    /// A Session item.
+    Session {
+        /// The player.
+        player: PlayerId,
+        /// The session.
+        session: SessionId,
+    },
+    /// A Final standing item.
+    FinalStanding {
+        /// The board.
+        board: BoardId,
+        /// The final rank (1 = top).
+        rank: u64,
+    },
+    /// A Season result item.
+    SeasonResult {
+        /// The player.
+        player: PlayerId,
+        /// The closed board.
+        board: BoardId,
+    },
+    /// A player's entry pointer on a board.
+    Entry {
+        /// The player.
+        player: PlayerId,
+        /// The board.
+        board: BoardId,
+    },
+}
+
+impl ItemKey {
+    /// Parses a table item's `pk` and `sk`. A key of any other shape is an error.
+    pub fn parse(pk: &str, sk: &str) -> Result<ItemKey, KeyError> {
+        if let Some(p) = pk.strip_prefix(PLAYER_PREFIX) {
+            let player = PlayerId::parse(p)?;
+            if sk == METADATA {
+                return Ok(ItemKey::Player(player));
+            }
+            if let Some(s) = sk.strip_prefix(SESSION_PREFIX) {
+                let session = SessionId::parse_stored(s)?;
+                return Ok(ItemKey::Session { player, session });
+            }
+            if let Some(b) = sk.strip_prefix(RESULT_PREFIX) {
+                let board = BoardId::parse(b)?;
+                return Ok(ItemKey::SeasonResult { player, board });
+            }
+            if let Some(b) = sk.strip_prefix(ENTRY_PREFIX) {
+                let board = BoardId::parse(b)?;
+                return Ok(ItemKey::Entry { player, board });
+            }
+        } else if let Some(b) = pk.strip_prefix(LEADERBOARD_PREFIX) {
+            let board = BoardId::parse(b)?;
+            if sk == METADATA {
+                return Ok(ItemKey::Leaderboard(board));
+            }
+            if sk.starts_with(SCORE_PREFIX) {
+                return Ok(ItemKey::Score {
+                    board,
+                    sort_key: sk.to_owned(),
+                });
+            }
+            if let Some(r) = sk.strip_prefix(FINAL_PREFIX) {
+                let rank = parse_padded(r, FINAL_RANK_WIDTH)?;
+                if rank == 0 {
+                    return Err(KeyError::RankOutOfRange(0));
+                }
+                return Ok(ItemKey::FinalStanding { board, rank });
+            }
+        }
+        Err(KeyError::malformed(
+            &format!("{pk} / {sk}"),
+            "not a key of the table layout",
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> PlayerId {
+        PlayerId::parse(s).unwrap()
+    }
+    fn b(s: &str) -> BoardId {
+        BoardId::parse(s).unwrap()
+    }
+
+    #[test]
+    fn every_contract_key_exactly() {
+        let alice = p("p_alice");
+        let season = b("season_3");
+        let sid = SessionId::parse_stored("01HW0000000000000000000000").unwrap();
+        let email = Email::parse("alice@x.com").unwrap();
+        let ends = Timestamp::parse_rfc3339("endsAt", "2026-12-01T00:00:00Z").unwrap();
+
+        assert_eq!(player(&alice), Key::new("PLAYER#p_alice", "#METADATA"));
+        assert_eq!(
+            player_email_gsi1(&email, &alice),
+            Key::new("PLAYER_EMAIL#alice@x.com", "PLAYER#p_alice")
+        );
+        assert_eq!(
+            board(&season),
+            Key::new("LEADERBOARD#season_3", "#METADATA")
+        );
+        assert_eq!(
+            board_open_gsi2(ends, &season),
+            Key::new("BOARDS#OPEN", "2026-12-01T00:00:00.000Z#season_3")
+        );
+        assert_eq!(
+            score_gsi1(&alice, &season),
+            Key::new("PLAYER#p_alice", "SCORE#season_3")
+        );
+        assert_eq!(
+            session(&alice, &sid),
+            Key::new("PLAYER#p_alice", "SESSION#01HW0000000000000000000000")
+        );
+        assert_eq!(
+            session_gsi2(&GameId::parse("tetris").unwrap(), &sid),
+            Key::new("GAME#tetris", "SESSION#01HW0000000000000000000000")
+        );
+        assert_eq!(
+            final_standing(&season, 1).unwrap(),
+            Key::new("LEADERBOARD#season_3", "FINAL#0000000001")
+        );
+        assert_eq!(
+            final_standing(&season, 9_999_999_999).unwrap().sk,
+            "FINAL#9999999999"
+        );
+        assert_eq!(final_standing(&season, 0), Err(KeyError::RankOutOfRange(0)));
+        assert!(final_standing(&season, 10_000_000_000).is_err());
+        assert_eq!(
+            season_result(&alice, &season),
+            Key::new("PLAYER#p_alice", "RESULT#season_3")
+        );
+        assert_eq!(
+            entry(&alice, &season),
+            Key::new("PLAYER#p_alice", "ENTRY#season_3")
+        );
+    }
+
+    #[test]
+    fn parse_back_every_item_type() {
+        let cases = [
+            ("PLAYER#p1", "#METADATA", ItemKey::Player(p("p1"))),
+            ("LEADERBOARD#b1", "#METADATA", ItemKey::Leaderboard(b("b1"))),
+            (
+                "LEADERBOARD#b1",
+                "SCORE#0000000001#9999999999999#p1",
+                ItemKey::Score {
+                    board: b("b1"),
+                    sort_key: "SCORE#0000000001#9999999999999#p1".into(),
+                },
+            ),
+            (
+                "PLAYER#p1",
+                "SESSION#01HW0000000000000000000000",
+                ItemKey::Session {
+                    player: p("p1"),
+                    session: SessionId::parse_stored("01HW0000000000000000000000").unwrap(),
+                },
+            ),
+            (
+                "LEADERBOARD#b1",
+                "FINAL#0000000042",
+                ItemKey::FinalStanding {
+                    board: b("b1"),
+                    rank: 42,
+                },
+            ),
+            (
+                "PLAYER#p1",
+                "RESULT#b1",
+                ItemKey::SeasonResult {
+                    player: p("p1"),
+                    board: b("b1"),
+                },
+            ),
+            (
+                "PLAYER#p1",
+                "ENTRY#b1",
+                ItemKey::Entry {
+                    player: p("p1"),
+                    board: b("b1"),
+                },
+            ),
+        ];
+        for (pk, sk, want) in cases {
+            assert_eq!(ItemKey::parse(pk, sk).unwrap(), want, "{pk} {sk}");
+        }
+        for (pk, sk) in [
+            ("PLAYER#p1", "#META"),
+            ("PLAYER#p#1", "#METADATA"),
+            ("PLAYER#", "#METADATA"),
+            ("LEADERBOARD#b1", "FINAL#42"),
+            ("LEADERBOARD#b1", "FINAL#0000000000"),
+            ("PLAYER#p1", "SESSION#nope"),
+            ("GAME#g", "SESSION#01HW0000000000000000000000"),
+        ] {
+            assert!(ItemKey::parse(pk, sk).is_err(), "{pk} {sk}");
+        }
+    }
+
+    #[test]
+    fn open_board_keys_sort_by_end_and_parse_back() {
+        let a = Timestamp::from_millis(1_000).unwrap();
+        let z = Timestamp::from_millis(2_000).unwrap();
+        let ka = board_open_gsi2(a, &b("zz"));
+        let kz = board_open_gsi2(z, &b("aa"));
+        assert!(ka.sk < kz.sk);
+        assert!(ka.sk < boards_open_ended_by(a));
+        assert!(kz.sk > boards_open_ended_by(a));
+        assert_eq!(parse_board_open_gsi2_sk(&kz.sk).unwrap(), (z, b("aa")));
+        assert!(parse_board_open_gsi2_sk("nope").is_err());
+    }
+
+    #[test]
+    fn keys_above_bound() {
+        let sk = "SCORE#0000000005#9999999999999#p1";
+        let lo = score_sort_keys_above(sk);
+        assert!(lo.as_str() > sk);
+        assert!("SCORE#0000000005#9999999999999#p1x" > lo.as_str());
+        assert!("SCORE#0000000006#0000000000000#a" > lo.as_str());
+        assert!(SCORE_UPPER_BOUND > "SCORE#9999999999#9999999999999#zzzz");
+    }
+}

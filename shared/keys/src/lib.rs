@@ -1,0 +1,41 @@
+//! The leaderboard's key schema: every DynamoDB key the product writes or reads is built and
+//! parsed here, so that byte order is rank order everywhere and no function ever assembles a
+//! key by hand.
+//!
+//! The crate is pure: no AWS SDK, no async runtime, no I/O. Games, tools and benchmarks can use
+//! it alone.
+//!
+//! # Layout
+//! - [`pad`]: fixed-width zero-padded decimal numbers and inverted (`max - value`) numbers. The
+//!   width is a one-way door, so a value that does not fit is an error, never a wrong key.
+//! - [`rank`]: the contract's `rankKey` for `desc` and `asc` boards (score, then the inverted
+//!   13-digit millisecond tiebreaker), and the Score sort key built on it.
+//! - [`ids`]: validated identifiers (`playerId`, `leaderboardId`, `gameId`, ULID `sessionId`,
+//!   email). The `#` delimiter never appears inside a segment.
+//! - [`time`]: millisecond timestamps in the contract's RFC 3339 UTC form.
+//! - [`entity`]: the table layout of the contract: primary and GSI keys of every item type,
+//!   built from validated parts and parsed back.
+//! - [`keypath`]: StatelyDB's order-preserving binary key-path encoding, for tables whose sort
+//!   key is binary.
+//!
+//! ```
+//! use leaderboard_keys::{ids::PlayerId, rank::{Order, RankKeySpec}};
+//!
+//! let board = RankKeySpec::new(Order::Desc, 9_999_999_999).unwrap();
+//! let bob = PlayerId::parse("p_bob").unwrap();
+//! assert_eq!(
+//!     board.score_sort_key(9850, 1_719_100_800_000, &bob).unwrap(),
+//!     "SCORE#0000009850#8280899199999#p_bob",
+//! );
+//! ```
+#![warn(missing_docs)]
+
+pub mod entity;
+mod error;
+pub mod ids;
+pub mod keypath;
+pub mod pad;
+pub mod rank;
+pub mod time;
+
+pub use error::KeyError;
