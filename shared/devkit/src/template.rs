@@ -14,6 +14,20 @@ use serde_yaml::Value;
 
 use crate::DevError;
 
+/// A key schema: (attribute name, `HASH` or `RANGE`).
+pub type KeySchema = Vec<(String, String)>;
+
+/// A global secondary index: its name, key schema and projection type.
+#[derive(Debug, Clone)]
+pub struct Gsi {
+    /// The index name.
+    pub name: String,
+    /// Its key schema.
+    pub key_schema: KeySchema,
+    /// `ALL`, `KEYS_ONLY` or `INCLUDE`.
+    pub projection: String,
+}
+
 /// The parts of the table resource that a local table needs.
 #[derive(Debug, Clone)]
 pub struct TableDefinition {
@@ -22,9 +36,9 @@ pub struct TableDefinition {
     /// Attribute definitions (name, type).
     pub attributes: Vec<(String, String)>,
     /// The primary key schema (name, HASH/RANGE).
-    pub key_schema: Vec<(String, String)>,
-    /// Global secondary indexes: name, key schema, projection type.
-    pub gsis: Vec<(String, Vec<(String, String)>, String)>,
+    pub key_schema: KeySchema,
+    /// Global secondary indexes.
+    pub gsis: Vec<Gsi>,
     /// The stream view type, if a stream is enabled.
     pub stream_view_type: Option<String>,
     /// The TTL attribute, if TTL is enabled.
@@ -49,7 +63,7 @@ fn list<'a>(v: &'a Value, key: &str) -> Result<&'a Vec<Value>, DevError> {
         .ok_or_else(|| DevError::Template(format!("{key} is not a list")))
 }
 
-fn key_schema(v: &Value) -> Result<Vec<(String, String)>, DevError> {
+fn key_schema(v: &Value) -> Result<KeySchema, DevError> {
     list(v, "KeySchema")?
         .iter()
         .map(|k| Ok((string(k, "AttributeName")?, string(k, "KeyType")?)))
@@ -90,11 +104,11 @@ impl TableDefinition {
             Some(_) => list(props, "GlobalSecondaryIndexes")?
                 .iter()
                 .map(|g| {
-                    Ok((
-                        string(g, "IndexName")?,
-                        key_schema(g)?,
-                        string(field(g, "Projection")?, "ProjectionType")?,
-                    ))
+                    Ok(Gsi {
+                        name: string(g, "IndexName")?,
+                        key_schema: key_schema(g)?,
+                        projection: string(field(g, "Projection")?, "ProjectionType")?,
+                    })
                 })
                 .collect::<Result<_, DevError>>()?,
         };
@@ -147,7 +161,12 @@ impl TableDefinition {
                     .map_err(|e| dynamo(&e))?,
             );
         }
-        for (index, ks, projection) in &self.gsis {
+        for Gsi {
+            name: index,
+            key_schema: ks,
+            projection,
+        } in &self.gsis
+        {
             req = req.global_secondary_indexes(
                 GlobalSecondaryIndex::builder()
                     .index_name(index)
@@ -216,9 +235,9 @@ mod tests {
             def.key_schema,
             [("pk".into(), "HASH".into()), ("sk".into(), "RANGE".into())]
         );
-        let names: Vec<_> = def.gsis.iter().map(|g| g.0.as_str()).collect();
+        let names: Vec<_> = def.gsis.iter().map(|g| g.name.as_str()).collect();
         assert_eq!(names, ["GSI1", "GSI2"]);
-        assert!(def.gsis.iter().all(|g| g.2 == "ALL"));
+        assert!(def.gsis.iter().all(|g| g.projection == "ALL"));
         assert_eq!(def.stream_view_type.as_deref(), Some("NEW_AND_OLD_IMAGES"));
         assert_eq!(def.ttl_attribute.as_deref(), Some("ttl"));
         assert_eq!(def.attributes.len(), 6);

@@ -1,1 +1,80 @@
-//! placeholder
+//! The leaderboard's DynamoDB repository: every read and write of the one table goes through
+//! [`Store`], which asks [`leaderboard_keys`] for every key and enforces the domain's rules on
+//! the way in (identifiers, score ranges, board windows, one entry per player and board).
+//!
+//! # Layout
+//! - [`config`]: `TABLE_NAME` and the cursor secret, read once from the environment.
+//! - [`model`]: the entities (Player, Board, Score entry, Session, Final standing, Season
+//!   result) as stored and as the API shows them.
+//! - `items` and `query`: entity <-> item mapping through `serde_dynamo`, keyed listings with
+//!   opaque cursors, and counts that follow every 1 MB page.
+//! - `players`, `boards`, `scores`, `sessions`: the access patterns AP1-AP10 of seed 002, one
+//!   request each (AP10 one request per 1 MB page counted).
+//! - `plays`: the write path of a play: one consistent batch read, then one transaction that
+//!   writes the Session and replaces each changed Score item (conditional delete plus put).
+//!
+//! Reads that decide a write are strongly consistent; writes are conditional so that no race can
+//! leave two entries for one player on one board.
+#![warn(missing_docs)]
+
+mod batch;
+mod boards;
+pub mod config;
+mod cursor;
+mod error;
+mod items;
+pub mod model;
+mod players;
+mod plays;
+mod query;
+mod scores;
+mod sessions;
+
+pub use batch::{BATCH_WRITE_SIZE, BatchStats};
+pub use config::Config;
+pub use cursor::MAX_CURSOR_LEN;
+pub use error::{CancelReason, StoreError};
+pub use plays::{MAX_BOARDS_PER_PLAY, Play, PlayOutcome, new_session_id};
+pub use query::MAX_PAGE_SIZE;
+pub use scores::{MAX_AROUND, RankCount};
+
+use aws_sdk_dynamodb::Client;
+
+/// The repository over one table. Cheap to clone: clones share the SDK client.
+#[derive(Clone)]
+pub struct Store {
+    client: Client,
+    table: String,
+    cursors: cursor::CursorCodec,
+}
+
+impl Store {
+    /// A store over `config.table_name` with an SDK client the caller built.
+    pub fn new(client: Client, config: &Config) -> Store {
+        Store {
+            client,
+            table: config.table_name.clone(),
+            cursors: cursor::CursorCodec::new(&config.cursor_secret),
+        }
+    }
+
+    /// A store configured from the environment: `TABLE_NAME`, `CURSOR_SECRET`, and the SDK's
+    /// own region, credentials and endpoint variables.
+    pub async fn from_env() -> Result<Store, StoreError> {
+        let config = Config::from_env()?;
+        let sdk = aws_config::defaults(aws_config::BehaviorVersion::latest())
+            .load()
+            .await;
+        Ok(Store::new(Client::new(&sdk), &config))
+    }
+
+    /// The SDK client.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The table name.
+    pub fn table_name(&self) -> &str {
+        &self.table
+    }
+}

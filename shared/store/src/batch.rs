@@ -1,0 +1,113 @@
+//! Batched writes (`BatchWriteItem`, 25 items a request) that retry unprocessed items with
+//! backoff until all are written, and bulk import of entries built on them.
+
+use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
+use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::ids::PlayerId;
+use leaderboard_keys::time::Timestamp;
+use rand::Rng;
+
+use crate::items::{Item, to_item};
+use crate::model::{Board, EntryPointer};
+use crate::{Store, StoreError};
+
+/// Items per `BatchWriteItem` request (DynamoDB's limit).
+pub const BATCH_WRITE_SIZE: usize = 25;
+const MAX_ROUNDS: u32 = 30;
+
+/// What a batched write cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BatchStats {
+    /// Items written.
+    pub items: usize,
+    /// `BatchWriteItem` requests sent (retries of unprocessed items included).
+    pub requests: u32,
+}
+
+impl Store {
+    /// Puts every item, 25 a request, re-sending unprocessed items with jittered backoff.
+    pub(crate) async fn put_all(&self, items: Vec<Item>) -> Result<BatchStats, StoreError> {
+        let mut stats = BatchStats::default();
+        let mut requests: Vec<WriteRequest> = items
+            .into_iter()
+            .map(|item| {
+                PutRequest::builder()
+                    .set_item(Some(item))
+                    .build()
+                    .map(|p| WriteRequest::builder().put_request(p).build())
+                    .map_err(|e| StoreError::Invalid(e.to_string()))
+            })
+            .collect::<Result<_, _>>()?;
+        stats.items = requests.len();
+        while !requests.is_empty() {
+            let rest = requests.split_off(requests.len().min(BATCH_WRITE_SIZE));
+            let mut chunk = std::mem::replace(&mut requests, rest);
+            let mut round = 0;
+            while !chunk.is_empty() {
+                if round > 0 {
+                    let ceiling = 10u64 << round.min(6);
+                    let ms = rand::rng().random_range(1..=ceiling);
+                    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                }
+                round += 1;
+                if round > MAX_ROUNDS {
+                    return Err(StoreError::Contention { attempts: round });
+                }
+                let out = self
+                    .client
+                    .batch_write_item()
+                    .request_items(&self.table, chunk)
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::sdk("BatchWriteItem", e))?;
+                stats.requests += 1;
+                chunk = out
+                    .unprocessed_items
+                    .unwrap_or_default()
+                    .remove(&self.table)
+                    .unwrap_or_default();
+            }
+        }
+        Ok(stats)
+    }
+
+    /// Bulk-loads entries onto a board: each player's Score item and entry pointer, with
+    /// batched writes. For seeding, migrations and benchmarks, never beside live plays on the
+    /// same board: it is not conditional, and a player must appear once. Entries must be in the
+    /// board's score range.
+    pub async fn import_entries(
+        &self,
+        board: &Board,
+        entries: &[(PlayerId, u64, Timestamp)],
+    ) -> Result<BatchStats, StoreError> {
+        let spec = board.spec()?;
+        let mut items = Vec::with_capacity(entries.len() * 2);
+        for (player, score, at) in entries {
+            spec.check_score(*score)
+                .map_err(|_| StoreError::ScoreOutOfRange {
+                    board: board.leaderboard_id.clone(),
+                    score: *score,
+                    max_score: board.max_score,
+                })?;
+            let pointer = EntryPointer {
+                leaderboard_id: board.leaderboard_id.clone(),
+                player_id: player.clone(),
+                score: *score,
+                attained_at: *at,
+                session_id: crate::new_session_id(*at)?,
+                score_sk: spec.score_sort_key(*score, at.as_millis(), player)?,
+                version: 1,
+            };
+            let score_key = Key::new(entity::board_pk(&board.leaderboard_id), &pointer.score_sk);
+            let gsi1 = entity::score_gsi1(player, &board.leaderboard_id);
+            items.push(to_item(&pointer.entry(), &score_key, Some(&gsi1), None)?);
+            items.push(to_item(
+                &pointer,
+                &entity::entry(player, &board.leaderboard_id),
+                None,
+                None,
+            )?);
+        }
+        self.put_all(items).await
+    }
+}

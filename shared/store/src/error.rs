@@ -1,0 +1,193 @@
+//! The store's error type. Every failure a caller must tell apart is its own variant: a
+//! validation failure, a missing or existing item, a closed board, a failed condition, a
+//! cancelled transaction with its reasons, exhausted retries; the SDK's own errors are kept
+//! whole for the logs.
+
+use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
+use leaderboard_keys::KeyError;
+use leaderboard_keys::ids::BoardId;
+
+/// Why one item of a cancelled transaction failed, in the order the items were sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CancelReason {
+    /// This item did not cause the cancellation.
+    None,
+    /// Its condition expression was false.
+    ConditionalCheckFailed,
+    /// Another transaction or write touched the item at the same time.
+    TransactionConflict,
+    /// The item's partition was throttled.
+    Throttled,
+    /// Anything else, with DynamoDB's code.
+    Other(String),
+}
+
+impl CancelReason {
+    pub(crate) fn from_code(code: Option<&str>) -> CancelReason {
+        match code {
+            None | Some("None") => CancelReason::None,
+            Some("ConditionalCheckFailed") => CancelReason::ConditionalCheckFailed,
+            Some("TransactionConflict") => CancelReason::TransactionConflict,
+            Some("ThrottlingError") | Some("ProvisionedThroughputExceeded") => {
+                CancelReason::Throttled
+            }
+            Some(other) => CancelReason::Other(other.to_owned()),
+        }
+    }
+}
+
+/// A store operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The request breaks a rule of the domain (the message says which); nothing was written.
+    #[error("{0}")]
+    Invalid(String),
+    /// A key could not be built from the input (an identifier, a width, a time).
+    #[error(transparent)]
+    Key(#[from] KeyError),
+    /// A score outside a board's range `0..=maxScore` (after the operator is applied).
+    #[error("score {score} is outside 0..={max_score} on leaderboard {board}")]
+    ScoreOutOfRange {
+        /// The board.
+        board: BoardId,
+        /// The score (for `increment` boards, the resulting total).
+        score: u64,
+        /// The board's maxScore.
+        max_score: u64,
+    },
+    /// The item does not exist.
+    #[error("{what} {id} not found")]
+    NotFound {
+        /// What kind of item (`leaderboard`, `player`, ...).
+        what: &'static str,
+        /// Its id.
+        id: String,
+    },
+    /// An item with this id exists already.
+    #[error("{what} {id} already exists")]
+    AlreadyExists {
+        /// What kind of item.
+        what: &'static str,
+        /// Its id.
+        id: String,
+    },
+    /// The board is closing or closed, or the time is outside its `startsAt..endsAt`.
+    #[error("leaderboard {board} is not accepting scores ({why})")]
+    BoardClosed {
+        /// The board.
+        board: BoardId,
+        /// Why: `closed`, `closing`, `not started`, `ended`.
+        why: &'static str,
+    },
+    /// A pagination cursor that was not issued by this service for this listing.
+    #[error("the cursor is not valid for this listing")]
+    BadCursor,
+    /// A single-item write's condition expression was false.
+    #[error("conditional check failed")]
+    ConditionalCheckFailed,
+    /// A transaction was cancelled; one reason per item, in the order sent.
+    #[error("transaction cancelled: {reasons:?}")]
+    TransactionCanceled {
+        /// Per-item reasons.
+        reasons: Vec<CancelReason>,
+    },
+    /// Concurrent writes kept conflicting after every bounded retry.
+    #[error("too much contention: gave up after {attempts} attempts")]
+    Contention {
+        /// How many attempts were made.
+        attempts: u32,
+    },
+    /// An item in the table does not have the shape this code wrote.
+    #[error("corrupt item {key}: {reason}")]
+    Corrupt {
+        /// The item's key.
+        key: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// Configuration is missing or wrong (e.g. `TABLE_NAME`).
+    #[error("configuration: {0}")]
+    Config(String),
+    /// Any other DynamoDB or SDK failure.
+    #[error("DynamoDB {operation}: {message}")]
+    Dynamo {
+        /// The error code DynamoDB returned, if any.
+        code: Option<String>,
+        /// The operation or context.
+        operation: &'static str,
+        /// The full error chain.
+        message: String,
+    },
+}
+
+impl StoreError {
+    /// Whether a single-item condition failed.
+    pub fn is_conditional_check_failed(&self) -> bool {
+        matches!(self, StoreError::ConditionalCheckFailed)
+    }
+
+    /// Whether the failure is the caller's (a 4xx): retrying the same request cannot succeed.
+    pub fn is_client_error(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Invalid(_)
+                | StoreError::Key(_)
+                | StoreError::ScoreOutOfRange { .. }
+                | StoreError::NotFound { .. }
+                | StoreError::AlreadyExists { .. }
+                | StoreError::BoardClosed { .. }
+                | StoreError::BadCursor
+        )
+    }
+
+    /// Whether the same call may succeed later (throttling, contention, service errors).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            StoreError::Contention { .. } => true,
+            StoreError::TransactionCanceled { reasons } => reasons.iter().any(|r| {
+                matches!(
+                    r,
+                    CancelReason::TransactionConflict | CancelReason::Throttled
+                )
+            }),
+            StoreError::Dynamo { code, .. } => !matches!(
+                code.as_deref(),
+                Some("ValidationException" | "ResourceNotFoundException" | "AccessDeniedException")
+            ),
+            _ => false,
+        }
+    }
+
+    pub(crate) fn corrupt(key: impl Into<String>, reason: impl ToString) -> StoreError {
+        StoreError::Corrupt {
+            key: key.into(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// Wraps an SDK error of `operation`, keeping DynamoDB's code and the full chain.
+    pub(crate) fn sdk<E, R>(operation: &'static str, e: SdkError<E, R>) -> StoreError
+    where
+        E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+        R: std::fmt::Debug + Send + Sync + 'static,
+    {
+        let code = e.code().map(str::to_owned);
+        if code.as_deref() == Some("ConditionalCheckFailedException") {
+            return StoreError::ConditionalCheckFailed;
+        }
+        StoreError::Dynamo {
+            code,
+            operation,
+            message: DisplayErrorContext(&e).to_string(),
+        }
+    }
+}
+
+impl From<serde_dynamo::Error> for StoreError {
+    fn from(e: serde_dynamo::Error) -> Self {
+        StoreError::Corrupt {
+            key: String::new(),
+            reason: e.to_string(),
+        }
+    }
+}

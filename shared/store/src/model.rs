@@ -1,0 +1,382 @@
+//! The domain's entities as the table stores them (attribute names in camelCase, as the
+//! contract lists them) and as the API shows them. Keys are not fields here: [`crate::items`]
+//! adds them from the key schema when an entity is written, and they are ignored when read.
+
+use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SessionId};
+use leaderboard_keys::rank::{MAX_MAX_SCORE, Order, RankKeySpec};
+use leaderboard_keys::time::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::StoreError;
+
+/// The longest board or player name, in characters.
+pub const MAX_NAME_LEN: usize = 128;
+
+/// Checks a display name: 1 to 128 characters after trimming, no control characters.
+pub(crate) fn check_name(name: &str) -> Result<&str, StoreError> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > MAX_NAME_LEN {
+        return Err(StoreError::Invalid(format!(
+            "name must be 1 to {MAX_NAME_LEN} characters"
+        )));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(StoreError::Invalid(
+            "name must not contain control characters".into(),
+        ));
+    }
+    Ok(name)
+}
+
+/// A player's profile and lifetime totals (the Player item).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Player {
+    /// The player (the JWT `sub`).
+    pub player_id: PlayerId,
+    /// Display name.
+    #[serde(default)]
+    pub name: String,
+    /// Login email; never shown by a public route.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<Email>,
+    /// Sum of the scores of every session (kept by the stream projector).
+    #[serde(default)]
+    pub lifetime_score: u64,
+    /// Number of sessions (kept by the stream projector).
+    #[serde(default)]
+    pub games_played: u64,
+    /// The newest session's time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_played_at: Option<Timestamp>,
+    /// When the profile was created.
+    pub created_at: Timestamp,
+    /// When it last changed.
+    pub updated_at: Timestamp,
+}
+
+/// How a new score combines with a player's current entry on a board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Operator {
+    /// Keep the better of old and new, by the board's order.
+    #[default]
+    Best,
+    /// Keep the newest.
+    Latest,
+    /// Add the new score to the current one.
+    Increment,
+}
+
+/// Whether and how a board is followed by a successor when it closes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recurrence {
+    /// A one-off board.
+    #[default]
+    None,
+    /// A new board every day.
+    Daily,
+    /// A new board every week.
+    Weekly,
+    /// A new board of the same length, numbered.
+    Season,
+}
+
+/// A board's life cycle: `open` -> `closing` -> `closed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BoardStatus {
+    /// Accepting scores (within startsAt..endsAt).
+    #[default]
+    Open,
+    /// Being snapshotted; scores are refused.
+    Closing,
+    /// Final standings written; scores are refused.
+    Closed,
+}
+
+impl BoardStatus {
+    /// The API spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BoardStatus::Open => "open",
+            BoardStatus::Closing => "closing",
+            BoardStatus::Closed => "closed",
+        }
+    }
+}
+
+/// What an admin gives to create a board (`POST /leaderboards`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewBoard {
+    /// The board's id.
+    pub leaderboard_id: BoardId,
+    /// Display name.
+    pub name: String,
+    /// `desc` (higher is better, default) or `asc`.
+    #[serde(default)]
+    pub order: Order,
+    /// `best` (default), `latest` or `increment`.
+    #[serde(default)]
+    pub operator: Operator,
+    /// The largest accepted score (default 9999999999); fixes the key width forever.
+    #[serde(default = "default_max_score")]
+    pub max_score: u64,
+    /// When scores start being accepted (default: at creation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starts_at: Option<Timestamp>,
+    /// When the board ends; season close snapshots it after this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_at: Option<Timestamp>,
+    /// `none` (default), `daily`, `weekly` or `season`.
+    #[serde(default)]
+    pub recurrence: Recurrence,
+    /// The game the board belongs to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_id: Option<GameId>,
+}
+
+fn default_max_score() -> u64 {
+    leaderboard_keys::rank::DEFAULT_MAX_SCORE
+}
+
+/// A leaderboard's metadata (the Leaderboard item).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Board {
+    /// The board's id.
+    pub leaderboard_id: BoardId,
+    /// Display name.
+    pub name: String,
+    /// `desc` or `asc`.
+    pub order: Order,
+    /// `best`, `latest` or `increment`.
+    pub operator: Operator,
+    /// The largest accepted score.
+    pub max_score: u64,
+    /// When scores start being accepted.
+    pub starts_at: Timestamp,
+    /// When the board ends, if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_at: Option<Timestamp>,
+    /// How the board recurs.
+    pub recurrence: Recurrence,
+    /// The game, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_id: Option<GameId>,
+    /// `open`, `closing` or `closed`.
+    pub status: BoardStatus,
+    /// When it was created.
+    pub created_at: Timestamp,
+    /// When the close finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_at: Option<Timestamp>,
+    /// How many players have an entry (known after close).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player_count: Option<u64>,
+    /// The successor board, after rollover.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_leaderboard_id: Option<BoardId>,
+}
+
+impl Board {
+    /// A new, open board from an admin's request, checked: a name of 1 to 128 characters,
+    /// `maxScore` at most 10^18-1, and `endsAt` after `startsAt`.
+    pub fn create(new: NewBoard, now: Timestamp) -> Result<Board, StoreError> {
+        let name = check_name(&new.name)?;
+        if new.max_score > MAX_MAX_SCORE {
+            return Err(StoreError::Invalid(format!(
+                "maxScore must be at most {MAX_MAX_SCORE}"
+            )));
+        }
+        let starts_at = new.starts_at.unwrap_or(now);
+        if let Some(ends_at) = new.ends_at
+            && ends_at <= starts_at
+        {
+            return Err(StoreError::Invalid("endsAt must be after startsAt".into()));
+        }
+        Ok(Board {
+            leaderboard_id: new.leaderboard_id,
+            name: name.to_owned(),
+            order: new.order,
+            operator: new.operator,
+            max_score: new.max_score,
+            starts_at,
+            ends_at: new.ends_at,
+            recurrence: new.recurrence,
+            game_id: new.game_id,
+            status: BoardStatus::Open,
+            created_at: now,
+            closed_at: None,
+            player_count: None,
+            next_leaderboard_id: None,
+        })
+    }
+
+    /// The board's rank key spec (order and width).
+    pub fn spec(&self) -> Result<RankKeySpec, StoreError> {
+        Ok(RankKeySpec::new(self.order, self.max_score)?)
+    }
+
+    /// Whether the board accepts a score at `at`, and if not, why.
+    pub fn accepts_at(&self, at: Timestamp) -> Result<(), &'static str> {
+        match self.status {
+            BoardStatus::Closing => return Err("closing"),
+            BoardStatus::Closed => return Err("closed"),
+            BoardStatus::Open => {}
+        }
+        if at < self.starts_at {
+            return Err("not started");
+        }
+        if self.ends_at.is_some_and(|end| at >= end) {
+            return Err("ended");
+        }
+        Ok(())
+    }
+}
+
+/// A player's current entry on a board (the Score item).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoreEntry {
+    /// The board.
+    pub leaderboard_id: BoardId,
+    /// The player.
+    pub player_id: PlayerId,
+    /// The entry's score.
+    pub score: u64,
+    /// When it was attained.
+    pub attained_at: Timestamp,
+    /// The session that set it.
+    pub session_id: SessionId,
+}
+
+/// An entry with its rank on the board, as the read API shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RankedEntry {
+    /// 1 = top.
+    pub rank: u64,
+    /// The player.
+    pub player_id: PlayerId,
+    /// The score.
+    pub score: u64,
+    /// When it was attained.
+    pub attained_at: Timestamp,
+}
+
+/// A player's pointer to their current Score item on a board (this project's addition to the
+/// layout): the submit path reads it with one strongly consistent read, and its `version`
+/// serialises concurrent writers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EntryPointer {
+    /// The board.
+    pub leaderboard_id: BoardId,
+    /// The player.
+    pub player_id: PlayerId,
+    /// The entry's score.
+    pub score: u64,
+    /// When it was attained.
+    pub attained_at: Timestamp,
+    /// The session that set it.
+    pub session_id: SessionId,
+    /// The Score item's sort key, `SCORE#<rankKey>#<playerId>`.
+    pub score_sk: String,
+    /// Bumped by every change; the condition of the next change.
+    pub version: u64,
+}
+
+impl EntryPointer {
+    /// The Score entry this pointer points at.
+    pub fn entry(&self) -> ScoreEntry {
+        ScoreEntry {
+            leaderboard_id: self.leaderboard_id.clone(),
+            player_id: self.player_id.clone(),
+            score: self.score,
+            attained_at: self.attained_at,
+            session_id: self.session_id.clone(),
+        }
+    }
+}
+
+/// What one play did on one board.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BoardOutcome {
+    /// The board.
+    pub leaderboard_id: BoardId,
+    /// The player's entry on the board after the play.
+    pub best: u64,
+    /// Whether the entry got better (or was created).
+    pub improved: bool,
+    /// The player's rank on the board after the play (1 = top).
+    pub rank: u64,
+}
+
+/// One play (the Session item): immutable once written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Session {
+    /// The player.
+    pub player_id: PlayerId,
+    /// The session (a ULID).
+    pub session_id: SessionId,
+    /// The boards the play counted on, in the order asked.
+    pub leaderboard_ids: Vec<BoardId>,
+    /// The game.
+    pub game_id: GameId,
+    /// The play's score.
+    pub score: u64,
+    /// How long the play took, if the game said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_sec: Option<u64>,
+    /// When the play was recorded.
+    pub attained_at: Timestamp,
+    /// The outcome on each board, in the order of `leaderboard_ids`, so that a repeated request
+    /// gets the first answer.
+    pub outcomes: Vec<BoardOutcome>,
+}
+
+/// A final standing of a closed board (the Final standing item).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FinalStanding {
+    /// The board.
+    pub leaderboard_id: BoardId,
+    /// The final rank.
+    pub rank: u64,
+    /// The player.
+    pub player_id: PlayerId,
+    /// The final score.
+    pub score: u64,
+    /// When it was attained.
+    pub attained_at: Timestamp,
+}
+
+/// A player's result on a closed board (the Season result item).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeasonResult {
+    /// The board.
+    pub leaderboard_id: BoardId,
+    /// The player.
+    pub player_id: PlayerId,
+    /// The final rank.
+    pub rank: u64,
+    /// The final score.
+    pub score: u64,
+    /// How many players the board had.
+    pub player_count: u64,
+}
+
+/// One page of a listing, with the opaque cursor of the next page (`None` at the end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page<T> {
+    /// The items, in listing order.
+    pub items: Vec<T>,
+    /// The cursor to pass for the next page, or `None` if this was the last.
+    pub next_cursor: Option<String>,
+}

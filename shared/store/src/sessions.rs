@@ -1,0 +1,54 @@
+//! Sessions: AP6 (a player's recent sessions, newest first), AP7 (a game's sessions across
+//! players, GSI2, newest first), AP8 (one session).
+
+use leaderboard_keys::entity::{self, SESSION_PREFIX};
+use leaderboard_keys::ids::{GameId, PlayerId, SessionId};
+
+use crate::model::{Page, Session};
+use crate::query::Listing;
+use crate::{Store, StoreError};
+
+impl Store {
+    /// AP8: one session (GetItem, consistent).
+    pub async fn get_session(
+        &self,
+        player: &PlayerId,
+        session: &SessionId,
+    ) -> Result<Option<Session>, StoreError> {
+        self.get(&entity::session(player, session)).await
+    }
+
+    /// AP6: the player's sessions, newest first (ULIDs sort by time), `limit` at a time.
+    pub async fn player_sessions(
+        &self,
+        player: &PlayerId,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<Page<Session>, StoreError> {
+        let listing = Listing {
+            name: "player_sessions",
+            index: None,
+            partition: entity::player_pk(player),
+            sk_prefix: SESSION_PREFIX,
+            forward: false,
+        };
+        self.list(&listing, limit, cursor).await?.into_page()
+    }
+
+    /// AP7: a game's sessions across players (GSI2 `GAME#<gameId>`), newest first.
+    pub async fn game_sessions(
+        &self,
+        game: &GameId,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<Page<Session>, StoreError> {
+        let listing = Listing {
+            name: "game_sessions",
+            index: Some("GSI2"),
+            partition: entity::game_gsi2_pk(game),
+            sk_prefix: SESSION_PREFIX,
+            forward: false,
+        };
+        self.list(&listing, limit, cursor).await?.into_page()
+    }
+}

@@ -1,0 +1,94 @@
+//! Helpers shared by the store's integration tests: a fresh table on the run's DynamoDB Local,
+//! boards, plays and fixed times.
+#![allow(dead_code)]
+
+use leaderboard_devkit::testing::TestTable;
+use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
+use leaderboard_keys::rank::Order;
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::{Board, NewBoard, Operator, Recurrence};
+use leaderboard_store::{Config, Play, PlayOutcome, Store};
+
+/// 2026-01-01T00:00:00Z: the clock of the tests.
+pub const T0: u64 = 1_767_225_600_000;
+
+pub fn at(ms_after_t0: u64) -> Timestamp {
+    Timestamp::from_millis(T0 + ms_after_t0).unwrap()
+}
+
+pub fn pid(s: &str) -> PlayerId {
+    PlayerId::parse(s).unwrap()
+}
+
+pub fn bid(s: &str) -> BoardId {
+    BoardId::parse(s).unwrap()
+}
+
+pub fn gid(s: &str) -> GameId {
+    GameId::parse(s).unwrap()
+}
+
+/// A store over a fresh table of its own.
+pub async fn store(label: &str) -> (TestTable, Store) {
+    let table = TestTable::new(label).await;
+    let config = Config {
+        table_name: table.name.clone(),
+        cursor_secret: b"test-secret".to_vec(),
+    };
+    let store = Store::new(table.client.clone(), &config);
+    (table, store)
+}
+
+pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> NewBoard {
+    NewBoard {
+        leaderboard_id: bid(id),
+        name: format!("Board {id}"),
+        order,
+        operator,
+        max_score,
+        starts_at: Some(at(0)),
+        ends_at: Some(Timestamp::from_millis(T0 + 365 * 86_400_000).unwrap()),
+        recurrence: Recurrence::None,
+        game_id: None,
+    }
+}
+
+pub async fn board(store: &Store, id: &str, order: Order, operator: Operator) -> Board {
+    store
+        .create_board(new_board(id, order, operator, 9_999_999_999), at(0))
+        .await
+        .unwrap()
+}
+
+/// A session id whose time is `ms` after T0 (so sessions sort by `ms`) and unique by `salt`.
+pub fn sid(ms: u64, salt: u128) -> SessionId {
+    SessionId::from_parts(T0 + ms, salt).unwrap()
+}
+
+pub fn play(player: &str, score: u64, boards: &[&str], session: SessionId) -> Play {
+    Play {
+        player_id: pid(player),
+        session_id: session,
+        game_id: gid("tetris"),
+        score,
+        duration_sec: Some(60),
+        leaderboard_ids: boards.iter().map(|b| bid(b)).collect(),
+    }
+}
+
+/// Records a play of `player` at `ms` after T0.
+pub async fn submit(
+    store: &Store,
+    player: &str,
+    score: u64,
+    boards: &[&str],
+    ms: u64,
+) -> PlayOutcome {
+    store
+        .record_play(
+            &play(player, score, boards, sid(ms, rand::random())),
+            at(ms),
+        )
+        .await
+        .unwrap()
+}
