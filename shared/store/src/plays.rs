@@ -59,8 +59,9 @@ pub struct Play {
     pub player_id: PlayerId,
     /// Its id; a repeat of it is answered with the first outcome.
     pub session_id: SessionId,
-    /// The game.
-    pub game_id: GameId,
+    /// The game; when absent, the game of the first of its boards that has one (a play without
+    /// either is refused).
+    pub game_id: Option<GameId>,
     /// The score.
     pub score: u64,
     /// How long the play took, if the game said.
@@ -137,10 +138,18 @@ fn plan_board(
     };
     spec.check_score(play.score)
         .map_err(|_| out_of_range(play.score))?;
-    let new_score = match (&old, board.operator) {
-        (None, _) => Some(play.score),
-        (Some(cur), Operator::Best) => order.is_better(play.score, cur.score).then_some(play.score),
-        (Some(_), Operator::Latest) => Some(play.score),
+    // The rules do not depend on the order in which concurrent plays commit (a play's `now` is
+    // fixed before its retries): `best` keeps the better score, and of equal scores the earlier
+    // one (it ranks higher); `latest` keeps the play with the greatest (time, session id);
+    // `increment` adds every play once and its time never goes backwards.
+    let new_entry: Option<(u64, Timestamp)> = match (&old, board.operator) {
+        (None, _) => Some((play.score, now)),
+        (Some(cur), Operator::Best) => (order.is_better(play.score, cur.score)
+            || (play.score == cur.score && now < cur.attained_at))
+            .then_some((play.score, now)),
+        (Some(cur), Operator::Latest) => ((now, &play.session_id)
+            > (cur.attained_at, &cur.session_id))
+            .then_some((play.score, now)),
         (Some(_), Operator::Increment) if play.score == 0 => None,
         (Some(cur), Operator::Increment) => {
             let total = cur
@@ -148,18 +157,18 @@ fn plan_board(
                 .checked_add(play.score)
                 .filter(|&t| t <= board.max_score)
                 .ok_or_else(|| out_of_range(cur.score.saturating_add(play.score)))?;
-            Some(total)
+            Some((total, now.max(cur.attained_at)))
         }
     };
-    let new = match new_score {
+    let new = match new_entry {
         None => None,
-        Some(score) => Some(EntryPointer {
+        Some((score, attained_at)) => Some(EntryPointer {
             leaderboard_id: board.leaderboard_id.clone(),
             player_id: play.player_id.clone(),
             score,
-            attained_at: now,
+            attained_at,
             session_id: play.session_id.clone(),
-            score_sk: spec.score_sort_key(score, now.as_millis(), &play.player_id)?,
+            score_sk: spec.score_sort_key(score, attained_at.as_millis(), &play.player_id)?,
             version: old.as_ref().map_or(1, |o| o.version + 1),
         }),
     };
@@ -167,9 +176,10 @@ fn plan_board(
         .as_ref()
         .or(old.as_ref())
         .map_or(play.score, |e| e.score);
+    // Improved: the entry is new, or now ranks higher than before.
     let improved = match (&old, &new) {
         (None, _) => true,
-        (Some(o), Some(n)) => order.is_better(n.score, o.score),
+        (Some(o), Some(n)) => n.score_sk > o.score_sk,
         (Some(_), None) => false,
     };
     Ok(BoardPlan {
@@ -210,8 +220,12 @@ impl Store {
                     attempts: attempt,
                 });
             }
-            let plans = self.plan_play(play, state, now)?;
-            let mut plans = plans;
+            let mut plans = self.plan_play(play, state, now)?;
+            let game_id = play
+                .game_id
+                .clone()
+                .or_else(|| plans.iter().find_map(|p| p.board.game_id.clone()))
+                .ok_or_else(|| StoreError::Invalid("gameId is required".into()))?;
             for plan in &mut plans {
                 plan.outcome.rank = self.rank_after(plan).await?;
             }
@@ -219,7 +233,7 @@ impl Store {
                 player_id: play.player_id.clone(),
                 session_id: play.session_id.clone(),
                 leaderboard_ids: play.leaderboard_ids.clone(),
-                game_id: play.game_id.clone(),
+                game_id,
                 score: play.score,
                 duration_sec: play.duration_sec,
                 attained_at: now,

@@ -69,7 +69,7 @@ pub fn play(player: &str, score: u64, boards: &[&str], session: SessionId) -> Pl
     Play {
         player_id: pid(player),
         session_id: session,
-        game_id: gid("tetris"),
+        game_id: Some(gid("tetris")),
         score,
         duration_sec: Some(60),
         leaderboard_ids: boards.iter().map(|b| bid(b)).collect(),

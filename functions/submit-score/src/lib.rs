@@ -1,0 +1,312 @@
+//! The submit-score function: `POST /sessions` and its one-board shorthand
+//! `POST /leaderboards/{boardId}/scores` (API Gateway HTTP API, payload 2.0).
+//!
+//! A play is one Session posted to every board it counts on, atomically: the handler checks the
+//! request (identity from the verified JWT's `sub` only, the body's shape, identifiers, the
+//! ULID), then [`Store::record_play`] does one consistent read and one transaction. Any refusal
+//! (unknown board 404, closed board 409, score out of range 400) writes nothing on any board.
+//! A repeated `sessionId` of the same player gets the first outcome with `duplicate: true`.
+
+use lambda_http::http::{Method, StatusCode};
+use lambda_http::{Body, Error, Request, Response};
+use leaderboard_http::{ApiError, identity, json, json_body, respond, segments};
+use leaderboard_keys::ids::{BoardId, GameId, SessionId};
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::{MAX_BOARDS_PER_PLAY, Play, PlayOutcome, Store, new_session_id};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The longest play a `durationSec` may describe: a year.
+pub const MAX_DURATION_SEC: u64 = 365 * 24 * 3600;
+
+/// The function's state: the store, and the clock (replaceable in tests).
+pub struct App {
+    store: Store,
+    clock: fn() -> Timestamp,
+}
+
+impl App {
+    /// The function over `store`, on the system clock.
+    pub fn new(store: Store) -> App {
+        App {
+            store,
+            clock: Timestamp::now,
+        }
+    }
+
+    /// The same, on another clock.
+    pub fn with_clock(store: Store, clock: fn() -> Timestamp) -> App {
+        App { store, clock }
+    }
+}
+
+/// One board's result, in the order the boards were asked.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BoardResult<'a> {
+    leaderboard_id: &'a BoardId,
+    best: u64,
+    improved: bool,
+    rank: u64,
+}
+
+/// The answer to `POST /sessions`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionResponse<'a> {
+    player_id: &'a str,
+    session_id: &'a str,
+    score: u64,
+    duplicate: bool,
+    results: Vec<BoardResult<'a>>,
+}
+
+/// The answer to `POST /leaderboards/{boardId}/scores`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ScoreResponse<'a> {
+    leaderboard_id: &'a BoardId,
+    player_id: &'a str,
+    session_id: &'a str,
+    score: u64,
+    best: u64,
+    improved: bool,
+    rank: u64,
+    duplicate: bool,
+}
+
+/// Which route a request is for.
+enum Route {
+    Sessions,
+    BoardScores(String),
+}
+
+fn route(req: &Request) -> Result<Route, ApiError> {
+    let route = match segments(leaderboard_http::path(req)).as_slice() {
+        ["sessions"] => Route::Sessions,
+        ["leaderboards", board, "scores"] => Route::BoardScores((*board).to_owned()),
+        _ => return Err(ApiError::not_found("no such route")),
+    };
+    if req.method() != Method::POST {
+        return Err(ApiError::method_not_allowed());
+    }
+    Ok(route)
+}
+
+/// Handles one request. Never fails: every error becomes the contract's error response.
+#[tracing::instrument(skip_all, fields(method = %req.method(), path = %req.uri().path()))]
+pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Error> {
+    Ok(respond(submit(app, &req).await))
+}
+
+async fn submit(app: &App, req: &Request) -> Result<Response<Body>, ApiError> {
+    let route = route(req)?;
+    let who = identity(req)?;
+    let now = (app.clock)();
+    let body: Value = json_body(req)?;
+    let body = body
+        .as_object()
+        .ok_or_else(|| ApiError::invalid("the body must be a JSON object"))?;
+    let boards = match &route {
+        Route::Sessions => board_ids(body)?,
+        Route::BoardScores(board) => vec![BoardId::parse(board)?],
+    };
+    let play = Play {
+        player_id: who.player_id,
+        session_id: match body.get("sessionId") {
+            None | Some(Value::Null) => new_session_id(now)?,
+            Some(Value::String(s)) => SessionId::parse(s, now.as_millis())?,
+            Some(_) => return Err(ApiError::invalid("sessionId must be a ULID string")),
+        },
+        game_id: match body.get("gameId") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(GameId::parse(s)?),
+            Some(_) => return Err(ApiError::invalid("gameId must be a string")),
+        },
+        score: score(body)?,
+        duration_sec: duration(body)?,
+        leaderboard_ids: boards,
+    };
+    let outcome = app.store.record_play(&play, now).await?;
+    tracing::info!(
+        player = %play.player_id,
+        session = %outcome.session.session_id,
+        boards = play.leaderboard_ids.len(),
+        duplicate = outcome.duplicate,
+        attempts = outcome.attempts,
+        "play recorded"
+    );
+    Ok(match &route {
+        Route::Sessions => json(StatusCode::OK, &session_response(&outcome)),
+        Route::BoardScores(_) => json(
+            StatusCode::OK,
+            &score_response(&outcome, &play.leaderboard_ids[0]),
+        ),
+    })
+}
+
+fn session_response(outcome: &PlayOutcome) -> SessionResponse<'_> {
+    let s = &outcome.session;
+    SessionResponse {
+        player_id: s.player_id.as_str(),
+        session_id: s.session_id.as_str(),
+        score: s.score,
+        duplicate: outcome.duplicate,
+        results: s
+            .outcomes
+            .iter()
+            .map(|o| BoardResult {
+                leaderboard_id: &o.leaderboard_id,
+                best: o.best,
+                improved: o.improved,
+                rank: o.rank,
+            })
+            .collect(),
+    }
+}
+
+fn score_response<'a>(outcome: &'a PlayOutcome, board: &'a BoardId) -> ScoreResponse<'a> {
+    let s = &outcome.session;
+    // A repeated session id answers with the first outcome; if that play was posted to several
+    // boards, the one of this path (or else its first).
+    let o = s
+        .outcomes
+        .iter()
+        .find(|o| &o.leaderboard_id == board)
+        .or(s.outcomes.first());
+    ScoreResponse {
+        leaderboard_id: o.map_or(board, |o| &o.leaderboard_id),
+        player_id: s.player_id.as_str(),
+        session_id: s.session_id.as_str(),
+        score: s.score,
+        best: o.map_or(s.score, |o| o.best),
+        improved: o.is_some_and(|o| o.improved),
+        rank: o.map_or(0, |o| o.rank),
+        duplicate: outcome.duplicate,
+    }
+}
+
+fn board_ids(body: &Map<String, Value>) -> Result<Vec<BoardId>, ApiError> {
+    let list = body
+        .get("leaderboardIds")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ApiError::invalid("leaderboardIds must be a list of board ids"))?;
+    if list.is_empty() || list.len() > MAX_BOARDS_PER_PLAY {
+        return Err(ApiError::invalid(format!(
+            "leaderboardIds must list 1 to {MAX_BOARDS_PER_PLAY} boards"
+        )));
+    }
+    let mut ids: Vec<BoardId> = Vec::with_capacity(list.len());
+    for v in list {
+        let s = v
+            .as_str()
+            .ok_or_else(|| ApiError::invalid("leaderboardIds must be a list of strings"))?;
+        let id = BoardId::parse(s)?;
+        if ids.contains(&id) {
+            return Err(ApiError::invalid(format!(
+                "leaderboardIds lists {id} twice"
+            )));
+        }
+        ids.push(id);
+    }
+    Ok(ids)
+}
+
+fn out_of_range(message: &str) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, "score_out_of_range", message)
+}
+
+/// The score: a non-negative integer. A negative or too large integer is out of every board's
+/// range (`score_out_of_range`); anything else is a malformed body.
+fn score(body: &Map<String, Value>) -> Result<u64, ApiError> {
+    match body.get("score") {
+        None | Some(Value::Null) => Err(ApiError::invalid("score is required")),
+        Some(Value::Number(n)) => {
+            if let Some(v) = n.as_u64() {
+                Ok(v)
+            } else if n.as_i64().is_some() {
+                Err(out_of_range("score must not be negative"))
+            } else if n
+                .as_f64()
+                .is_some_and(|f| f.fract() == 0.0 && f.abs() >= 1e19)
+            {
+                Err(out_of_range("score is too large"))
+            } else {
+                Err(ApiError::invalid("score must be an integer"))
+            }
+        }
+        Some(_) => Err(ApiError::invalid("score must be an integer")),
+    }
+}
+
+fn duration(body: &Map<String, Value>) -> Result<Option<u64>, ApiError> {
+    match body.get("durationSec") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .filter(|&d| d <= MAX_DURATION_SEC)
+            .map(Some)
+            .ok_or_else(|| {
+                ApiError::invalid(format!(
+                    "durationSec must be an integer from 0 to {MAX_DURATION_SEC}"
+                ))
+            }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn scores() {
+        assert_eq!(score(&obj(json!({"score": 0}))).unwrap(), 0);
+        assert_eq!(score(&obj(json!({"score": u64::MAX}))).unwrap(), u64::MAX);
+        let code = |v: Value| score(&obj(v)).unwrap_err().code;
+        assert_eq!(code(json!({"score": -1})), "score_out_of_range");
+        assert_eq!(code(json!({"score": 1e30})), "score_out_of_range");
+        assert_eq!(code(json!({"score": 1.5})), "invalid_request");
+        assert_eq!(code(json!({"score": "12"})), "invalid_request");
+        assert_eq!(code(json!({"score": null})), "invalid_request");
+        assert_eq!(code(json!({})), "invalid_request");
+        assert_eq!(code(json!({"score": [1]})), "invalid_request");
+    }
+
+    #[test]
+    fn board_lists() {
+        assert_eq!(
+            board_ids(&obj(json!({"leaderboardIds": ["a", "b"]})))
+                .unwrap()
+                .len(),
+            2
+        );
+        for bad in [
+            json!({}),
+            json!({"leaderboardIds": []}),
+            json!({"leaderboardIds": "a"}),
+            json!({"leaderboardIds": ["a", "a"]}),
+            json!({"leaderboardIds": ["a#b"]}),
+            json!({"leaderboardIds": [1]}),
+            json!({"leaderboardIds": (0..11).map(|i| format!("b{i}")).collect::<Vec<_>>()}),
+        ] {
+            assert!(board_ids(&obj(bad.clone())).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(duration(&obj(json!({}))).unwrap(), None);
+        assert_eq!(
+            duration(&obj(json!({"durationSec": 285}))).unwrap(),
+            Some(285)
+        );
+        assert!(duration(&obj(json!({"durationSec": -1}))).is_err());
+        assert!(duration(&obj(json!({"durationSec": 1.5}))).is_err());
+        assert!(duration(&obj(json!({"durationSec": MAX_DURATION_SEC + 1}))).is_err());
+    }
+}
