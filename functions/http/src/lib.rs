@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use lambda_http::http::{HeaderValue, StatusCode, header};
+use lambda_http::http::{HeaderValue, Method, StatusCode, header};
 use lambda_http::request::RequestContext;
 use lambda_http::{Body, Request, RequestExt, Response};
 use leaderboard_keys::KeyError;
@@ -296,6 +296,93 @@ pub fn int_param(
     }
 }
 
+/// One segment of a path template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Segment {
+    Literal(&'static str),
+    Param(&'static str),
+}
+
+/// A route table: method and path template (`/leaderboards/{boardId}/scores`) to a route value.
+/// Finding a request's route answers 404 when no template matches the path and 405 when one
+/// does but not with that method.
+pub struct Router<T> {
+    routes: Vec<(Method, &'static str, Vec<Segment>, T)>,
+}
+
+/// The path parameters of a matched route.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Params(Vec<(&'static str, String)>);
+
+impl Params {
+    /// The value of `{name}` in the template, as the path carried it.
+    pub fn get(&self, name: &str) -> &str {
+        self.0
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or("", |(_, v)| v.as_str())
+    }
+}
+
+impl<T: Copy> Router<T> {
+    /// A router over `(method, template, route)` entries; earlier entries win, so list literal
+    /// paths (`/players/me`) before templates that would also match them.
+    pub fn new(routes: &[(Method, &'static str, T)]) -> Router<T> {
+        let routes = routes
+            .iter()
+            .map(|(m, template, t)| {
+                let segs = segments(template)
+                    .into_iter()
+                    .map(
+                        |s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                            Some(name) => Segment::Param(name),
+                            None => Segment::Literal(s),
+                        },
+                    )
+                    .collect();
+                (m.clone(), *template, segs, *t)
+            })
+            .collect();
+        Router { routes }
+    }
+
+    /// Every `(method, template)` the router serves.
+    pub fn routes(&self) -> impl Iterator<Item = (&Method, &'static str)> {
+        self.routes.iter().map(|(m, t, _, _)| (m, *t))
+    }
+
+    /// The route of a request's method and path.
+    pub fn find(&self, method: &Method, path: &str) -> Result<(T, Params), ApiError> {
+        let parts = segments(path);
+        let mut path_known = false;
+        for (m, _, template, route) in &self.routes {
+            if template.len() != parts.len() {
+                continue;
+            }
+            let mut params = Vec::new();
+            let matched = template.iter().zip(&parts).all(|(seg, part)| match seg {
+                Segment::Literal(l) => l == part,
+                Segment::Param(name) => {
+                    params.push((*name, (*part).to_owned()));
+                    !part.is_empty()
+                }
+            });
+            if !matched {
+                continue;
+            }
+            if m == method {
+                return Ok((*route, Params(params)));
+            }
+            path_known = true;
+        }
+        if path_known {
+            Err(ApiError::method_not_allowed())
+        } else {
+            Err(ApiError::not_found("no such route"))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,6 +407,36 @@ mod tests {
         assert!(parse_groups("").is_empty());
         assert!(parse_groups("[]").is_empty());
         assert!(!parse_groups("administrators").contains(&"admin".to_owned()));
+    }
+
+    #[test]
+    fn router_finds_routes_and_tells_404_from_405() {
+        let r = Router::new(&[
+            (Method::PUT, "/players/me", 1),
+            (Method::GET, "/players/{playerId}", 2),
+            (Method::GET, "/leaderboards/{boardId}/players/{playerId}", 3),
+        ]);
+        let (route, p) = r.find(&Method::GET, "/leaderboards/b1/players/p1").unwrap();
+        assert_eq!(
+            (route, p.get("boardId"), p.get("playerId")),
+            (3, "b1", "p1")
+        );
+        assert_eq!(r.find(&Method::PUT, "/players/me").unwrap().0, 1);
+        assert_eq!(r.find(&Method::GET, "/players/me/").unwrap().0, 2);
+        assert_eq!(
+            r.find(&Method::DELETE, "/players/p1").unwrap_err().status,
+            405
+        );
+        assert_eq!(r.find(&Method::PUT, "/players/p1").unwrap_err().status, 405);
+        assert_eq!(r.find(&Method::GET, "/players").unwrap_err().status, 404);
+        assert_eq!(r.find(&Method::GET, "/nope/x").unwrap_err().status, 404);
+        assert_eq!(
+            r.find(&Method::GET, "/leaderboards//players/p1")
+                .unwrap_err()
+                .status,
+            404
+        );
+        assert_eq!(r.routes().count(), 3);
     }
 
     #[test]

@@ -7,9 +7,11 @@
 //! (unknown board 404, closed board 409, score out of range 400) writes nothing on any board.
 //! A repeated `sessionId` of the same player gets the first outcome with `duplicate: true`.
 
+use std::sync::LazyLock;
+
 use lambda_http::http::{Method, StatusCode};
 use lambda_http::{Body, Error, Request, Response};
-use leaderboard_http::{ApiError, identity, json, json_body, respond, segments};
+use leaderboard_http::{ApiError, Router, identity, json, json_body, respond};
 use leaderboard_keys::ids::{BoardId, GameId, SessionId};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::{MAX_BOARDS_PER_PLAY, Play, PlayOutcome, Store, new_session_id};
@@ -75,23 +77,26 @@ struct ScoreResponse<'a> {
     duplicate: bool,
 }
 
-/// Which route a request is for.
-enum Route {
+/// The routes this function serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// `POST /sessions`
     Sessions,
-    BoardScores(String),
+    /// `POST /leaderboards/{boardId}/scores`
+    BoardScores,
 }
 
-fn route(req: &Request) -> Result<Route, ApiError> {
-    let route = match segments(leaderboard_http::path(req)).as_slice() {
-        ["sessions"] => Route::Sessions,
-        ["leaderboards", board, "scores"] => Route::BoardScores((*board).to_owned()),
-        _ => return Err(ApiError::not_found("no such route")),
-    };
-    if req.method() != Method::POST {
-        return Err(ApiError::method_not_allowed());
-    }
-    Ok(route)
-}
+/// The route table.
+pub static ROUTER: LazyLock<Router<Route>> = LazyLock::new(|| {
+    Router::new(&[
+        (Method::POST, "/sessions", Route::Sessions),
+        (
+            Method::POST,
+            "/leaderboards/{boardId}/scores",
+            Route::BoardScores,
+        ),
+    ])
+});
 
 /// Handles one request. Never fails: every error becomes the contract's error response.
 #[tracing::instrument(skip_all, fields(method = %req.method(), path = %req.uri().path()))]
@@ -100,16 +105,16 @@ pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Error> {
 }
 
 async fn submit(app: &App, req: &Request) -> Result<Response<Body>, ApiError> {
-    let route = route(req)?;
+    let (route, params) = ROUTER.find(req.method(), leaderboard_http::path(req))?;
     let who = identity(req)?;
     let now = (app.clock)();
     let body: Value = json_body(req)?;
     let body = body
         .as_object()
         .ok_or_else(|| ApiError::invalid("the body must be a JSON object"))?;
-    let boards = match &route {
+    let boards = match route {
         Route::Sessions => board_ids(body)?,
-        Route::BoardScores(board) => vec![BoardId::parse(board)?],
+        Route::BoardScores => vec![BoardId::parse(params.get("boardId"))?],
     };
     let play = Play {
         player_id: who.player_id,
@@ -136,9 +141,9 @@ async fn submit(app: &App, req: &Request) -> Result<Response<Body>, ApiError> {
         attempts = outcome.attempts,
         "play recorded"
     );
-    Ok(match &route {
+    Ok(match route {
         Route::Sessions => json(StatusCode::OK, &session_response(&outcome)),
-        Route::BoardScores(_) => json(
+        Route::BoardScores => json(
             StatusCode::OK,
             &score_response(&outcome, &play.leaderboard_ids[0]),
         ),

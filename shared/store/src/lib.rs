@@ -26,15 +26,18 @@ mod items;
 pub mod model;
 mod players;
 mod plays;
+mod projection;
 mod query;
 mod scores;
 mod sessions;
+mod standings;
 
 pub use batch::{BATCH_WRITE_SIZE, BatchStats};
 pub use config::Config;
 pub use cursor::MAX_CURSOR_LEN;
 pub use error::{CancelReason, StoreError};
 pub use plays::{MAX_BOARDS_PER_PLAY, Play, PlayOutcome, new_session_id};
+pub use projection::{ProjectedSession, ProjectionOutcome, SEQUENCE_DIGITS, SequenceNumber};
 pub use query::MAX_PAGE_SIZE;
 pub use scores::{MAX_AROUND, RankCount};
 

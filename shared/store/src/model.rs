@@ -370,6 +370,20 @@ pub struct SeasonResult {
     pub score: u64,
     /// How many players the board had.
     pub player_count: u64,
+    /// When the final score was attained.
+    pub attained_at: Timestamp,
+}
+
+impl FinalStanding {
+    /// The standing as the read API shows a ranked entry.
+    pub fn ranked(&self) -> RankedEntry {
+        RankedEntry {
+            rank: self.rank,
+            player_id: self.player_id.clone(),
+            score: self.score,
+            attained_at: self.attained_at,
+        }
+    }
 }
 
 /// One page of a listing, with the opaque cursor of the next page (`None` at the end).

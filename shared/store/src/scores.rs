@@ -109,18 +109,7 @@ impl Store {
             sk_prefix: SCORE_PREFIX,
             forward: true,
         };
-        let mut entries = Vec::new();
-        let mut cursor = None;
-        loop {
-            let page = self
-                .list(&listing, crate::MAX_PAGE_SIZE, cursor.as_deref())
-                .await?;
-            cursor = page.next_cursor.clone();
-            entries.extend(page.into_page::<ScoreEntry>()?.items);
-            if cursor.is_none() {
-                return Ok(entries);
-            }
-        }
+        self.list_all(&listing).await
     }
 
     /// AP10: the exact rank of the entry whose Score sort key is `score_sk`: one plus the number

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Writes the API Gateway HTTP API (payload 2.0) sample events of the two HTTP functions.
+
+Run from anywhere: python3 events/generate.py. The stream and schedule events are not made
+here (stream events are captured from DynamoDB Local's real stream).
+"""
+import json
+import pathlib
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def event(method, path, sub=None, body=None, route=None, path_params=None, query=None, admin=False):
+    route = route or f"{method} {path}"
+    e = {
+        "version": "2.0",
+        "routeKey": route,
+        "rawPath": path,
+        "rawQueryString": "&".join(f"{k}={v}" for k, v in (query or {}).items()),
+        "headers": {
+            "accept": "application/json",
+            "content-type": "application/json",
+            "host": "abc123.execute-api.us-east-1.amazonaws.com",
+            "user-agent": "tetris-client/1.4.2",
+        },
+        "requestContext": {
+            "accountId": "123456789012",
+            "apiId": "abc123",
+            "domainName": "abc123.execute-api.us-east-1.amazonaws.com",
+            "domainPrefix": "abc123",
+            "http": {
+                "method": method,
+                "path": path,
+                "protocol": "HTTP/1.1",
+                "sourceIp": "203.0.113.7",
+                "userAgent": "tetris-client/1.4.2",
+            },
+            "requestId": "Fq0bTjX3IAMEVxQ=",
+            "routeKey": route,
+            "stage": "$default",
+            "time": "21/Nov/2026:04:13:00 +0000",
+            "timeEpoch": 1795234380000,
+        },
+        "isBase64Encoded": False,
+    }
+    if sub is not None:
+        e["headers"]["authorization"] = "Bearer eyJhbGciOiJIUzI1NiJ9.sample.signature"
+        e["requestContext"]["authorizer"] = {
+            "jwt": {
+                "claims": {
+                    "sub": sub,
+                    "cognito:groups": "[admin players]" if admin else "[players]",
+                    "iss": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_EXAMPLE",
+                    "aud": "example-client-id",
+                    "exp": "1795237980",
+                    "iat": "1795234380",
+                },
+                "scopes": None,
+            }
+        }
+    if query:
+        e["queryStringParameters"] = {k: v.replace("%40", "@") for k, v in query.items()}
+    if path_params:
+        e["pathParameters"] = path_params
+    if body is not None:
+        e["body"] = json.dumps(body)
+    return e
+
+
+SUBMIT = {
+    "post-sessions.json": event(
+        "POST", "/sessions", "p_alice",
+        {"score": 9850, "gameId": "tetris", "leaderboardIds": ["season_3", "daily_2026-11-21", "weekly_2026-w47"], "durationSec": 285}),
+    "post-sessions-with-session-id.json": event(
+        "POST", "/sessions", "p_alice",
+        {"score": 8420, "gameId": "tetris", "leaderboardIds": ["season_3"], "sessionId": "01JDAW6K2Z8Q4T1V5X7Y9B3C5D"}),
+    "post-board-scores.json": event(
+        "POST", "/leaderboards/season_3/scores", "p_bob", {"score": 9850, "gameId": "tetris"},
+        route="POST /leaderboards/{boardId}/scores", path_params={"boardId": "season_3"}),
+    "post-sessions-no-claims.json": event(
+        "POST", "/sessions", None, {"score": 1, "gameId": "tetris", "leaderboardIds": ["season_3"]}),
+}
+
+API = {
+    "post-leaderboards.json": event(
+        "POST", "/leaderboards", "ops", admin=True,
+        body={"leaderboardId": "season_3", "name": "Season 3", "order": "desc", "operator": "best",
+              "maxScore": 9999999999, "startsAt": "2026-11-01T00:00:00Z", "endsAt": "2027-02-01T00:00:00Z",
+              "recurrence": "season", "gameId": "tetris"}),
+    "get-leaderboard.json": event(
+        "GET", "/leaderboards/season_3", route="GET /leaderboards/{boardId}", path_params={"boardId": "season_3"}),
+    "get-top-scores.json": event(
+        "GET", "/leaderboards/season_3/scores", route="GET /leaderboards/{boardId}/scores",
+        path_params={"boardId": "season_3"}, query={"limit": "10"}),
+    "get-player-rank.json": event(
+        "GET", "/leaderboards/season_3/players/p_alice", route="GET /leaderboards/{boardId}/players/{playerId}",
+        path_params={"boardId": "season_3", "playerId": "p_alice"}),
+    "get-around.json": event(
+        "GET", "/leaderboards/season_3/players/p_alice/around",
+        route="GET /leaderboards/{boardId}/players/{playerId}/around",
+        path_params={"boardId": "season_3", "playerId": "p_alice"}, query={"n": "5"}),
+    "put-players-me.json": event(
+        "PUT", "/players/me", "p_alice", {"name": "alice42", "email": "alice@x.com"}),
+    "get-player.json": event(
+        "GET", "/players/p_alice", route="GET /players/{playerId}", path_params={"playerId": "p_alice"}),
+    "get-player-scores.json": event(
+        "GET", "/players/p_alice/scores", route="GET /players/{playerId}/scores", path_params={"playerId": "p_alice"}),
+    "get-player-sessions.json": event(
+        "GET", "/players/p_alice/sessions", route="GET /players/{playerId}/sessions",
+        path_params={"playerId": "p_alice"}, query={"limit": "20"}),
+    "get-session.json": event(
+        "GET", "/players/p_alice/sessions/01JDAW6K2Z8Q4T1V5X7Y9B3C5D",
+        route="GET /players/{playerId}/sessions/{sessionId}",
+        path_params={"playerId": "p_alice", "sessionId": "01JDAW6K2Z8Q4T1V5X7Y9B3C5D"}),
+    "get-player-results.json": event(
+        "GET", "/players/p_alice/results", route="GET /players/{playerId}/results", path_params={"playerId": "p_alice"}),
+    "get-game-sessions.json": event(
+        "GET", "/games/tetris/sessions", route="GET /games/{gameId}/sessions",
+        path_params={"gameId": "tetris"}, query={"limit": "20"}),
+    "get-admin-player-by-email.json": event(
+        "GET", "/admin/players", "ops", admin=True, query={"email": "alice%40x.com"}),
+}
+
+for folder, events in (("submit-score", SUBMIT), ("leaderboard-api", API)):
+    out = HERE / folder
+    out.mkdir(exist_ok=True)
+    for name, e in events.items():
+        (out / name).write_text(json.dumps(e, indent=2) + "\n")

@@ -1,0 +1,674 @@
+//! leaderboard-api against DynamoDB Local, through the handler, with API Gateway v2 events.
+
+use std::collections::{BTreeSet, HashMap};
+
+use futures::StreamExt;
+use lambda_http::Request;
+use leaderboard_api::{App, ROUTER, handle};
+use leaderboard_devkit::testing::{TestTable, s};
+use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank::Order;
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::{Board, NewBoard, Operator, Recurrence};
+use leaderboard_store::{Config, Store};
+use rand::Rng;
+use serde_json::{Value, json};
+
+const TEMPLATE: &str = include_str!("../../../events/leaderboard-api/get-top-scores.json");
+
+struct Harness {
+    table: TestTable,
+    store: Store,
+    api: App,
+    submit: submit_score::App,
+}
+
+async fn harness(label: &str) -> Harness {
+    let table = TestTable::new(label).await;
+    let store = Store::new(
+        table.client.clone(),
+        &Config {
+            table_name: table.name.clone(),
+            cursor_secret: b"t".to_vec(),
+        },
+    );
+    Harness {
+        api: App::new(store.clone()),
+        submit: submit_score::App::new(store.clone()),
+        table,
+        store,
+    }
+}
+
+/// Who calls: nobody, a player, or an admin.
+#[derive(Clone, Copy)]
+enum As<'a> {
+    Anonymous,
+    Player(&'a str),
+    Admin(&'a str),
+}
+
+fn request(method: &str, path_and_query: &str, who: As, body: Option<&Value>) -> Request {
+    let (path, query) = path_and_query
+        .split_once('?')
+        .unwrap_or((path_and_query, ""));
+    let mut e: Value = serde_json::from_str(TEMPLATE).unwrap();
+    e["routeKey"] = json!(format!("{method} {path}"));
+    e["rawPath"] = json!(path);
+    e["rawQueryString"] = json!(query);
+    let params: HashMap<String, String> = query
+        .split('&')
+        .filter(|kv| !kv.is_empty())
+        .map(|kv| {
+            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+            (k.to_owned(), v.replace("%40", "@").replace("%2B", "+"))
+        })
+        .collect();
+    e["queryStringParameters"] = json!(params);
+    e["requestContext"]["http"]["method"] = json!(method);
+    e["requestContext"]["http"]["path"] = json!(path);
+    match who {
+        As::Anonymous => {}
+        As::Player(sub) | As::Admin(sub) => {
+            let groups = if matches!(who, As::Admin(_)) {
+                "[admin players]"
+            } else {
+                "[players]"
+            };
+            e["requestContext"]["authorizer"] =
+                json!({"jwt": {"claims": {"sub": sub, "cognito:groups": groups}, "scopes": null}});
+        }
+    }
+    if let Some(b) = body {
+        e["body"] = json!(b.to_string());
+    }
+    lambda_http::request::from_str(&e.to_string()).unwrap()
+}
+
+impl Harness {
+    async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        who: As<'_>,
+        body: Option<&Value>,
+    ) -> (u16, Value) {
+        let resp = handle(&self.api, request(method, path, who, body))
+            .await
+            .unwrap();
+        let status = resp.status().as_u16();
+        (
+            status,
+            serde_json::from_slice(resp.body().as_ref()).unwrap_or(Value::Null),
+        )
+    }
+
+    async fn get(&self, path: &str) -> (u16, Value) {
+        self.call("GET", path, As::Anonymous, None).await
+    }
+
+    async fn play(&self, player: &str, score: u64, boards: &[&str]) -> Value {
+        let req = request(
+            "POST",
+            "/sessions",
+            As::Player(player),
+            Some(&json!({"score": score, "gameId": "tetris", "leaderboardIds": boards})),
+        );
+        let resp = submit_score::handle(&self.submit, req).await.unwrap();
+        assert_eq!(resp.status(), 200);
+        serde_json::from_slice(resp.body().as_ref()).unwrap()
+    }
+
+    async fn board(&self, id: &str, order: Order) -> Board {
+        let now = Timestamp::now();
+        self.store
+            .create_board(
+                NewBoard {
+                    leaderboard_id: BoardId::parse(id).unwrap(),
+                    name: id.into(),
+                    order,
+                    operator: Operator::Best,
+                    max_score: 9_999_999_999,
+                    starts_at: Some(Timestamp::from_millis(now.as_millis() - 86_400_000).unwrap()),
+                    ends_at: Some(now.plus_millis(86_400_000)),
+                    recurrence: Recurrence::Season,
+                    game_id: None,
+                },
+                now,
+            )
+            .await
+            .unwrap()
+    }
+}
+
+fn code(body: &Value) -> &str {
+    body["error"]["code"].as_str().unwrap_or("<none>")
+}
+
+/// `n` players with scores from a small range (many ties) and a few equal times, imported.
+async fn populate(h: &Harness, board: &Board, n: usize) -> Vec<(PlayerId, u64, Timestamp)> {
+    let mut rng = rand::rng();
+    let base = Timestamp::now().as_millis() - 3_600_000;
+    let entries: Vec<(PlayerId, u64, Timestamp)> = (0..n)
+        .map(|i| {
+            (
+                PlayerId::parse(&format!("p{i:05}")).unwrap(),
+                rng.random_range(0..50),
+                Timestamp::from_millis(base + rng.random_range(0..20)).unwrap(),
+            )
+        })
+        .collect();
+    h.store.import_entries(board, &entries).await.unwrap();
+    entries
+}
+
+/// The rank order the contract defines: better score, then earlier time, then (a full tie) the
+/// greater player id bytes, which is where a descending read of the sort key puts it.
+fn ranked(
+    mut entries: Vec<(PlayerId, u64, Timestamp)>,
+    order: Order,
+) -> Vec<(PlayerId, u64, Timestamp)> {
+    entries.sort_by(|a, b| {
+        let by_score = match order {
+            Order::Desc => b.1.cmp(&a.1),
+            Order::Asc => a.1.cmp(&b.1),
+        };
+        by_score
+            .then(a.2.cmp(&b.2))
+            .then(b.0.as_str().cmp(a.0.as_str()))
+    });
+    entries
+}
+
+#[tokio::test]
+async fn the_spec_and_the_routers_agree() {
+    let spec: serde_yaml::Value =
+        serde_yaml::from_str(include_str!("../../../openapi.yaml")).unwrap();
+    let mut in_spec = BTreeSet::new();
+    for (path, item) in spec["paths"].as_mapping().unwrap() {
+        for (method, _) in item.as_mapping().unwrap() {
+            let m = method.as_str().unwrap();
+            if ["get", "put", "post", "delete", "patch"].contains(&m) {
+                in_spec.insert((m.to_uppercase(), path.as_str().unwrap().to_owned()));
+            }
+        }
+    }
+    let implemented: BTreeSet<(String, String)> = ROUTER
+        .routes()
+        .chain(submit_score::ROUTER.routes())
+        .map(|(m, t)| (m.to_string(), t.to_owned()))
+        .collect();
+    assert_eq!(in_spec, implemented);
+    // And each spec route reaches its function's handler: a concrete path of each resolves.
+    for (method, template) in &in_spec {
+        let concrete = template
+            .replace("{sessionId}", "01JDAW6K2Z8Q4T1V5X7Y9B3C5D")
+            .replace(['{', '}'], "");
+        let m: lambda_http::http::Method = method.parse().unwrap();
+        assert!(
+            ROUTER.find(&m, &concrete).is_ok() || submit_score::ROUTER.find(&m, &concrete).is_ok(),
+            "{method} {concrete}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn create_and_get_boards() {
+    let h = harness("api_boards").await;
+    let body = json!({
+        "leaderboardId": "season_3", "name": "Season 3", "order": "desc", "operator": "best",
+        "maxScore": 999999, "startsAt": "2026-11-01T00:00:00Z", "endsAt": "2027-02-01T00:00:00Z",
+        "recurrence": "season", "gameId": "tetris"
+    });
+    let (status, created) = h
+        .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
+        .await;
+    assert_eq!(status, 201, "{created}");
+    assert_eq!(created["leaderboardId"], "season_3");
+    assert_eq!(created["status"], "open");
+    assert_eq!(created["endsAt"], "2027-02-01T00:00:00.000Z");
+    assert_eq!(created["maxScore"], 999999);
+    let (status, got) = h.get("/leaderboards/season_3").await;
+    assert_eq!((status, &got), (200, &created));
+    // Defaults.
+    let (status, minimal) = h
+        .call(
+            "POST",
+            "/leaderboards",
+            As::Admin("ops"),
+            Some(&json!({"leaderboardId": "m", "name": "M"})),
+        )
+        .await;
+    assert_eq!(status, 201);
+    assert_eq!(
+        (
+            &minimal["order"],
+            &minimal["operator"],
+            &minimal["maxScore"],
+            &minimal["recurrence"]
+        ),
+        (
+            &json!("desc"),
+            &json!("best"),
+            &json!(9999999999u64),
+            &json!("none")
+        )
+    );
+
+    let before = h.table.dump().await;
+    let refusals: Vec<(As, Value, u16, &str)> = vec![
+        (As::Anonymous, body.clone(), 401, "unauthorized"),
+        (As::Player("p1"), body.clone(), 403, "forbidden"),
+        (As::Admin("ops"), body.clone(), 409, "already_exists"),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x#1", "name": "X"}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1"}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1", "name": ""}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1", "name": "X", "order": "up"}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1", "name": "X", "operator": "max"}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1", "name": "X", "maxScore": 1_000_000_000_000_000_000u64}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1", "name": "X", "maxScore": -1}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1", "name": "X", "endsAt": "soon"}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1", "name": "X", "startsAt": "2026-02-01T00:00:00Z", "endsAt": "2026-01-01T00:00:00Z"}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1", "name": "X", "recurrence": "hourly"}),
+            400,
+            "invalid_request",
+        ),
+        (As::Admin("ops"), json!([1, 2]), 400, "invalid_request"),
+    ];
+    for (who, body, status, want) in refusals {
+        let (got, resp) = h.call("POST", "/leaderboards", who, Some(&body)).await;
+        assert_eq!((got, code(&resp)), (status, want), "{body}");
+        assert_eq!(h.table.dump().await, before, "{body} wrote something");
+    }
+    let (status, resp) = h.get("/leaderboards/nope").await;
+    assert_eq!((status, code(&resp)), (404, "not_found"));
+    let (status, resp) = h.get("/leaderboards/a%23b").await;
+    assert_eq!((status, code(&resp)), (400, "invalid_request"));
+    let (status, resp) = h
+        .call("DELETE", "/leaderboards/season_3", As::Admin("ops"), None)
+        .await;
+    assert_eq!((status, code(&resp)), (405, "method_not_allowed"));
+    let (status, _) = h.get("/no/such/route").await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn paging_a_5000_entry_board_returns_every_entry_once_in_rank_order() {
+    let h = harness("api_paging").await;
+    let board = h.board("big", Order::Desc).await;
+    let want = ranked(populate(&h, &board, 5000).await, Order::Desc);
+    let mut got: Vec<Value> = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let path = match &cursor {
+            None => "/leaderboards/big/scores?limit=137".to_owned(),
+            Some(c) => format!("/leaderboards/big/scores?limit=137&cursor={c}"),
+        };
+        let (status, page) = h.get(&path).await;
+        assert_eq!(status, 200, "{page}");
+        pages += 1;
+        let entries = page["entries"].as_array().unwrap();
+        assert!(entries.len() <= 137);
+        got.extend(entries.iter().cloned());
+        match page["nextCursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => {
+                assert!(page["nextCursor"].is_null());
+                break;
+            }
+        }
+    }
+    assert_eq!(pages, 5000usize.div_ceil(137));
+    assert_eq!(got.len(), 5000);
+    for (i, (e, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(e["rank"], i as u64 + 1);
+        assert_eq!(e["playerId"], w.0.as_str(), "rank {}", i + 1);
+        assert_eq!(e["score"], w.1);
+        assert_eq!(e["attainedAt"], w.2.to_string());
+    }
+    // Parameters.
+    for bad in [
+        "limit=0",
+        "limit=1001",
+        "limit=abc",
+        "limit=-1",
+        "cursor=garbage",
+        "cursor=",
+    ] {
+        let (status, resp) = h.get(&format!("/leaderboards/big/scores?{bad}")).await;
+        assert_eq!((status, code(&resp)), (400, "invalid_request"), "{bad}");
+    }
+    // A genuine cursor edited by hand, or used on another board, is refused.
+    let (_, page) = h.get("/leaderboards/big/scores?limit=3").await;
+    let c = page["nextCursor"].as_str().unwrap().to_owned();
+    let mut edited = c.clone().into_bytes();
+    edited[5] = if edited[5] == b'A' { b'B' } else { b'A' };
+    let (status, _) = h
+        .get(&format!(
+            "/leaderboards/big/scores?cursor={}",
+            String::from_utf8(edited).unwrap()
+        ))
+        .await;
+    assert_eq!(status, 400);
+    h.board("other", Order::Desc).await;
+    let (status, _) = h
+        .get(&format!("/leaderboards/other/scores?cursor={c}"))
+        .await;
+    assert_eq!(status, 400);
+    // Default limit, an empty board, an unknown board.
+    let (_, page) = h.get("/leaderboards/big/scores").await;
+    assert_eq!(page["entries"].as_array().unwrap().len(), 100);
+    let (status, page) = h.get("/leaderboards/other/scores").await;
+    assert_eq!(
+        (status, page),
+        (200, json!({"entries": [], "nextCursor": null}))
+    );
+    let (status, resp) = h.get("/leaderboards/nope/scores").await;
+    assert_eq!((status, code(&resp)), (404, "not_found"));
+}
+
+#[tokio::test]
+async fn every_players_rank_equals_its_position_in_the_top_listing() {
+    let h = harness("api_ranks").await;
+    let board = h.board("ties", Order::Desc).await;
+    populate(&h, &board, 2000).await;
+    let (_, page) = h.get("/leaderboards/ties/scores?limit=1000").await;
+    let mut listing: Vec<Value> = page["entries"].as_array().unwrap().clone();
+    let c = page["nextCursor"].as_str().unwrap().to_owned();
+    let (_, page) = h
+        .get(&format!("/leaderboards/ties/scores?limit=1000&cursor={c}"))
+        .await;
+    listing.extend(page["entries"].as_array().unwrap().iter().cloned());
+    assert_eq!(listing.len(), 2000);
+    let results: Vec<(Value, (u16, Value))> = futures::stream::iter(listing.into_iter())
+        .map(|e| async {
+            let path = format!(
+                "/leaderboards/ties/players/{}",
+                e["playerId"].as_str().unwrap()
+            );
+            (e, h.get(&path).await)
+        })
+        .buffer_unordered(8)
+        .collect()
+        .await;
+    for (listed, (status, entry)) in results {
+        assert_eq!(status, 200);
+        assert_eq!(entry, listed, "rank lookup disagrees with the listing");
+    }
+    let (status, resp) = h.get("/leaderboards/ties/players/nobody").await;
+    assert_eq!((status, code(&resp)), (404, "not_found"));
+    let (status, resp) = h.get("/leaderboards/nope/players/p00001").await;
+    assert_eq!((status, code(&resp)), (404, "not_found"));
+    let (status, resp) = h.get("/leaderboards/ties/players/p%2F1").await;
+    assert_eq!((status, code(&resp)), (400, "invalid_request"));
+}
+
+#[tokio::test]
+async fn around_at_the_top_the_bottom_and_the_middle() {
+    let h = harness("api_around").await;
+    let board = h.board("win", Order::Asc).await;
+    let want = ranked(populate(&h, &board, 60).await, Order::Asc);
+    let rank_of = |p: &PlayerId| want.iter().position(|e| &e.0 == p).unwrap() as u64 + 1;
+    for (who, n) in [(0usize, 3u64), (59, 3), (30, 5), (1, 5), (58, 1), (30, 50)] {
+        let player = &want[who].0;
+        let (status, body) = h
+            .get(&format!("/leaderboards/win/players/{player}/around?n={n}"))
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let entries = body["entries"].as_array().unwrap();
+        let me = rank_of(player);
+        let first = me.saturating_sub(n).max(1);
+        let last = (me + n).min(60);
+        assert_eq!(entries.len() as u64, last - first + 1, "{player} n={n}");
+        for (e, rank) in entries.iter().zip(first..=last) {
+            assert_eq!(e["rank"], rank);
+            assert_eq!(e["playerId"], want[rank as usize - 1].0.as_str());
+        }
+    }
+    let (_, default) = h
+        .get(&format!("/leaderboards/win/players/{}/around", want[30].0))
+        .await;
+    assert_eq!(default["entries"].as_array().unwrap().len(), 11);
+    for bad in ["n=0", "n=51", "n=x"] {
+        let (status, resp) = h
+            .get(&format!(
+                "/leaderboards/win/players/{}/around?{bad}",
+                want[0].0
+            ))
+            .await;
+        assert_eq!((status, code(&resp)), (400, "invalid_request"), "{bad}");
+    }
+    let (status, resp) = h.get("/leaderboards/win/players/nobody/around").await;
+    assert_eq!((status, code(&resp)), (404, "not_found"));
+}
+
+#[tokio::test]
+async fn profiles_never_leak_the_email_publicly() {
+    let h = harness("api_profiles").await;
+    let (status, me) = h
+        .call(
+            "PUT",
+            "/players/me",
+            As::Player("p_alice"),
+            Some(&json!({"name": "alice42", "email": "alice@x.com"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{me}");
+    assert_eq!(
+        (me["playerId"].as_str(), me["email"].as_str()),
+        (Some("p_alice"), Some("alice@x.com"))
+    );
+    assert_eq!(
+        (me["lifetimeScore"].as_u64(), me["gamesPlayed"].as_u64()),
+        (Some(0), Some(0))
+    );
+    let (status, public) = h.get("/players/p_alice").await;
+    assert_eq!(status, 200);
+    assert_eq!(public["name"], "alice42");
+    assert!(!public.to_string().contains("alice@x.com"), "{public}");
+    assert!(public.get("email").is_none());
+    for key in [
+        "playerId",
+        "name",
+        "lifetimeScore",
+        "gamesPlayed",
+        "createdAt",
+        "updatedAt",
+    ] {
+        assert!(public.get(key).is_some(), "{key}");
+    }
+    // The admin lookup by email.
+    let (status, found) = h
+        .call(
+            "GET",
+            "/admin/players?email=alice%40x.com",
+            As::Admin("ops"),
+            None,
+        )
+        .await;
+    assert_eq!((status, found["playerId"].as_str()), (200, Some("p_alice")));
+    for (who, q, status, want) in [
+        (As::Player("p1"), "email=alice%40x.com", 403, "forbidden"),
+        (As::Anonymous, "email=alice%40x.com", 401, "unauthorized"),
+        (As::Admin("ops"), "email=nobody%40x.com", 404, "not_found"),
+        (
+            As::Admin("ops"),
+            "email=not-an-email",
+            400,
+            "invalid_request",
+        ),
+        (As::Admin("ops"), "", 400, "invalid_request"),
+    ] {
+        let (got, resp) = h
+            .call("GET", &format!("/admin/players?{q}"), who, None)
+            .await;
+        assert_eq!((got, code(&resp)), (status, want), "{q}");
+    }
+    // Refusals write nothing.
+    let before = h.table.dump().await;
+    for (who, body, status, want) in [
+        (As::Anonymous, json!({"name": "x"}), 401, "unauthorized"),
+        (As::Player("p_alice"), json!({}), 400, "invalid_request"),
+        (
+            As::Player("p_alice"),
+            json!({"name": ""}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Player("p_alice"),
+            json!({"name": "a", "email": "nope"}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Player("p_alice"),
+            json!({"name": "a", "email": "a#b@x.com"}),
+            400,
+            "invalid_request",
+        ),
+    ] {
+        let (got, resp) = h.call("PUT", "/players/me", who, Some(&body)).await;
+        assert_eq!((got, code(&resp)), (status, want), "{body}");
+    }
+    assert_eq!(h.table.dump().await, before);
+    let (status, resp) = h.get("/players/nobody").await;
+    assert_eq!((status, code(&resp)), (404, "not_found"));
+    let (status, resp) = h
+        .call("POST", "/players/p_alice", As::Player("p_alice"), None)
+        .await;
+    assert_eq!((status, code(&resp)), (405, "method_not_allowed"));
+}
+
+#[tokio::test]
+async fn a_players_scores_sessions_and_a_games_sessions() {
+    let h = harness("api_sessions").await;
+    for b in ["daily", "weekly", "season"] {
+        h.board(b, Order::Desc).await;
+    }
+    let first = h.play("p1", 10, &["daily", "weekly", "season"]).await;
+    for i in 0..24 {
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        h.play(if i % 2 == 0 { "p1" } else { "p2" }, 20 + i, &["daily"])
+            .await;
+    }
+    let (status, scores) = h.get("/players/p1/scores").await;
+    assert_eq!(status, 200);
+    let boards: Vec<&str> = scores["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["leaderboardId"].as_str().unwrap())
+        .collect();
+    assert_eq!(boards, ["daily", "season", "weekly"]);
+    let (_, none) = h.get("/players/nobody/scores").await;
+    assert_eq!(none["entries"], json!([]));
+
+    // p1 has 13 sessions: pages of 5, newest first.
+    let mut seen = Vec::new();
+    let mut cursor = String::new();
+    loop {
+        let (status, page) = h
+            .get(&format!("/players/p1/sessions?limit=5{cursor}"))
+            .await;
+        assert_eq!(status, 200);
+        seen.extend(
+            page["sessions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["sessionId"].as_str().unwrap().to_owned()),
+        );
+        match page["nextCursor"].as_str() {
+            Some(c) => cursor = format!("&cursor={c}"),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 13);
+    let mut sorted = seen.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(seen, sorted, "newest first");
+    assert_eq!(seen.last().unwrap(), first["sessionId"].as_str().unwrap());
+
+    let (status, one) = h
+        .get(&format!(
+            "/players/p1/sessions/{}",
+            first["sessionId"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(one["leaderboardIds"], json!(["daily", "weekly", "season"]));
+    assert_eq!(one["outcomes"].as_array().unwrap().len(), 3);
+    let (status, resp) = h
+        .get("/players/p1/sessions/01JDAW6K2Z8Q4T1V5X7Y9B3C5D")
+        .await;
+    assert_eq!((status, code(&resp)), (404, "not_found"));
+    let (status, resp) = h.get("/players/p1/sessions/not-a-ulid").await;
+    assert_eq!((status, code(&resp)), (400, "invalid_request"));
+
+    let (status, game) = h.get("/games/tetris/sessions?limit=100").await;
+    assert_eq!(status, 200);
+    assert_eq!(game["sessions"].as_array().unwrap().len(), 25);
+    assert!(game["nextCursor"].is_null());
+    let (_, page) = h.get("/games/tetris/sessions?limit=10").await;
+    assert!(page["nextCursor"].is_string());
+    for bad in ["limit=0", "limit=101", "cursor=x.y"] {
+        let (status, _) = h.get(&format!("/games/tetris/sessions?{bad}")).await;
+        assert_eq!(status, 400, "{bad}");
+        let (status, _) = h.get(&format!("/players/p1/sessions?{bad}")).await;
+        assert_eq!(status, 400, "{bad}");
+    }
+    let (status, _) = h.get("/games/te%23tris/sessions").await;
+    assert_eq!(status, 400);
+    let (status, results) = h.get("/players/p1/results").await;
+    assert_eq!((status, results["results"].clone()), (200, json!([])));
+    assert!(s(&h.table.dump().await[0], "pk").is_some());
+}

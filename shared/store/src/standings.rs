@@ -1,0 +1,86 @@
+//! Reads of closed boards: the final standings (`FINAL#<rank>` items, in rank order) and each
+//! player's season results (`RESULT#<boardId>` items in the player's partition). Season close
+//! writes them; after close they answer top-N, rank and around.
+
+use leaderboard_keys::entity::{self, FINAL_PREFIX, RESULT_PREFIX};
+use leaderboard_keys::ids::{BoardId, PlayerId};
+
+use crate::items::{from_item, s};
+use crate::model::{FinalStanding, Page, RankedEntry, SeasonResult};
+use crate::query::Listing;
+use crate::{Store, StoreError};
+
+impl Store {
+    /// A closed board's final standings in rank order, `limit` at a time.
+    pub async fn final_standings(
+        &self,
+        board: &BoardId,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<Page<RankedEntry>, StoreError> {
+        let listing = Listing {
+            name: "final",
+            index: None,
+            partition: entity::board_pk(board),
+            sk_prefix: FINAL_PREFIX,
+            forward: true,
+        };
+        let page: Page<FinalStanding> = self.list(&listing, limit, cursor).await?.into_page()?;
+        Ok(Page {
+            items: page.items.iter().map(FinalStanding::ranked).collect(),
+            next_cursor: page.next_cursor,
+        })
+    }
+
+    /// The final standings ranked `first..=last` of a closed board (by key, one Query).
+    pub async fn final_standings_between(
+        &self,
+        board: &BoardId,
+        first: u64,
+        last: u64,
+    ) -> Result<Vec<RankedEntry>, StoreError> {
+        let first = first.max(1);
+        if last < first {
+            return Ok(Vec::new());
+        }
+        let lo = entity::final_standing(board, first)?;
+        let hi = entity::final_standing(board, last)?;
+        let out = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
+            .expression_attribute_values(":pk", s(lo.pk))
+            .expression_attribute_values(":lo", s(lo.sk))
+            .expression_attribute_values(":hi", s(hi.sk))
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("Query(final window)", e))?;
+        out.items
+            .unwrap_or_default()
+            .into_iter()
+            .map(|i| from_item::<FinalStanding>(i).map(|f| f.ranked()))
+            .collect()
+    }
+
+    /// A player's result on a closed board (GetItem, consistent).
+    pub async fn season_result(
+        &self,
+        player: &PlayerId,
+        board: &BoardId,
+    ) -> Result<Option<SeasonResult>, StoreError> {
+        self.get(&entity::season_result(player, board)).await
+    }
+
+    /// A player's results on every closed board, by board id.
+    pub async fn player_results(&self, player: &PlayerId) -> Result<Vec<SeasonResult>, StoreError> {
+        let listing = Listing {
+            name: "results",
+            index: None,
+            partition: entity::player_pk(player),
+            sk_prefix: RESULT_PREFIX,
+            forward: true,
+        };
+        self.list_all(&listing).await
+    }
+}
