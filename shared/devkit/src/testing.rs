@@ -55,8 +55,22 @@ pub struct TestTable {
 }
 
 impl TestTable {
-    /// Creates a uniquely named table; `label` shows up in its name for debugging.
+    /// Creates a uniquely named table exactly as `template.yaml` defines it; `label` shows up in
+    /// its name for debugging.
     pub async fn new(label: &str) -> TestTable {
+        Self::create(label, definition()).await
+    }
+
+    /// The same table without its stream, for tests that load many items and read no stream:
+    /// DynamoDB Local slows down for every table once a streamed table has taken tens of
+    /// thousands of writes, so bulk tests must not feed a stream.
+    pub async fn without_stream(label: &str) -> TestTable {
+        let mut def = definition().clone();
+        def.stream_view_type = None;
+        Self::create(label, &def).await
+    }
+
+    async fn create(label: &str, def: &TableDefinition) -> TestTable {
         let endpoint = endpoint().await;
         let client = client(&endpoint);
         let label: String = label
@@ -65,8 +79,7 @@ impl TestTable {
             .take(40)
             .collect();
         let name = format!("t_{label}_{:016x}", rand::random::<u64>());
-        definition()
-            .create(&client, &name)
+        def.create(&client, &name)
             .await
             .unwrap_or_else(|e| panic!("create table {name}: {e}"));
         TestTable {

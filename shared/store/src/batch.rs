@@ -2,12 +2,11 @@
 //! backoff until all are written, and bulk import of entries built on them.
 
 use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
-use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::time::Timestamp;
 use rand::Rng;
 
-use crate::items::{Item, to_item};
+use crate::items::{Item, pointer_item, score_item};
 use crate::model::{Board, EntryPointer};
 use crate::{Store, StoreError};
 
@@ -98,15 +97,8 @@ impl Store {
                 score_sk: spec.score_sort_key(*score, at.as_millis(), player)?,
                 version: 1,
             };
-            let score_key = Key::new(entity::board_pk(&board.leaderboard_id), &pointer.score_sk);
-            let gsi1 = entity::score_gsi1(player, &board.leaderboard_id);
-            items.push(to_item(&pointer.entry(), &score_key, Some(&gsi1), None)?);
-            items.push(to_item(
-                &pointer,
-                &entity::entry(player, &board.leaderboard_id),
-                None,
-                None,
-            )?);
+            items.push(score_item(&pointer)?);
+            items.push(pointer_item(&pointer)?);
         }
         self.put_all(items).await
     }

@@ -4,11 +4,12 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use leaderboard_keys::entity::Key;
+use leaderboard_keys::entity::{self, Key};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::StoreError;
+use crate::model::{EntryPointer, ScoreEntry};
 
 /// A raw DynamoDB item.
 pub(crate) type Item = HashMap<String, AttributeValue>;
@@ -60,4 +61,45 @@ pub(crate) fn key_string(item: &Item, attr: &str) -> String {
 pub(crate) fn from_item<T: DeserializeOwned>(item: Item) -> Result<T, StoreError> {
     let key = format!("{} / {}", key_string(&item, "pk"), key_string(&item, "sk"));
     serde_dynamo::from_item(item).map_err(|e| StoreError::corrupt(key, e))
+}
+
+/// The Score item of a player's entry: the entry's attributes, the pointer's `version` (so the
+/// pointer can be rebuilt from the Score item alone, as season close does), the table key
+/// `LEADERBOARD#<b>` / `SCORE#<rankKey>#<p>` and the GSI1 key `PLAYER#<p>` / `SCORE#<b>`.
+pub(crate) fn score_item(pointer: &EntryPointer) -> Result<Item, StoreError> {
+    let key = Key::new(entity::board_pk(&pointer.leaderboard_id), &pointer.score_sk);
+    let gsi1 = entity::score_gsi1(&pointer.player_id, &pointer.leaderboard_id);
+    let mut item = to_item(&pointer.entry(), &key, Some(&gsi1), None)?;
+    item.insert("version".into(), n(pointer.version));
+    Ok(item)
+}
+
+/// The entry pointer item `PLAYER#<p>` / `ENTRY#<b>`.
+pub(crate) fn pointer_item(pointer: &EntryPointer) -> Result<Item, StoreError> {
+    to_item(
+        pointer,
+        &entity::entry(&pointer.player_id, &pointer.leaderboard_id),
+        None,
+        None,
+    )
+}
+
+/// Rebuilds the entry pointer from its Score item (see [`score_item`]).
+pub(crate) fn pointer_from_score_item(item: &Item) -> Result<EntryPointer, StoreError> {
+    let score_sk = key_string(item, "sk");
+    let version = item
+        .get("version")
+        .and_then(|v| v.as_n().ok())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let entry: ScoreEntry = from_item(item.clone())?;
+    Ok(EntryPointer {
+        leaderboard_id: entry.leaderboard_id,
+        player_id: entry.player_id,
+        score: entry.score,
+        attained_at: entry.attained_at,
+        session_id: entry.session_id,
+        score_sk,
+        version,
+    })
 }

@@ -10,6 +10,8 @@
 //!   opaque cursors, and counts that follow every 1 MB page.
 //! - `players`, `boards`, `scores`, `sessions`: the access patterns AP1-AP10 of seed 002, one
 //!   request each (AP10 one request per 1 MB page counted).
+//! - `close` and [`rollover`]: season close (snapshot, archive, successor), resumable and
+//!   safe to run twice at once; `standings`: reads of closed boards.
 //! - `plays`: the write path of a play: one consistent batch read, then one transaction that
 //!   writes the Session and replaces each changed Score item (conditional delete plus put).
 //!
@@ -19,6 +21,7 @@
 
 mod batch;
 mod boards;
+mod close;
 pub mod config;
 mod cursor;
 mod error;
@@ -28,11 +31,13 @@ mod players;
 mod plays;
 mod projection;
 mod query;
+pub mod rollover;
 mod scores;
 mod sessions;
 mod standings;
 
 pub use batch::{BATCH_WRITE_SIZE, BatchStats};
+pub use close::{CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
 pub use config::Config;
 pub use cursor::MAX_CURSOR_LEN;
 pub use error::{CancelReason, StoreError};

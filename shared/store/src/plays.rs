@@ -35,8 +35,10 @@ use leaderboard_keys::time::Timestamp;
 use rand::Rng;
 
 use crate::error::CancelReason;
-use crate::items::{Item, from_item, key_item, key_string, n, s, to_item};
-use crate::model::{Board, BoardOutcome, EntryPointer, Operator, ScoreEntry, Session};
+use crate::items::{
+    Item, from_item, key_item, key_string, n, pointer_item, s, score_item, to_item,
+};
+use crate::model::{Board, BoardOutcome, EntryPointer, Operator, Session};
 use crate::{Store, StoreError};
 
 /// The most boards one play may count on.
@@ -437,10 +439,9 @@ impl Store {
                 );
             }
             let Some(new) = &plan.new else { continue };
-            let pointer_key = entity::entry(&new.player_id, &board.leaderboard_id);
             let mut pointer_put = Put::builder()
                 .table_name(&self.table)
-                .set_item(Some(to_item(new, &pointer_key, None, None)?));
+                .set_item(Some(pointer_item(new)?));
             pointer_put = match &plan.old {
                 None => pointer_put.condition_expression("attribute_not_exists(pk)"),
                 Some(old) => pointer_put
@@ -473,10 +474,7 @@ impl Store {
                         .build(),
                 );
             }
-            let entry: ScoreEntry = new.entry();
-            let score_key = Key::new(board_pk, &new.score_sk);
-            let gsi1 = entity::score_gsi1(&new.player_id, &board.leaderboard_id);
-            items.push(put(to_item(&entry, &score_key, Some(&gsi1), None)?, None)?);
+            items.push(put(score_item(new)?, None)?);
         }
         // Unique per attempt: the SDK's own retries of this request stay idempotent, and no two
         // attempts or plays share one (DynamoDB remembers tokens for 10 minutes).

@@ -1,0 +1,155 @@
+//! The season-close function, run by an EventBridge schedule: it finds every open board whose
+//! `endsAt` has passed (GSI2's sparse `BOARDS#OPEN` index, never a Scan) and closes each one with
+//! [`Store::close_board`]: snapshot, archive, rollover. It stops a safe margin before the Lambda
+//! time limit; what it did not finish is checkpointed on the board and resumed by the next run.
+//!
+//! Settings (environment): `CLOSE_RETENTION_DAYS` (how long archived live items are kept,
+//! default 30) and `CLOSE_PAGE_SIZE` (entries per snapshot page, default 500).
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use lambda_runtime::{Error, LambdaEvent};
+use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::{CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS, Store};
+use serde::Serialize;
+use serde_json::Value;
+
+/// How long before the Lambda deadline the function stops starting new pages.
+pub const DEADLINE_MARGIN: Duration = Duration::from_secs(15);
+
+/// The function's state.
+pub struct App {
+    store: Store,
+    options: CloseOptions,
+    clock: fn() -> Timestamp,
+}
+
+impl App {
+    /// The function over `store` with these options.
+    pub fn new(store: Store, options: CloseOptions) -> App {
+        App {
+            store,
+            options,
+            clock: Timestamp::now,
+        }
+    }
+
+    /// The function over `store`, configured from `CLOSE_RETENTION_DAYS` and `CLOSE_PAGE_SIZE`.
+    pub fn from_env(store: Store) -> Result<App, Error> {
+        let number = |name: &str, default: u64, max: u64| -> Result<u64, Error> {
+            match std::env::var(name) {
+                Err(_) => Ok(default),
+                Ok(v) => v
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| (1..=max).contains(n))
+                    .ok_or_else(|| format!("{name} must be an integer from 1 to {max}").into()),
+            }
+        };
+        let options = CloseOptions {
+            retention_days: number("CLOSE_RETENTION_DAYS", DEFAULT_RETENTION_DAYS, 3650)?,
+            page_size: number("CLOSE_PAGE_SIZE", 500, 1000)? as usize,
+            ..CloseOptions::default()
+        };
+        Ok(App::new(store, options))
+    }
+}
+
+/// What one run did.
+#[derive(Debug, Default, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct CloseSummary {
+    /// Boards closed by this run, with their successors.
+    pub closed: Vec<ClosedBoard>,
+    /// Boards left part-way (time limit); the next run resumes them.
+    pub paused: Vec<PausedBoard>,
+    /// Boards whose close failed this time (logged; retried by the next run).
+    pub failed: Vec<String>,
+}
+
+/// A board this run closed.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ClosedBoard {
+    /// The board.
+    pub leaderboard_id: BoardId,
+    /// Its player count.
+    pub player_count: u64,
+    /// Its successor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_leaderboard_id: Option<BoardId>,
+}
+
+/// A board this run left part-way.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct PausedBoard {
+    /// The board.
+    pub leaderboard_id: BoardId,
+    /// Ranks snapshotted so far.
+    pub done: u64,
+    /// Ranks in all.
+    pub total: u64,
+}
+
+/// The instant `DEADLINE_MARGIN` before the invocation's deadline (epoch milliseconds).
+fn stop_at(deadline_ms: u64) -> Option<Instant> {
+    let now_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .ok()?
+        .as_millis() as u64;
+    let left = Duration::from_millis(deadline_ms.saturating_sub(now_ms));
+    Some(Instant::now() + left.saturating_sub(DEADLINE_MARGIN))
+}
+
+/// Handles one scheduled invocation (any payload: the schedule's event is not needed).
+pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<CloseSummary, Error> {
+    let deadline = match event.context.deadline {
+        0 => None,
+        ms => stop_at(ms),
+    };
+    Ok(run(app, deadline).await?)
+}
+
+/// Closes every due board, stopping at `deadline`.
+pub async fn run(
+    app: &App,
+    deadline: Option<Instant>,
+) -> Result<CloseSummary, leaderboard_store::StoreError> {
+    let now = (app.clock)();
+    let due = app.store.due_boards(now).await?;
+    tracing::info!(due = due.len(), "season close run");
+    let options = CloseOptions {
+        deadline,
+        ..app.options.clone()
+    };
+    let mut summary = CloseSummary::default();
+    for board in due {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        match app.store.close_board(&board, now, &options).await {
+            Ok(CloseProgress::Closed {
+                board,
+                player_count,
+                next,
+            }) => summary.closed.push(ClosedBoard {
+                leaderboard_id: board,
+                player_count,
+                next_leaderboard_id: next,
+            }),
+            Ok(CloseProgress::Paused { board, done, total }) => summary.paused.push(PausedBoard {
+                leaderboard_id: board,
+                done,
+                total,
+            }),
+            Ok(CloseProgress::NotDue { .. }) => {}
+            Err(e) => {
+                tracing::error!(board = %board, error = %e, "close failed; the next run retries");
+                summary.failed.push(board.to_string());
+            }
+        }
+    }
+    Ok(summary)
+}

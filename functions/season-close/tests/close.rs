@@ -1,0 +1,522 @@
+//! season-close against DynamoDB Local: the snapshot is exact, resumable, safe to run twice at
+//! once, and no submission lands during or after the close.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use leaderboard_devkit::testing::{RawItem, TestTable, n, s};
+use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank::Order;
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::{BoardStatus, NewBoard, Operator, Recurrence};
+use leaderboard_store::{CloseOptions, CloseProgress, Config, Store};
+use rand::Rng;
+use season_close::App;
+use serde_json::{Value, json};
+
+async fn store(label: &str) -> (TestTable, Store) {
+    let table = TestTable::without_stream(label).await;
+    let store = Store::new(
+        table.client.clone(),
+        &Config {
+            table_name: table.name.clone(),
+            cursor_secret: b"t".to_vec(),
+        },
+    );
+    (table, store)
+}
+
+fn bid(s: &str) -> BoardId {
+    BoardId::parse(s).unwrap()
+}
+
+/// A board that ran from `start` to `end` (epoch ms).
+async fn board(
+    store: &Store,
+    id: &str,
+    order: Order,
+    recurrence: Recurrence,
+    start: u64,
+    end: u64,
+) {
+    store
+        .create_board(
+            NewBoard {
+                leaderboard_id: bid(id),
+                name: format!("Board {id}"),
+                order,
+                operator: Operator::Best,
+                max_score: 9_999_999_999,
+                starts_at: Some(Timestamp::from_millis(start).unwrap()),
+                ends_at: Some(Timestamp::from_millis(end).unwrap()),
+                recurrence,
+                game_id: None,
+            },
+            Timestamp::from_millis(start).unwrap(),
+        )
+        .await
+        .unwrap();
+}
+
+/// `n` entries with many ties, the same for every table that gets them.
+fn entries(n: usize, seed_base: u64) -> Vec<(PlayerId, u64, Timestamp)> {
+    let mut rng = rand::rng();
+    (0..n)
+        .map(|i| {
+            (
+                PlayerId::parse(&format!("p{i:05}")).unwrap(),
+                rng.random_range(0..500),
+                Timestamp::from_millis(seed_base + rng.random_range(0..1000)).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn ranked(mut e: Vec<(PlayerId, u64, Timestamp)>, order: Order) -> Vec<(PlayerId, u64, Timestamp)> {
+    e.sort_by(|a, b| {
+        let by_score = match order {
+            Order::Desc => b.1.cmp(&a.1),
+            Order::Asc => a.1.cmp(&b.1),
+        };
+        by_score
+            .then(a.2.cmp(&b.2))
+            .then(b.0.as_str().cmp(a.0.as_str()))
+    });
+    e
+}
+
+/// The snapshot: every Final standing and Season result, and the board's summary.
+async fn snapshot(table: &TestTable) -> Vec<RawItem> {
+    table
+        .dump()
+        .await
+        .into_iter()
+        .filter(|i| {
+            let sk = s(i, "sk").unwrap();
+            sk.starts_with("FINAL#") || sk.starts_with("RESULT#")
+        })
+        .collect()
+}
+
+const HOUR: u64 = 3_600_000;
+
+#[tokio::test]
+async fn a_20000_player_board_closes_with_exact_ranks_and_results() {
+    let (table, store) = store("close20k").await;
+    let now = Timestamp::now().as_millis();
+    board(
+        &store,
+        "season_3",
+        Order::Desc,
+        Recurrence::Season,
+        now - 3 * HOUR,
+        now - HOUR,
+    )
+    .await;
+    board(
+        &store,
+        "still_open",
+        Order::Desc,
+        Recurrence::None,
+        now - HOUR,
+        now + HOUR,
+    )
+    .await;
+    let all = entries(20_000, now - 2 * HOUR);
+    let b = store.get_board(&bid("season_3")).await.unwrap().unwrap();
+    store.import_entries(&b, &all).await.unwrap();
+    let want = ranked(all, Order::Desc);
+
+    // WHEN the scheduled function runs
+    let app = App::new(
+        store.clone(),
+        CloseOptions {
+            page_size: 1000,
+            ..CloseOptions::default()
+        },
+    );
+    let summary = season_close::run(&app, None).await.unwrap();
+    assert_eq!(summary.closed.len(), 1, "{summary:?}");
+    assert_eq!(summary.closed[0].player_count, 20_000);
+    assert_eq!(summary.closed[0].next_leaderboard_id, Some(bid("season_4")));
+
+    // THEN ranks 1..20000 match the live ranking exactly
+    let snap = snapshot(&table).await;
+    let finals: Vec<&RawItem> = snap
+        .iter()
+        .filter(|i| s(i, "sk").unwrap().starts_with("FINAL#"))
+        .collect();
+    assert_eq!(finals.len(), 20_000);
+    for (i, (item, w)) in finals.iter().zip(&want).enumerate() {
+        let rank = i as u64 + 1;
+        assert_eq!(s(item, "sk"), Some(format!("FINAL#{rank:010}").as_str()));
+        assert_eq!(n(item, "rank"), Some(rank.to_string().as_str()));
+        assert_eq!(s(item, "playerId"), Some(w.0.as_str()), "rank {rank}");
+        assert_eq!(n(item, "score"), Some(w.1.to_string().as_str()));
+    }
+    // and every player's result is right
+    let results: BTreeMap<&str, &RawItem> = snap
+        .iter()
+        .filter(|i| s(i, "sk") == Some("RESULT#season_3"))
+        .map(|i| (s(i, "playerId").unwrap(), i))
+        .collect();
+    assert_eq!(results.len(), 20_000);
+    for (i, w) in want.iter().enumerate() {
+        let r = results[w.0.as_str()];
+        assert_eq!(s(r, "pk"), Some(format!("PLAYER#{}", w.0).as_str()));
+        assert_eq!(n(r, "rank"), Some((i + 1).to_string().as_str()));
+        assert_eq!(n(r, "score"), Some(w.1.to_string().as_str()));
+        assert_eq!(n(r, "playerCount"), Some("20000"));
+    }
+    // The board is closed and off the open index; the live items carry a ttl; one successor.
+    let closed = table
+        .raw("LEADERBOARD#season_3", "#METADATA")
+        .await
+        .unwrap();
+    assert_eq!(s(&closed, "status"), Some("closed"));
+    assert_eq!(n(&closed, "playerCount"), Some("20000"));
+    assert_eq!(s(&closed, "nextLeaderboardId"), Some("season_4"));
+    assert!(!closed.contains_key("gsi2pk") && closed.contains_key("closedAt"));
+    let dump = table.dump().await;
+    let live: Vec<&RawItem> = dump
+        .iter()
+        .filter(|i| s(i, "sk").unwrap().starts_with("SCORE#"))
+        .collect();
+    assert_eq!(live.len(), 20_000);
+    assert!(live.iter().all(|i| i.contains_key("ttl")));
+    let pointers = dump.iter().filter(|i| s(i, "sk") == Some("ENTRY#season_3"));
+    assert!(pointers.clone().count() == 20_000 && pointers.clone().all(|i| i.contains_key("ttl")));
+    let ttl: u64 = n(live[0], "ttl").unwrap().parse().unwrap();
+    let expected = Timestamp::now().as_secs() + 30 * 86_400;
+    assert!(ttl.abs_diff(expected) < 600, "ttl {ttl} vs {expected}");
+    let next = store.get_board(&bid("season_4")).await.unwrap().unwrap();
+    assert_eq!(next.status, BoardStatus::Open);
+    assert_eq!(next.starts_at, b.ends_at.unwrap());
+    assert_eq!(next.ends_at.unwrap().as_millis(), now + HOUR);
+    // The open board was left alone.
+    assert_eq!(
+        store
+            .get_board(&bid("still_open"))
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
+        BoardStatus::Open
+    );
+    // A second run finds nothing to do and changes nothing.
+    let before = table.dump().await;
+    let again = season_close::run(&app, None).await.unwrap();
+    assert!(again.closed.is_empty() && again.paused.is_empty());
+    assert_eq!(table.dump().await, before);
+}
+
+#[tokio::test]
+async fn interrupted_resumed_and_concurrent_closes_give_the_same_snapshot() {
+    let now = Timestamp::now().as_millis();
+    let all = entries(3000, now - 2 * HOUR);
+    let options = CloseOptions {
+        page_size: 150,
+        ..CloseOptions::default()
+    };
+    let mut tables = Vec::new();
+    for label in ["close_ref", "close_resumed", "close_concurrent"] {
+        let (table, store) = store(label).await;
+        board(
+            &store,
+            "daily_2026-11-21",
+            Order::Asc,
+            Recurrence::Daily,
+            now - 3 * HOUR,
+            now - HOUR,
+        )
+        .await;
+        let b = store
+            .get_board(&bid("daily_2026-11-21"))
+            .await
+            .unwrap()
+            .unwrap();
+        store.import_entries(&b, &all).await.unwrap();
+        tables.push((table, store));
+    }
+    let id = bid("daily_2026-11-21");
+    let at = Timestamp::now();
+    // Reference: uninterrupted.
+    let (ref_table, ref_store) = &tables[0];
+    let done = ref_store.close_board(&id, at, &options).await.unwrap();
+    assert!(
+        matches!(
+            done,
+            CloseProgress::Closed {
+                player_count: 3000,
+                ..
+            }
+        ),
+        "{done:?}"
+    );
+    let reference = snapshot(ref_table).await;
+    assert_eq!(reference.len(), 6000);
+
+    // Interrupted after a random number of pages, again and again, then resumed to the end.
+    let (table, store) = &tables[1];
+    let mut runs = 0;
+    loop {
+        runs += 1;
+        let pages = rand::rng().random_range(1..5);
+        let o = CloseOptions {
+            max_pages: Some(pages),
+            ..options.clone()
+        };
+        match store.close_board(&id, at, &o).await.unwrap() {
+            CloseProgress::Paused { done, total, .. } => {
+                assert!(done < total && total == 3000);
+                // Mid-close, the board refuses plays (status closing).
+                assert_eq!(
+                    store.get_board(&id).await.unwrap().unwrap().status,
+                    BoardStatus::Closing
+                );
+            }
+            CloseProgress::Closed { .. } => break,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(runs > 2, "the close was interrupted {runs} times");
+    assert_eq!(snapshot(table).await, reference);
+
+    // Two closes at once.
+    let (table, store) = &tables[2];
+    let (a, b) = tokio::join!(
+        store.close_board(&id, at, &options),
+        store.close_board(&id, at, &options)
+    );
+    assert!(matches!(a.unwrap(), CloseProgress::Closed { .. }));
+    assert!(matches!(b.unwrap(), CloseProgress::Closed { .. }));
+    assert_eq!(snapshot(table).await, reference);
+    for (table, _) in &tables {
+        let boards: Vec<RawItem> = table
+            .dump()
+            .await
+            .into_iter()
+            .filter(|i| s(i, "sk") == Some("#METADATA"))
+            .collect();
+        let ids: Vec<&str> = boards
+            .iter()
+            .map(|b| s(b, "leaderboardId").unwrap())
+            .collect();
+        assert_eq!(
+            ids,
+            ["daily_2026-11-21", "daily_2026-11-22"],
+            "one successor"
+        );
+    }
+}
+
+async fn submit(app: &submit_score::App, player: &str, board: &str, score: u64) -> (u16, Value) {
+    let mut e: Value = serde_json::from_str(include_str!(
+        "../../../events/submit-score/post-sessions.json"
+    ))
+    .unwrap();
+    e["requestContext"]["authorizer"]["jwt"]["claims"]["sub"] = json!(player);
+    e["body"] =
+        json!(json!({"score": score, "gameId": "g", "leaderboardIds": [board]}).to_string());
+    let resp = submit_score::handle(app, lambda_http::request::from_str(&e.to_string()).unwrap())
+        .await
+        .unwrap();
+    (
+        resp.status().as_u16(),
+        serde_json::from_slice(resp.body().as_ref()).unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn submissions_during_and_after_close_are_refused_and_leave_nothing() {
+    let (table, store) = store("close_refuse").await;
+    let now = Timestamp::now().as_millis();
+    board(
+        &store,
+        "b",
+        Order::Desc,
+        Recurrence::None,
+        now - 3 * HOUR,
+        now - HOUR,
+    )
+    .await;
+    let b = store.get_board(&bid("b")).await.unwrap().unwrap();
+    store
+        .import_entries(&b, &entries(400, now - 2 * HOUR))
+        .await
+        .unwrap();
+    let submit_app = submit_score::App::new(store.clone());
+    let options = CloseOptions {
+        page_size: 100,
+        max_pages: Some(1),
+        ..CloseOptions::default()
+    };
+    let paused = store
+        .close_board(&bid("b"), Timestamp::now(), &options)
+        .await
+        .unwrap();
+    assert!(matches!(paused, CloseProgress::Paused { .. }));
+    // During the close:
+    let before = table.dump().await;
+    let (status, body) = submit(&submit_app, "p00001", "b", 9999).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("board_closed"))
+    );
+    assert_eq!(table.dump().await, before);
+    // After it:
+    let options = CloseOptions {
+        page_size: 100,
+        ..CloseOptions::default()
+    };
+    store
+        .close_board(&bid("b"), Timestamp::now(), &options)
+        .await
+        .unwrap();
+    let before = table.dump().await;
+    let (status, body) = submit(&submit_app, "p_new", "b", 1).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (409, Some("board_closed"))
+    );
+    assert_eq!(table.dump().await, before);
+}
+
+#[tokio::test]
+async fn plays_racing_the_end_of_a_board_are_all_in_the_snapshot_or_refused() {
+    // A board that ends in 1.5 s: submitters hammer it across its end while the close starts
+    // as soon as it has ended. Every accepted play must be in the snapshot; every refused one
+    // must have left nothing.
+    let (table, store) = store("close_race").await;
+    let now = Timestamp::now().as_millis();
+    let end = now + 1500;
+    board(
+        &store,
+        "race",
+        Order::Desc,
+        Recurrence::None,
+        now - HOUR,
+        end,
+    )
+    .await;
+    let submit_app = Arc::new(submit_score::App::new(store.clone()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut workers = Vec::new();
+    for w in 0..6 {
+        let (app, stop) = (submit_app.clone(), stop.clone());
+        workers.push(tokio::spawn(async move {
+            let mut accepted = Vec::new();
+            let mut i = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let player = format!("w{w}_{i}");
+                let (status, body) = submit(&app, &player, "race", i).await;
+                match status {
+                    200 => accepted.push((player, i)),
+                    409 => assert_eq!(body["error"]["code"], "board_closed"),
+                    other => panic!("{other}: {body}"),
+                }
+                i += 1;
+            }
+            accepted
+        }));
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(end - now + 20)).await;
+    let options = CloseOptions {
+        page_size: 50,
+        ..CloseOptions::default()
+    };
+    let closed = store
+        .close_board(&bid("race"), Timestamp::now(), &options)
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut accepted: Vec<(String, u64)> = Vec::new();
+    for w in workers {
+        accepted.extend(w.await.unwrap());
+    }
+    let CloseProgress::Closed { player_count, .. } = closed else {
+        panic!("{closed:?}")
+    };
+    assert!(!accepted.is_empty());
+    assert_eq!(
+        player_count,
+        accepted.len() as u64,
+        "every accepted play is counted"
+    );
+    let finals: BTreeMap<String, u64> = snapshot(&table)
+        .await
+        .iter()
+        .filter(|i| s(i, "sk").unwrap().starts_with("FINAL#"))
+        .map(|i| {
+            (
+                s(i, "playerId").unwrap().to_owned(),
+                n(i, "score").unwrap().parse().unwrap(),
+            )
+        })
+        .collect();
+    let want: BTreeMap<String, u64> = accepted.into_iter().collect();
+    assert_eq!(finals, want);
+    // Nothing of a refused play was left: every live entry and session belongs to an accepted one.
+    let dump = table.dump().await;
+    let live = dump
+        .iter()
+        .filter(|i| s(i, "sk").unwrap().starts_with("SCORE#"))
+        .count();
+    let sessions = dump
+        .iter()
+        .filter(|i| s(i, "sk").unwrap().starts_with("SESSION#"))
+        .count();
+    assert_eq!((live, sessions), (want.len(), want.len()));
+}
+
+#[tokio::test]
+async fn only_ended_boards_are_due() {
+    let (_table, store) = store("close_due").await;
+    let now = Timestamp::now().as_millis();
+    board(
+        &store,
+        "ended",
+        Order::Desc,
+        Recurrence::None,
+        now - 2 * HOUR,
+        now - HOUR,
+    )
+    .await;
+    board(
+        &store,
+        "open",
+        Order::Desc,
+        Recurrence::None,
+        now - 2 * HOUR,
+        now + HOUR,
+    )
+    .await;
+    store
+        .create_board(
+            NewBoard {
+                leaderboard_id: bid("forever"),
+                name: "All time".into(),
+                order: Order::Desc,
+                operator: Operator::Best,
+                max_score: 100,
+                starts_at: None,
+                ends_at: None,
+                recurrence: Recurrence::None,
+                game_id: None,
+            },
+            Timestamp::now(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        store.due_boards(Timestamp::now()).await.unwrap(),
+        [bid("ended")]
+    );
+    let not_due = store
+        .close_board(&bid("open"), Timestamp::now(), &CloseOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(not_due, CloseProgress::NotDue { board: bid("open") });
+}

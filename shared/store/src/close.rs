@@ -1,0 +1,414 @@
+//! Season close: snapshot, archive and rollover of a board whose `endsAt` has passed.
+//!
+//! 1. **Close**: `status` goes `open` -> `closing` (conditional). From then on the board is
+//!    frozen: plays read the status (409), and a play sent near the board's end carries a
+//!    condition on `status = open` (see `plays`), so no score lands after `closing` commits.
+//! 2. **Count** the entries once (`playerCount`, kept on the board item).
+//! 3. **Snapshot**: walk the live entries in rank order, a page at a time, and write each
+//!    player's Final standing (`FINAL#<rank>`) and Season result (`RESULT#<boardId>`), and
+//!    **archive** the live Score item and the entry pointer by re-putting them with a `ttl`,
+//!    all in batches (unprocessed items retried). After each page the progress is checkpointed on
+//!    the board item (`closeRank`, `closeCursor`), monotonically.
+//! 4. **Roll over** a recurring board: its successor (same settings, predictable id) is created
+//!    if it does not exist.
+//! 5. **Finish**: `status = closed`, `closedAt`, `nextLeaderboardId`; the sparse `BOARDS#OPEN`
+//!    key is removed.
+//!
+//! Because the board is frozen, the walk is deterministic and every write is idempotent: a
+//! close stopped anywhere (time limit, crash) resumes from its checkpoint, and two closes at once
+//! write the same items, so the snapshot has no duplicate or missing rank and there is one
+//! successor.
+
+use std::time::Instant;
+
+use aws_sdk_dynamodb::types::Select;
+use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
+use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::time::Timestamp;
+
+use crate::items::{
+    Item, key_item, key_string, n, pointer_from_score_item, pointer_item, s, to_item,
+};
+use crate::model::{Board, BoardStatus, FinalStanding, SeasonResult};
+use crate::{Store, StoreError};
+
+/// How long archived live items are kept by default (days).
+pub const DEFAULT_RETENTION_DAYS: u64 = 30;
+
+/// How a close runs.
+#[derive(Debug, Clone)]
+pub struct CloseOptions {
+    /// Entries per page of the walk (each page is one Query and one checkpoint).
+    pub page_size: usize,
+    /// How long archived live items are kept before DynamoDB's TTL removes them.
+    pub retention_days: u64,
+    /// Stop (with the progress checkpointed) before starting a page after this instant.
+    pub deadline: Option<Instant>,
+    /// Stop after this many pages (for tests of interruption and resumption).
+    pub max_pages: Option<u32>,
+}
+
+impl Default for CloseOptions {
+    fn default() -> Self {
+        CloseOptions {
+            page_size: 500,
+            retention_days: DEFAULT_RETENTION_DAYS,
+            deadline: None,
+            max_pages: None,
+        }
+    }
+}
+
+/// Where a close got to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CloseProgress {
+    /// The board is closed (now or before).
+    Closed {
+        /// The board.
+        board: BoardId,
+        /// How many players it had.
+        player_count: u64,
+        /// Its successor, if it recurs.
+        next: Option<BoardId>,
+    },
+    /// Stopped before the end; the next run resumes from the checkpoint.
+    Paused {
+        /// The board.
+        board: BoardId,
+        /// Ranks snapshotted so far.
+        done: u64,
+        /// Ranks in all.
+        total: u64,
+    },
+    /// The board has not ended yet (or has no end); nothing was done.
+    NotDue {
+        /// The board.
+        board: BoardId,
+    },
+}
+
+fn num_attr(item: &Item, attr: &str) -> Option<u64> {
+    item.get(attr)?.as_n().ok()?.parse().ok()
+}
+
+impl Store {
+    /// The open (or closing) boards whose `endsAt` is at or before `now`, from GSI2's sparse
+    /// `BOARDS#OPEN` partition (never a Scan), oldest end first.
+    pub async fn due_boards(&self, now: Timestamp) -> Result<Vec<BoardId>, StoreError> {
+        let mut due = Vec::new();
+        let mut start = None;
+        loop {
+            let out = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .index_name("GSI2")
+                .key_condition_expression("gsi2pk = :pk AND gsi2sk < :end")
+                .expression_attribute_values(":pk", s(entity::BOARDS_OPEN))
+                .expression_attribute_values(":end", s(entity::boards_open_ended_by(now)))
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk("Query(GSI2 due boards)", e))?;
+            for item in out.items.unwrap_or_default() {
+                let (_, board) = entity::parse_board_open_gsi2_sk(&key_string(&item, "gsi2sk"))?;
+                due.push(board);
+            }
+            start = out.last_evaluated_key;
+            if start.is_none() {
+                return Ok(due);
+            }
+        }
+    }
+
+    /// Closes one board as far as `options` allow: see the module docs. Safe to run again, and
+    /// at the same time as another close of the same board.
+    #[tracing::instrument(skip(self, options), fields(board = %id))]
+    pub async fn close_board(
+        &self,
+        id: &BoardId,
+        now: Timestamp,
+        options: &CloseOptions,
+    ) -> Result<CloseProgress, StoreError> {
+        let key = entity::board(id);
+        let raw = self
+            .get_raw(&key)
+            .await?
+            .ok_or_else(|| StoreError::NotFound {
+                what: "leaderboard",
+                id: id.to_string(),
+            })?;
+        let board: Board = crate::items::from_item(raw.clone())?;
+        if board.status == BoardStatus::Closed {
+            return Ok(CloseProgress::Closed {
+                board: id.clone(),
+                player_count: board.player_count.unwrap_or(0),
+                next: board.next_leaderboard_id,
+            });
+        }
+        if board.ends_at.is_none_or(|end| end > now) {
+            return Ok(CloseProgress::NotDue { board: id.clone() });
+        }
+        if board.status == BoardStatus::Open {
+            self.begin_closing(id, now).await?;
+        }
+        let total = match board.player_count {
+            Some(count) => count,
+            None => self.count_entries(id).await?,
+        };
+        let (mut done, mut cursor) = (
+            num_attr(&raw, "closeRank").unwrap_or(0),
+            raw.get("closeCursor").and_then(|v| v.as_s().ok()).cloned(),
+        );
+        let ttl = now.as_secs() + options.retention_days * 86_400;
+        let started = Instant::now();
+        let mut pages = 0u32;
+        let pk = entity::board_pk(id);
+        while done < total {
+            if options.max_pages.is_some_and(|m| pages >= m)
+                || options.deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                tracing::info!(board = %id, done, total, "close paused; resumes on the next run");
+                return Ok(CloseProgress::Paused {
+                    board: id.clone(),
+                    done,
+                    total,
+                });
+            }
+            // The next page of live entries after the checkpoint, in rank order.
+            let upper = cursor
+                .clone()
+                .unwrap_or_else(|| SCORE_UPPER_BOUND.to_owned());
+            let out = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
+                .expression_attribute_values(":pk", s(&pk))
+                .expression_attribute_values(":lo", s(SCORE_PREFIX))
+                .expression_attribute_values(":hi", s(&upper))
+                .scan_index_forward(false)
+                .consistent_read(true)
+                .limit(options.page_size as i32 + 1)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk("Query(close page)", e))?;
+            let mut items: Vec<Item> = out.items.unwrap_or_default();
+            // The upper bound is inclusive: skip the checkpointed entry itself.
+            if cursor.is_some()
+                && items
+                    .first()
+                    .is_some_and(|i| Some(key_string(i, "sk")) == cursor)
+            {
+                items.remove(0);
+            }
+            items.truncate(options.page_size);
+            if items.is_empty() {
+                break;
+            }
+            let mut writes = Vec::with_capacity(items.len() * 4);
+            for (item, rank) in items.iter().zip(done + 1..) {
+                let pointer = pointer_from_score_item(item)?;
+                let standing = FinalStanding {
+                    leaderboard_id: id.clone(),
+                    rank,
+                    player_id: pointer.player_id.clone(),
+                    score: pointer.score,
+                    attained_at: pointer.attained_at,
+                };
+                writes.push(to_item(
+                    &standing,
+                    &entity::final_standing(id, rank)?,
+                    None,
+                    None,
+                )?);
+                let result = SeasonResult {
+                    leaderboard_id: id.clone(),
+                    player_id: pointer.player_id.clone(),
+                    rank,
+                    score: pointer.score,
+                    player_count: total,
+                    attained_at: pointer.attained_at,
+                };
+                writes.push(to_item(
+                    &result,
+                    &entity::season_result(&pointer.player_id, id),
+                    None,
+                    None,
+                )?);
+                // Archive: the live item and its pointer, as they are, with a ttl.
+                let mut archived = item.clone();
+                archived.insert("ttl".into(), n(ttl));
+                writes.push(archived);
+                let mut pointer_archived = pointer_item(&pointer)?;
+                pointer_archived.insert("ttl".into(), n(ttl));
+                writes.push(pointer_archived);
+            }
+            self.put_all(writes).await?;
+            let last_sk = key_string(items.last().unwrap_or(&Item::new()), "sk");
+            done += items.len() as u64;
+            cursor = Some(last_sk);
+            pages += 1;
+            (done, cursor) = self.checkpoint(id, done, cursor).await?;
+            let secs = started.elapsed().as_secs_f64().max(1e-6);
+            tracing::info!(
+                board = %id,
+                done,
+                total,
+                rate = (pages as f64 * options.page_size as f64 / secs).round(),
+                "snapshot progress"
+            );
+        }
+        let next = self.roll_over(&board).await?;
+        self.finish_closing(id, now, total, next.as_ref()).await?;
+        tracing::info!(board = %id, players = total, next = ?next, "closed");
+        Ok(CloseProgress::Closed {
+            board: id.clone(),
+            player_count: total,
+            next,
+        })
+    }
+
+    /// `open` -> `closing`; a close already under way is fine.
+    async fn begin_closing(&self, id: &BoardId, now: Timestamp) -> Result<(), StoreError> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key_item(&entity::board(id))))
+            .update_expression("SET #status = :closing, closingAt = :now")
+            .condition_expression("#status = :open")
+            .expression_attribute_names("#status", "status")
+            .expression_attribute_values(":closing", s("closing"))
+            .expression_attribute_values(":open", s("open"))
+            .expression_attribute_values(":now", s(now.to_string()))
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(closing)", e));
+        match result {
+            Ok(_) | Err(StoreError::ConditionalCheckFailed) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Counts the frozen board's entries and records `playerCount` (the same number for every
+    /// concurrent close).
+    async fn count_entries(&self, id: &BoardId) -> Result<u64, StoreError> {
+        let pk = entity::board_pk(id);
+        let mut count = 0u64;
+        let mut start = None;
+        loop {
+            let out = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression("pk = :pk AND begins_with(sk, :prefix)")
+                .expression_attribute_values(":pk", s(&pk))
+                .expression_attribute_values(":prefix", s(SCORE_PREFIX))
+                .select(Select::Count)
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk("Query(count entries)", e))?;
+            count += out.count.max(0) as u64;
+            start = out.last_evaluated_key;
+            if start.is_none() {
+                break;
+            }
+        }
+        self.client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key_item(&entity::board(id))))
+            .update_expression("SET playerCount = if_not_exists(playerCount, :count)")
+            .expression_attribute_values(":count", n(count))
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(playerCount)", e))?;
+        Ok(count)
+    }
+
+    /// Records progress `done` / `cursor` unless another close got further; returns the
+    /// furthest progress, so a close that fell behind jumps ahead.
+    async fn checkpoint(
+        &self,
+        id: &BoardId,
+        done: u64,
+        cursor: Option<String>,
+    ) -> Result<(u64, Option<String>), StoreError> {
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key_item(&entity::board(id))))
+            .update_expression("SET closeRank = :done, closeCursor = :cursor")
+            .condition_expression("attribute_not_exists(closeRank) OR closeRank < :done")
+            .expression_attribute_values(":done", n(done))
+            .expression_attribute_values(":cursor", s(cursor.clone().unwrap_or_default()))
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(close checkpoint)", e));
+        match result {
+            Ok(_) => Ok((done, cursor)),
+            Err(StoreError::ConditionalCheckFailed) => {
+                let raw = self.get_raw(&entity::board(id)).await?.unwrap_or_default();
+                let theirs = num_attr(&raw, "closeRank").unwrap_or(0);
+                if theirs > done {
+                    let c = raw.get("closeCursor").and_then(|v| v.as_s().ok()).cloned();
+                    Ok((theirs, c))
+                } else {
+                    Ok((done, cursor))
+                }
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Creates the successor of a recurring board unless it exists; returns its id.
+    async fn roll_over(&self, board: &Board) -> Result<Option<BoardId>, StoreError> {
+        let Some(next) = crate::rollover::successor(board) else {
+            return Ok(None);
+        };
+        let id = next.leaderboard_id.clone();
+        let successor = Board::create(next, board.ends_at.unwrap_or(board.starts_at))?;
+        match self.put_new_board(&successor).await {
+            Ok(()) | Err(StoreError::AlreadyExists { .. }) => Ok(Some(id)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `closing` -> `closed`, off the open-board index.
+    async fn finish_closing(
+        &self,
+        id: &BoardId,
+        now: Timestamp,
+        player_count: u64,
+        next: Option<&BoardId>,
+    ) -> Result<(), StoreError> {
+        let mut update = String::from(
+            "SET #status = :closed, closedAt = if_not_exists(closedAt, :now), playerCount = :count \
+             REMOVE gsi2pk, gsi2sk",
+        );
+        let mut req = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key_item(&entity::board(id))))
+            .condition_expression("#status IN (:closing, :closed)")
+            .expression_attribute_names("#status", "status")
+            .expression_attribute_values(":closed", s("closed"))
+            .expression_attribute_values(":closing", s("closing"))
+            .expression_attribute_values(":now", s(now.to_string()))
+            .expression_attribute_values(":count", n(player_count));
+        if let Some(next) = next {
+            update = update.replace(" REMOVE", ", nextLeaderboardId = :next REMOVE");
+            req = req.expression_attribute_values(":next", s(next.as_str()));
+        }
+        req.update_expression(update)
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(closed)", e))?;
+        Ok(())
+    }
+}
