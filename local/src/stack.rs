@@ -1,0 +1,246 @@
+//! The whole local stack: DynamoDB Local, the table from `template.yaml`, the HTTP API, the
+//! stream poller and the schedule, started together and stopped together.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use leaderboard_devkit::local::DynamoDbLocal;
+use leaderboard_devkit::template::TableDefinition;
+use leaderboard_store::{Config, Store};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::Error;
+use crate::gateway::Gateway;
+use crate::jwt::{DEFAULT_SECRET, JwtKey};
+use crate::poller::{PollerStats, StreamPoller};
+use crate::schedule::Schedule;
+use crate::template::LocalTemplate;
+
+/// The table name when `TABLE_NAME` is not set.
+pub const DEFAULT_TABLE: &str = "leaderboard-local";
+
+/// How long a stop waits for the tasks before it aborts them.
+const STOP_WITHIN: Duration = Duration::from_secs(10);
+
+/// What the stack is started with (see [`Settings::from_env`]).
+#[derive(Clone)]
+pub struct Settings {
+    /// DynamoDB Local's port (0: any free port).
+    pub dynamodb_port: u16,
+    /// The HTTP API's port (0: any free port).
+    pub api_port: u16,
+    /// The table name.
+    pub table_name: String,
+    /// The HS256 secret of the tokens.
+    pub jwt_secret: String,
+    /// The cursor secret (`None`: the store's fallback).
+    pub cursor_secret: Option<String>,
+    /// How often season close runs (`None`: the template's schedule).
+    pub close_every: Option<Duration>,
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("dynamodb_port", &self.dynamodb_port)
+            .field("api_port", &self.api_port)
+            .field("table_name", &self.table_name)
+            .field("close_every", &self.close_every)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Settings {
+    /// From the environment: `DYNAMODB_PORT` (default 8000), `LOCAL_API_PORT` (3000),
+    /// `TABLE_NAME` (`leaderboard-local`), `LOCAL_JWT_SECRET` (`local-dev-secret`),
+    /// `CURSOR_SECRET`, `LOCAL_CLOSE_EVERY_SECS` (the template's rate).
+    pub fn from_env() -> Result<Settings, Error> {
+        Self::from_lookup(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+    }
+
+    /// The same, through `lookup`.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Settings, Error> {
+        let port = |name: &str, default: u16| -> Result<u16, Error> {
+            lookup(name).map_or(Ok(default), |v| {
+                v.parse()
+                    .map_err(|_| Error::Config(format!("{name} must be a port number, not {v:?}")))
+            })
+        };
+        let close_every = lookup("LOCAL_CLOSE_EVERY_SECS")
+            .map(|v| {
+                v.parse::<u64>()
+                    .ok()
+                    .filter(|s| *s > 0)
+                    .map(Duration::from_secs)
+                    .ok_or_else(|| {
+                        Error::Config(format!(
+                            "LOCAL_CLOSE_EVERY_SECS must be a positive integer, not {v:?}"
+                        ))
+                    })
+            })
+            .transpose()?;
+        Ok(Settings {
+            dynamodb_port: port("DYNAMODB_PORT", 8000)?,
+            api_port: port("LOCAL_API_PORT", 3000)?,
+            table_name: lookup("TABLE_NAME").unwrap_or_else(|| DEFAULT_TABLE.to_owned()),
+            jwt_secret: lookup("LOCAL_JWT_SECRET").unwrap_or_else(|| DEFAULT_SECRET.to_owned()),
+            cursor_secret: lookup("CURSOR_SECRET"),
+            close_every,
+        })
+    }
+}
+
+/// A running local stack. [`Stack::stop`] stops all of it, DynamoDB Local included (and if the
+/// process dies instead, DynamoDB Local's watchdog stops it).
+pub struct Stack {
+    dynamodb: DynamoDbLocal,
+    api_addr: SocketAddr,
+    key: JwtKey,
+    table: String,
+    close_every: Duration,
+    poller: Arc<PollerStats>,
+    stop: watch::Sender<bool>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Stack {
+    /// Starts everything: takes the API port first (so a busy port fails fast), starts
+    /// DynamoDB Local, creates the table from `template.yaml`, and starts the HTTP API, the
+    /// stream poller and the schedule.
+    pub async fn start(settings: Settings) -> Result<Stack, Error> {
+        let template = Arc::new(LocalTemplate::from_repo()?);
+        let listener = TcpListener::bind(("127.0.0.1", settings.api_port))
+            .await
+            .map_err(|e| {
+                Error::Config(format!(
+                    "cannot listen on 127.0.0.1:{} ({e}); set LOCAL_API_PORT to another port",
+                    settings.api_port
+                ))
+            })?;
+        let close_every = settings.close_every.unwrap_or(template.close_every);
+        let dynamodb = DynamoDbLocal::start(settings.dynamodb_port).await?;
+        match Self::wire(&settings, template, close_every, listener, &dynamodb).await {
+            Ok((api_addr, poller, stop, tasks)) => Ok(Stack {
+                dynamodb,
+                api_addr,
+                key: JwtKey::new(&settings.jwt_secret),
+                table: settings.table_name.clone(),
+                close_every,
+                poller,
+                stop,
+                tasks,
+            }),
+            Err(e) => {
+                dynamodb.stop().await;
+                Err(e)
+            }
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    async fn wire(
+        settings: &Settings,
+        template: Arc<LocalTemplate>,
+        every: Duration,
+        listener: TcpListener,
+        dynamodb: &DynamoDbLocal,
+    ) -> Result<
+        (
+            SocketAddr,
+            Arc<PollerStats>,
+            watch::Sender<bool>,
+            Vec<JoinHandle<()>>,
+        ),
+        Error,
+    > {
+        let endpoint = dynamodb.endpoint();
+        let client = leaderboard_devkit::local::client(endpoint);
+        TableDefinition::from_repo()?
+            .create(&client, &settings.table_name)
+            .await?;
+        let config = Config::from_lookup(|k| match k {
+            "TABLE_NAME" => Some(settings.table_name.clone()),
+            "CURSOR_SECRET" => settings.cursor_secret.clone(),
+            _ => None,
+        })?;
+        let store = Store::new(client, &config);
+        let (stop, stopped) = watch::channel(false);
+        let (stats, poller) =
+            StreamPoller::spawn(endpoint, &config, template.stream.clone(), stopped.clone())
+                .await?;
+        let close =
+            season_close::App::from_env(store.clone()).map_err(|e| Error::Config(e.to_string()))?;
+        let schedule = Arc::new(Schedule::new(close, template.close_timeout));
+        let api_addr = listener.local_addr()?;
+        let gateway = Arc::new(Gateway::new(
+            Arc::clone(&template),
+            JwtKey::new(&settings.jwt_secret),
+            submit_score::App::new(store.clone()),
+            leaderboard_api::App::new(store),
+            Arc::clone(&schedule),
+            api_addr.to_string(),
+        ));
+        let tasks = vec![
+            tokio::spawn(crate::server::serve(listener, gateway, stopped.clone())),
+            poller,
+            tokio::spawn(async move { schedule.run_every(every, stopped).await }),
+        ];
+        Ok((api_addr, stats, stop, tasks))
+    }
+
+    /// The HTTP API's address.
+    pub fn api_addr(&self) -> SocketAddr {
+        self.api_addr
+    }
+
+    /// The HTTP API's base URL, `http://127.0.0.1:<port>`.
+    pub fn api_url(&self) -> String {
+        format!("http://{}", self.api_addr)
+    }
+
+    /// DynamoDB Local's endpoint.
+    pub fn dynamodb_endpoint(&self) -> &str {
+        self.dynamodb.endpoint()
+    }
+
+    /// DynamoDB Local's port.
+    pub fn dynamodb_port(&self) -> u16 {
+        self.dynamodb.port()
+    }
+
+    /// The table name.
+    pub fn table_name(&self) -> &str {
+        &self.table
+    }
+
+    /// The key that signs and verifies tokens.
+    pub fn key(&self) -> &JwtKey {
+        &self.key
+    }
+
+    /// How often season close runs.
+    pub fn close_every(&self) -> Duration {
+        self.close_every
+    }
+
+    /// The stream poller's counters.
+    pub fn poller_stats(&self) -> &PollerStats {
+        &self.poller
+    }
+
+    /// Stops the HTTP API (in-flight requests finish), the poller and the schedule, then
+    /// DynamoDB Local.
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        for task in self.tasks {
+            let abort = task.abort_handle();
+            if tokio::time::timeout(STOP_WITHIN, task).await.is_err() {
+                abort.abort();
+            }
+        }
+        self.dynamodb.stop().await;
+    }
+}

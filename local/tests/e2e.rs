@@ -1,0 +1,397 @@
+//! End to end: the run command's binary as a child process (on free ports, `--no-demo`),
+//! driven over HTTP only, as a game and an operator would: profiles, boards, submissions,
+//! top-N, rank, around, the projected `lifetimeScore`/`gamesPlayed` (through the stream
+//! poller), season close through the schedule trigger, final standings and results; tokens
+//! refused; and SIGTERM stopping everything, DynamoDB Local included.
+
+use std::io::{BufRead, BufReader};
+use std::net::{SocketAddr, TcpListener};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use chrono::{SecondsFormat, Utc};
+use http::Method;
+use leaderboard_local::client::{ApiClient, ApiResponse};
+use leaderboard_local::jwt::{DEFAULT_SECRET, JwtKey};
+use serde_json::{Value, json};
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn port_is_free(port: u16) -> bool {
+    TcpListener::bind(("127.0.0.1", port)).is_ok()
+}
+
+/// The stack as a child process. Killed (and so DynamoDB Local with it, by its watchdog) if a
+/// test fails before it stops it.
+struct LocalStack {
+    child: Option<Child>,
+    api: ApiClient,
+    api_port: u16,
+    dynamodb_port: u16,
+    /// The child's stdout lines after the ready line, read on a thread.
+    _stdout: std::thread::JoinHandle<()>,
+}
+
+impl LocalStack {
+    fn start(extra_env: &[(&str, &str)]) -> LocalStack {
+        let api_port = free_port();
+        let dynamodb_port = free_port();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_leaderboard-local"));
+        cmd.arg("--no-demo")
+            .env("LOCAL_API_PORT", api_port.to_string())
+            .env("DYNAMODB_PORT", dynamodb_port.to_string())
+            .env_remove("TABLE_NAME")
+            .env_remove("LOCAL_JWT_SECRET")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        for (k, v) in extra_env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("start leaderboard-local");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                println!("[local] {line}");
+                let _ = tx.send(line);
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) if line.starts_with("leaderboard local stack ready on ") => {
+                    assert!(
+                        line.contains(&format!("http://127.0.0.1:{api_port}")),
+                        "{line}"
+                    );
+                    assert!(line.contains(&format!(":{dynamodb_port}")), "{line}");
+                    break;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    let _ = child.kill();
+                    panic!("no ready line from leaderboard-local: {e}");
+                }
+            }
+        }
+        LocalStack {
+            child: Some(child),
+            api: ApiClient::new(SocketAddr::from(([127, 0, 0, 1], api_port))),
+            api_port,
+            dynamodb_port,
+            _stdout: reader,
+        }
+    }
+
+    /// Sends SIGTERM and waits for the exit status.
+    fn terminate(&mut self) -> std::process::ExitStatus {
+        let mut child = self.child.take().expect("running");
+        let status = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("leaderboard-local did not stop within 60 s of SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for LocalStack {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn ok(resp: ApiResponse, status: u16) -> Value {
+    assert_eq!(resp.status, status, "{}", resp.body);
+    resp.body
+}
+
+fn rfc3339(t: chrono::DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// Polls `check` until it returns `Some`, or fails after `limit`.
+async fn eventually<T, F, Fut>(what: &str, limit: Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "{what}: not within {limit:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_local_stack_end_to_end_over_http() {
+    // GIVEN the stack, with no scheduled close during the test (the trigger runs it).
+    let mut stack = LocalStack::start(&[("LOCAL_CLOSE_EVERY_SECS", "3600")]);
+    let api = stack.api;
+    let key = JwtKey::new(DEFAULT_SECRET);
+    let now = Utc::now();
+    let token = |sub: &str| key.token_for(sub, &[], Utc::now().timestamp(), 600);
+    let admin = key.token_for("ops", &["admin"], now.timestamp(), 600);
+    let (alice, bob, carol) = (token("p_alice"), token("p_bob"), token("p_carol"));
+
+    // Tokens: none, expired, badly signed, malformed -> 401 before any handler; a player's
+    // token on an admin route -> 403 from the handler.
+    let body = json!({"name": "alice"});
+    for bad in [
+        None,
+        Some(key.token_for("p_alice", &[], now.timestamp() - 120, 60)),
+        Some(JwtKey::new("not-the-secret").token_for("p_alice", &[], now.timestamp(), 60)),
+        Some("not-a-jwt".to_owned()),
+    ] {
+        let r = api.put("/players/me", bad.as_deref(), &body).await.unwrap();
+        let err = ok(r, 401);
+        assert_eq!(err["error"]["code"], "unauthorized");
+    }
+    let r = api
+        .post(
+            "/leaderboards",
+            Some(&alice),
+            &json!({"leaderboardId": "x"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(ok(r, 403)["error"]["code"], "forbidden");
+    let r = api.get("/no/such/route").await.unwrap();
+    assert_eq!(ok(r, 404)["error"]["code"], "not_found");
+
+    // Profiles.
+    for (t, name) in [(&alice, "alice"), (&bob, "bob"), (&carol, "carol")] {
+        let p = ok(
+            api.put("/players/me", Some(t), &json!({"name": name}))
+                .await
+                .unwrap(),
+            200,
+        );
+        assert_eq!(p["name"], name);
+    }
+
+    // Boards: a season board, and a short one that ends in a few seconds.
+    let short_ends = now + chrono::Duration::seconds(4);
+    for (id, ends) in [
+        ("season_e2e", now + chrono::Duration::days(30)),
+        ("sprint_e2e", short_ends),
+    ] {
+        let b = ok(
+            api.post(
+                "/leaderboards",
+                Some(&admin),
+                &json!({
+                    "leaderboardId": id, "name": id, "gameId": "e2e",
+                    "startsAt": rfc3339(now - chrono::Duration::minutes(1)),
+                    "endsAt": rfc3339(ends),
+                }),
+            )
+            .await
+            .unwrap(),
+            201,
+        );
+        assert_eq!(b["leaderboardId"], id);
+    }
+    // An "any" route needs no token.
+    let b = ok(api.get("/leaderboards/season_e2e").await.unwrap(), 200);
+    assert_eq!(b["status"], "open");
+
+    // Submissions: POST /sessions to both boards, and the one-board shorthand.
+    let boards = json!(["season_e2e", "sprint_e2e"]);
+    let mut expected: Vec<(&str, u64, u64)> = Vec::new(); // (player, lifetime, games)
+    for (t, player, scores) in [
+        (&alice, "p_alice", &[500u64, 900][..]),
+        (&bob, "p_bob", &[700][..]),
+        (&carol, "p_carol", &[300, 100, 200][..]),
+    ] {
+        for score in scores {
+            let r = ok(
+                api.post(
+                    "/sessions",
+                    Some(t),
+                    &json!({"score": score, "gameId": "e2e", "leaderboardIds": boards}),
+                )
+                .await
+                .unwrap(),
+                200,
+            );
+            assert_eq!(r["playerId"], player);
+            assert_eq!(r["results"].as_array().unwrap().len(), 2);
+        }
+        expected.push((player, scores.iter().sum(), scores.len() as u64));
+    }
+    let r = ok(
+        api.post(
+            "/leaderboards/season_e2e/scores",
+            Some(&bob),
+            &json!({"score": 1000, "gameId": "e2e"}),
+        )
+        .await
+        .unwrap(),
+        200,
+    );
+    assert_eq!(
+        (r["best"].as_u64(), r["rank"].as_u64()),
+        (Some(1000), Some(1))
+    );
+    expected[1] = ("p_bob", 1700, 2);
+
+    // Top-N, rank, around.
+    let top = ok(
+        api.get("/leaderboards/season_e2e/scores?limit=10")
+            .await
+            .unwrap(),
+        200,
+    );
+    let order: Vec<(&str, u64)> = top["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["playerId"].as_str().unwrap(),
+                e["score"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(order, [("p_bob", 1000), ("p_alice", 900), ("p_carol", 300)]);
+    let rank = ok(
+        api.get("/leaderboards/season_e2e/players/p_alice")
+            .await
+            .unwrap(),
+        200,
+    );
+    assert_eq!(
+        (rank["rank"].as_u64(), rank["score"].as_u64()),
+        (Some(2), Some(900))
+    );
+    let around = ok(
+        api.get("/leaderboards/season_e2e/players/p_alice/around?n=1")
+            .await
+            .unwrap(),
+        200,
+    );
+    let ranks: Vec<u64> = around["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["rank"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ranks, [1, 2, 3]);
+
+    // The projector counts every play once, through the stream poller, eventually.
+    for (player, lifetime, games) in expected {
+        eventually(
+            &format!("{player}'s projected totals"),
+            Duration::from_secs(30),
+            || async move {
+                let p = api.get(&format!("/players/{player}")).await.ok()?.body;
+                (p["lifetimeScore"].as_u64() == Some(lifetime)
+                    && p["gamesPlayed"].as_u64() == Some(games))
+                .then_some(())
+            },
+        )
+        .await;
+    }
+
+    // Season close through the schedule trigger, once the short board has ended.
+    let wait = (short_ends - Utc::now()).to_std().unwrap_or_default() + Duration::from_millis(500);
+    tokio::time::sleep(wait).await;
+    let summary = ok(
+        api.send(Method::POST, "/local/schedule/season-close", None, None)
+            .await
+            .unwrap(),
+        200,
+    );
+    let closed: Vec<&str> = summary["closed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["leaderboardId"].as_str().unwrap())
+        .collect();
+    assert_eq!(closed, ["sprint_e2e"], "{summary}");
+    assert_eq!(summary["closed"][0]["playerCount"], 3);
+
+    // Final standings, the board's status, results, and no more scores on it.
+    let board = ok(api.get("/leaderboards/sprint_e2e").await.unwrap(), 200);
+    assert_eq!(board["status"], "closed");
+    let standings = ok(
+        api.get("/leaderboards/sprint_e2e/scores").await.unwrap(),
+        200,
+    );
+    let finals: Vec<(u64, &str, u64)> = standings["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["rank"].as_u64().unwrap(),
+                e["playerId"].as_str().unwrap(),
+                e["score"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        finals,
+        [(1, "p_alice", 900), (2, "p_bob", 700), (3, "p_carol", 300)]
+    );
+    let results = ok(api.get("/players/p_bob/results").await.unwrap(), 200);
+    let sprint = results["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["leaderboardId"] == "sprint_e2e")
+        .unwrap_or_else(|| panic!("no sprint_e2e result: {results}"));
+    assert_eq!(
+        (
+            sprint["rank"].as_u64(),
+            sprint["score"].as_u64(),
+            sprint["playerCount"].as_u64()
+        ),
+        (Some(2), Some(700), Some(3))
+    );
+    let late = api
+        .post(
+            "/leaderboards/sprint_e2e/scores",
+            Some(&alice),
+            &json!({"score": 5}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(ok(late, 409)["error"]["code"], "board_closed");
+
+    // SIGTERM stops everything it started: exit 0, both ports free again.
+    let status = stack.terminate();
+    assert!(status.success(), "{status}");
+    let (api_port, dynamodb_port) = (stack.api_port, stack.dynamodb_port);
+    eventually(
+        "ports free after stop",
+        Duration::from_secs(10),
+        || async move { (port_is_free(api_port) && port_is_free(dynamodb_port)).then_some(()) },
+    )
+    .await;
+}

@@ -1,0 +1,81 @@
+//! One route table: the template's `HttpApi` routes (what API Gateway and the local gateway
+//! serve) are exactly the routes the two HTTP functions' routers handle, and exactly the
+//! operations of `openapi.yaml`; and each route goes to the function whose router has it.
+
+use std::collections::BTreeSet;
+
+use leaderboard_local::template::{Auth, HttpFunction, LocalTemplate};
+
+type RouteSet = BTreeSet<(String, String)>;
+
+fn router_routes<T: Copy>(router: &leaderboard_http::Router<T>) -> RouteSet {
+    router
+        .routes()
+        .map(|(m, p)| (m.as_str().to_owned(), p.to_owned()))
+        .collect()
+}
+
+#[test]
+fn template_routes_are_the_routers_and_the_openapi_paths() {
+    let template = LocalTemplate::from_repo().unwrap();
+    let of = |f: HttpFunction| -> RouteSet {
+        template
+            .routes
+            .iter()
+            .filter(|r| r.function == f)
+            .map(|r| (r.method.as_str().to_owned(), r.path.clone()))
+            .collect()
+    };
+    let submit = router_routes(&submit_score::ROUTER);
+    let api = router_routes(&leaderboard_api::ROUTER);
+    assert_eq!(of(HttpFunction::SubmitScore), submit);
+    assert_eq!(of(HttpFunction::LeaderboardApi), api);
+    assert_eq!(
+        template.routes.len(),
+        submit.len() + api.len(),
+        "a route is listed twice in template.yaml"
+    );
+
+    let root = leaderboard_devkit::repo_root();
+    let openapi: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(root.join("openapi.yaml")).unwrap()).unwrap();
+    let mut documented = RouteSet::new();
+    for (path, ops) in openapi["paths"].as_mapping().unwrap() {
+        for (method, _) in ops.as_mapping().unwrap() {
+            let method = method.as_str().unwrap().to_ascii_uppercase();
+            if ["GET", "PUT", "POST", "DELETE", "PATCH"].contains(&method.as_str()) {
+                documented.insert((method, path.as_str().unwrap().to_owned()));
+            }
+        }
+    }
+    let all: RouteSet = submit.union(&api).cloned().collect();
+    assert_eq!(all, documented);
+}
+
+#[test]
+fn only_the_contracts_any_routes_skip_the_authorizer() {
+    let template = LocalTemplate::from_repo().unwrap();
+    let open: BTreeSet<String> = template
+        .routes
+        .iter()
+        .filter(|r| r.auth == Auth::None)
+        .map(|r| r.route_key())
+        .collect();
+    // The contract's "any" routes (contract.md, section 2).
+    let expected: BTreeSet<String> = [
+        "GET /leaderboards/{boardId}",
+        "GET /leaderboards/{boardId}/scores",
+        "GET /leaderboards/{boardId}/players/{playerId}",
+        "GET /leaderboards/{boardId}/players/{playerId}/around",
+        "GET /players/{playerId}",
+        "GET /players/{playerId}/scores",
+        "GET /players/{playerId}/sessions",
+        "GET /players/{playerId}/sessions/{sessionId}",
+        "GET /players/{playerId}/results",
+        "GET /games/{gameId}/sessions",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    assert_eq!(open, expected);
+}
