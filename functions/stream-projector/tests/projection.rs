@@ -151,7 +151,10 @@ async fn a_poisoned_record_is_reported_alone_and_the_rest_applied_once() {
         // WHEN it is delivered, THEN exactly the poison is reported
         assert_eq!(deliver(&target.store, &batch).await, vec![bad.clone()]);
         // and Lambda re-delivers from it: reported again, nothing after it counted twice
-        assert_eq!(deliver(&target.store, &batch[at..]).await, vec![bad.clone()]);
+        assert_eq!(
+            deliver(&target.store, &batch[at..]).await,
+            vec![bad.clone()]
+        );
         // (the event source mapping gives up on it after its retries; the next batch starts
         // after it)
     }
