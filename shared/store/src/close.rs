@@ -21,7 +21,6 @@
 
 use std::time::Instant;
 
-use aws_sdk_dynamodb::types::Select;
 use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
@@ -294,29 +293,9 @@ impl Store {
     /// Counts the frozen board's entries and records `playerCount` (the same number for every
     /// concurrent close).
     async fn count_entries(&self, id: &BoardId) -> Result<u64, StoreError> {
-        let pk = entity::board_pk(id);
-        let mut count = 0u64;
-        let mut start = None;
-        loop {
-            let out = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("pk = :pk AND begins_with(sk, :prefix)")
-                .expression_attribute_values(":pk", s(&pk))
-                .expression_attribute_values(":prefix", s(SCORE_PREFIX))
-                .select(Select::Count)
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::sdk("Query(count entries)", e))?;
-            count += out.count.max(0) as u64;
-            start = out.last_evaluated_key;
-            if start.is_none() {
-                break;
-            }
-        }
+        let (count, _) = self
+            .count_range(&entity::board_pk(id), SCORE_PREFIX, SCORE_UPPER_BOUND)
+            .await?;
         self.client
             .update_item()
             .table_name(&self.table)
