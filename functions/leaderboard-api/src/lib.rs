@@ -243,7 +243,7 @@ async fn dispatch(app: &App, req: &Request) -> Result<Response<Body>, ApiError> 
                         attained_at: r.attained_at,
                     })
             } else {
-                store.player_rank(&id, &player).await?
+                store.player_rank(&board, &player).await?
             };
             ok(&entry.ok_or_else(|| no_entry(&id, &player))?)
         }
@@ -259,7 +259,7 @@ async fn dispatch(app: &App, req: &Request) -> Result<Response<Body>, ApiError> 
                     .await?
             } else {
                 store
-                    .around_player(&id, &player, n as usize)
+                    .around_player(&board, &player, n as usize)
                     .await?
                     .ok_or_else(|| no_entry(&id, &player))?
             };

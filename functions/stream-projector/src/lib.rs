@@ -33,6 +33,10 @@
 //! without a sequence number cannot be named: its failure has no `itemIdentifier`, which Lambda
 //! takes as a failure of the whole batch (harmless: every re-delivered record is recognised).
 //!
+//! # The rank index
+//! The same batches carry the Score items' changes, which keep the board's rank index (see
+//! [`rank`]): [`handle`] runs both halves over every batch and reports the failures of both.
+//!
 //! The handler never panics on input: with `panic = "abort"` a panic would fail the whole batch.
 
 use std::collections::HashMap;
@@ -48,6 +52,9 @@ use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::Session;
 use leaderboard_store::{ProjectedSession, ProjectionOutcome, SequenceNumber, Store, StoreError};
 use serde_dynamo::AttributeValue;
+
+pub mod rank;
+pub use rank::RankIndex;
 
 /// How many players' writes of one batch run at once.
 pub const MAX_CONCURRENT_PLAYERS: usize = 16;
@@ -301,12 +308,21 @@ pub async fn project<P: Projection>(
     response
 }
 
-/// The Lambda handler: one stream batch in, its failed records out.
-pub async fn handle<P: Projection>(
-    projection: &P,
+/// The Lambda handler: one stream batch in, its failed records out. The batch's Session
+/// INSERTs go to the players' totals ([`project`]) and its Score changes to the rank index
+/// ([`rank::index`]), side by side; the failures of both are reported.
+pub async fn handle<P: Projection + RankIndex>(
+    store: &P,
     event: LambdaEvent<Event>,
 ) -> Result<DynamoDbEventResponse, Error> {
-    Ok(project(projection, event.payload.records, Timestamp::now()).await)
+    let records = event.payload.records;
+    let ranks = rank::plan(&records);
+    let (mut response, rank_failures) = futures::join!(
+        project(store, records, Timestamp::now()),
+        rank::index(store, &ranks)
+    );
+    response.batch_item_failures.extend(rank_failures);
+    Ok(response)
 }
 
 #[cfg(test)]

@@ -29,9 +29,10 @@ async fn reads_in_order_keeps_its_position_and_starts_after_a_sequence_number() 
     .unwrap();
     assert!(reader.stream_arn().contains(&sc.table.name));
 
-    // Three boards, then a play on three boards: Session, and a pointer and a Score per board.
+    // Three boards, then a play on three boards: Session, and a pointer, a Score and a rank
+    // index written count per board.
     let first = reader.read(usize::MAX).await.unwrap();
-    assert_eq!(first.len(), 3 + 1 + 2 * 3);
+    assert_eq!(first.len(), 3 + 1 + 3 * 3);
     assert!(
         first
             .windows(2)
@@ -42,7 +43,7 @@ async fn reads_in_order_keeps_its_position_and_starts_after_a_sequence_number() 
             && r.event_source_arn.as_deref() == Some(reader.stream_arn())
             && r.event_version.as_deref() == Some("1.1")
     }));
-    assert_eq!(reader.last_sequence_number(), Some(seq(&first[9])));
+    assert_eq!(reader.last_sequence_number(), Some(seq(&first[12])));
     assert!(reader.read(10).await.unwrap().is_empty(), "caught up");
 
     // New writes: only they come, `max` at a time.

@@ -52,6 +52,8 @@ pub struct TestTable {
     pub name: String,
     /// The endpoint.
     pub endpoint: String,
+    /// A DynamoDB Local of the table's own, if it has one (stopped with the last clone).
+    own_local: Option<std::sync::Arc<DynamoDbLocal>>,
 }
 
 impl TestTable {
@@ -70,8 +72,23 @@ impl TestTable {
         Self::create(label, &def).await
     }
 
+    /// A streamed table on a DynamoDB Local of its own, for a test that writes tens of
+    /// thousands of items *and* reads the stream: it slows down only its own instance, not the
+    /// one every other test of the run shares.
+    pub async fn on_own_local(label: &str) -> TestTable {
+        let local = DynamoDbLocal::start(0)
+            .await
+            .unwrap_or_else(|e| panic!("cannot start a DynamoDB Local: {e}"));
+        let mut table = Self::create_at(label, definition(), local.endpoint().to_owned()).await;
+        table.own_local = Some(std::sync::Arc::new(local));
+        table
+    }
+
     async fn create(label: &str, def: &TableDefinition) -> TestTable {
-        let endpoint = endpoint().await;
+        Self::create_at(label, def, endpoint().await).await
+    }
+
+    async fn create_at(label: &str, def: &TableDefinition, endpoint: String) -> TestTable {
         let client = client(&endpoint);
         let label: String = label
             .chars()
@@ -86,6 +103,7 @@ impl TestTable {
             client,
             name,
             endpoint,
+            own_local: None,
         }
     }
 

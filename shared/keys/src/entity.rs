@@ -10,10 +10,13 @@
 //! | Final standing | `LEADERBOARD#<boardId>` | `FINAL#<rank padded to 10>` | |
 //! | Season result | `PLAYER#<playerId>` | `RESULT#<boardId>` | |
 //! | Entry pointer (ours) | `PLAYER#<playerId>` | `ENTRY#<boardId>` | |
+//! | Rank index node (ours) | `RANKNODE#<boardId>#<shard>#<digits prefix>` | `#NODE` | |
+//! | Rank index written count (ours) | `RANKSEQ#<boardId>#<shard>` | `#WRITTEN` | |
+//! | Rank index marker (ours) | `PLAYER#<playerId>` | `RANKED#<boardId>` | |
 //!
-//! The entry pointer is the one item this project adds to the contract's layout: it records a
-//! player's current Score sort key on a board, so that the submit path finds the Score item to
-//! replace with one *strongly consistent* read (a GSI1 read can't be consistent).
+//! The entry pointer records a player's current Score sort key on a board, so that the submit
+//! path finds the Score item to replace with one *strongly consistent* read (a GSI1 read can't
+//! be consistent). The rank index items are described in [`crate::rankindex`].
 //!
 //! ```
 //! use leaderboard_keys::entity::{self, Key};
@@ -54,6 +57,16 @@ pub const RESULT_PREFIX: &str = "RESULT#";
 /// Sort key prefix of a player's entry pointers (this project's addition).
 pub const ENTRY_PREFIX: &str = "ENTRY#";
 
+/// Partition prefix of a rank index node.
+pub const RANK_NODE_PREFIX: &str = "RANKNODE#";
+/// Sort key of a rank index node.
+pub const RANK_NODE_SK: &str = "#NODE";
+/// Partition prefix of a rank index written count.
+pub const RANK_WRITTEN_PREFIX: &str = "RANKSEQ#";
+/// Sort key of a rank index written count.
+pub const RANK_WRITTEN_SK: &str = "#WRITTEN";
+/// Sort prefix of a player's rank index marker.
+pub const RANKED_PREFIX: &str = "RANKED#";
 /// The exclusive upper bound of the Score sort keys of a board: `'$'` is the byte after `'#'`.
 pub const SCORE_UPPER_BOUND: &str = "SCORE$";
 
@@ -193,6 +206,27 @@ pub fn entry(player: &PlayerId, board: &BoardId) -> Key {
     Key::new(player_pk(player), join(ENTRY_PREFIX, board.as_str()))
 }
 
+/// A rank index node: `RANKNODE#<boardId>#<shard, 2 digits>#<digits prefix>` / `#NODE`.
+pub fn rank_node(board: &BoardId, shard: u8, prefix: &str) -> Key {
+    Key::new(
+        format!("{RANK_NODE_PREFIX}{board}#{shard:02}#{prefix}"),
+        RANK_NODE_SK,
+    )
+}
+
+/// A rank index written count: `RANKSEQ#<boardId>#<shard, 2 digits>` / `#WRITTEN`.
+pub fn rank_written(board: &BoardId, shard: u8) -> Key {
+    Key::new(
+        format!("{RANK_WRITTEN_PREFIX}{board}#{shard:02}"),
+        RANK_WRITTEN_SK,
+    )
+}
+
+/// A player's rank index marker on a board: `PLAYER#<playerId>` / `RANKED#<boardId>`.
+pub fn rank_marker(player: &PlayerId, board: &BoardId) -> Key {
+    Key::new(player_pk(player), join(RANKED_PREFIX, board.as_str()))
+}
+
 /// An item key parsed back into what it identifies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ItemKey {
@@ -235,6 +269,29 @@ pub enum ItemKey {
         /// The board.
         board: BoardId,
     },
+    /// A player's rank index marker on a board.
+    RankMarker {
+        /// The player.
+        player: PlayerId,
+        /// The board.
+        board: BoardId,
+    },
+    /// A rank index node.
+    RankNode {
+        /// The board.
+        board: BoardId,
+        /// The write shard.
+        shard: u8,
+        /// The node's digits prefix.
+        prefix: String,
+    },
+    /// A rank index written count.
+    RankWritten {
+        /// The board.
+        board: BoardId,
+        /// The write shard.
+        shard: u8,
+    },
 }
 
 impl ItemKey {
@@ -257,6 +314,33 @@ impl ItemKey {
                 let board = BoardId::parse(b)?;
                 return Ok(ItemKey::Entry { player, board });
             }
+            if let Some(b) = sk.strip_prefix(RANKED_PREFIX) {
+                let board = BoardId::parse(b)?;
+                return Ok(ItemKey::RankMarker { player, board });
+            }
+        } else if let Some(rest) = pk.strip_prefix(RANK_NODE_PREFIX)
+            && sk == RANK_NODE_SK
+        {
+            let mut parts = rest.splitn(3, '#');
+            if let (Some(b), Some(shard), Some(prefix)) = (parts.next(), parts.next(), parts.next())
+                && let Some(shard) = parse_shard(shard)
+                && prefix.bytes().all(|c| c.is_ascii_digit())
+            {
+                return Ok(ItemKey::RankNode {
+                    board: BoardId::parse(b)?,
+                    shard,
+                    prefix: prefix.to_owned(),
+                });
+            }
+        } else if let Some(rest) = pk.strip_prefix(RANK_WRITTEN_PREFIX)
+            && sk == RANK_WRITTEN_SK
+            && let Some((b, shard)) = rest.split_once('#')
+            && let Some(shard) = parse_shard(shard)
+        {
+            return Ok(ItemKey::RankWritten {
+                board: BoardId::parse(b)?,
+                shard,
+            });
         } else if let Some(b) = pk.strip_prefix(LEADERBOARD_PREFIX) {
             let board = BoardId::parse(b)?;
             if sk == METADATA {
@@ -283,6 +367,12 @@ impl ItemKey {
     }
 }
 
+fn parse_shard(s: &str) -> Option<u8> {
+    (s.len() == 2 && s.bytes().all(|c| c.is_ascii_digit()))
+        .then(|| s.parse().ok())
+        .flatten()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,6 +382,58 @@ mod tests {
     }
     fn b(s: &str) -> BoardId {
         BoardId::parse(s).unwrap()
+    }
+
+    #[test]
+    fn rank_index_keys_exactly_and_back() {
+        let alice = p("p_alice");
+        let season = b("season_3");
+        let node = rank_node(&season, 7, "000000985");
+        assert_eq!(node, Key::new("RANKNODE#season_3#07#000000985", "#NODE"));
+        let root = rank_node(&season, 0, "");
+        assert_eq!(root.pk, "RANKNODE#season_3#00#");
+        let written = rank_written(&season, 9);
+        assert_eq!(written, Key::new("RANKSEQ#season_3#09", "#WRITTEN"));
+        let marker = rank_marker(&alice, &season);
+        assert_eq!(marker, Key::new("PLAYER#p_alice", "RANKED#season_3"));
+        assert_eq!(
+            ItemKey::parse(&node.pk, &node.sk).unwrap(),
+            ItemKey::RankNode {
+                board: season.clone(),
+                shard: 7,
+                prefix: "000000985".into()
+            }
+        );
+        assert_eq!(
+            ItemKey::parse(&root.pk, &root.sk).unwrap(),
+            ItemKey::RankNode {
+                board: season.clone(),
+                shard: 0,
+                prefix: String::new()
+            }
+        );
+        assert_eq!(
+            ItemKey::parse(&written.pk, &written.sk).unwrap(),
+            ItemKey::RankWritten {
+                board: season.clone(),
+                shard: 9
+            }
+        );
+        assert_eq!(
+            ItemKey::parse(&marker.pk, &marker.sk).unwrap(),
+            ItemKey::RankMarker {
+                player: alice,
+                board: season
+            }
+        );
+        for (pk, sk) in [
+            ("RANKNODE#season_3#7#000", "#NODE"),
+            ("RANKNODE#season_3#07#0a0", "#NODE"),
+            ("RANKNODE#season_3#07#000", "#METADATA"),
+            ("RANKSEQ#season_3#100", "#WRITTEN"),
+        ] {
+            assert!(ItemKey::parse(pk, sk).is_err(), "{pk} / {sk}");
+        }
     }
 
     #[test]

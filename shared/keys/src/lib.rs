@@ -36,6 +36,7 @@ pub mod ids;
 pub mod keypath;
 pub mod pad;
 pub mod rank;
+pub mod rankindex;
 pub mod time;
 
 pub use error::KeyError;

@@ -9,6 +9,7 @@ use rand::Rng;
 use crate::items::{Item, pointer_item, score_item};
 use crate::model::{Board, EntryPointer};
 use crate::{Store, StoreError};
+use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
 
 /// Items per `BatchWriteItem` request (DynamoDB's limit).
 pub const BATCH_WRITE_SIZE: usize = 25;
@@ -81,6 +82,7 @@ impl Store {
     ) -> Result<BatchStats, StoreError> {
         let spec = board.spec()?;
         let mut items = Vec::with_capacity(entries.len() * 2);
+        let mut written = [0u64; WRITTEN_SHARDS as usize];
         for (player, score, at) in entries {
             spec.check_score(*score)
                 .map_err(|_| StoreError::ScoreOutOfRange {
@@ -99,6 +101,12 @@ impl Store {
             };
             items.push(score_item(&pointer)?);
             items.push(pointer_item(&pointer)?);
+            written[shard_of(player.as_str(), WRITTEN_SHARDS) as usize] += 1;
+        }
+        // Counted as written before they are: an import that fails half way leaves the index
+        // looking behind (ranks are counted), never ahead.
+        if board.rank_index {
+            self.add_written(&board.leaderboard_id, &written).await?;
         }
         self.put_all(items).await
     }

@@ -31,6 +31,7 @@ mod players;
 mod plays;
 mod projection;
 mod query;
+mod rank_index;
 pub mod rollover;
 mod scores;
 mod sessions;
@@ -44,6 +45,7 @@ pub use error::{CancelReason, StoreError};
 pub use plays::{MAX_BOARDS_PER_PLAY, Play, PlayOutcome, new_session_id};
 pub use projection::{ProjectedSession, ProjectionOutcome, SEQUENCE_DIGITS, SequenceNumber};
 pub use query::MAX_PAGE_SIZE;
+pub use rank_index::{RankApplyOutcome, RankBuildStats, RankChange};
 pub use scores::{MAX_AROUND, RankCount};
 
 use aws_sdk_dynamodb::Client;
@@ -54,6 +56,7 @@ pub struct Store {
     client: Client,
     table: String,
     cursors: cursor::CursorCodec,
+    rank_hints: std::sync::Arc<rank_index::RankHints>,
 }
 
 impl Store {
@@ -63,6 +66,7 @@ impl Store {
             client,
             table: config.table_name.clone(),
             cursors: cursor::CursorCodec::new(&config.cursor_secret),
+            rank_hints: Default::default(),
         }
     }
 

@@ -179,6 +179,14 @@ pub struct Board {
     /// The successor board, after rollover.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_leaderboard_id: Option<BoardId>,
+    /// Whether the rank index has counted this board's entries since its creation (boards made
+    /// before the index existed have no index and are ranked by counting).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub rank_index: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Board {
@@ -212,6 +220,7 @@ impl Board {
             closed_at: None,
             player_count: None,
             next_leaderboard_id: None,
+            rank_index: true,
         })
     }
 

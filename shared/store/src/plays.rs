@@ -229,7 +229,7 @@ impl Store {
                 .or_else(|| plans.iter().find_map(|p| p.board.game_id.clone()))
                 .ok_or_else(|| StoreError::Invalid("gameId is required".into()))?;
             for plan in &mut plans {
-                plan.outcome.rank = self.rank_after(plan).await?;
+                plan.outcome.rank = self.rank_after(plan, &play.player_id).await?;
             }
             let session = Session {
                 player_id: play.player_id.clone(),
@@ -381,19 +381,24 @@ impl Store {
             .collect()
     }
 
-    /// The player's rank on the plan's board once the plan is written.
-    async fn rank_after(&self, plan: &BoardPlan) -> Result<u64, StoreError> {
-        let board = &plan.board.leaderboard_id;
-        match (&plan.old, &plan.new) {
-            (Some(old), None) => Ok(self.rank_of(board, &old.score_sk).await?.rank),
-            (old, Some(new)) => {
-                let rank = self.rank_of(board, &new.score_sk).await?.rank;
-                // The entry being replaced is still there and counted if it sorts above.
-                let replaced_above = old.as_ref().is_some_and(|o| o.score_sk > new.score_sk);
-                Ok(rank - u64::from(replaced_above))
-            }
-            (None, None) => Ok(0),
-        }
+    /// The player's rank on the plan's board once the plan is written: from the rank index
+    /// when it has applied every committed change (and still counts the entry read), else
+    /// counted.
+    async fn rank_after(&self, plan: &BoardPlan, player: &PlayerId) -> Result<u64, StoreError> {
+        let board = &plan.board;
+        let (target, replaced_above) = match (&plan.old, &plan.new) {
+            (Some(old), None) => (&old.score_sk, false),
+            // The entry being replaced is still there and counted if it sorts above.
+            (old, Some(new)) => (
+                &new.score_sk,
+                old.as_ref().is_some_and(|o| o.score_sk > new.score_sk),
+            ),
+            (None, None) => return Ok(0),
+        };
+        let pointer_key = entity::entry(player, &board.leaderboard_id);
+        let pointer = plan.old.as_ref().map(|o| (&pointer_key, o.version));
+        let rank = self.rank_with_index(board, target, pointer).await?.rank;
+        Ok(rank - u64::from(replaced_above))
     }
 
     /// The one transaction of a play.
@@ -475,6 +480,9 @@ impl Store {
                 );
             }
             items.push(put(score_item(new)?, None)?);
+            if board.rank_index {
+                items.push(self.written_update(&board.leaderboard_id, &new.player_id)?);
+            }
         }
         // Unique per attempt: the SDK's own retries of this request stay idempotent, and no two
         // attempts or plays share one (DynamoDB remembers tokens for 10 minutes).

@@ -137,6 +137,7 @@ mod tests {
             closed_at: None,
             player_count: Some(3),
             next_leaderboard_id: None,
+            rank_index: true,
         }
     }
 

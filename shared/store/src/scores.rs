@@ -2,12 +2,13 @@
 //! entries across boards, GSI1), AP10 (exact rank by counting the entries above), and the
 //! around-player window.
 
-use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
+use leaderboard_keys::entity::{self, Key, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 
 use crate::items::{from_item, s};
-use crate::model::{EntryPointer, Page, RankedEntry, ScoreEntry};
+use crate::model::{Board, EntryPointer, Page, RankedEntry, ScoreEntry};
 use crate::query::Listing;
+use crate::rank_index::IndexAnswer;
 use crate::{Store, StoreError};
 
 /// The most entries above and below a player the around window returns on each side.
@@ -18,8 +19,12 @@ pub const MAX_AROUND: usize = 50;
 pub struct RankCount {
     /// 1 = top.
     pub rank: u64,
-    /// Query requests made (one per 1 MB page of entries above).
+    /// Requests made: index snapshots, plus one Query per 1 MB page counted.
     pub requests: u32,
+    /// Items read: the index items of every snapshot, plus every entry counted.
+    pub items: u64,
+    /// Whether the rank index answered (else it was counted).
+    pub indexed: bool,
 }
 
 fn ranked(entry: ScoreEntry, rank: u64) -> RankedEntry {
@@ -125,28 +130,85 @@ impl Store {
         Ok(RankCount {
             rank: above + 1,
             requests,
+            items: above,
+            indexed: false,
         })
     }
 
+    /// The exact rank of `score_sk` on `board`: from the rank index when a consistent snapshot
+    /// shows it has applied every committed change (and, if given, that the entry pointer still
+    /// has the version read), else counted (AP10). The cost of both is in the answer.
+    pub async fn rank_with_index(
+        &self,
+        board: &Board,
+        score_sk: &str,
+        pointer: Option<(&Key, u64)>,
+    ) -> Result<RankCount, StoreError> {
+        let lookup = self.index_above(board, score_sk, pointer).await?;
+        match lookup.answer {
+            IndexAnswer::Above(above) => Ok(RankCount {
+                rank: above + 1,
+                requests: lookup.requests,
+                items: lookup.items,
+                indexed: true,
+            }),
+            IndexAnswer::Behind => {
+                let counted = self.rank_of(&board.leaderboard_id, score_sk).await?;
+                Ok(RankCount {
+                    requests: counted.requests + lookup.requests,
+                    items: counted.items + lookup.items,
+                    ..counted
+                })
+            }
+        }
+    }
+
+    /// The rank of the player's current entry (read as `pointer`): see
+    /// [`Store::rank_with_index`].
+    async fn pointer_rank(
+        &self,
+        board: &Board,
+        pointer: &EntryPointer,
+    ) -> Result<RankCount, StoreError> {
+        let key = entity::entry(&pointer.player_id, &board.leaderboard_id);
+        self.rank_with_index(board, &pointer.score_sk, Some((&key, pointer.version)))
+            .await
+    }
+
     /// AP4 + AP10: the player's entry on a board with its exact rank, or `None` if the player has
-    /// no entry there. Reads the entry pointer consistently, then counts.
+    /// no entry there. Reads the entry pointer consistently, then ranks it with the index (or
+    /// counts while the index is behind).
     pub async fn player_rank(
         &self,
-        board: &BoardId,
+        board: &Board,
         player: &PlayerId,
     ) -> Result<Option<RankedEntry>, StoreError> {
-        let Some(pointer) = self.entry_pointer(board, player).await? else {
+        Ok(self
+            .player_rank_counted(board, player)
+            .await?
+            .map(|(entry, _)| entry))
+    }
+
+    /// [`Store::player_rank`] with what the rank cost (one more request for the pointer).
+    pub async fn player_rank_counted(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+    ) -> Result<Option<(RankedEntry, RankCount)>, StoreError> {
+        let Some(pointer) = self.entry_pointer(&board.leaderboard_id, player).await? else {
             return Ok(None);
         };
-        let rank = self.rank_of(board, &pointer.score_sk).await?.rank;
-        Ok(Some(ranked(pointer.entry(), rank)))
+        let mut count = self.pointer_rank(board, &pointer).await?;
+        count.requests += 1;
+        count.items += 1;
+        Ok(Some((ranked(pointer.entry(), count.rank), count)))
     }
 
     /// Up to `n` (1..=50) entries above the player, the player's own, and up to `n` below, in
     /// rank order with exact ranks; `None` if the player has no entry on the board.
     pub async fn around_player(
         &self,
-        board: &BoardId,
+        board: &Board,
         player: &PlayerId,
         n: usize,
     ) -> Result<Option<Vec<RankedEntry>>, StoreError> {
@@ -155,12 +217,12 @@ impl Store {
                 "n must be between 1 and {MAX_AROUND}"
             )));
         }
-        let Some(pointer) = self.entry_pointer(board, player).await? else {
+        let Some(pointer) = self.entry_pointer(&board.leaderboard_id, player).await? else {
             return Ok(None);
         };
-        let pk = entity::board_pk(board);
+        let pk = entity::board_pk(&board.leaderboard_id);
         let own = &pointer.score_sk;
-        let rank = self.rank_of(board, own).await?.rank;
+        let rank = self.pointer_rank(board, &pointer).await?.rank;
         // The n entries just above: ascending from the player's key, then reversed.
         let above = self
             .window(

@@ -939,7 +939,10 @@ async fn ap4_player_entry_and_entry_pointer_agree_with_the_score_item() {
     assert_eq!(n(&raw, "version"), Some("2"));
     // AND the ranked read agrees
     assert_eq!(
-        store.player_rank(&bid("b"), &pid("p1")).await.unwrap(),
+        store
+            .player_rank(&stored_board(&store, "b").await, &pid("p1"))
+            .await
+            .unwrap(),
         Some(RankedEntry {
             rank: 2,
             player_id: pid("p1"),
@@ -962,7 +965,10 @@ async fn ap4_player_entry_and_entry_pointer_agree_with_the_score_item() {
             None
         );
         assert_eq!(
-            store.player_rank(&bid(board), &pid(player)).await.unwrap(),
+            store
+                .player_rank(&stored_board(&store, board).await, &pid(player))
+                .await
+                .unwrap(),
             None
         );
     }
@@ -1341,7 +1347,8 @@ async fn ap10_exact_rank_on_a_board_counted_over_several_pages() {
         let store = store.clone();
         let player = expected[i].player_id.clone();
         async move {
-            let r = store.player_rank(&bid("big"), &player).await?;
+            let big = stored_board(&store, "big").await;
+            let r = store.player_rank(&big, &player).await?;
             Ok::<_, StoreError>((i, r))
         }
     }))
@@ -1393,7 +1400,7 @@ async fn ap10_exact_rank_on_an_asc_board() {
     assert_eq!(expected[1].player_id.as_str(), "pa");
     assert_eq!(expected[603].player_id.as_str(), "pc");
     // WHEN every player's rank is read
-    let golf = bid("golf");
+    let golf = stored_board(&store, "golf").await;
     let got: Vec<_> = futures::stream::iter(
         expected
             .iter()
@@ -1430,7 +1437,7 @@ async fn around_player_at_the_top_the_bottom_and_the_middle() {
         for n in 1..=5 {
             // WHEN the window of n around the player at position i is read
             let got = store
-                .around_player(&bid("b"), &expected[i].player_id, n)
+                .around_player(&stored_board(&store, "b").await, &expected[i].player_id, n)
                 .await
                 .unwrap()
                 .unwrap();
@@ -1442,7 +1449,7 @@ async fn around_player_at_the_top_the_bottom_and_the_middle() {
     // AND n = 50 on a board of 40 is the whole board, from anywhere
     for i in [0, 21, 39] {
         let got = store
-            .around_player(&bid("b"), &expected[i].player_id, 50)
+            .around_player(&stored_board(&store, "b").await, &expected[i].player_id, 50)
             .await
             .unwrap()
             .unwrap();
@@ -1451,27 +1458,39 @@ async fn around_player_at_the_top_the_bottom_and_the_middle() {
     // AND a player with no entry gets None; n = 0 and n = 51 are Invalid
     assert_eq!(
         store
-            .around_player(&bid("b"), &pid("p_none"), 3)
+            .around_player(&stored_board(&store, "b").await, &pid("p_none"), 3)
             .await
             .unwrap(),
         None
     );
     assert_eq!(
         store
-            .around_player(&bid("nope"), &expected[0].player_id, 3)
+            .around_player(
+                &stored_board(&store, "nope").await,
+                &expected[0].player_id,
+                3
+            )
             .await
             .unwrap(),
         None
     );
     let p = &expected[10].player_id;
-    assert!(is_invalid(store.around_player(&bid("b"), p, 0).await));
-    assert!(is_invalid(store.around_player(&bid("b"), p, 51).await));
+    assert!(is_invalid(
+        store
+            .around_player(&stored_board(&store, "b").await, p, 0)
+            .await
+    ));
+    assert!(is_invalid(
+        store
+            .around_player(&stored_board(&store, "b").await, p, 51)
+            .await
+    ));
     // AND a board of one: just the player
     let solo = common::board(&store, "solo", Order::Asc, Operator::Best).await;
     import(&store, &solo, &[(pid("only"), 5, at(1))]).await;
     assert_eq!(
         store
-            .around_player(&bid("solo"), &pid("only"), 5)
+            .around_player(&stored_board(&store, "solo").await, &pid("only"), 5)
             .await
             .unwrap()
             .unwrap(),

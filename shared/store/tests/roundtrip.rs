@@ -211,6 +211,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             closed_at: None,
             player_count: None,
             next_leaderboard_id: None,
+            rank_index: true,
         };
         assert_eq!(created, want, "{id}");
         // AND it reads back identically

@@ -92,3 +92,15 @@ pub async fn submit(
         .await
         .unwrap()
 }
+
+/// The stored board `id`, or (for a board that does not exist) the board it would be.
+pub async fn stored_board(store: &Store, id: &str) -> Board {
+    match store.get_board(&bid(id)).await.unwrap() {
+        Some(b) => b,
+        None => Board::create(
+            new_board(id, Order::Desc, Operator::Best, 9_999_999_999),
+            at(0),
+        )
+        .unwrap(),
+    }
+}

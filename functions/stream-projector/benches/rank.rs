@@ -1,0 +1,274 @@
+//! The rank index against AP10 counting, side by side in one run, on DynamoDB Local:
+//! `cargo bench -p stream-projector --bench rank` (`-- --quick` for N = 10,000 only).
+//!
+//! For N = 10,000 and 100,000 players (heavy ties: 100,000 distinct scores at most, times within
+//! one minute): import the entries, build the index in one pass, then for a sample of players
+//! ask the rank through the index (`Store::player_rank_counted`: pointer GetItem plus one
+//! TransactGetItems) and by counting (`Store::rank_of`, plus its pointer read). Every index rank
+//! must equal the rank computed in memory from the generated entries (the benchmark stops
+//! otherwise), and every counted one too. Requests are those the store reports, checked against
+//! the SDK interceptor's count. The API's board GetItem (one request, one item) is added to both
+//! columns. It also measures the stream side: items written and requests per score change.
+
+#[path = "../../../bench/src/fragment.rs"]
+mod fragment;
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use leaderboard_devkit::local::counting_client;
+use leaderboard_devkit::testing::TestTable;
+use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank::Order;
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::{NewBoard, Operator, Recurrence};
+use leaderboard_store::{Config, RankChange, Store};
+use rand::Rng;
+
+const T0: u64 = 1_767_225_600_000;
+
+struct Row {
+    n: usize,
+    lookups: usize,
+    index_requests: (f64, u32),
+    index_items: (f64, u64),
+    count_lookups: usize,
+    count_requests: (f64, u32),
+    count_items: (f64, u64),
+    build_secs: f64,
+    build_items: usize,
+    write_items_per_change: f64,
+    write_requests_per_change: f64,
+}
+
+fn mean_max<T: Copy + Into<u64> + Ord + Default>(v: &[T]) -> (f64, T) {
+    let sum: u64 = v.iter().map(|&x| x.into()).sum();
+    (
+        sum as f64 / v.len().max(1) as f64,
+        v.iter().copied().max().unwrap_or_default(),
+    )
+}
+
+async fn run(n: usize) -> Row {
+    let table = TestTable::without_stream(&format!("rank_bench_{n}")).await;
+    let (client, counter) = counting_client(&table.endpoint);
+    let store = Store::new(
+        client,
+        &Config {
+            table_name: table.name.clone(),
+            cursor_secret: b"bench".to_vec(),
+        },
+    );
+    let board_id = BoardId::parse("big").unwrap();
+    let at = |ms: u64| Timestamp::from_millis(T0 + ms).unwrap();
+    let board = store
+        .create_board(
+            NewBoard {
+                leaderboard_id: board_id.clone(),
+                name: "Big".into(),
+                order: Order::Desc,
+                operator: Operator::Best,
+                max_score: 9_999_999_999,
+                starts_at: Some(at(0)),
+                ends_at: None,
+                recurrence: Recurrence::None,
+                game_id: None,
+            },
+            at(0),
+        )
+        .await
+        .unwrap();
+    let spec = board.spec().unwrap();
+    let entries: Vec<(PlayerId, u64, Timestamp)> = {
+        let mut rng = rand::rng();
+        (0..n)
+            .map(|i| {
+                (
+                    PlayerId::parse(&format!("p{i:07}")).unwrap(),
+                    rng.random_range(0..100_000u64) * 7,
+                    at(rng.random_range(0..60_000)),
+                )
+            })
+            .collect()
+    };
+    eprintln!("N = {n}: importing");
+    for chunk in entries.chunks(5_000) {
+        store.import_entries(&board, chunk).await.unwrap();
+    }
+    eprintln!("N = {n}: building the index");
+    let clock = Instant::now();
+    let built = store.build_rank_index(&board).await.unwrap();
+    let build_secs = clock.elapsed().as_secs_f64();
+    assert_eq!(built.entries, n);
+    let board = store.get_board(&board_id).await.unwrap().unwrap();
+
+    // The truth, from the generated entries.
+    let mut sks: Vec<(String, &PlayerId)> = entries
+        .iter()
+        .map(|(p, s, t)| (spec.score_sort_key(*s, t.as_millis(), p).unwrap(), p))
+        .collect();
+    sks.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    let truth: HashMap<&PlayerId, u64> = sks
+        .iter()
+        .enumerate()
+        .map(|(i, (_, p))| (*p, i as u64 + 1))
+        .collect();
+
+    // The sample: the first, the last, and evenly spread ranks.
+    let lookups = 200;
+    let sample: Vec<&PlayerId> = (0..lookups)
+        .map(|i| sks[(i * (n - 1)) / (lookups - 1)].1)
+        .collect();
+    let (mut index_requests, mut index_items) = (Vec::new(), Vec::new());
+    for p in &sample {
+        counter.reset();
+        let (entry, cost) = store.player_rank_counted(&board, p).await.unwrap().unwrap();
+        assert!(cost.indexed, "the index was behind");
+        assert_eq!(entry.rank, truth[p], "{p}");
+        assert_eq!(counter.total(), u64::from(cost.requests));
+        // Plus the API's board GetItem.
+        index_requests.push(cost.requests + 1);
+        index_items.push(cost.items + 1);
+    }
+    let count_lookups = 50;
+    let (mut count_requests, mut count_items) = (Vec::new(), Vec::new());
+    for p in sample.iter().step_by(lookups / count_lookups) {
+        counter.reset();
+        let pointer = store.entry_pointer(&board_id, p).await.unwrap().unwrap();
+        let counted = store.rank_of(&board_id, &pointer.score_sk).await.unwrap();
+        assert_eq!(counted.rank, truth[p], "{p}");
+        assert_eq!(counter.total(), u64::from(counted.requests) + 1);
+        count_requests.push(counted.requests + 2);
+        count_items.push(counted.items + 2);
+    }
+
+    // The stream side: 1,000 score changes of existing players, applied one by one.
+    counter.reset();
+    let mut items_written = 0;
+    let changes = 1_000.min(n);
+    let mut rng = rand::rng();
+    for (p, score, t) in entries.iter().take(changes) {
+        let old = spec.score_sort_key(*score, t.as_millis(), p).unwrap();
+        let new_score = rng.random_range(0..100_000u64) * 7;
+        let new = spec
+            .score_sort_key(new_score, t.as_millis() + 1, p)
+            .unwrap();
+        let out = store
+            .apply_rank_changes(
+                &board_id,
+                p,
+                &[
+                    RankChange {
+                        upsert: false,
+                        score_sk: old,
+                        version: 1,
+                    },
+                    RankChange {
+                        upsert: true,
+                        score_sk: new,
+                        version: 2,
+                    },
+                ],
+            )
+            .await
+            .unwrap();
+        items_written += out.items_written;
+    }
+    let write_requests = counter.total();
+    Row {
+        n,
+        lookups,
+        index_requests: mean_max(&index_requests),
+        index_items: mean_max(&index_items),
+        count_lookups,
+        count_requests: mean_max(&count_requests),
+        count_items: mean_max(&count_items),
+        build_secs,
+        build_items: built.items,
+        write_items_per_change: items_written as f64 / changes as f64,
+        write_requests_per_change: write_requests as f64 / changes as f64,
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let sizes: &[usize] = if quick { &[10_000] } else { &[10_000, 100_000] };
+    let mut rows = Vec::new();
+    for &n in sizes {
+        let row = run(n).await;
+        eprintln!(
+            "N = {}: index {:.2} req / {:.1} items per lookup ({} lookups); counting {:.2} req / \
+             {:.0} items ({} lookups)",
+            row.n,
+            row.index_requests.0,
+            row.index_items.0,
+            row.lookups,
+            row.count_requests.0,
+            row.count_items.0,
+            row.count_lookups
+        );
+        rows.push(row);
+    }
+    let mut md = String::from(
+        "## Rank index (issue 10)\n\n\
+         `cargo bench -p stream-projector --bench rank`: boards of N players on DynamoDB Local \
+         (100,000 distinct scores at most, times within one minute, so many ties), the index \
+         built in one pass (`Store::build_rank_index`). For each N, the same run asks the rank \
+         of 200 players spread evenly over the ranking through the index, and of 50 of them by \
+         AP10 counting; every answer is checked against the ranking computed in memory from \
+         the generated entries. Requests and items include the API's board and pointer reads \
+         (the API route makes exactly these). Requests are the store's own accounting, checked \
+         equal to the SDK interceptor's count.\n\n\
+         | N | index: requests per lookup (mean / max) | index: items read (mean / max) | \
+         counting: requests (mean / max) | counting: items read (mean / max) | index build |\n\
+         | --- | --- | --- | --- | --- | --- |\n",
+    );
+    for r in &rows {
+        md.push_str(&format!(
+            "| {} | {:.2} / {} | {:.1} / {} | {:.2} / {} | {:.0} / {} | {:.1} s, {} items |\n",
+            r.n,
+            r.index_requests.0,
+            r.index_requests.1,
+            r.index_items.0,
+            r.index_items.1,
+            r.count_requests.0,
+            r.count_requests.1,
+            r.count_items.0,
+            r.count_items.1,
+            r.build_secs,
+            r.build_items
+        ));
+    }
+    if let Some(big) = rows.iter().find(|r| r.n == 100_000) {
+        let per_page = big.count_items.0 / (big.count_requests.0 - 2.0).max(1.0);
+        let items_1m = 500_000.0;
+        md.push_str(&format!(
+            "| 1,000,000 (model) | 3 | 93 | {:.0} (at rank N/2, {:.0} entries a 1 MB page as measured) | {:.0} | - |\n",
+            2.0 + (items_1m / per_page).ceil(),
+            per_page,
+            items_1m + 2.0
+        ));
+        fragment::target(
+            "Rank index at 100,000 players: at most 3 requests and 100 items read per lookup",
+            &format!(
+                "max {} requests, max {} items",
+                big.index_requests.1, big.index_items.1
+            ),
+            big.index_requests.1 <= 3 && big.index_items.1 <= 100,
+        );
+    }
+    md.push_str(
+        "\nStream side, per score change (a player's REMOVE and INSERT applied together, 1,000 \
+         changes of random scores):\n\n| N | items written per change | requests per change |\n\
+         | --- | --- | --- |\n",
+    );
+    for r in &rows {
+        md.push_str(&format!(
+            "| {} | {:.1} | {:.2} |\n",
+            r.n, r.write_items_per_change, r.write_requests_per_change
+        ));
+    }
+    println!("{md}");
+    fragment::write("60-rank-index.md", &md);
+}

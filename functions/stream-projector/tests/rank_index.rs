@@ -1,0 +1,390 @@
+//! The rank index against DynamoDB Local's real stream, through the real handler: a
+//! 10,000-player board with heavy ties (300 scores, 40 distinct milliseconds, so many players
+//! tie to the millisecond and rank by id), its index built in one pass, then random plays whose
+//! stream records are delivered with Lambda's retry semantics, with a partial-batch failure,
+//! a whole replay and re-ordered re-deliveries. After each phase at least 1,000 sampled players
+//! (the first, the last, tied ones, everyone who just played) must get from the index, not by
+//! counting, exactly their rank in the full listing (and AP10's count, for every 20th), and the
+//! index's own totals must match the table.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::Mutex;
+
+use aws_lambda_events::event::dynamodb::EventRecord;
+use common::*;
+use futures::StreamExt;
+use lambda_runtime::{Context, LambdaEvent};
+use leaderboard_devkit::local::counting_client;
+use leaderboard_devkit::stream::{EventSourceMapping, StartingPosition, StreamReader};
+use leaderboard_devkit::testing::{TestTable, s};
+use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
+use leaderboard_keys::rank::Order;
+use leaderboard_keys::rankindex::shard_of;
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::{Board, NewBoard, Operator, RankedEntry, Recurrence};
+use leaderboard_store::{
+    Play, ProjectedSession, ProjectionOutcome, RankApplyOutcome, RankChange, Store, StoreError,
+};
+use rand::Rng;
+use rand::seq::IndexedRandom;
+use stream_projector::{Projection, RankIndex, handle};
+
+const PLAYERS: usize = 10_000;
+const PLAYS: usize = 600;
+
+/// The store, but the rank index write of chosen players fails the first time.
+struct FailOnce {
+    store: Store,
+    victims: HashSet<String>,
+    failed: Mutex<BTreeSet<String>>,
+}
+
+impl Projection for FailOnce {
+    async fn project(
+        &self,
+        player: &PlayerId,
+        sessions: &[ProjectedSession],
+        now: Timestamp,
+    ) -> Result<ProjectionOutcome, StoreError> {
+        self.store.project_sessions(player, sessions, now).await
+    }
+}
+
+impl RankIndex for FailOnce {
+    async fn apply(
+        &self,
+        board: &BoardId,
+        player: &PlayerId,
+        changes: &[RankChange],
+    ) -> Result<RankApplyOutcome, StoreError> {
+        if self.victims.contains(player.as_str())
+            && self.failed.lock().unwrap().insert(player.to_string())
+        {
+            return Err(StoreError::Contention { attempts: 0 });
+        }
+        self.store.apply_rank_changes(board, player, changes).await
+    }
+}
+
+async fn deliver<P: Projection + RankIndex>(target: &P, records: &[EventRecord]) -> u32 {
+    let mapping = EventSourceMapping::default();
+    let delivery = mapping
+        .deliver(records, |e| {
+            handle(target, LambdaEvent::new(e, Context::default()))
+        })
+        .await;
+    assert!(delivery.discarded.is_empty(), "records given up on");
+    delivery.retries
+}
+
+/// Every entry's rank, from one full read of the board in rank order (the listing AP10 counts).
+async fn listing(store: &Store, board: &BoardId) -> Vec<RankedEntry> {
+    let mut all = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let page = store
+            .top_scores(board, 1000, cursor.as_deref())
+            .await
+            .unwrap();
+        all.extend(page.items);
+        cursor = page.next_cursor;
+        if cursor.is_none() {
+            return all;
+        }
+    }
+}
+
+/// Checks the sampled players against the listing: the index answers (it is not behind) with
+/// the rank the listing gives; for every 20th, AP10's own count agrees too.
+async fn check_sample(store: &Store, board: &Board, all: &[RankedEntry], sample: &[PlayerId]) {
+    let truth: HashMap<&PlayerId, u64> = all.iter().map(|e| (&e.player_id, e.rank)).collect();
+    let results: Vec<(usize, PlayerId, u64, bool, Option<u64>)> =
+        futures::stream::iter(sample.iter().enumerate())
+            .map(|(i, p)| async move {
+                let (entry, cost) = store
+                    .player_rank_counted(board, p)
+                    .await
+                    .unwrap()
+                    .unwrap_or_else(|| panic!("{p} has no entry"));
+                let counted = if i % 20 == 0 {
+                    let pointer = store
+                        .entry_pointer(&board.leaderboard_id, p)
+                        .await
+                        .unwrap()
+                        .unwrap();
+                    let c = store
+                        .rank_of(&board.leaderboard_id, &pointer.score_sk)
+                        .await;
+                    Some(c.unwrap().rank)
+                } else {
+                    None
+                };
+                (i, p.clone(), entry.rank, cost.indexed, counted)
+            })
+            .buffer_unordered(16)
+            .collect()
+            .await;
+    assert!(results.len() >= 1_000);
+    for (_, p, rank, indexed, counted) in &results {
+        assert!(indexed, "{p}: the index was behind");
+        assert_eq!(Some(rank), truth.get(p), "{p}");
+        if let Some(c) = counted {
+            assert_eq!(rank, c, "{p}: AP10");
+        }
+    }
+}
+
+/// The index's totals against the table: the root counters sum to the number of entries, and
+/// the applied versions to the written ones.
+async fn check_totals(table: &TestTable, entries: usize) {
+    let items = table.dump().await;
+    let num = |i: &leaderboard_devkit::testing::RawItem, a: &str| -> i64 {
+        i.get(a)
+            .and_then(|v| v.as_n().ok())
+            .map_or(0, |v| v.parse().unwrap())
+    };
+    let (mut root_entries, mut applied, mut written, mut scores) = (0, 0, 0, 0);
+    for item in &items {
+        let pk = s(item, "pk").unwrap();
+        if pk.starts_with("RANKNODE#big#") && pk.ends_with('#') {
+            applied += num(item, "applied");
+            root_entries += item
+                .iter()
+                .filter(|(k, _)| k.starts_with('c'))
+                .map(|(k, _)| num(item, k))
+                .sum::<i64>();
+        } else if pk.starts_with("RANKSEQ#big#") {
+            written += num(item, "written");
+        } else if pk == "LEADERBOARD#big" && s(item, "sk").unwrap().starts_with("SCORE#") {
+            scores += 1;
+        }
+    }
+    assert_eq!(scores, entries);
+    assert_eq!(root_entries, entries as i64);
+    assert_eq!(applied, written);
+}
+
+/// A sample: the first, the last, everyone in `must`, players tied with another on score, and
+/// random others, at least 1,000 in all.
+fn sample(all: &[RankedEntry], must: &BTreeSet<String>) -> Vec<PlayerId> {
+    let mut by_score: BTreeMap<u64, Vec<&PlayerId>> = BTreeMap::new();
+    let mut by_moment: BTreeMap<(u64, Timestamp), Vec<&PlayerId>> = BTreeMap::new();
+    for e in all {
+        by_score.entry(e.score).or_default().push(&e.player_id);
+        by_moment
+            .entry((e.score, e.attained_at))
+            .or_default()
+            .push(&e.player_id);
+    }
+    let mut chosen: BTreeSet<PlayerId> = BTreeSet::new();
+    chosen.insert(all[0].player_id.clone());
+    chosen.insert(all[all.len() - 1].player_id.clone());
+    chosen.extend(must.iter().map(|p| pid(p)));
+    // Tied players: the first, the last and one in the middle of 150 groups tied on score,
+    // and every player of 100 groups tied to the millisecond (ranked by id).
+    for group in by_score.values().filter(|g| g.len() > 1).take(150) {
+        chosen.extend([group[0], group[group.len() / 2], group[group.len() - 1]].map(Clone::clone));
+    }
+    for group in by_moment.values().filter(|g| g.len() > 1).take(100) {
+        chosen.extend(group.iter().map(|p| (*p).clone()));
+    }
+    let mut rng = rand::rng();
+    while chosen.len() < 1_100 {
+        chosen.insert(all.choose(&mut rng).unwrap().player_id.clone());
+    }
+    chosen.into_iter().collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn ranks_from_the_index_equal_counted_ranks_at_10k_players() {
+    let table = TestTable::on_own_local("rank_index").await;
+    let store = store_for(&table, table.client.clone());
+    let board_id = BoardId::parse("big").unwrap();
+    let board = store
+        .create_board(
+            NewBoard {
+                leaderboard_id: board_id.clone(),
+                name: "Big".into(),
+                order: Order::Desc,
+                operator: Operator::Best,
+                max_score: 9_999_999_999,
+                starts_at: Some(at(0)),
+                ends_at: Some(at(365 * 86_400_000)),
+                recurrence: Recurrence::None,
+                game_id: Some(GameId::parse("tetris").unwrap()),
+            },
+            at(0),
+        )
+        .await
+        .unwrap();
+    assert!(board.rank_index);
+    let mut reader =
+        StreamReader::for_table(&table.endpoint, &table.name, StartingPosition::TrimHorizon)
+            .await
+            .unwrap();
+
+    // 1. 10,000 entries: 300 distinct scores and 40 distinct milliseconds, so most players tie
+    // on score and many to the millisecond (then the player id decides).
+    let entries: Vec<(PlayerId, u64, Timestamp)> = {
+        let mut rng = rand::rng();
+        (0..PLAYERS)
+            .map(|i| {
+                (
+                    pid(&format!("r{i:05}")),
+                    rng.random_range(0..300) * 1_000,
+                    at(rng.random_range(0..40)),
+                )
+            })
+            .collect()
+    };
+    let clock = std::time::Instant::now();
+    let step = |what: &str| eprintln!("{:>7.1} s  {what}", clock.elapsed().as_secs_f64());
+    store.import_entries(&board, &entries).await.unwrap();
+    step("imported");
+    // The import's stream records are not delivered: the index is built in one pass instead
+    // (the real-stream path is what the plays below take).
+    let records = reader.read_to_end().await.unwrap();
+    assert!(records.len() >= 2 * PLAYERS);
+    // Before delivery the index knows it is behind and the rank is counted.
+    let (entry, cost) = store
+        .player_rank_counted(&board, &entries[0].0)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(!cost.indexed);
+    assert_eq!(
+        entry.rank,
+        store
+            .rank_of(
+                &board_id,
+                &store
+                    .entry_pointer(&board_id, &entries[0].0)
+                    .await
+                    .unwrap()
+                    .unwrap()
+                    .score_sk
+            )
+            .await
+            .unwrap()
+            .rank
+    );
+    let built = store.build_rank_index(&board).await.unwrap();
+    assert_eq!(built.entries, PLAYERS);
+    step("index built");
+    check_totals(&table, PLAYERS).await;
+    let all = listing(&store, &board_id).await;
+    check_sample(&store, &board, &all, &sample(&all, &BTreeSet::new())).await;
+    step("sample checked");
+
+    // 2. Random plays on top (existing and new players, better and worse scores), 8 at once.
+    let plays: Vec<(PlayerId, u64, u64)> = {
+        let mut rng = rand::rng();
+        (0..PLAYS)
+            .map(|i| {
+                let p = rng.random_range(0..PLAYERS + 200);
+                (
+                    pid(&format!("r{p:05}")),
+                    rng.random_range(0..320) * 1_000,
+                    100 + i as u64 / 3,
+                )
+            })
+            .collect()
+    };
+    let players: BTreeSet<String> = plays.iter().map(|p| p.0.to_string()).collect();
+    futures::stream::iter(&plays)
+        .map(|(p, score, ms)| {
+            let store = &store;
+            let board_id = &board_id;
+            async move {
+                let now = at(*ms);
+                let play = Play {
+                    player_id: p.clone(),
+                    session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),
+                    game_id: None,
+                    score: *score,
+                    duration_sec: None,
+                    leaderboard_ids: vec![board_id.clone()],
+                };
+                store.record_play(&play, now).await.unwrap();
+            }
+        })
+        .buffer_unordered(8)
+        .collect::<Vec<()>>()
+        .await;
+    step("played");
+    let entries_now = PLAYERS + players.iter().filter(|p| p.as_str() >= "r10000").count();
+    let records = reader.read_to_end().await.unwrap();
+    // Not delivered yet: behind, and counted.
+    let (_, cost) = store
+        .player_rank_counted(&board, &plays[0].0)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(!cost.indexed, "the index must know it is behind");
+
+    // A partial-batch failure: the index write of about one player in seven fails once; Lambda
+    // re-delivers from the first failed record.
+    let failing = FailOnce {
+        store: store.clone(),
+        victims: players
+            .iter()
+            .filter(|p| shard_of(p, 7) == 0)
+            .cloned()
+            .collect(),
+        failed: Mutex::new(BTreeSet::new()),
+    };
+    let retries = deliver(&failing, &records).await;
+    step("delivered with failures");
+    assert!(retries > 0);
+    assert!(!failing.failed.lock().unwrap().is_empty());
+    check_totals(&table, entries_now).await;
+    let all = listing(&store, &board_id).await;
+    let after = sample(&all, &players);
+    check_sample(&store, &board, &all, &after).await;
+    step("sample checked");
+
+    // 3. Replays: the whole batch again, then its second half before its first (an older batch
+    // retried after a newer one). Nothing moves.
+    let before = table.dump().await;
+    deliver(&store, &records).await;
+    let half = records.len() / 2;
+    deliver(&store, &records[half..]).await;
+    deliver(&store, &records[..half]).await;
+    let replayed = table.dump().await;
+    step("replayed");
+    let changed: Vec<_> = before
+        .iter()
+        .zip(&replayed)
+        .filter(|(a, b)| a != b)
+        .map(|(a, _)| format!("{:?} / {:?}", s(a, "pk"), s(a, "sk")))
+        .collect();
+    assert_eq!(before.len(), replayed.len());
+    assert!(changed.is_empty(), "replays changed {changed:?}");
+    check_sample(&store, &board, &all, &after).await;
+    step("sample checked");
+
+    // 4. A play while the index is caught up: the rank in its outcome comes from the index (no
+    // counting Query: one BatchGetItem, one TransactGetItems, one TransactWriteItems) and is
+    // the player's place in the listing after the write.
+    let (client, counter) = counting_client(&table.endpoint);
+    let counted = store_for(&table, client);
+    let player = after[after.len() / 2].clone();
+    let now = at(20_000);
+    let play = Play {
+        player_id: player.clone(),
+        session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),
+        game_id: None,
+        score: 150_500,
+        duration_sec: None,
+        leaderboard_ids: vec![board_id.clone()],
+    };
+    let outcome = counted.record_play(&play, now).await.unwrap();
+    let ops = counter.snapshot();
+    assert_eq!(ops.get("Query"), None, "{ops:?}");
+    assert_eq!(ops.get("TransactGetItems"), Some(&1), "{ops:?}");
+    let all = listing(&store, &board_id).await;
+    let want = all.iter().position(|e| e.player_id == player).unwrap() as u64 + 1;
+    assert_eq!(outcome.session.outcomes[0].rank, want);
+}

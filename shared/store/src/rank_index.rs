@@ -1,0 +1,705 @@
+//! The stream-maintained rank index (see [`leaderboard_keys::rankindex`] for the structure):
+//! applying Score changes from the stream exactly once, and reading a rank from it.
+//!
+//! # Items
+//! - Node `RANKNODE#<b>#<shard>#<prefix>` / `#NODE`: counters `c<label>`, tie sets `t<label>`
+//!   (last level), and on the root (`prefix` empty) `applied`.
+//! - Written count `RANKSEQ#<b>#<shard>` / `#WRITTEN`: `written`, added to by the submit path in
+//!   the same transaction as every entry change.
+//! - Marker `PLAYER#<p>` / `RANKED#<b>`: the Score sort key the index counts for the player
+//!   (`rk`, absent when none) and the entry `version` it has applied.
+//!
+//! # Exactly once
+//! A player's changes of a batch are folded over the marker (a change is new only if its
+//! version is above the marker's; a removal only if it removes the counted key), and the net
+//! node deltas, the root's `applied` and the new marker go in *one* transaction conditioned on
+//! the marker read. A re-delivered, replayed or re-ordered change is recognised by its version
+//! and does nothing; two deliveries racing are serialised by the marker's condition. Versions
+//! come from the entry pointer (each change of a player's entry adds one), so nothing here
+//! depends on the order of stream records across items.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, Get, Put, TransactGetItem, TransactWriteItem, Update,
+};
+use leaderboard_keys::KeyError;
+use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rankindex::{
+    self, APPLIED_ATTR, IndexedKey, Layout, NodeCounts, NodeDelta, WRITTEN_ATTR, WRITTEN_SHARDS,
+    count_attr, shard_of, ties_attr,
+};
+use rand::Rng;
+
+use crate::error::CancelReason;
+use crate::items::{Item, key_item, n, s};
+use crate::model::Board;
+use crate::{Store, StoreError};
+
+/// After a snapshot found a board's index behind, how long lookups on that board in this
+/// process count straight away instead of reading another snapshot first.
+const BEHIND_BACKOFF: Duration = Duration::from_millis(500);
+
+/// Boards whose index was recently behind, per process: under a steady stream of plays a
+/// board's index is behind most of the time, and a snapshot that ends in counting anyway is
+/// wasted (one request, 91 items).
+#[derive(Debug, Default)]
+pub(crate) struct RankHints {
+    behind_until: std::sync::Mutex<HashMap<BoardId, std::time::Instant>>,
+}
+
+impl RankHints {
+    fn recently_behind(&self, board: &BoardId) -> bool {
+        let mut map = self.behind_until.lock().unwrap_or_else(|e| e.into_inner());
+        match map.get(board) {
+            Some(until) if *until > std::time::Instant::now() => true,
+            Some(_) => {
+                map.remove(board);
+                false
+            }
+            None => false,
+        }
+    }
+
+    fn mark_behind(&self, board: &BoardId) {
+        let mut map = self.behind_until.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() > 10_000 {
+            map.clear();
+        }
+        map.insert(board.clone(), std::time::Instant::now() + BEHIND_BACKOFF);
+    }
+}
+
+/// Rounds of read-then-write before [`Store::apply_rank_changes`] gives up.
+const MAX_APPLY_ATTEMPTS: u32 = 12;
+/// Snapshot reads tried before a lookup is answered by counting.
+const MAX_READ_ATTEMPTS: u32 = 3;
+
+/// One change of a player's entry, as the stream shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RankChange {
+    /// `true` for an INSERT or MODIFY (the new image), `false` for a REMOVE (the old image).
+    pub upsert: bool,
+    /// The Score item's sort key.
+    pub score_sk: String,
+    /// The Score item's `version`.
+    pub version: u64,
+}
+
+/// What applying one player's changes did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RankApplyOutcome {
+    /// Changes that moved the index.
+    pub applied: usize,
+    /// Changes the index had already (re-deliveries, replays) or that were superseded.
+    pub already_applied: usize,
+    /// Items written (marker and nodes), 0 if nothing changed.
+    pub items_written: usize,
+    /// Requests made.
+    pub requests: u32,
+}
+
+/// The marker as read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Marker {
+    exists: bool,
+    rk: Option<String>,
+    version: u64,
+}
+
+/// Folds `changes` over the marker: the marker after them, and how many were new.
+fn fold(start: &Marker, changes: &[RankChange]) -> (Marker, usize) {
+    let mut state = start.clone();
+    let mut applied = 0;
+    for c in changes {
+        if c.upsert {
+            if c.version > state.version {
+                state.rk = Some(c.score_sk.clone());
+                state.version = c.version;
+                applied += 1;
+            }
+        } else if state.rk.as_deref() == Some(c.score_sk.as_str()) && c.version >= state.version {
+            state.rk = None;
+            state.version = c.version;
+            applied += 1;
+        }
+    }
+    (state, applied)
+}
+
+fn num(item: &Item, attr: &str) -> i64 {
+    item.get(attr)
+        .and_then(|v| v.as_n().ok())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+fn backoff(attempt: u32) -> Duration {
+    let ceiling = 5u64 << attempt.min(6);
+    Duration::from_millis(rand::rng().random_range(1..=ceiling))
+}
+
+/// A node item's counters and tie sets.
+fn node_counts(item: &Item) -> NodeCounts {
+    let mut node = NodeCounts::default();
+    for (name, value) in item {
+        let (kind, label) = name.split_at(1.min(name.len()));
+        if label.is_empty() || !label.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        match (kind, value) {
+            ("c", AttributeValue::N(v)) => {
+                node.counts
+                    .insert(label.to_owned(), v.parse().unwrap_or_default());
+            }
+            ("t", AttributeValue::Ss(ids)) => {
+                node.ties
+                    .insert(label.to_owned(), ids.iter().cloned().collect());
+            }
+            _ => {}
+        }
+    }
+    node
+}
+
+/// What a consistent snapshot of the index says about one sort key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IndexAnswer {
+    /// The index is exact: this many entries rank above the key.
+    Above(u64),
+    /// The index has not applied every committed change (or the pointer moved): count.
+    Behind,
+}
+
+/// A lookup's answer and what it read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct IndexLookup {
+    pub answer: IndexAnswer,
+    pub requests: u32,
+    pub items: u64,
+}
+
+impl Store {
+    async fn read_marker(&self, board: &BoardId, player: &PlayerId) -> Result<Marker, StoreError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .set_key(Some(key_item(&entity::rank_marker(player, board))))
+            .consistent_read(true)
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("GetItem(rank marker)", e))?;
+        Ok(match out.item {
+            None => Marker::default(),
+            Some(item) => Marker {
+                exists: true,
+                rk: item.get("rk").and_then(|v| v.as_s().ok()).cloned(),
+                version: num(&item, "version").max(0) as u64,
+            },
+        })
+    }
+
+    /// Applies one player's Score changes on one board (in stream order) to the rank index,
+    /// exactly once: see the module documentation.
+    pub async fn apply_rank_changes(
+        &self,
+        board: &BoardId,
+        player: &PlayerId,
+        changes: &[RankChange],
+    ) -> Result<RankApplyOutcome, StoreError> {
+        let mut outcome = RankApplyOutcome::default();
+        let Some(first) = changes.first() else {
+            return Ok(outcome);
+        };
+        let layout = IndexedKey::parse(&first.score_sk)?.layout();
+        let shard = shard_of(player.as_str(), layout.node_shards);
+        for attempt in 1..=MAX_APPLY_ATTEMPTS {
+            let marker = self.read_marker(board, player).await?;
+            outcome.requests += 1;
+            let (end, applied) = fold(&marker, changes);
+            outcome.applied = applied;
+            outcome.already_applied = changes.len() - applied;
+            if end.rk == marker.rk && end.version == marker.version {
+                outcome.items_written = 0;
+                return Ok(outcome);
+            }
+            let old = marker.rk.as_deref().map(IndexedKey::parse).transpose()?;
+            let new = end.rk.as_deref().map(IndexedKey::parse).transpose()?;
+            let mut nodes = rankindex::deltas(old.as_ref(), new.as_ref())?;
+            if nodes.first().is_none_or(|n| n.level != 0) {
+                nodes.insert(
+                    0,
+                    NodeDelta {
+                        level: 0,
+                        ..NodeDelta::default()
+                    },
+                );
+            }
+            let applied_versions = end.version - marker.version;
+            let mut items = vec![self.marker_put(board, player, &marker, &end)?];
+            for node in &nodes {
+                let extra = (node.level == 0 && applied_versions > 0).then_some(applied_versions);
+                let empty = node.counts.is_empty()
+                    && node.tie_add.is_none()
+                    && node.tie_remove.is_none()
+                    && extra.is_none();
+                if !empty {
+                    items.push(self.node_update(board, shard, player, node, extra)?);
+                }
+            }
+            outcome.items_written = items.len();
+            let token = format!("{:032x}", rand::rng().random::<u128>());
+            let sent = self
+                .client
+                .transact_write_items()
+                .set_transact_items(Some(items))
+                .client_request_token(token)
+                .send()
+                .await;
+            outcome.requests += 1;
+            match sent {
+                Ok(_) => return Ok(outcome),
+                Err(e) => match e.as_service_error() {
+                    Some(TransactWriteItemsError::TransactionCanceledException(c)) => {
+                        let reasons: Vec<CancelReason> = c
+                            .cancellation_reasons()
+                            .iter()
+                            .map(|r| CancelReason::from_code(r.code()))
+                            .collect();
+                        let retryable = reasons.iter().all(|r| {
+                            matches!(
+                                r,
+                                CancelReason::None
+                                    | CancelReason::ConditionalCheckFailed
+                                    | CancelReason::TransactionConflict
+                                    | CancelReason::Throttled
+                            )
+                        });
+                        if !retryable {
+                            return Err(StoreError::TransactionCanceled { reasons });
+                        }
+                        tracing::debug!(attempt, ?reasons, "rank index write cancelled; retrying");
+                    }
+                    _ => {
+                        let e = StoreError::sdk("TransactWriteItems(rank index)", e);
+                        if !e.is_retryable() {
+                            return Err(e);
+                        }
+                    }
+                },
+            }
+            tokio::time::sleep(backoff(attempt)).await;
+        }
+        Err(StoreError::Contention {
+            attempts: MAX_APPLY_ATTEMPTS,
+        })
+    }
+
+    fn marker_put(
+        &self,
+        board: &BoardId,
+        player: &PlayerId,
+        read: &Marker,
+        end: &Marker,
+    ) -> Result<TransactWriteItem, StoreError> {
+        let mut item = key_item(&entity::rank_marker(player, board));
+        item.insert("leaderboardId".into(), s(board.as_str()));
+        item.insert("playerId".into(), s(player.as_str()));
+        item.insert("version".into(), n(end.version));
+        if let Some(rk) = &end.rk {
+            item.insert("rk".into(), s(rk));
+        }
+        let mut put = Put::builder().table_name(&self.table).set_item(Some(item));
+        put = match (&read.exists, &read.rk) {
+            (false, _) => put.condition_expression("attribute_not_exists(pk)"),
+            (true, Some(rk)) => put
+                .condition_expression("version = :v AND rk = :rk")
+                .expression_attribute_values(":v", n(read.version))
+                .expression_attribute_values(":rk", s(rk)),
+            (true, None) => put
+                .condition_expression("version = :v AND attribute_not_exists(rk)")
+                .expression_attribute_values(":v", n(read.version)),
+        };
+        Ok(TransactWriteItem::builder()
+            .put(
+                put.build()
+                    .map_err(|e| StoreError::Invalid(e.to_string()))?,
+            )
+            .build())
+    }
+
+    fn node_update(
+        &self,
+        board: &BoardId,
+        shard: u8,
+        player: &PlayerId,
+        node: &NodeDelta,
+        applied: Option<u64>,
+    ) -> Result<TransactWriteItem, StoreError> {
+        let mut names = HashMap::new();
+        let mut values = HashMap::new();
+        let mut adds = Vec::new();
+        for (i, (label, delta)) in node.counts.iter().enumerate() {
+            names.insert(format!("#c{i}"), count_attr(label));
+            values.insert(format!(":c{i}"), n(delta));
+            adds.push(format!("#c{i} :c{i}"));
+        }
+        if let Some(v) = applied {
+            names.insert("#applied".into(), APPLIED_ATTR.into());
+            values.insert(":applied".into(), n(v));
+            adds.push("#applied :applied".into());
+        }
+        let me = AttributeValue::Ss(vec![player.to_string()]);
+        if let Some(label) = &node.tie_add {
+            names.insert("#tadd".into(), ties_attr(label));
+            values.insert(":me".into(), me.clone());
+            adds.push("#tadd :me".into());
+        }
+        let mut expression = String::new();
+        if !adds.is_empty() {
+            expression = format!("ADD {}", adds.join(", "));
+        }
+        if let Some(label) = &node.tie_remove {
+            names.insert("#tdel".into(), ties_attr(label));
+            values.insert(":me".into(), me);
+            expression.push_str(" DELETE #tdel :me");
+        }
+        let update = Update::builder()
+            .table_name(&self.table)
+            .set_key(Some(key_item(&entity::rank_node(
+                board,
+                shard,
+                &node.prefix,
+            ))))
+            .update_expression(expression.trim())
+            .set_expression_attribute_names(Some(names))
+            .set_expression_attribute_values(Some(values))
+            .build()
+            .map_err(|e| StoreError::Invalid(e.to_string()))?;
+        Ok(TransactWriteItem::builder().update(update).build())
+    }
+
+    /// The submit path's part of the index: add one to the player's written count, in the
+    /// play's transaction.
+    pub(crate) fn written_update(
+        &self,
+        board: &BoardId,
+        player: &PlayerId,
+    ) -> Result<TransactWriteItem, StoreError> {
+        let shard = shard_of(player.as_str(), WRITTEN_SHARDS);
+        let update = Update::builder()
+            .table_name(&self.table)
+            .set_key(Some(key_item(&entity::rank_written(board, shard))))
+            .update_expression("ADD #w :one")
+            .expression_attribute_names("#w", WRITTEN_ATTR)
+            .expression_attribute_values(":one", n(1))
+            .build()
+            .map_err(|e| StoreError::Invalid(e.to_string()))?;
+        Ok(TransactWriteItem::builder().update(update).build())
+    }
+
+    /// Adds `counts[shard]` to the written counts (bulk import: before its items are written,
+    /// so that a failure leaves the index looking behind, never ahead).
+    pub(crate) async fn add_written(
+        &self,
+        board: &BoardId,
+        counts: &[u64; WRITTEN_SHARDS as usize],
+    ) -> Result<(), StoreError> {
+        for (shard, &count) in counts.iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            self.client
+                .update_item()
+                .table_name(&self.table)
+                .set_key(Some(key_item(&entity::rank_written(board, shard as u8))))
+                .update_expression("ADD #w :n")
+                .expression_attribute_names("#w", WRITTEN_ATTR)
+                .expression_attribute_values(":n", n(count))
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk("UpdateItem(rank written)", e))?;
+        }
+        Ok(())
+    }
+
+    /// How many entries rank above `score_sk` on `board`, from one consistent snapshot of the
+    /// index (`TransactGetItems`): the written counts, every shard's node on the key's path,
+    /// and, if given, the entry pointer that must still have `version`. `Behind` when the board
+    /// has no index, the snapshot shows changes not applied yet, the pointer moved, or the
+    /// snapshot kept conflicting with writes.
+    pub(crate) async fn index_above(
+        &self,
+        board: &Board,
+        score_sk: &str,
+        pointer: Option<(&Key, u64)>,
+    ) -> Result<IndexLookup, StoreError> {
+        let mut lookup = IndexLookup {
+            answer: IndexAnswer::Behind,
+            requests: 0,
+            items: 0,
+        };
+        if !board.rank_index || self.rank_hints.recently_behind(&board.leaderboard_id) {
+            return Ok(lookup);
+        }
+        let key = IndexedKey::parse(score_sk)?;
+        let layout: Layout = key.layout();
+        let id = &board.leaderboard_id;
+        let mut keys: Vec<Key> = Vec::with_capacity(layout.lookup_items());
+        if let Some((k, _)) = pointer {
+            keys.push(k.clone());
+        }
+        let written_at = keys.len();
+        keys.extend((0..WRITTEN_SHARDS).map(|s| entity::rank_written(id, s)));
+        let nodes_at = keys.len();
+        for level in 0..layout.levels {
+            for shard in 0..layout.node_shards {
+                keys.push(entity::rank_node(id, shard, key.prefix(level)));
+            }
+        }
+        let gets: Vec<TransactGetItem> = keys
+            .iter()
+            .map(|k| {
+                Get::builder()
+                    .table_name(&self.table)
+                    .set_key(Some(key_item(k)))
+                    .build()
+                    .map(|g| TransactGetItem::builder().get(g).build())
+                    .map_err(|e| StoreError::Invalid(e.to_string()))
+            })
+            .collect::<Result<_, _>>()?;
+        for attempt in 1..=MAX_READ_ATTEMPTS {
+            lookup.requests += 1;
+            lookup.items += gets.len() as u64;
+            let out = self
+                .client
+                .transact_get_items()
+                .set_transact_items(Some(gets.clone()))
+                .send()
+                .await;
+            let responses = match out {
+                Ok(out) => out.responses.unwrap_or_default(),
+                Err(e) => match e.as_service_error() {
+                    Some(TransactGetItemsError::TransactionCanceledException(_)) => {
+                        tracing::debug!(attempt, "rank index snapshot conflicted; retrying");
+                        tokio::time::sleep(backoff(attempt)).await;
+                        continue;
+                    }
+                    _ => return Err(StoreError::sdk("TransactGetItems(rank index)", e)),
+                },
+            };
+            let empty = Item::new();
+            let item = |i: usize| {
+                responses
+                    .get(i)
+                    .and_then(|r| r.item.as_ref())
+                    .unwrap_or(&empty)
+            };
+            if let Some((_, version)) = pointer
+                && num(item(0), "version") != version as i64
+            {
+                return Ok(lookup);
+            }
+            let written: i64 = (written_at..nodes_at)
+                .map(|i| num(item(i), WRITTEN_ATTR))
+                .sum();
+            let path: Vec<Vec<NodeCounts>> = (0..layout.levels)
+                .map(|level| {
+                    let at = nodes_at + level * layout.node_shards as usize;
+                    (at..at + layout.node_shards as usize)
+                        .map(|i| node_counts(item(i)))
+                        .collect()
+                })
+                .collect();
+            let applied: i64 = (nodes_at..nodes_at + layout.node_shards as usize)
+                .map(|i| num(item(i), APPLIED_ATTR))
+                .sum();
+            if written != applied {
+                tracing::debug!(written, applied, "rank index behind");
+                self.rank_hints.mark_behind(id);
+                return Ok(lookup);
+            }
+            let above = rankindex::count_above(&key, &path);
+            lookup.answer = IndexAnswer::Above(above.max(0) as u64);
+            return Ok(lookup);
+        }
+        Ok(lookup)
+    }
+}
+
+/// What [`Store::build_rank_index`] wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RankBuildStats {
+    /// Entries indexed.
+    pub entries: usize,
+    /// Node items written.
+    pub nodes: usize,
+    /// Items written in all (nodes, markers, written counts).
+    pub items: usize,
+    /// Requests made (Query pages and BatchWriteItem calls).
+    pub requests: u32,
+}
+
+impl Store {
+    /// Builds a board's rank index from its entries in one pass, and marks the board indexed:
+    /// for a board made before the index existed, or to load a benchmark. Every node, marker
+    /// and written count is computed in memory and put whole (replacing what was there).
+    ///
+    /// **Only on a quiet board**: no plays may be recorded on it and no stream records of its
+    /// entries may be pending while it runs, because the puts replace the counters rather than
+    /// add to them.
+    pub async fn build_rank_index(&self, board: &Board) -> Result<RankBuildStats, StoreError> {
+        use std::collections::BTreeMap;
+        let id = &board.leaderboard_id;
+        let layout = Layout::for_score_digits(board.spec()?.width().digits() as usize);
+        let mut stats = RankBuildStats::default();
+        let mut nodes: BTreeMap<(u8, String), NodeCounts> = BTreeMap::new();
+        let mut applied = vec![0u64; layout.node_shards as usize];
+        let mut written = [0u64; WRITTEN_SHARDS as usize];
+        let mut items: Vec<Item> = Vec::new();
+        let mut start = None;
+        loop {
+            let out = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
+                .expression_attribute_values(":pk", s(entity::board_pk(id)))
+                .expression_attribute_values(":score", s(entity::SCORE_PREFIX))
+                .projection_expression("sk, playerId, version")
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk("Query(rank index build)", e))?;
+            stats.requests += 1;
+            for item in out.items.unwrap_or_default() {
+                let sk = crate::items::key_string(&item, "sk");
+                let key = IndexedKey::parse(&sk)?;
+                let player = PlayerId::parse(key.player()).map_err(KeyError::from)?;
+                let version = num(&item, "version").max(1) as u64;
+                let shard = shard_of(key.player(), layout.node_shards);
+                for level in 0..layout.levels {
+                    let node = nodes
+                        .entry((shard, key.prefix(level).to_owned()))
+                        .or_default();
+                    let label = key.label(level).to_owned();
+                    *node.counts.entry(label.clone()).or_default() += 1;
+                    if level == layout.levels - 1 {
+                        node.ties
+                            .entry(label)
+                            .or_default()
+                            .insert(key.player().to_owned());
+                    }
+                }
+                applied[shard as usize] += version;
+                written[shard_of(key.player(), WRITTEN_SHARDS) as usize] += version;
+                let mut marker = key_item(&entity::rank_marker(&player, id));
+                marker.insert("leaderboardId".into(), s(id.as_str()));
+                marker.insert("playerId".into(), s(player.as_str()));
+                marker.insert("version".into(), n(version));
+                marker.insert("rk".into(), s(sk));
+                items.push(marker);
+                stats.entries += 1;
+            }
+            start = out.last_evaluated_key;
+            if start.is_none() {
+                break;
+            }
+        }
+        stats.nodes = nodes.len();
+        for ((shard, prefix), node) in nodes {
+            let mut item = key_item(&entity::rank_node(id, shard, &prefix));
+            for (label, count) in node.counts {
+                item.insert(count_attr(&label), n(count));
+            }
+            for (label, ids) in node.ties {
+                item.insert(
+                    ties_attr(&label),
+                    AttributeValue::Ss(ids.into_iter().collect()),
+                );
+            }
+            if prefix.is_empty() {
+                item.insert(APPLIED_ATTR.into(), n(applied[shard as usize]));
+            }
+            items.push(item);
+        }
+        for (shard, count) in written.iter().enumerate() {
+            let mut item = key_item(&entity::rank_written(id, shard as u8));
+            item.insert(WRITTEN_ATTR.into(), n(count));
+            items.push(item);
+        }
+        let put = self.put_all(items).await?;
+        stats.items = put.items;
+        stats.requests += put.requests;
+        self.client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key_item(&entity::board(id))))
+            .update_expression("SET rankIndex = :t")
+            .expression_attribute_values(":t", AttributeValue::Bool(true))
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(board rank index)", e))?;
+        stats.requests += 1;
+        Ok(stats)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn up(sk: &str, version: u64) -> RankChange {
+        RankChange {
+            upsert: true,
+            score_sk: sk.into(),
+            version,
+        }
+    }
+    fn rm(sk: &str, version: u64) -> RankChange {
+        RankChange {
+            upsert: false,
+            score_sk: sk.into(),
+            version,
+        }
+    }
+    fn marker(rk: Option<&str>, version: u64) -> Marker {
+        Marker {
+            exists: true,
+            rk: rk.map(str::to_owned),
+            version,
+        }
+    }
+
+    #[test]
+    fn a_change_counts_once_in_either_record_order() {
+        let start = marker(Some("A"), 1);
+        // The play's REMOVE and INSERT, in both orders, and again.
+        for changes in [
+            vec![rm("A", 1), up("B", 2)],
+            vec![up("B", 2), rm("A", 1)],
+            vec![rm("A", 1), up("B", 2), rm("A", 1), up("B", 2)],
+        ] {
+            let (end, applied) = fold(&start, &changes);
+            assert_eq!(end.rk.as_deref(), Some("B"));
+            assert_eq!(end.version, 2);
+            assert!(applied >= 1);
+        }
+        // Replayed after a later change: nothing moves.
+        let later = marker(Some("C"), 3);
+        let (end, applied) = fold(&later, &[rm("A", 1), up("B", 2), rm("B", 2)]);
+        assert_eq!((end, applied), (later, 0));
+        // A removal of what is counted.
+        let (end, applied) = fold(&marker(Some("B"), 2), &[rm("B", 2)]);
+        assert_eq!((end.rk, end.version, applied), (None, 2, 1));
+        // A first entry.
+        let (end, _) = fold(&Marker::default(), &[up("A", 1)]);
+        assert_eq!((end.rk.as_deref(), end.version), (Some("A"), 1));
+    }
+}
