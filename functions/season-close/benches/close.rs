@@ -2,6 +2,24 @@
 //! the same board in the same run.
 //!
 //! `cargo bench -p season-close --bench close` (uses `DYNAMODB_ENDPOINT`, or starts DynamoDB Local).
+//! With `BENCH_OUT` set (scripts/bench) it also writes its table to `$BENCH_OUT/70-close.md`.
+
+#[path = "../../../bench/src/fragment.rs"]
+mod fragment;
+
+/// Prints a line and keeps it for the report fragment.
+macro_rules! say {
+    ($md:ident) => {{
+        println!();
+        $md.push('\n');
+    }};
+    ($md:ident, $($t:tt)*) => {{
+        let line = format!($($t)*);
+        println!("{line}");
+        $md.push_str(&line);
+        $md.push('\n');
+    }};
+}
 
 use std::time::Instant;
 
@@ -148,24 +166,33 @@ async fn main() {
     }
     let copy_secs = started.elapsed().as_secs_f64();
     assert_eq!(copied, PLAYERS);
-    println!(
+    let mut md = String::from(
+        "## Season close (DynamoDB Local)\n\n\
+         `cargo bench -p season-close --bench close`: close of one board next to a plain copy of it, in one run.\n\n",
+    );
+    say!(
+        md,
         "| {PLAYERS}-player board | seconds | entries/s | items written per entry | requests |"
     );
-    println!("| --- | --- | --- | --- | --- |");
-    println!(
+    say!(md, "| --- | --- | --- | --- | --- |");
+    say!(
+        md,
         "| season close (snapshot + results + archive + checkpoints) | {close_secs:.2} | {:.0} | 4 | {close_requests} |",
         PLAYERS as f64 / close_secs
     );
-    println!(
+    say!(
+        md,
         "| plain Query + BatchWriteItem copy | {copy_secs:.2} | {:.0} | 1 | {} |",
         PLAYERS as f64 / copy_secs,
         counter.total()
     );
-    println!();
-    println!(
+    say!(md);
+    say!(
+        md,
         "Close writes four items per entry (Final standing, Season result, and the live Score item and \
          its pointer re-put with a ttl) and checkpoints every 500 entries; the copy writes one. \
          Ratio close/copy entries per second: {:.2}.",
         (PLAYERS as f64 / close_secs) / (PLAYERS as f64 / copy_secs)
     );
+    fragment::write("70-close.md", &md);
 }

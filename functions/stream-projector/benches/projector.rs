@@ -8,6 +8,25 @@
 //!    a 100-record batch, and the same with the Lambda event's JSON deserialised first.
 //!
 //! Run with `cargo bench -p stream-projector`.
+//! With `BENCH_OUT` set (scripts/bench) it also writes both tables to
+//! `$BENCH_OUT/80-projector.md`.
+
+#[path = "../../../bench/src/fragment.rs"]
+mod fragment;
+
+/// Prints a line and keeps it for the report fragment.
+macro_rules! say {
+    ($md:ident) => {{
+        println!();
+        $md.push('\n');
+    }};
+    ($md:ident, $($t:tt)*) => {{
+        let line = format!($($t)*);
+        println!("{line}");
+        $md.push_str(&line);
+        $md.push('\n');
+    }};
+}
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -50,14 +69,22 @@ async fn sessions(players: usize) -> (Scenario, Vec<EventRecord>) {
     (sc, records)
 }
 
-async fn write_costs() {
-    println!("DynamoDB requests per {BATCH}-record batch of Session INSERTs");
-    println!("(UpdateItem + GetItem = total; measured by an SDK interceptor)");
-    println!();
-    println!(
+async fn write_costs() -> String {
+    let mut md = String::new();
+    say!(
+        md,
+        "DynamoDB requests per {BATCH}-record batch of Session INSERTs"
+    );
+    say!(
+        md,
+        "(UpdateItem + GetItem = total; measured by an SDK interceptor)"
+    );
+    say!(md);
+    say!(
+        md,
         "| distinct players | first delivery | same batch again | first half applied, then all |"
     );
-    println!("| ---: | --- | --- | --- |");
+    say!(md, "| ---: | --- | --- | --- |");
     let show = |(u, g, t): Cost| format!("{u} + {g} = {t}");
     for players in [1, 10, 100] {
         let (sc, batch) = sessions(players).await;
@@ -67,14 +94,16 @@ async fn write_costs() {
         let half = Scenario::empty(&format!("bench_half_{players}")).await;
         deliver(&half, &batch[..BATCH / 2]).await;
         let rest = deliver(&half, &batch).await;
-        println!(
+        say!(
+            md,
             "| {players} | {} | {} | {} |",
             show(first),
             show(again),
             show(rest)
         );
     }
-    println!();
+    say!(md);
+    md
 }
 
 /// A Session INSERT as the stream carries it, for player `p` and sequence number `seq`.
@@ -174,9 +203,23 @@ fn cpu(c: &mut Criterion) {
 
 fn main() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    runtime.block_on(write_costs());
+    let costs = runtime.block_on(write_costs());
     drop(runtime);
     let mut c = Criterion::default().configure_from_args();
     cpu(&mut c);
     c.final_summary();
+
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let results = fragment::criterion_results(&fragment::criterion_dir(&root), &["projector"]);
+    let mut md = String::from(
+        "## Stream projector\n\n`cargo bench -p stream-projector --bench projector`.\n\n",
+    );
+    md.push_str(&costs);
+    md.push_str(&format!(
+        "CPU per {BATCH}-record batch of the handler's pure part (criterion; `plan` sorts out and groups \
+         the records, `json+plan` parses the Lambda event first; divide by {BATCH} for one record):\n\n"
+    ));
+    md.push_str(&fragment::criterion_table(&results));
+    println!("{md}");
+    fragment::write("80-projector.md", &md);
 }

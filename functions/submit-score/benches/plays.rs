@@ -6,6 +6,24 @@
 //! count of the response reads a realistic page. Prints a Markdown table.
 //!
 //! `cargo bench -p submit-score --bench plays` (uses `DYNAMODB_ENDPOINT`, or starts DynamoDB Local).
+//! With `BENCH_OUT` set (scripts/bench) it also writes its table to `$BENCH_OUT/60-plays.md`.
+
+#[path = "../../../bench/src/fragment.rs"]
+mod fragment;
+
+/// Prints a line and keeps it for the report fragment.
+macro_rules! say {
+    ($md:ident) => {{
+        println!();
+        $md.push('\n');
+    }};
+    ($md:ident, $($t:tt)*) => {{
+        let line = format!($($t)*);
+        println!("{line}");
+        $md.push_str(&line);
+        $md.push('\n');
+    }};
+}
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -84,8 +102,15 @@ async fn main() {
         store.import_entries(&board, &entries).await.unwrap();
     }
     let app = App::new(store);
-    println!("| scenario | requests per play (by operation) | total | p50 ms | p99 ms | plays/s |");
-    println!("| --- | --- | --- | --- | --- | --- |");
+    let mut md = String::from(
+        "## Submit path (requests per play, DynamoDB Local)\n\n\
+         `cargo bench -p submit-score --bench plays`: through the handler, against DynamoDB Local.\n\n",
+    );
+    say!(
+        md,
+        "| scenario | requests per play (by operation) | total | p50 ms | p99 ms | plays/s |"
+    );
+    say!(md, "| --- | --- | --- | --- | --- | --- |");
     let mut next_score = 1_000_000u64;
     for (label, on, improving) in [
         ("1 board, improving", &boards[..1], true),
@@ -137,7 +162,8 @@ async fn main() {
             .iter()
             .map(|(op, n)| format!("{op} {n:.2}"))
             .collect();
-        println!(
+        say!(
+            md,
             "| {label} | {} | {total:.2} | {:.1} | {:.1} | {:.0} |",
             ops.join(", "),
             percentile(&latencies, 0.5),
@@ -145,10 +171,12 @@ async fn main() {
             PLAYS as f64 / secs
         );
     }
-    println!();
-    println!(
+    say!(md);
+    say!(
+        md,
         "Boards of {PLAYERS} entries; {PLAYS} plays per scenario at 8-way concurrency through the handler; \
          requests counted by an SDK interceptor over 50 sequential plays. The write path is the \
          BatchGetItem and the TransactWriteItems; the Query requests are the rank count of the response."
     );
+    fragment::write("60-plays.md", &md);
 }

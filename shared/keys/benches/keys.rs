@@ -1,11 +1,16 @@
 //! The hot key operations, each next to a naive `format!`/`split`-based baseline measured in the
 //! same run: Score sort key build and parse, and StatelyDB integer and key-path encode/decode.
 //!
-//! Run with `cargo bench -p leaderboard-keys --bench keys`.
+//! Run with `cargo bench -p leaderboard-keys --bench keys`. With `BENCH_OUT` set (scripts/bench)
+//! it also writes its table to `$BENCH_OUT/50-keys.md` and the rank key targets to
+//! `$BENCH_OUT/targets.tsv`.
+
+#[path = "../../../bench/src/fragment.rs"]
+mod fragment;
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::keypath::{KeyPath, Segment, decode_int, encode_int};
 use leaderboard_keys::rank::{MAX_TIEBREAK_MILLIS, Order, RankKeySpec};
@@ -94,6 +99,9 @@ fn bench(c: &mut Criterion) {
     g.bench_function("parse/naive_split", |b| {
         b.iter(|| naive_parse(Order::Desc, 9_999_999_999, black_box(&sk)).unwrap())
     });
+    g.bench_function("rank_key_build/ours", |b| {
+        b.iter(|| spec.rank_key(black_box(score), black_box(ms)).unwrap())
+    });
     let rk = spec.rank_key(score, ms).unwrap();
     g.bench_function("rank_key_parse/ours", |b| {
         b.iter(|| spec.parse_rank_key(black_box(&rk)).unwrap())
@@ -164,5 +172,44 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
-criterion_main!(benches);
+/// The table of this run's results, and the rank key targets (issue 9: build and parse each
+/// under 100 ns).
+fn report() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let results = fragment::criterion_results(
+        &fragment::criterion_dir(&root),
+        &["score_sort_key", "binary_int", "key_path"],
+    );
+    let median = |id: &str| results.iter().find(|r| r.id == id).map(|r| r.median);
+    let mut md = String::from("## Key codec\n\n");
+    md.push_str(
+        "`cargo bench -p leaderboard-keys --bench keys` (criterion, bench profile). Each \"ours\" row has \
+         its naive baseline in the same run (`format!` and `splitn` + `str::parse`; a fixed 9-byte integer \
+         form; a string key path). `binary_int` rows run 9 values per iteration: divide by 9 for one. \
+         `rank_key_build` returns a fresh `String`; `rank_key_into_reused_buffer` writes into one.\n\n",
+    );
+    md.push_str(&fragment::criterion_table(&results));
+    for (target, id) in [
+        (
+            "rankKey build < 100 ns",
+            "score_sort_key/rank_key_build_ours",
+        ),
+        (
+            "rankKey parse < 100 ns",
+            "score_sort_key/rank_key_parse_ours",
+        ),
+    ] {
+        if let Some(ns) = median(id) {
+            fragment::target(target, &format!("{ns:.1} ns ({id})"), ns < 100.0);
+        }
+    }
+    println!("{md}");
+    fragment::write("50-keys.md", &md);
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    bench(&mut c);
+    c.final_summary();
+    report();
+}

@@ -1,0 +1,477 @@
+//! Load through the local stack: N concurrent simulated players POST scores to the HTTP API
+//! (JWT verification, routing, payload 2.0 events, `submit_score::handle`), with the stream
+//! poller and projector running, against DynamoDB Local; in the same run, DynamoDB Local's raw
+//! PutItem rate from the same SDK client at the same concurrency.
+//!
+//! The stack is wired in process from `leaderboard-local`'s pieces, as `Stack::start` wires them,
+//! except that its DynamoDB clients talk to DynamoDB Local through counting [`Proxy`]s: one for
+//! the HTTP functions' store, one for the stream poller (its stream reads and the projector's
+//! writes), so their requests are told apart. The season-close schedule is not started (it
+//! would add one Query a minute).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::AttributeValue;
+use chrono::{SecondsFormat, Utc};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper_util::rt::TokioIo;
+use leaderboard_devkit::template::TableDefinition;
+use leaderboard_local::client::ApiClient;
+use leaderboard_local::gateway::Gateway;
+use leaderboard_local::jwt::JwtKey;
+use leaderboard_local::poller::StreamPoller;
+use leaderboard_local::schedule::Schedule;
+use leaderboard_local::template::LocalTemplate;
+use leaderboard_store::{Config, Store};
+use serde_json::json;
+use tokio::net::TcpStream;
+use tokio::sync::watch;
+
+use crate::proxy::Proxy;
+use crate::{fragment, ms, quantile};
+
+/// The load settings.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Concurrent players (and concurrent PutItem workers).
+    pub players: usize,
+    /// Submissions in the timed phase (and PutItems in each raw phase).
+    pub submissions: usize,
+}
+
+/// The throughput target of issue 9: the stack's submissions/s at least this share of raw PutItem/s.
+pub const TARGET_RATIO: f64 = 0.40;
+
+const SECRET: &str = "bench-jwt-secret";
+const BOARD: &str = "load_1";
+
+struct Phase {
+    count: usize,
+    errors: usize,
+    secs: f64,
+    latencies: Vec<Duration>,
+}
+
+impl Phase {
+    fn rate(&self) -> f64 {
+        self.count as f64 / self.secs
+    }
+    fn p(&self, q: f64) -> String {
+        quantile(&self.latencies, q).map(ms).unwrap_or_default()
+    }
+}
+
+fn sorted(mut v: Vec<Duration>) -> Vec<Duration> {
+    v.sort();
+    v
+}
+
+/// `total` PutItems of a Session-sized item from `workers` concurrent tasks on `client`.
+async fn raw_puts(client: &Client, table: &str, workers: usize, total: usize, tag: &str) -> Phase {
+    let per = total.div_ceil(workers);
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..workers)
+        .map(|w| {
+            let client = client.clone();
+            let table = table.to_owned();
+            let tag = tag.to_owned();
+            tokio::spawn(async move {
+                let mut lat = Vec::with_capacity(per);
+                let mut errors = 0;
+                for i in 0..per {
+                    let player = format!("lp_{w:04}");
+                    let session = format!("01K{tag}{w:04}{i:08}");
+                    let t = Instant::now();
+                    let r = client
+                        .put_item()
+                        .table_name(&table)
+                        .item("pk", AttributeValue::S(format!("RAW#{player}")))
+                        .item("sk", AttributeValue::S(format!("RAWSESSION#{session}")))
+                        .item("playerId", AttributeValue::S(player.clone()))
+                        .item("sessionId", AttributeValue::S(session.clone()))
+                        .item("gameId", AttributeValue::S("bench".into()))
+                        .item(
+                            "score",
+                            AttributeValue::N(((w * 7919 + i) % 100_000).to_string()),
+                        )
+                        .item("durationSec", AttributeValue::N("120".into()))
+                        .item("attainedAt", AttributeValue::S(Utc::now().to_rfc3339()))
+                        .item(
+                            "leaderboardIds",
+                            AttributeValue::L(vec![AttributeValue::S(BOARD.into())]),
+                        )
+                        .item("gsi2pk", AttributeValue::S("RAWGAME#bench".into()))
+                        .item("gsi2sk", AttributeValue::S(format!("RAWSESSION#{session}")))
+                        .send()
+                        .await;
+                    lat.push(t.elapsed());
+                    if r.is_err() {
+                        errors += 1;
+                    }
+                }
+                (lat, errors)
+            })
+        })
+        .collect();
+    let mut latencies = Vec::with_capacity(per * workers);
+    let mut errors = 0;
+    for t in tasks {
+        if let Ok((l, e)) = t.await {
+            latencies.extend(l);
+            errors += e;
+        }
+    }
+    Phase {
+        count: latencies.len(),
+        errors,
+        secs: started.elapsed().as_secs_f64(),
+        latencies: sorted(latencies),
+    }
+}
+
+/// A keep-alive HTTP/1.1 connection to the API: a game client's.
+struct Conn {
+    addr: std::net::SocketAddr,
+    sender: Option<hyper::client::conn::http1::SendRequest<Full<Bytes>>>,
+}
+
+impl Conn {
+    async fn post(&mut self, path: &str, token: &str, body: String) -> Result<u16, String> {
+        if self.sender.as_mut().is_none_or(|s| s.is_closed()) {
+            let stream = TcpStream::connect(self.addr)
+                .await
+                .map_err(|e| e.to_string())?;
+            let _ = stream.set_nodelay(true);
+            let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+                .await
+                .map_err(|e| e.to_string())?;
+            tokio::spawn(conn);
+            self.sender = Some(sender);
+        }
+        let sender = self.sender.as_mut().ok_or("no connection")?;
+        sender.ready().await.map_err(|e| e.to_string())?;
+        let req = http::Request::post(path)
+            .header(http::header::HOST, self.addr.to_string())
+            .header(http::header::AUTHORIZATION, format!("Bearer {token}"))
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| e.to_string())?;
+        let resp = sender.send_request(req).await.map_err(|e| e.to_string())?;
+        let status = resp.status().as_u16();
+        let _ = resp.into_body().collect().await;
+        Ok(status)
+    }
+}
+
+/// `total` submissions by `players` concurrent players, each on its own keep-alive connection.
+async fn submissions(
+    addr: std::net::SocketAddr,
+    tokens: &[String],
+    total: usize,
+    round: u64,
+) -> Phase {
+    let per = total.div_ceil(tokens.len());
+    let started = Instant::now();
+    let tasks: Vec<_> = tokens
+        .iter()
+        .enumerate()
+        .map(|(p, token)| {
+            let token = token.clone();
+            tokio::spawn(async move {
+                let mut conn = Conn { addr, sender: None };
+                let mut lat = Vec::with_capacity(per);
+                let mut errors = 0;
+                for i in 0..per {
+                    // Scores that sometimes improve the player's best and sometimes do not.
+                    let score = (p as u64 * 7919 + i as u64 * 104_729 + round * 31) % 1_000_000;
+                    let body = json!({"score": score, "gameId": "bench", "durationSec": 120});
+                    let t = Instant::now();
+                    let r = conn
+                        .post(
+                            &format!("/leaderboards/{BOARD}/scores"),
+                            &token,
+                            body.to_string(),
+                        )
+                        .await;
+                    lat.push(t.elapsed());
+                    if r != Ok(200) {
+                        errors += 1;
+                    }
+                }
+                (lat, errors)
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    let mut errors = 0;
+    for t in tasks {
+        if let Ok((l, e)) = t.await {
+            latencies.extend(l);
+            errors += e;
+        }
+    }
+    Phase {
+        count: latencies.len(),
+        errors,
+        secs: started.elapsed().as_secs_f64(),
+        latencies: sorted(latencies),
+    }
+}
+
+fn per_unit(counts: &BTreeMap<String, u64>, n: usize) -> (String, f64) {
+    let total: u64 = counts.values().sum();
+    let ops: Vec<String> = counts
+        .iter()
+        .map(|(op, c)| format!("{op} {:.2}", *c as f64 / n as f64))
+        .collect();
+    (
+        if ops.is_empty() {
+            "none".into()
+        } else {
+            ops.join(", ")
+        },
+        total as f64 / n as f64,
+    )
+}
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+/// Runs the load test and returns the report fragment.
+pub async fn run(opts: &Options) -> Result<String, String> {
+    let endpoint = leaderboard_devkit::testing::endpoint().await;
+    let direct = leaderboard_devkit::local::client(&endpoint);
+    let definition = TableDefinition::from_repo().map_err(err)?;
+    let table = crate::unique_table("load");
+    definition.create(&direct, &table).await.map_err(err)?;
+    // The raw PutItems go to the same table (same stream, same indexes), under keys nothing else
+    // reads and the stream filter drops. (A second streamed table on the same DynamoDB Local
+    // makes the stream reader of the first fail with TrimmedDataAccessException.)
+    let raw_table = table.clone();
+    let store_proxy = Proxy::in_front_of(&endpoint).await.map_err(err)?;
+    let poller_proxy = Proxy::in_front_of(&endpoint).await.map_err(err)?;
+
+    // The stack, wired as leaderboard_local::Stack wires it, through the proxies.
+    let template = Arc::new(LocalTemplate::from_repo().map_err(err)?);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(err)?;
+    let api_addr = listener.local_addr().map_err(err)?;
+    let config = Config {
+        table_name: table.clone(),
+        cursor_secret: b"bench-cursor-secret".to_vec(),
+    };
+    let client = leaderboard_devkit::local::client(&store_proxy.endpoint());
+    let store = Store::new(client.clone(), &config);
+    let (stop, stopped) = watch::channel(false);
+    let (poller_stats, poller) = StreamPoller::spawn(
+        &poller_proxy.endpoint(),
+        &config,
+        template.stream.clone(),
+        stopped.clone(),
+    )
+    .await
+    .map_err(err)?;
+    let close = season_close::App::from_env(store.clone()).map_err(err)?;
+    let schedule = Arc::new(Schedule::new(close, template.close_timeout));
+    let key = JwtKey::new(SECRET);
+    let gateway = Arc::new(Gateway::new(
+        Arc::clone(&template),
+        key.clone(),
+        submit_score::App::new(store.clone()),
+        leaderboard_api::App::new(store),
+        schedule,
+        api_addr.to_string(),
+    ));
+    let server = tokio::spawn(leaderboard_local::server::serve(
+        listener,
+        gateway,
+        stopped.clone(),
+    ));
+
+    // A board (admin API) and the players' profiles.
+    let api = ApiClient::new(api_addr);
+    let now = Utc::now();
+    let admin = key.token_for("bench_admin", &["admin"], now.timestamp(), 3600);
+    let rfc = |t: chrono::DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Millis, true);
+    let r = api
+        .post(
+            "/leaderboards",
+            Some(&admin),
+            &json!({
+                "leaderboardId": BOARD, "name": "Load", "order": "desc", "operator": "best",
+                "gameId": "bench",
+                "startsAt": rfc(now - chrono::Duration::hours(1)),
+                "endsAt": rfc(now + chrono::Duration::days(30)),
+            }),
+        )
+        .await
+        .map_err(err)?;
+    if r.status != 201 {
+        return Err(format!("create board: {} {}", r.status, r.body));
+    }
+    let tokens: Vec<String> = (0..opts.players)
+        .map(|p| key.token_for(&format!("lp_{p:04}"), &[], now.timestamp(), 3600))
+        .collect();
+    for (p, t) in tokens.iter().enumerate() {
+        let r = api
+            .put(
+                "/players/me",
+                Some(t),
+                &json!({"name": format!("player_{p}")}),
+            )
+            .await
+            .map_err(err)?;
+        if r.status != 200 {
+            return Err(format!("profile: {} {}", r.status, r.body));
+        }
+    }
+    // Warm-up: every player submits a few times (connections, JIT of DynamoDB Local).
+    let warm = submissions(api_addr, &tokens, opts.players * 4, 0).await;
+    if warm.errors > 0 {
+        return Err(format!("{} warm-up submissions failed", warm.errors));
+    }
+    let _ = raw_puts(&client, &raw_table, opts.players, opts.submissions / 2, "W").await;
+
+    // Raw PutItem, the stack, raw PutItem again: the ratio uses the mean of the two.
+    let raw_a = raw_puts(&client, &raw_table, opts.players, opts.submissions, "A").await;
+    eprintln!("load: raw PutItem {:.0}/s", raw_a.rate());
+    store_proxy.stats().reset();
+    poller_proxy.stats().reset();
+    let delivered_before = poller_stats.delivered.load(Ordering::Relaxed);
+    let stack = submissions(api_addr, &tokens, opts.submissions, 1).await;
+    let stack_counts = store_proxy.stats().snapshot();
+    let poller_counts = poller_proxy.stats().snapshot();
+    let delivered_during = poller_stats.delivered.load(Ordering::Relaxed) - delivered_before;
+    eprintln!("load: stack {:.0} submissions/s", stack.rate());
+    let raw_b = raw_puts(&client, &raw_table, opts.players, opts.submissions, "B").await;
+    eprintln!("load: raw PutItem {:.0}/s", raw_b.rate());
+    let raw_direct = raw_puts(&direct, &raw_table, opts.players, opts.submissions, "D").await;
+    // Let the poller catch up, to count what projecting the whole phase cost.
+    let caught_up = Instant::now();
+    while poller_stats.delivered.load(Ordering::Relaxed) - delivered_before < stack.count as u64
+        && caught_up.elapsed() < Duration::from_secs(60)
+    {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let poller_total = poller_proxy.stats().snapshot();
+    let delivered_total = poller_stats.delivered.load(Ordering::Relaxed) - delivered_before;
+    let poller_line = format!(
+        "stream poller in all: {} records read, {} delivered, {} discarded, {} projector invocations",
+        poller_stats.read.load(Ordering::Relaxed),
+        poller_stats.delivered.load(Ordering::Relaxed),
+        poller_stats.discarded.load(Ordering::Relaxed),
+        poller_stats.invocations.load(Ordering::Relaxed),
+    );
+    eprintln!("load: {poller_line}");
+    let _ = stop.send(true);
+    let _ = tokio::time::timeout(Duration::from_secs(10), server).await;
+    let _ = tokio::time::timeout(Duration::from_secs(10), poller).await;
+
+    let raw_rate = (raw_a.rate() + raw_b.rate()) / 2.0;
+    let ratio = stack.rate() / raw_rate;
+    let (stack_ops, stack_total) = per_unit(&stack_counts, stack.count);
+    let (poll_ops, poll_total) = per_unit(&poller_counts, stack.count);
+    let (poll_all_ops, poll_all_total) = per_unit(&poller_total, stack.count);
+
+    let mut md = String::from("## Load through the local stack\n\n");
+    let _ = writeln!(
+        md,
+        "`leaderboard-bench load`: {} concurrent simulated players (each on its own keep-alive HTTP/1.1 \
+         connection, a JWT signed the way local/README.md says) POST `/leaderboards/{BOARD}/scores` to the \
+         local stack's HTTP API (JWT check, routing, payload 2.0, `submit_score::handle`) with the stream \
+         poller and projector running, all in one process, against DynamoDB Local with the template's table \
+         (stream on). Counting proxies sit between the stack and DynamoDB Local, one for the HTTP functions' \
+         client and one for the stream poller's. Raw PutItem: the same SDK client (same config, same proxy) \
+         at the same concurrency, a Session-sized item (with GSI2 keys) into the same table under keys the stream filter drops, measured \
+         just before and just after the stack in the same run; \"direct\" is without the proxy, to show the \
+         proxy's own cost. After a warm-up of {} submissions and {} PutItems.\n",
+        opts.players,
+        opts.players * 4,
+        opts.submissions / 2
+    );
+    let _ = writeln!(
+        md,
+        "| phase | operations | errors | seconds | per second | p50 ms | p99 ms |"
+    );
+    let _ = writeln!(md, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for (label, p) in [
+        ("raw PutItem (before)", &raw_a),
+        ("**submissions through the stack**", &stack),
+        ("raw PutItem (after)", &raw_b),
+        ("raw PutItem, direct (no proxy)", &raw_direct),
+    ] {
+        let _ = writeln!(
+            md,
+            "| {label} | {} | {} | {:.2} | {:.0} | {} | {} |",
+            p.count,
+            p.errors,
+            p.secs,
+            p.rate(),
+            p.p(0.5),
+            p.p(0.99)
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\nRatio: {:.0} submissions/s ÷ {:.0} raw PutItem/s (mean of before and after) = **{:.0}%** \
+         (target ≥ {:.0}%: {}).\n",
+        stack.rate(),
+        raw_rate,
+        ratio * 100.0,
+        TARGET_RATIO * 100.0,
+        if ratio >= TARGET_RATIO {
+            "met"
+        } else {
+            "**missed**"
+        }
+    );
+    let _ = writeln!(
+        md,
+        "DynamoDB requests per submission, counted by the proxies:\n"
+    );
+    let _ = writeln!(md, "| client | by operation | total |");
+    let _ = writeln!(md, "| --- | --- | ---: |");
+    let _ = writeln!(
+        md,
+        "| HTTP functions (submit-score) | {stack_ops} | {stack_total:.2} |"
+    );
+    let _ = writeln!(
+        md,
+        "| stream poller + projector, during the phase ({delivered_during} records delivered) | {poll_ops} | {poll_total:.2} |"
+    );
+    let _ = writeln!(
+        md,
+        "| stream poller + projector, until caught up ({delivered_total} records delivered) | {poll_all_ops} | {poll_all_total:.2} |"
+    );
+    let _ = writeln!(
+        md,
+        "\nA submission is one BatchGetItem and one TransactWriteItems (the write path) plus one count Query \
+         per board (the rank in the response). `Streams.*` are the poller's stream reads; its UpdateItem/GetItem \
+         are the projector's. The {poller_line}."
+    );
+    fragment::target(
+        "submission throughput through the local stack >= 40% of raw PutItem (same run)",
+        &format!(
+            "{:.0}/s vs {:.0}/s = {:.0}%",
+            stack.rate(),
+            raw_rate,
+            ratio * 100.0
+        ),
+        ratio >= TARGET_RATIO,
+    );
+    if stack.errors > 0 {
+        return Err(format!(
+            "{} of {} submissions failed\n{md}",
+            stack.errors, stack.count
+        ));
+    }
+    Ok(md)
+}
