@@ -34,6 +34,30 @@ impl CancelReason {
             Some(other) => CancelReason::Other(other.to_owned()),
         }
     }
+
+    /// The reasons of a cancelled transaction.
+    pub(crate) fn of(
+        c: &aws_sdk_dynamodb::types::error::TransactionCanceledException,
+    ) -> Vec<CancelReason> {
+        c.cancellation_reasons()
+            .iter()
+            .map(|r| CancelReason::from_code(r.code()))
+            .collect()
+    }
+
+    /// Whether a transaction cancelled for these reasons may succeed when re-read and retried:
+    /// every reason is a failed condition (the state moved), a conflict or a throttle.
+    pub(crate) fn all_retryable(reasons: &[CancelReason]) -> bool {
+        reasons.iter().all(|r| {
+            matches!(
+                r,
+                CancelReason::None
+                    | CancelReason::ConditionalCheckFailed
+                    | CancelReason::TransactionConflict
+                    | CancelReason::Throttled
+            )
+        })
+    }
 }
 
 /// A store operation failed.

@@ -262,16 +262,7 @@ impl Store {
                             attempts: attempt,
                         });
                     }
-                    let retryable = reasons.iter().all(|r| {
-                        matches!(
-                            r,
-                            CancelReason::None
-                                | CancelReason::ConditionalCheckFailed
-                                | CancelReason::TransactionConflict
-                                | CancelReason::Throttled
-                        )
-                    });
-                    if !retryable {
+                    if !CancelReason::all_retryable(&reasons) {
                         return Err(StoreError::TransactionCanceled { reasons });
                     }
                     tracing::debug!(attempt, ?reasons, "play transaction cancelled; retrying");
@@ -505,11 +496,7 @@ impl Store {
             Err(e) => match e.as_service_error() {
                 Some(TransactWriteItemsError::TransactionCanceledException(c)) => {
                     Err(StoreError::TransactionCanceled {
-                        reasons: c
-                            .cancellation_reasons()
-                            .iter()
-                            .map(|r| CancelReason::from_code(r.code()))
-                            .collect(),
+                        reasons: CancelReason::of(c),
                     })
                 }
                 _ => Err(StoreError::sdk("TransactWriteItems(play)", e)),

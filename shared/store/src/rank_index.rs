@@ -266,21 +266,8 @@ impl Store {
                 Ok(_) => return Ok(outcome),
                 Err(e) => match e.as_service_error() {
                     Some(TransactWriteItemsError::TransactionCanceledException(c)) => {
-                        let reasons: Vec<CancelReason> = c
-                            .cancellation_reasons()
-                            .iter()
-                            .map(|r| CancelReason::from_code(r.code()))
-                            .collect();
-                        let retryable = reasons.iter().all(|r| {
-                            matches!(
-                                r,
-                                CancelReason::None
-                                    | CancelReason::ConditionalCheckFailed
-                                    | CancelReason::TransactionConflict
-                                    | CancelReason::Throttled
-                            )
-                        });
-                        if !retryable {
+                        let reasons = CancelReason::of(c);
+                        if !CancelReason::all_retryable(&reasons) {
                             return Err(StoreError::TransactionCanceled { reasons });
                         }
                         tracing::debug!(attempt, ?reasons, "rank index write cancelled; retrying");
