@@ -4,7 +4,8 @@
 //! The convention `scripts/bench` assembles `BENCHMARKS.md` from:
 //! - every part writes one Markdown fragment `$BENCH_OUT/<nn>-<name>.md` (a `## ` section), and
 //!   the script concatenates them in name order;
-//! - a part with an issue target appends one line per target to `$BENCH_OUT/targets.tsv`:
+//! - a part with an issue target appends one line per target to
+//!   `$BENCH_OUT/targets-$BENCH_PART.tsv` (`BENCH_PART` is set by the script, `misc` without it):
 //!   `target<TAB>measured<TAB>met|missed`; the script turns them into the summary table.
 //!
 //! Without `BENCH_OUT` nothing is written (plain `cargo bench` just prints).
@@ -31,14 +32,20 @@ pub fn write(file: &str, markdown: &str) -> Option<PathBuf> {
 }
 
 /// Appends a target line (`target`, what was measured, whether it was met) to
-/// `$BENCH_OUT/targets.tsv` if `BENCH_OUT` is set.
+/// `$BENCH_OUT/targets-$BENCH_PART.tsv` if `BENCH_OUT` is set.
 pub fn target(target: &str, measured: &str, met: bool) {
     let Some(dir) = out_dir() else { return };
     let _ = std::fs::create_dir_all(&dir);
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(dir.join("targets.tsv"))
+        .open(dir.join(format!(
+            "targets-{}.tsv",
+            std::env::var("BENCH_PART")
+                .ok()
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| "misc".into())
+        )))
     {
         let clean = |s: &str| s.replace(['\t', '\n'], " ");
         let _ = writeln!(
