@@ -192,8 +192,8 @@ async fn run(n: usize) -> Row {
 
 #[tokio::main]
 async fn main() {
-    let quick = std::env::args().any(|a| a == "--quick")
-        || std::env::var("QUICK").is_ok_and(|v| v == "1");
+    let quick =
+        std::env::args().any(|a| a == "--quick") || std::env::var("QUICK").is_ok_and(|v| v == "1");
     let sizes: &[usize] = if quick { &[10_000] } else { &[10_000, 100_000] };
     let mut rows = Vec::new();
     for &n in sizes {
