@@ -12,6 +12,24 @@
 #![allow(dead_code)]
 
 use std::io::Write;
+
+/// Prints a line and keeps it for the report fragment: `say!(md)` for an empty line,
+/// `say!(md, "format", args..)` for a formatted one (`md` is a `String`).
+#[allow(unused_macros)]
+macro_rules! say {
+    ($md:ident) => {{
+        println!();
+        $md.push('\n');
+    }};
+    ($md:ident, $($t:tt)*) => {{
+        let line = format!($($t)*);
+        println!("{line}");
+        $md.push_str(&line);
+        $md.push('\n');
+    }};
+}
+#[allow(unused_imports)]
+pub(crate) use say;
 use std::path::PathBuf;
 
 /// `$BENCH_OUT`, when set and not empty.

@@ -10,20 +10,7 @@
 
 #[path = "../../../bench/src/fragment.rs"]
 mod fragment;
-
-/// Prints a line and keeps it for the report fragment.
-macro_rules! say {
-    ($md:ident) => {{
-        println!();
-        $md.push('\n');
-    }};
-    ($md:ident, $($t:tt)*) => {{
-        let line = format!($($t)*);
-        println!("{line}");
-        $md.push_str(&line);
-        $md.push('\n');
-    }};
-}
+use fragment::say;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
