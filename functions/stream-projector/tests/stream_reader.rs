@@ -46,12 +46,15 @@ async fn reads_in_order_keeps_its_position_and_starts_after_a_sequence_number() 
     assert_eq!(reader.last_sequence_number(), Some(seq(&first[12])));
     assert!(reader.read(10).await.unwrap().is_empty(), "caught up");
 
-    // New writes: only they come, `max` at a time.
-    sc.play("p_r", 2, 1, 2_000).await;
+    // New writes: only they come, `max` at a time. On all three boards, so that the play
+    // changes entries whatever its board order (2 is worse than 1 on the ascending board).
+    sc.play("p_r", 2, 3, 2_000).await;
     let a = reader.read(1).await.unwrap();
     let b = reader.read(usize::MAX).await.unwrap();
     assert_eq!(a.len(), 1);
-    assert!(!b.is_empty());
+    // The rest: the two entries that improved each change their pointer, Score (a new sort
+    // key: REMOVE and INSERT) and written count.
+    assert_eq!(b.len(), 2 * 4, "{b:#?}");
     let all = sc.stream().await;
     let mut both = first.clone();
     both.extend(a);
