@@ -189,6 +189,11 @@ struct ShardState {
 /// Records of one shard come in shard order; a child shard is read only once its parent (if
 /// still listed) is read to its end, so the records of one key always come in stream order, as
 /// Lambda delivers them. DynamoDB Local has one shard per stream.
+///
+/// Every record comes once: a page's records count as read only once they are returned, and
+/// where DynamoDB Local answers `TrimmedDataAccessException` although nothing was trimmed, the
+/// reader takes a new iterator only where that provably neither skips nor repeats a record,
+/// and otherwise returns the error (see `read_page`).
 pub struct StreamReader {
     client: Client,
     stream_arn: String,
@@ -234,7 +239,8 @@ impl StreamReader {
 
     /// Up to `max` records that are in the stream now, converted to Lambda event records, in
     /// stream order. Returns fewer (or none) when the reader has caught up; call again later
-    /// for more.
+    /// for more. An error after some records were read ends the call early with those records;
+    /// the next call reports it.
     pub async fn read(&mut self, max: usize) -> Result<Vec<EventRecord>, DevError> {
         self.refresh_shards().await?;
         let mut out = Vec::new();
@@ -249,13 +255,18 @@ impl StreamReader {
                 break;
             };
             let limit = (max - out.len()).min(GET_RECORDS_LIMIT);
-            let page = self.read_page(i, limit).await?;
+            let page = match self.read_page(i, limit).await {
+                Ok(page) => page,
+                // The records already read in this call are returned, not dropped with the
+                // error: their shards have moved past them. The failing shard has kept its
+                // position, so the next call meets the error again (unless it was transient).
+                Err(_) if !out.is_empty() => break,
+                Err(e) => return Err(e),
+            };
             if page.is_empty() {
                 idle.push(self.shards[i].id.clone());
             }
-            for r in &page {
-                out.push(to_event_record(r, &self.stream_arn, &self.region)?);
-            }
+            out.extend(page);
         }
         if let Some(seq) = out.last().and_then(sequence_number) {
             self.last = Some(seq.to_owned());
@@ -343,25 +354,33 @@ impl StreamReader {
         Ok(())
     }
 
-    /// A fresh iterator for shard `i`: after what it last read, else at the starting position.
-    async fn shard_iterator(&self, i: usize) -> Result<Option<String>, DevError> {
+    /// Where a fresh iterator for shard `i` starts: after what it last read, else at the
+    /// reader's starting position.
+    fn position(&self, i: usize) -> Position<'_> {
         let s = &self.shards[i];
+        match (&s.last, &self.start) {
+            (Some(last), _) => Position::After(last),
+            (None, StartingPosition::AfterSequenceNumber(from))
+                if compare_sequence_numbers(&s.start, from) != Ordering::Greater =>
+            {
+                Position::After(from)
+            }
+            (None, _) => Position::TrimHorizon,
+        }
+    }
+
+    /// A fresh iterator for shard `i`, at its [`position`](Self::position).
+    async fn shard_iterator(&self, i: usize) -> Result<Option<String>, DevError> {
         let req = self
             .client
             .get_shard_iterator()
             .stream_arn(&self.stream_arn)
-            .shard_id(&s.id);
-        let req = match (&s.last, &self.start) {
-            (Some(last), _) => req
+            .shard_id(&self.shards[i].id);
+        let req = match self.position(i) {
+            Position::After(seq) => req
                 .shard_iterator_type(ShardIteratorType::AfterSequenceNumber)
-                .sequence_number(last),
-            (None, StartingPosition::AfterSequenceNumber(from))
-                if compare_sequence_numbers(&s.start, from) != Ordering::Greater =>
-            {
-                req.shard_iterator_type(ShardIteratorType::AfterSequenceNumber)
-                    .sequence_number(from)
-            }
-            (None, _) => req.shard_iterator_type(ShardIteratorType::TrimHorizon),
+                .sequence_number(seq),
+            Position::TrimHorizon => req.shard_iterator_type(ShardIteratorType::TrimHorizon),
         };
         let out = req
             .send()
@@ -370,9 +389,38 @@ impl StreamReader {
         Ok(out.shard_iterator().map(str::to_owned))
     }
 
-    /// One `GetRecords` page of shard `i`, of at most `limit` records.
-    async fn read_page(&mut self, i: usize, limit: usize) -> Result<Vec<Record>, DevError> {
-        for _ in 0..2 {
+    /// One `GetRecords` page of shard `i`, of at most `limit` records, as Lambda event records.
+    /// The shard's position moves only once the whole page has converted.
+    ///
+    /// A new iterator is taken (at most [`ITERATOR_RENEWALS`] times per page) when
+    /// - the iterator expired (`ExpiredIteratorException`, after 15 minutes): a fresh one at
+    ///   the same position;
+    /// - `TrimmedDataAccessException` answers an iterator at the shard's trim horizon, from
+    ///   which nothing has been read yet: a fresh `TRIM_HORIZON` iterator, at the oldest record
+    ///   now in the shard. That is what "from the oldest record still in the stream" means,
+    ///   and with nothing read from the shard nothing can come twice. This is what DynamoDB
+    ///   Local needs: it numbers records from one counter shared by every table of the
+    ///   instance (each item change on any table, streamed or not, and each new shard takes a
+    ///   number), and an iterator taken while the shard was empty points at the shard's
+    ///   `StartingSequenceNumber` (so does every empty page's `NextShardIterator` after it).
+    ///   When a write elsewhere took a number between the shard's creation and the table's
+    ///   first write, the first record lands past that point, and Local answers `GetRecords`
+    ///   with `TrimmedDataAccessException` ("attempted to read past the oldest stream record
+    ///   in a shard": it does so whenever the iterator is before the shard's oldest record
+    ///   younger than 24 hours), although nothing was trimmed. An iterator taken once the
+    ///   shard has a record starts at its oldest record and is not answered so (unless that
+    ///   record turns 24 hours old first);
+    /// - `TrimmedDataAccessException` answers an iterator after a sequence number (the last
+    ///   record read from the shard, or the reader's starting position): one fresh iterator
+    ///   after the same sequence number, in case the old one was stale. If that one is answered
+    ///   so too, the records after that sequence number really are gone (on DynamoDB, trimmed
+    ///   after 24 hours; on Local, the same position again, so the same answer): an error,
+    ///   never a silent skip to the oldest record.
+    async fn read_page(&mut self, i: usize, limit: usize) -> Result<Vec<EventRecord>, DevError> {
+        let mut renewals = 0;
+        // Whether the shard's iterator was taken in this call (not a stale one).
+        let mut fresh = false;
+        loop {
             if self.shards[i].iterator.is_none() {
                 let it = self.shard_iterator(i).await?;
                 if it.is_none() {
@@ -380,6 +428,7 @@ impl StreamReader {
                     return Ok(Vec::new());
                 }
                 self.shards[i].iterator = it;
+                fresh = true;
             }
             let iterator = self.shards[i].iterator.clone().unwrap_or_default();
             let result = self
@@ -391,34 +440,66 @@ impl StreamReader {
                 .await;
             let out = match result {
                 Ok(out) => out,
-                // Iterators expire after 15 minutes: take a new one from where the shard was
-                // left and try once more.
-                Err(e) if e.code() == Some("ExpiredIteratorException") => {
+                Err(e) => {
+                    let code = e.code().unwrap_or_default().to_owned();
+                    let renew = match code.as_str() {
+                        "ExpiredIteratorException" => true,
+                        "TrimmedDataAccessException" => match self.position(i) {
+                            Position::TrimHorizon => true,
+                            Position::After(_) => !fresh,
+                        },
+                        _ => false,
+                    };
+                    if !renew || renewals == ITERATOR_RENEWALS {
+                        let at = match self.position(i) {
+                            Position::After(seq) => format!("after sequence number {seq}"),
+                            Position::TrimHorizon => "from its trim horizon".to_owned(),
+                        };
+                        let tried = if renewals == 0 {
+                            String::new()
+                        } else {
+                            format!(" (after {renewals} fresh iterators)")
+                        };
+                        return Err(DevError::Dynamo(format!(
+                            "reading shard {} {at}{tried}: {}",
+                            self.shards[i].id,
+                            DisplayErrorContext(e)
+                        )));
+                    }
+                    renewals += 1;
                     self.shards[i].iterator = None;
                     continue;
                 }
-                Err(e) => return Err(DevError::Dynamo(DisplayErrorContext(e).to_string())),
             };
+            let records = out
+                .records()
+                .iter()
+                .map(|r| to_event_record(r, &self.stream_arn, &self.region))
+                .collect::<Result<Vec<_>, _>>()?;
             let shard = &mut self.shards[i];
             shard.iterator = out.next_shard_iterator().map(str::to_owned);
             if shard.iterator.is_none() {
                 shard.done = true;
             }
-            let records = out.records().to_vec();
-            if let Some(seq) = records
-                .last()
-                .and_then(|r| r.dynamodb())
-                .and_then(|d| d.sequence_number())
-            {
+            if let Some(seq) = records.last().and_then(sequence_number) {
                 shard.last = Some(seq.to_owned());
             }
             return Ok(records);
         }
-        Err(DevError::Dynamo(format!(
-            "shard {} keeps answering ExpiredIteratorException",
-            self.shards[i].id
-        )))
     }
+}
+
+/// How many new iterators one [`StreamReader`] page may take after `ExpiredIteratorException`
+/// or `TrimmedDataAccessException` before it returns the error.
+const ITERATOR_RENEWALS: u32 = 3;
+
+/// Where a fresh iterator for a shard starts.
+#[derive(Debug, Clone, Copy)]
+enum Position<'a> {
+    /// At the oldest record in the shard.
+    TrimHorizon,
+    /// After this sequence number.
+    After(&'a str),
 }
 
 /// Where an event source mapping resumes after one invocation over `batch`: `None` when the
