@@ -21,6 +21,18 @@ use crate::DevError;
 /// The region every local client uses.
 pub const LOCAL_REGION: &str = "us-east-1";
 
+/// The HTTP client of the local clients: the one `leaderboard_store::http_client` gives the
+/// functions (the SDK's hyper/rustls client on ring), built here because the store's tests
+/// depend on this crate and not the other way round.
+pub fn http_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
+    use aws_smithy_http_client::{Builder, tls};
+    Builder::new()
+        .tls_provider(tls::Provider::Rustls(
+            tls::rustls_provider::CryptoMode::Ring,
+        ))
+        .build_https()
+}
+
 /// A client for the DynamoDB endpoint at `endpoint` with static test credentials, so the SDK
 /// never probes the EC2 metadata service.
 pub fn client(endpoint: &str) -> Client {
@@ -29,6 +41,7 @@ pub fn client(endpoint: &str) -> Client {
         .region(Region::new(LOCAL_REGION))
         .credentials_provider(Credentials::new("local", "local", None, None, "devkit"))
         .endpoint_url(endpoint)
+        .http_client(http_client())
         .build();
     Client::from_conf(config)
 }
@@ -97,6 +110,7 @@ pub fn counting_client(endpoint: &str) -> (Client, std::sync::Arc<RequestCounter
         .credentials_provider(Credentials::new("local", "local", None, None, "devkit"))
         .endpoint_url(endpoint)
         .interceptor(Counting(counter.clone()))
+        .http_client(http_client())
         .build();
     (Client::from_conf(config), counter)
 }

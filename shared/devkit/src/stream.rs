@@ -43,6 +43,7 @@ pub fn client(endpoint: &str) -> Client {
         .region(Region::new(LOCAL_REGION))
         .credentials_provider(Credentials::new("local", "local", None, None, "devkit"))
         .endpoint_url(endpoint)
+        .http_client(crate::local::http_client())
         .build();
     Client::from_conf(config)
 }

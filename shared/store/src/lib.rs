@@ -59,6 +59,19 @@ pub struct Store {
     rank_hints: std::sync::Arc<rank_index::RankHints>,
 }
 
+/// The HTTP client every SDK client of the project uses: the SDK's own hyper and rustls client
+/// (connection pool, timeouts, the system's root certificates), on ring's cryptography instead
+/// of aws-lc-rs, which is most of the difference in size between the two builds. Credential
+/// providers that need HTTP (IMDS, containers, STS) use it too.
+pub fn http_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
+    use aws_smithy_http_client::{Builder, tls};
+    Builder::new()
+        .tls_provider(tls::Provider::Rustls(
+            tls::rustls_provider::CryptoMode::Ring,
+        ))
+        .build_https()
+}
+
 impl Store {
     /// A store over `config.table_name` with an SDK client the caller built.
     pub fn new(client: Client, config: &Config) -> Store {
@@ -75,6 +88,7 @@ impl Store {
     pub async fn from_env() -> Result<Store, StoreError> {
         let config = Config::from_env()?;
         let sdk = aws_config::defaults(aws_config::BehaviorVersion::latest())
+            .http_client(http_client())
             .load()
             .await;
         Ok(Store::new(Client::new(&sdk), &config))
