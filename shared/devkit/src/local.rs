@@ -21,9 +21,11 @@ use crate::DevError;
 /// The region every local client uses.
 pub const LOCAL_REGION: &str = "us-east-1";
 
-/// The HTTP client of the local clients: the one `leaderboard_store::http_client` gives the
-/// functions (the SDK's hyper/rustls client on ring), built here because the store's tests
-/// depend on this crate and not the other way round.
+/// The HTTP client of the local clients: the SDK's hyper/rustls client on ring, as
+/// `leaderboard_store::tls::http_client` gives the functions, with the system's roots (they
+/// only ever speak plain HTTP to DynamoDB Local). Built here because the store's tests depend on
+/// this crate and not the other way round; the store's `http_client` test covers the functions'
+/// own client.
 pub fn http_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
     use aws_smithy_http_client::{Builder, tls};
     Builder::new()

@@ -36,6 +36,7 @@ pub mod rollover;
 mod scores;
 mod sessions;
 mod standings;
+pub mod tls;
 
 pub use batch::{BATCH_WRITE_SIZE, BatchStats};
 pub use close::{CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
@@ -59,19 +60,6 @@ pub struct Store {
     rank_hints: std::sync::Arc<rank_index::RankHints>,
 }
 
-/// The HTTP client every SDK client of the project uses: the SDK's own hyper and rustls client
-/// (connection pool, timeouts, the system's root certificates), on ring's cryptography instead
-/// of aws-lc-rs, which is most of the difference in size between the two builds. Credential
-/// providers that need HTTP (IMDS, containers, STS) use it too.
-pub fn http_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
-    use aws_smithy_http_client::{Builder, tls};
-    Builder::new()
-        .tls_provider(tls::Provider::Rustls(
-            tls::rustls_provider::CryptoMode::Ring,
-        ))
-        .build_https()
-}
-
 impl Store {
     /// A store over `config.table_name` with an SDK client the caller built.
     pub fn new(client: Client, config: &Config) -> Store {
@@ -83,12 +71,13 @@ impl Store {
         }
     }
 
-    /// A store configured from the environment: `TABLE_NAME`, `CURSOR_SECRET`, and the SDK's
-    /// own region, credentials and endpoint variables.
+    /// A store configured from the environment: `TABLE_NAME`, `CURSOR_SECRET`,
+    /// `LEADERBOARD_TLS_ROOTS` (see [`tls`]), and the SDK's own region, credentials and endpoint
+    /// variables.
     pub async fn from_env() -> Result<Store, StoreError> {
         let config = Config::from_env()?;
         let sdk = aws_config::defaults(aws_config::BehaviorVersion::latest())
-            .http_client(http_client())
+            .http_client(tls::http_client(tls::TlsRoots::from_env()?)?)
             .load()
             .await;
         Ok(Store::new(Client::new(&sdk), &config))
