@@ -19,7 +19,7 @@
 //! depends on the order of stream records across items.
 
 use std::collections::HashMap;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
@@ -41,36 +41,65 @@ use crate::model::Board;
 use crate::{Store, StoreError};
 
 /// After a snapshot found a board's index behind, how long lookups on that board in this
-/// process count straight away instead of reading another snapshot first.
+/// process count straight away instead of reading another snapshot first: this long after the
+/// first such snapshot, twice as long after each further one in a row, up to
+/// [`BEHIND_BACKOFF_MAX`]; an exact answer starts over.
 const BEHIND_BACKOFF: Duration = Duration::from_millis(500);
+/// The longest wait between two snapshots of a board that keeps being behind.
+const BEHIND_BACKOFF_MAX: Duration = Duration::from_secs(8);
 
-/// Boards whose index was recently behind, per process: under a steady stream of plays a
+/// Boards whose index was recently behind, per process. Under a steady stream of plays a
 /// board's index is behind most of the time, and a snapshot that ends in counting anyway is
-/// wasted (one request, 91 items).
+/// wasted (one request, 91 items, about 186 read units); with the growing wait a process reads
+/// at most one snapshot per busy board every 8 s.
 #[derive(Debug, Default)]
 pub(crate) struct RankHints {
-    behind_until: std::sync::Mutex<HashMap<BoardId, std::time::Instant>>,
+    behind: std::sync::Mutex<HashMap<BoardId, Behind>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Behind {
+    until: Instant,
+    /// Snapshots in a row that found the board behind.
+    streak: u32,
 }
 
 impl RankHints {
     fn recently_behind(&self, board: &BoardId) -> bool {
-        let mut map = self.behind_until.lock().unwrap_or_else(|e| e.into_inner());
-        match map.get(board) {
-            Some(until) if *until > std::time::Instant::now() => true,
-            Some(_) => {
-                map.remove(board);
-                false
-            }
-            None => false,
-        }
+        self.recently_behind_at(board, Instant::now())
+    }
+
+    fn recently_behind_at(&self, board: &BoardId, now: Instant) -> bool {
+        let map = self.behind.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(board).is_some_and(|b| b.until > now)
     }
 
     fn mark_behind(&self, board: &BoardId) {
-        let mut map = self.behind_until.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() > 10_000 {
+        self.mark_behind_at(board, Instant::now());
+    }
+
+    fn mark_behind_at(&self, board: &BoardId, now: Instant) {
+        let mut map = self.behind.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() > 10_000 && !map.contains_key(board) {
             map.clear();
         }
-        map.insert(board.clone(), std::time::Instant::now() + BEHIND_BACKOFF);
+        let streak = map.get(board).map_or(0, |b| b.streak).saturating_add(1);
+        let wait = BEHIND_BACKOFF
+            .saturating_mul(1 << (streak - 1).min(16))
+            .min(BEHIND_BACKOFF_MAX);
+        map.insert(
+            board.clone(),
+            Behind {
+                until: now + wait,
+                streak,
+            },
+        );
+    }
+
+    /// A snapshot answered exactly: the next lookup reads one again.
+    fn mark_caught_up(&self, board: &BoardId) {
+        let mut map = self.behind.lock().unwrap_or_else(|e| e.into_inner());
+        map.remove(board);
     }
 }
 
@@ -511,6 +540,7 @@ impl Store {
                 self.rank_hints.mark_behind(id);
                 return Ok(lookup);
             }
+            self.rank_hints.mark_caught_up(id);
             let above = rankindex::count_above(&key, &path);
             lookup.answer = IndexAnswer::Above(above.max(0) as u64);
             return Ok(lookup);
@@ -662,6 +692,31 @@ mod tests {
             rk: rk.map(str::to_owned),
             version,
         }
+    }
+
+    #[test]
+    fn a_board_that_stays_behind_is_snapshot_less_and_less_often() {
+        let hints = RankHints::default();
+        let busy = BoardId::parse("busy").unwrap();
+        let other = BoardId::parse("other").unwrap();
+        let t0 = Instant::now();
+        let ms = |n: u64| Duration::from_millis(n);
+        assert!(!hints.recently_behind_at(&busy, t0));
+        // Each snapshot in a row that finds it behind doubles the wait, up to 8 s.
+        let mut now = t0;
+        for expected in [500, 1_000, 2_000, 4_000, 8_000, 8_000, 8_000] {
+            hints.mark_behind_at(&busy, now);
+            assert!(hints.recently_behind_at(&busy, now + ms(expected - 1)));
+            assert!(!hints.recently_behind_at(&busy, now + ms(expected)));
+            assert!(!hints.recently_behind_at(&other, now), "per board");
+            now += ms(expected);
+        }
+        // An exact answer starts over.
+        hints.mark_caught_up(&busy);
+        assert!(!hints.recently_behind_at(&busy, now));
+        hints.mark_behind_at(&busy, now);
+        assert!(hints.recently_behind_at(&busy, now + ms(499)));
+        assert!(!hints.recently_behind_at(&busy, now + ms(500)));
     }
 
     #[test]
