@@ -15,12 +15,15 @@ use leaderboard_local::client::{ApiClient, ApiResponse};
 use leaderboard_local::jwt::{DEFAULT_SECRET, JwtKey};
 use serde_json::{Value, json};
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+/// Two ports that are free on 127.0.0.1 now, and different: both are held while the second is
+/// picked (one picked and let go, then another, may be the same port twice).
+fn two_free_ports() -> (u16, u16) {
+    let a = TcpListener::bind("127.0.0.1:0").unwrap();
+    let b = TcpListener::bind("127.0.0.1:0").unwrap();
+    (
+        a.local_addr().unwrap().port(),
+        b.local_addr().unwrap().port(),
+    )
 }
 
 fn port_is_free(port: u16) -> bool {
@@ -40,8 +43,7 @@ struct LocalStack {
 
 impl LocalStack {
     fn start(extra_env: &[(&str, &str)]) -> LocalStack {
-        let api_port = free_port();
-        let dynamodb_port = free_port();
+        let (api_port, dynamodb_port) = two_free_ports();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_leaderboard-local"));
         cmd.arg("--no-demo")
             .env("LOCAL_API_PORT", api_port.to_string())
@@ -194,8 +196,12 @@ async fn the_local_stack_end_to_end_over_http() {
         assert_eq!(p["name"], name);
     }
 
-    // Boards: a season board, and a short one that ends in a few seconds.
-    let short_ends = now + chrono::Duration::seconds(4);
+    // Boards: a season board, and a short one that ends in a few seconds. Every submission below
+    // counts on the short one too, so it must stay open for all of them: on the stack's fresh
+    // DynamoDB Local (a cold JVM) they took 1.3 to 3.5 s after its creation, more on a busy
+    // machine, so it gets 10 s from then (4 s from the start of the test left some runs 0.2 s to
+    // spare, or none).
+    let short_ends = Utc::now() + chrono::Duration::seconds(10);
     for (id, ends) in [
         ("season_e2e", now + chrono::Duration::days(30)),
         ("sprint_e2e", short_ends),

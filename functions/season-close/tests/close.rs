@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use leaderboard_devkit::testing::{RawItem, TestTable, n, s};
 use leaderboard_keys::ids::{BoardId, PlayerId};
@@ -136,7 +136,9 @@ async fn a_20000_player_board_closes_with_exact_ranks_and_results() {
             ..CloseOptions::default()
         },
     );
+    let run_from = Timestamp::now();
     let summary = season_close::run(&app, None).await.unwrap();
+    let run_to = Timestamp::now();
     assert_eq!(summary.closed.len(), 1, "{summary:?}");
     assert_eq!(summary.closed[0].player_count, 20_000);
     assert_eq!(summary.closed[0].next_leaderboard_id, Some(bid("season_4")));
@@ -187,9 +189,17 @@ async fn a_20000_player_board_closes_with_exact_ranks_and_results() {
     assert!(live.iter().all(|i| i.contains_key("ttl")));
     let pointers = dump.iter().filter(|i| s(i, "sk") == Some("ENTRY#season_3"));
     assert!(pointers.clone().count() == 20_000 && pointers.clone().all(|i| i.contains_key("ttl")));
+    // The ttl is 30 days after the run's clock, read once when the run started.
     let ttl: u64 = n(live[0], "ttl").unwrap().parse().unwrap();
-    let expected = Timestamp::now().as_secs() + 30 * 86_400;
-    assert!(ttl.abs_diff(expected) < 600, "ttl {ttl} vs {expected}");
+    let (earliest, latest) = (
+        run_from.as_secs() + 30 * 86_400,
+        run_to.as_secs() + 30 * 86_400,
+    );
+    assert!(
+        (earliest..=latest).contains(&ttl),
+        "ttl {ttl} not in {earliest}..={latest}"
+    );
+    assert!(live.iter().all(|i| n(i, "ttl") == n(live[0], "ttl")));
     let next = store.get_board(&bid("season_4")).await.unwrap().unwrap();
     assert_eq!(next.status, BoardStatus::Open);
     assert_eq!(next.starts_at, b.ends_at.unwrap());
@@ -383,6 +393,18 @@ async fn submissions_during_and_after_close_are_refused_and_leave_nothing() {
     assert_eq!(table.dump().await, before);
 }
 
+/// The submitters' clock in the race below: the system clock, except that while the test holds
+/// it (a non-zero value here), it shows no later than that instant.
+static RACE_CLOCK_HELD_AT: AtomicU64 = AtomicU64::new(0);
+
+fn race_clock() -> Timestamp {
+    let now = Timestamp::now();
+    match RACE_CLOCK_HELD_AT.load(Ordering::SeqCst) {
+        0 => now,
+        held => now.min(Timestamp::from_millis(held).unwrap()),
+    }
+}
+
 #[tokio::test]
 async fn plays_racing_the_end_of_a_board_are_all_in_the_snapshot_or_refused() {
     // A board that ends in 1.5 s: submitters hammer it across its end while the close starts
@@ -400,11 +422,18 @@ async fn plays_racing_the_end_of_a_board_are_all_in_the_snapshot_or_refused() {
         end,
     )
     .await;
-    let submit_app = Arc::new(submit_score::App::new(store.clone()));
+    // The submitters' clock stops 1 ms before the end until the test lets it go on: on a slow
+    // machine (a cold or busy DynamoDB Local takes longer than 1.5 s for the first plays), the
+    // plays that arrive late are then plays sent just before the end and slow to commit, which
+    // is what the close races with, instead of no play accepted at all.
+    RACE_CLOCK_HELD_AT.store(end - 1, Ordering::SeqCst);
+    let submit_app = Arc::new(submit_score::App::with_clock(store.clone(), race_clock));
     let stop = Arc::new(AtomicBool::new(false));
+    let accepted_so_far = Arc::new(AtomicUsize::new(0));
     let mut workers = Vec::new();
     for w in 0..6 {
-        let (app, stop) = (submit_app.clone(), stop.clone());
+        let (app, stop, accepted_so_far) =
+            (submit_app.clone(), stop.clone(), accepted_so_far.clone());
         workers.push(tokio::spawn(async move {
             let mut accepted = Vec::new();
             let mut i = 0u64;
@@ -412,7 +441,10 @@ async fn plays_racing_the_end_of_a_board_are_all_in_the_snapshot_or_refused() {
                 let player = format!("w{w}_{i}");
                 let (status, body) = submit(&app, &player, "race", i).await;
                 match status {
-                    200 => accepted.push((player, i)),
+                    200 => {
+                        accepted.push((player, i));
+                        accepted_so_far.fetch_add(1, Ordering::SeqCst);
+                    }
                     409 => assert_eq!(body["error"]["code"], "board_closed"),
                     other => panic!("{other}: {body}"),
                 }
@@ -421,7 +453,18 @@ async fn plays_racing_the_end_of_a_board_are_all_in_the_snapshot_or_refused() {
             accepted
         }));
     }
-    tokio::time::sleep(std::time::Duration::from_millis(end - now + 20)).await;
+    // The close starts once the board has ended (20 ms after its end) and at least 6 plays were
+    // accepted; then the submitters' clock goes on, past the end.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while Timestamp::now().as_millis() < end + 20 || accepted_so_far.load(Ordering::SeqCst) < 6 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} plays accepted in 120 s",
+            accepted_so_far.load(Ordering::SeqCst)
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    RACE_CLOCK_HELD_AT.store(0, Ordering::SeqCst);
     let options = CloseOptions {
         page_size: 50,
         ..CloseOptions::default()

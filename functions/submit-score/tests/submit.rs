@@ -358,14 +358,15 @@ async fn refusals_write_nothing_on_any_board() {
     let h = harness("refusals").await;
     h.board("open", Order::Desc, Operator::Best, 1000).await;
     h.board("small", Order::Desc, Operator::Best, 10).await;
-    // A board that ended a second ago, and one not started.
+    // A board that ended a second ago, and one that starts in an hour (not a minute: the cases
+    // below must all run before it starts, however slow the machine).
     let now = Timestamp::now();
     for (id, start, end) in [
         ("ended", now.as_millis() - 60_000, now.as_millis() - 1_000),
         (
             "future",
-            now.as_millis() + 60_000,
-            now.as_millis() + 120_000,
+            now.as_millis() + 3_600_000,
+            now.as_millis() + 7_200_000,
         ),
     ] {
         h.store
