@@ -31,16 +31,33 @@ fn mb(n: u64) -> String {
     format!("{:.2} MB", n as f64 / 1e6)
 }
 
+/// `opt-level` of the workspace's `[profile.release]`, as written in its Cargo.toml.
+fn release_opt_level() -> String {
+    let manifest = std::fs::read_to_string(leaderboard_devkit::repo_root().join("Cargo.toml"))
+        .unwrap_or_default();
+    manifest
+        .lines()
+        .skip_while(|l| l.trim() != "[profile.release]")
+        .skip(1)
+        .take_while(|l| !l.trim_start().starts_with('['))
+        .find_map(|l| l.trim().strip_prefix("opt-level"))
+        .and_then(|rest| rest.trim().strip_prefix('='))
+        .map(|v| format!("`{}`", v.trim()))
+        .unwrap_or_else(|| "3 (the default)".to_owned())
+}
+
 /// Measures every bootstrap under `bin_dir` and returns the report fragment.
 pub fn run(bin_dir: &Path, work: &Path) -> Result<String, String> {
     std::fs::create_dir_all(work).map_err(|e| e.to_string())?;
     let mut md = String::from("## Binary sizes\n\n");
-    md.push_str(
+    md.push_str(&format!(
         "`leaderboard-bench sizes`: the release bootstraps (`[profile.release]`: LTO, one codegen unit, \
-         `strip = true`, `panic = \"abort\"`, opt-level 3; x86_64). \"stripped\" is a copy after `strip \
-         --strip-all` (equal to the built size when the profile already stripped everything); \"zipped\" \
-         is a deflate zip holding just `bootstrap` (mode 755), as SAM uploads it.\n\n",
-    );
+         `strip = true`, `panic = \"abort\"`, opt-level {}; x86_64; TLS by rustls on ring). \"stripped\" is a \
+         copy after `strip --strip-all` (equal to the built size when the profile already stripped \
+         everything); \"zipped\" is a deflate zip holding just `bootstrap` (mode 755), as SAM uploads \
+         it.\n\n",
+        release_opt_level()
+    ));
     md.push_str("| function | built bytes | stripped bytes | stripped | zipped bytes | zipped | < 6 MB (6,000,000 bytes) stripped |\n");
     md.push_str("| --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
     for f in Function::ALL {
