@@ -72,59 +72,46 @@ fn sorted(mut v: Vec<Duration>) -> Vec<Duration> {
     v
 }
 
-/// `total` PutItems of a Session-sized item from `workers` concurrent tasks on `client`.
-async fn raw_puts(client: &Client, table: &str, workers: usize, total: usize, tag: &str) -> Phase {
-    let per = total.div_ceil(workers);
+/// One worker's timed operations: each one's latency, and how many failed.
+struct Tally {
+    latencies: Vec<Duration>,
+    errors: usize,
+}
+
+impl Tally {
+    fn with_capacity(n: usize) -> Tally {
+        Tally {
+            latencies: Vec::with_capacity(n),
+            errors: 0,
+        }
+    }
+
+    /// Times `op` (whether it succeeded) into the tally.
+    async fn time(&mut self, op: impl Future<Output = bool>) {
+        let t = Instant::now();
+        let ok = op.await;
+        self.latencies.push(t.elapsed());
+        if !ok {
+            self.errors += 1;
+        }
+    }
+}
+
+/// Runs `worker(0..workers)` as concurrent tasks and makes one phase of their tallies, timed
+/// from before the first task starts until the last one ends.
+async fn phase<F, Fut>(workers: usize, worker: F) -> Phase
+where
+    F: Fn(usize) -> Fut,
+    Fut: Future<Output = Tally> + Send + 'static,
+{
     let started = Instant::now();
-    let tasks: Vec<_> = (0..workers)
-        .map(|w| {
-            let client = client.clone();
-            let table = table.to_owned();
-            let tag = tag.to_owned();
-            tokio::spawn(async move {
-                let mut lat = Vec::with_capacity(per);
-                let mut errors = 0;
-                for i in 0..per {
-                    let player = format!("lp_{w:04}");
-                    let session = format!("01K{tag}{w:04}{i:08}");
-                    let t = Instant::now();
-                    let r = client
-                        .put_item()
-                        .table_name(&table)
-                        .item("pk", AttributeValue::S(format!("RAW#{player}")))
-                        .item("sk", AttributeValue::S(format!("RAWSESSION#{session}")))
-                        .item("playerId", AttributeValue::S(player.clone()))
-                        .item("sessionId", AttributeValue::S(session.clone()))
-                        .item("gameId", AttributeValue::S("bench".into()))
-                        .item(
-                            "score",
-                            AttributeValue::N(((w * 7919 + i) % 100_000).to_string()),
-                        )
-                        .item("durationSec", AttributeValue::N("120".into()))
-                        .item("attainedAt", AttributeValue::S(Utc::now().to_rfc3339()))
-                        .item(
-                            "leaderboardIds",
-                            AttributeValue::L(vec![AttributeValue::S(BOARD.into())]),
-                        )
-                        .item("gsi2pk", AttributeValue::S("RAWGAME#bench".into()))
-                        .item("gsi2sk", AttributeValue::S(format!("RAWSESSION#{session}")))
-                        .send()
-                        .await;
-                    lat.push(t.elapsed());
-                    if r.is_err() {
-                        errors += 1;
-                    }
-                }
-                (lat, errors)
-            })
-        })
-        .collect();
-    let mut latencies = Vec::with_capacity(per * workers);
+    let tasks: Vec<_> = (0..workers).map(|w| tokio::spawn(worker(w))).collect();
+    let mut latencies = Vec::new();
     let mut errors = 0;
     for t in tasks {
-        if let Ok((l, e)) = t.await {
-            latencies.extend(l);
-            errors += e;
+        if let Ok(tally) = t.await {
+            latencies.extend(tally.latencies);
+            errors += tally.errors;
         }
     }
     Phase {
@@ -135,77 +122,110 @@ async fn raw_puts(client: &Client, table: &str, workers: usize, total: usize, ta
     }
 }
 
+/// `total` PutItems of a Session-sized item from `workers` concurrent tasks on `client`.
+async fn raw_puts(client: &Client, table: &str, workers: usize, total: usize, tag: &str) -> Phase {
+    let per = total.div_ceil(workers);
+    phase(workers, |w| {
+        let client = client.clone();
+        let table = table.to_owned();
+        let tag = tag.to_owned();
+        async move {
+            let mut tally = Tally::with_capacity(per);
+            for i in 0..per {
+                let player = format!("lp_{w:04}");
+                let session = format!("01K{tag}{w:04}{i:08}");
+                tally
+                    .time(async {
+                        client
+                            .put_item()
+                            .table_name(&table)
+                            .item("pk", AttributeValue::S(format!("RAW#{player}")))
+                            .item("sk", AttributeValue::S(format!("RAWSESSION#{session}")))
+                            .item("playerId", AttributeValue::S(player.clone()))
+                            .item("sessionId", AttributeValue::S(session.clone()))
+                            .item("gameId", AttributeValue::S("bench".into()))
+                            .item(
+                                "score",
+                                AttributeValue::N(((w * 7919 + i) % 100_000).to_string()),
+                            )
+                            .item("durationSec", AttributeValue::N("120".into()))
+                            .item("attainedAt", AttributeValue::S(Utc::now().to_rfc3339()))
+                            .item(
+                                "leaderboardIds",
+                                AttributeValue::L(vec![AttributeValue::S(BOARD.into())]),
+                            )
+                            .item("gsi2pk", AttributeValue::S("RAWGAME#bench".into()))
+                            .item("gsi2sk", AttributeValue::S(format!("RAWSESSION#{session}")))
+                            .send()
+                            .await
+                            .is_ok()
+                    })
+                    .await;
+            }
+            tally
+        }
+    })
+    .await
+}
+
 /// `total` TransactWriteItems from `workers` concurrent tasks, each shaped like a submission's
 /// write on one board: put a Session (condition: new), put an entry pointer, put a Score item.
 /// Not the project's code: DynamoDB Local's own rate for the write a submission needs.
 async fn raw_transactions(client: &Client, table: &str, workers: usize, total: usize) -> Phase {
     use aws_sdk_dynamodb::types::{Put, TransactWriteItem};
     let per = total.div_ceil(workers);
-    let started = Instant::now();
-    let tasks: Vec<_> = (0..workers)
-        .map(|w| {
-            let client = client.clone();
-            let table = table.to_owned();
-            tokio::spawn(async move {
-                let mut lat = Vec::with_capacity(per);
-                let mut errors = 0;
-                let s = AttributeValue::S;
-                for i in 0..per {
-                    let player = format!("tx_{w:04}");
-                    let session = format!("01KTX{w:04}{i:08}");
-                    let put = |pk: String, sk: String, cond: Option<&str>| {
-                        let mut p = Put::builder()
-                            .table_name(&table)
-                            .item("pk", s(pk))
-                            .item("sk", s(sk))
-                            .item("playerId", s(player.clone()))
-                            .item("score", AttributeValue::N(i.to_string()));
-                        if let Some(c) = cond {
-                            p = p.condition_expression(c);
-                        }
-                        TransactWriteItem::builder()
-                            .put(p.build().expect("a put"))
-                            .build()
-                    };
-                    let t = Instant::now();
-                    let r = client
-                        .transact_write_items()
-                        .transact_items(put(
-                            format!("RAWTX#{player}"),
-                            format!("RAWSESSION#{session}"),
-                            Some("attribute_not_exists(pk)"),
-                        ))
-                        .transact_items(put(format!("RAWTX#{player}"), "RAWENTRY#b".into(), None))
-                        .transact_items(put(
-                            "RAWTXBOARD#b".into(),
-                            format!("RAWSCORE#{i:010}#{player}"),
-                            None,
-                        ))
-                        .send()
-                        .await;
-                    lat.push(t.elapsed());
-                    if r.is_err() {
-                        errors += 1;
+    phase(workers, |w| {
+        let client = client.clone();
+        let table = table.to_owned();
+        async move {
+            let mut tally = Tally::with_capacity(per);
+            let s = AttributeValue::S;
+            for i in 0..per {
+                let player = format!("tx_{w:04}");
+                let session = format!("01KTX{w:04}{i:08}");
+                let put = |pk: String, sk: String, cond: Option<&str>| {
+                    let mut p = Put::builder()
+                        .table_name(&table)
+                        .item("pk", s(pk))
+                        .item("sk", s(sk))
+                        .item("playerId", s(player.clone()))
+                        .item("score", AttributeValue::N(i.to_string()));
+                    if let Some(c) = cond {
+                        p = p.condition_expression(c);
                     }
-                }
-                (lat, errors)
-            })
-        })
-        .collect();
-    let mut latencies = Vec::with_capacity(per * workers);
-    let mut errors = 0;
-    for t in tasks {
-        if let Ok((l, e)) = t.await {
-            latencies.extend(l);
-            errors += e;
+                    TransactWriteItem::builder()
+                        .put(p.build().expect("a put"))
+                        .build()
+                };
+                tally
+                    .time(async {
+                        client
+                            .transact_write_items()
+                            .transact_items(put(
+                                format!("RAWTX#{player}"),
+                                format!("RAWSESSION#{session}"),
+                                Some("attribute_not_exists(pk)"),
+                            ))
+                            .transact_items(put(
+                                format!("RAWTX#{player}"),
+                                "RAWENTRY#b".into(),
+                                None,
+                            ))
+                            .transact_items(put(
+                                "RAWTXBOARD#b".into(),
+                                format!("RAWSCORE#{i:010}#{player}"),
+                                None,
+                            ))
+                            .send()
+                            .await
+                            .is_ok()
+                    })
+                    .await;
+            }
+            tally
         }
-    }
-    Phase {
-        count: latencies.len(),
-        errors,
-        secs: started.elapsed().as_secs_f64(),
-        latencies: sorted(latencies),
-    }
+    })
+    .await
 }
 
 /// A keep-alive HTTP/1.1 connection to the API: a game client's.
@@ -250,51 +270,31 @@ async fn submissions(
     round: u64,
 ) -> Phase {
     let per = total.div_ceil(tokens.len());
-    let started = Instant::now();
-    let tasks: Vec<_> = tokens
-        .iter()
-        .enumerate()
-        .map(|(p, token)| {
-            let token = token.clone();
-            tokio::spawn(async move {
-                let mut conn = Conn { addr, sender: None };
-                let mut lat = Vec::with_capacity(per);
-                let mut errors = 0;
-                for i in 0..per {
-                    // Scores that sometimes improve the player's best and sometimes do not.
-                    let score = (p as u64 * 7919 + i as u64 * 104_729 + round * 31) % 1_000_000;
-                    let body = json!({"score": score, "gameId": "bench", "durationSec": 120});
-                    let t = Instant::now();
-                    let r = conn
-                        .post(
+    phase(tokens.len(), |p| {
+        let token = tokens[p].clone();
+        async move {
+            let mut conn = Conn { addr, sender: None };
+            let mut tally = Tally::with_capacity(per);
+            for i in 0..per {
+                // Scores that sometimes improve the player's best and sometimes do not.
+                let score = (p as u64 * 7919 + i as u64 * 104_729 + round * 31) % 1_000_000;
+                let body = json!({"score": score, "gameId": "bench", "durationSec": 120});
+                tally
+                    .time(async {
+                        conn.post(
                             &format!("/leaderboards/{BOARD}/scores"),
                             &token,
                             body.to_string(),
                         )
-                        .await;
-                    lat.push(t.elapsed());
-                    if r != Ok(200) {
-                        errors += 1;
-                    }
-                }
-                (lat, errors)
-            })
-        })
-        .collect();
-    let mut latencies = Vec::new();
-    let mut errors = 0;
-    for t in tasks {
-        if let Ok((l, e)) = t.await {
-            latencies.extend(l);
-            errors += e;
+                        .await
+                            == Ok(200)
+                    })
+                    .await;
+            }
+            tally
         }
-    }
-    Phase {
-        count: latencies.len(),
-        errors,
-        secs: started.elapsed().as_secs_f64(),
-        latencies: sorted(latencies),
-    }
+    })
+    .await
 }
 
 fn per_unit(counts: &BTreeMap<String, u64>, n: usize) -> (String, f64) {
