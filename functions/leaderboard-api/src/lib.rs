@@ -30,6 +30,7 @@ use leaderboard_http::{
 };
 use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
+use leaderboard_store::freshness::Freshness;
 use leaderboard_store::model::{Board, BoardStatus, NewBoard, Player, RankedEntry, Session};
 use leaderboard_store::{MAX_AROUND, MAX_PAGE_SIZE, Store};
 use serde::{Deserialize, Serialize};
@@ -241,6 +242,8 @@ async fn dispatch(app: &App, req: &Request) -> Result<Response<Body>, ApiError> 
                         player_id: r.player_id,
                         score: r.score,
                         attained_at: r.attained_at,
+                        // The final standings are exact (contract §4).
+                        freshness: Some(Freshness::exact(r.rank, r.player_count)),
                     })
             } else {
                 store.player_rank(&board, &player).await?
@@ -253,10 +256,15 @@ async fn dispatch(app: &App, req: &Request) -> Result<Response<Body>, ApiError> 
             let board = board(app, &id).await?;
             let entries = if board.status == BoardStatus::Closed {
                 let result = store.season_result(&player, &id).await?;
-                let rank = result.ok_or_else(|| no_entry(&id, &player))?.rank;
-                store
+                let result = result.ok_or_else(|| no_entry(&id, &player))?;
+                let rank = result.rank;
+                let mut entries = store
                     .final_standings_between(&id, rank.saturating_sub(n), rank + n)
-                    .await?
+                    .await?;
+                for e in &mut entries {
+                    e.freshness = Some(Freshness::exact(e.rank, result.player_count));
+                }
+                entries
             } else {
                 store
                     .around_player(&board, &player, n as usize)

@@ -160,7 +160,30 @@ async fn populate(h: &Harness, board: &Board, n: usize) -> Vec<(PlayerId, u64, T
         })
         .collect();
     h.store.import_entries(board, &entries).await.unwrap();
+    // No stream here: the rank index is built in one pass, as on a quiet board.
+    h.store.build_rank_index(board).await.unwrap();
     entries
+}
+
+/// An own-rank answer's freshness fields, checked exact on a board of `player_count` entries
+/// (`topPercent` = 100 × rank / playerCount, two decimals rounded up), and the entry without
+/// them.
+fn exact_own(entry: &Value, player_count: u64) -> Value {
+    let rank = entry["rank"].as_u64().unwrap();
+    assert_eq!(entry["rankExact"], true, "{entry}");
+    assert_eq!(entry["rankLag"], 0, "{entry}");
+    assert_eq!(entry["playerCount"], player_count, "{entry}");
+    let hundredths = (rank * 10_000).div_ceil(player_count);
+    assert_eq!(
+        entry["topPercent"].as_f64(),
+        Some(hundredths as f64 / 100.0),
+        "{entry}"
+    );
+    let mut plain = entry.clone();
+    for field in ["rankExact", "rankLag", "playerCount", "topPercent"] {
+        plain.as_object_mut().unwrap().remove(field);
+    }
+    plain
 }
 
 /// The rank order the contract defines: better score, then earlier time, then (a full tie) the
@@ -442,7 +465,11 @@ async fn every_players_rank_equals_its_position_in_the_top_listing() {
         .await;
     for (listed, (status, entry)) in results {
         assert_eq!(status, 200);
-        assert_eq!(entry, listed, "rank lookup disagrees with the listing");
+        assert_eq!(
+            exact_own(&entry, 2000),
+            listed,
+            "rank lookup disagrees with the listing"
+        );
     }
     let (status, resp) = h.get("/leaderboards/ties/players/nobody").await;
     assert_eq!((status, code(&resp)), (404, "not_found"));
@@ -472,6 +499,7 @@ async fn around_at_the_top_the_bottom_and_the_middle() {
         for (e, rank) in entries.iter().zip(first..=last) {
             assert_eq!(e["rank"], rank);
             assert_eq!(e["playerId"], want[rank as usize - 1].0.as_str());
+            exact_own(e, 60);
         }
     }
     let (_, default) = h
@@ -489,6 +517,77 @@ async fn around_at_the_top_the_bottom_and_the_middle() {
     }
     let (status, resp) = h.get("/leaderboards/win/players/nobody/around").await;
     assert_eq!((status, code(&resp)), (404, "not_found"));
+}
+
+#[tokio::test]
+async fn own_ranks_carry_how_fresh_they_are() {
+    let h = harness("api_fresh").await;
+    let board = h.board("fresh", Order::Desc).await;
+    let want = ranked(populate(&h, &board, 200).await, Order::Desc);
+    // The best of 200 is in the top 0.5 %.
+    let (status, top) = h
+        .get(&format!("/leaderboards/fresh/players/{}", want[0].0))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(exact_own(&top, 200)["rank"], 1);
+    assert_eq!(top["topPercent"], 0.5);
+
+    // A new player's play: the rank in the answer counts the play itself, although nothing
+    // has applied it to the index (no stream here), and is exact.
+    let posted = h.play("newbie", 1_000, &["fresh"]).await;
+    let result = &posted["results"][0];
+    assert_eq!(result["rank"], 1, "{posted}");
+    exact_own(result, 201);
+    // Repeated: the first answer, freshness included.
+    let again = {
+        let body = json!({
+            "score": 1_000, "gameId": "tetris", "leaderboardIds": ["fresh"],
+            "sessionId": posted["sessionId"],
+        });
+        let req = request("POST", "/sessions", As::Player("newbie"), Some(&body));
+        let resp = submit_score::handle(&h.submit, req).await.unwrap();
+        serde_json::from_slice::<Value>(resp.body().as_ref()).unwrap()
+    };
+    assert_eq!(again["duplicate"], true);
+    assert_eq!(again["results"], posted["results"]);
+
+    // Everyone else is one lower: the index has not applied the play, so the capped count of
+    // the keys above makes each answer exact (these are all within the first 1,000).
+    for i in [0, 99, 199] {
+        let (_, entry) = h
+            .get(&format!("/leaderboards/fresh/players/{}", want[i].0))
+            .await;
+        assert_eq!(exact_own(&entry, 201)["rank"], i as u64 + 2, "{entry}");
+    }
+    // The around window: every entry carries them, ranked from the player's rank.
+    let (_, around) = h
+        .get(&format!(
+            "/leaderboards/fresh/players/{}/around?n=2",
+            want[50].0
+        ))
+        .await;
+    let ranks: Vec<u64> = around["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| exact_own(e, 201)["rank"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ranks, [50, 51, 52, 53, 54]);
+
+    // The shorthand's flat answer carries them too.
+    let req = request(
+        "POST",
+        "/leaderboards/fresh/scores",
+        As::Player("shorty"),
+        Some(&json!({"score": 0, "gameId": "tetris"})),
+    );
+    let resp = submit_score::handle(&h.submit, req).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let flat: Value = serde_json::from_slice(resp.body().as_ref()).unwrap();
+    let rank = exact_own(&flat, 202)["rank"].as_u64().unwrap();
+    // Score 0 at the latest moment: last, below every other score-0 entry.
+    assert_eq!(rank, 202, "{flat}");
+    assert_eq!(flat["topPercent"], 100.0);
 }
 
 #[tokio::test]
@@ -730,11 +829,18 @@ async fn after_close_the_reads_come_from_the_snapshot() {
     // A player's rank, the around window, and the results come from the snapshot.
     let p = &want[20].0;
     let (status, entry) = h.get(&format!("/leaderboards/season_9/players/{p}")).await;
-    assert_eq!((status, &entry), (200, &finals[20]));
+    assert_eq!((status, exact_own(&entry, 40)), (200, finals[20].clone()));
+    assert_eq!(entry["topPercent"], 52.5);
     let (_, around) = h
         .get(&format!("/leaderboards/season_9/players/{p}/around?n=2"))
         .await;
-    assert_eq!(around["entries"], json!(finals[18..23]));
+    let around: Vec<Value> = around["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| exact_own(e, 40))
+        .collect();
+    assert_eq!(json!(around), json!(finals[18..23]));
     let (status, results) = h.get(&format!("/players/{p}/results")).await;
     assert_eq!(status, 200);
     assert_eq!(

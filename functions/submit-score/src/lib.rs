@@ -14,6 +14,7 @@ use lambda_http::{Body, Error, Request, Response};
 use leaderboard_http::{ApiError, Router, identity, json, json_body, respond};
 use leaderboard_keys::ids::{BoardId, GameId, SessionId};
 use leaderboard_keys::time::Timestamp;
+use leaderboard_store::freshness::Freshness;
 use leaderboard_store::{MAX_BOARDS_PER_PLAY, Play, PlayOutcome, Store, new_session_id};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -50,6 +51,8 @@ struct BoardResult<'a> {
     best: u64,
     improved: bool,
     rank: u64,
+    #[serde(flatten)]
+    freshness: Option<Freshness>,
 }
 
 /// The answer to `POST /sessions`.
@@ -75,6 +78,8 @@ struct ScoreResponse<'a> {
     improved: bool,
     rank: u64,
     duplicate: bool,
+    #[serde(flatten)]
+    freshness: Option<Freshness>,
 }
 
 /// The routes this function serves.
@@ -165,6 +170,7 @@ fn session_response(outcome: &PlayOutcome) -> SessionResponse<'_> {
                 best: o.best,
                 improved: o.improved,
                 rank: o.rank,
+                freshness: o.freshness,
             })
             .collect(),
     }
@@ -188,6 +194,7 @@ fn score_response<'a>(outcome: &'a PlayOutcome, board: &'a BoardId) -> ScoreResp
         improved: o.is_some_and(|o| o.improved),
         rank: o.map_or(0, |o| o.rank),
         duplicate: outcome.duplicate,
+        freshness: o.and_then(|o| o.freshness),
     }
 }
 

@@ -49,6 +49,10 @@ pub const MAX_LOOKUP_ITEMS: usize = 100;
 pub const APPLIED_ATTR: &str = "applied";
 /// The counter attribute on a written-count item.
 pub const WRITTEN_ATTR: &str = "written";
+/// The counter of entries created (a player's first entry on the board) on a written-count
+/// item: summed over the board's written counts it is the board's number of entries, exactly,
+/// whatever the index has applied.
+pub const CREATED_ATTR: &str = "created";
 
 /// A Score sort key as the index sees it: its digits and its player.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,12 +1,16 @@
-//! Batched writes (`BatchWriteItem`, 25 items a request) that retry unprocessed items with
-//! backoff until all are written, and bulk import of entries built on them.
+//! Batched requests: consistent reads of known keys (`BatchGetItem`) and writes
+//! (`BatchWriteItem`, 25 items a request) that retry unprocessed keys and items with backoff,
+//! and bulk import of entries built on them.
 
-use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::{KeysAndAttributes, PutRequest, WriteRequest};
+use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::time::Timestamp;
 use rand::Rng;
 
-use crate::items::{Item, pointer_item, score_item};
+use crate::items::{Item, key_item, key_string, pointer_item, score_item};
 use crate::model::{Board, EntryPointer};
 use crate::{Store, StoreError};
 use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
@@ -24,7 +28,71 @@ pub struct BatchStats {
     pub requests: u32,
 }
 
+/// Items found by [`Store::batch_get`], by key.
+pub(crate) struct Found(HashMap<(String, String), Item>);
+
+impl Found {
+    /// The item at `key`, if it exists (each can be taken once).
+    pub(crate) fn take(&mut self, key: &Key) -> Option<Item> {
+        self.0.remove(&(key.pk.clone(), key.sk.clone()))
+    }
+}
+
+fn backoff(round: u32) -> std::time::Duration {
+    let ceiling = 10u64 << round.min(6);
+    std::time::Duration::from_millis(rand::rng().random_range(1..=ceiling))
+}
+
 impl Store {
+    /// Reads up to 100 items by key in one strongly consistent `BatchGetItem`, re-asking for
+    /// unprocessed keys with jittered backoff (a bounded number of rounds). `what` names the
+    /// read in errors.
+    pub(crate) async fn batch_get(
+        &self,
+        keys: &[Key],
+        what: &'static str,
+    ) -> Result<Found, StoreError> {
+        let mut found = HashMap::new();
+        let mut pending = Some(
+            KeysAndAttributes::builder()
+                .set_keys(Some(keys.iter().map(key_item).collect()))
+                .consistent_read(true)
+                .build()
+                .map_err(|e| StoreError::Invalid(e.to_string()))?,
+        );
+        let mut round = 0u32;
+        while let Some(keys) = pending.take() {
+            if round > 0 {
+                tokio::time::sleep(backoff(round)).await;
+            }
+            round += 1;
+            if round > MAX_ROUNDS {
+                return Err(StoreError::Contention { attempts: round });
+            }
+            let out = self
+                .client
+                .batch_get_item()
+                .request_items(&self.table, keys)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk(what, e))?;
+            for item in out
+                .responses
+                .unwrap_or_default()
+                .remove(&self.table)
+                .unwrap_or_default()
+            {
+                found.insert((key_string(&item, "pk"), key_string(&item, "sk")), item);
+            }
+            pending = out
+                .unprocessed_keys
+                .unwrap_or_default()
+                .remove(&self.table)
+                .filter(|k| !k.keys().is_empty());
+        }
+        Ok(Found(found))
+    }
+
     /// Puts every item, 25 a request, re-sending unprocessed items with jittered backoff.
     pub(crate) async fn put_all(&self, items: Vec<Item>) -> Result<BatchStats, StoreError> {
         let mut stats = BatchStats::default();
@@ -45,9 +113,7 @@ impl Store {
             let mut round = 0;
             while !chunk.is_empty() {
                 if round > 0 {
-                    let ceiling = 10u64 << round.min(6);
-                    let ms = rand::rng().random_range(1..=ceiling);
-                    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                    tokio::time::sleep(backoff(round)).await;
                 }
                 round += 1;
                 if round > MAX_ROUNDS {

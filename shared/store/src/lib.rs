@@ -8,8 +8,10 @@
 //!   result) as stored and as the API shows them.
 //! - `items` and `query`: entity <-> item mapping through `serde_dynamo`, keyed listings with
 //!   opaque cursors, and counts that follow every 1 MB page.
-//! - `players`, `boards`, `scores`, `sessions`: the access patterns AP1-AP10 of seed 002, one
-//!   request each (AP10 one request per 1 MB page counted).
+//! - `players`, `boards`, `scores`, `sessions`: the access patterns AP1-AP9 of seed 002, one
+//!   request each; `rank_index`, `rank_lookup` and [`freshness`]: ranks from the
+//!   stream-maintained rank index, with how fresh they are, at a cost that does not grow with
+//!   the board.
 //! - `close` and [`rollover`]: season close (snapshot, archive, successor), resumable and
 //!   safe to run twice at once; `standings`: reads of closed boards.
 //! - `plays`: the write path of a play: one consistent batch read, then one transaction that
@@ -25,6 +27,7 @@ mod close;
 pub mod config;
 mod cursor;
 mod error;
+pub mod freshness;
 mod items;
 pub mod model;
 mod players;
@@ -32,6 +35,7 @@ mod plays;
 mod projection;
 mod query;
 mod rank_index;
+mod rank_lookup;
 pub mod rollover;
 mod scores;
 mod sessions;
@@ -47,7 +51,8 @@ pub use plays::{MAX_BOARDS_PER_PLAY, Play, PlayOutcome, new_session_id};
 pub use projection::{ProjectedSession, ProjectionOutcome, SEQUENCE_DIGITS, SequenceNumber};
 pub use query::MAX_PAGE_SIZE;
 pub use rank_index::{RankApplyOutcome, RankBuildStats, RankChange};
-pub use scores::{MAX_AROUND, RankCount};
+pub use rank_lookup::{RankCost, UNINDEXED_LAG};
+pub use scores::MAX_AROUND;
 
 use aws_sdk_dynamodb::Client;
 
@@ -57,7 +62,6 @@ pub struct Store {
     client: Client,
     table: String,
     cursors: cursor::CursorCodec,
-    rank_hints: std::sync::Arc<rank_index::RankHints>,
 }
 
 impl Store {
@@ -67,7 +71,6 @@ impl Store {
             client,
             table: config.table_name.clone(),
             cursors: cursor::CursorCodec::new(&config.cursor_secret),
-            rank_hints: Default::default(),
         }
     }
 

@@ -8,6 +8,7 @@ use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::StoreError;
+use crate::freshness::Freshness;
 
 /// The longest board or player name, in characters.
 pub const MAX_NAME_LEN: usize = 128;
@@ -274,6 +275,10 @@ pub struct RankedEntry {
     pub score: u64,
     /// When it was attained.
     pub attained_at: Timestamp,
+    /// How fresh the rank is, on answers of a player's own rank (absent on top-N pages, whose
+    /// positional ranks are exact by construction).
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<Freshness>,
 }
 
 /// A player's pointer to their current Score item on a board (this project's addition to the
@@ -323,6 +328,9 @@ pub struct BoardOutcome {
     pub improved: bool,
     /// The player's rank on the board after the play (1 = top).
     pub rank: u64,
+    /// How fresh that rank is (absent on sessions recorded before ranks carried it).
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<Freshness>,
 }
 
 /// One play (the Session item): immutable once written.
@@ -391,6 +399,7 @@ impl FinalStanding {
             player_id: self.player_id.clone(),
             score: self.score,
             attained_at: self.attained_at,
+            freshness: None,
         }
     }
 }

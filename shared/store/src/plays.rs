@@ -20,25 +20,26 @@
 //! transaction sent earlier is bounded by a timeout well inside the window, so it commits before
 //! the board ends, and season close only starts on ended boards.
 //!
-//! **Ranks.** Each board's outcome carries the player's rank after the write. It is counted
-//! just before the transaction (the entry being replaced is discounted), so it can be stored in
-//! the Session and a repeated request gets the first answer.
+//! **Ranks.** Each board's outcome carries the player's rank after the write and how fresh it
+//! is, read once from the rank index after the transaction committed (not on every attempt):
+//! the play's own change counts even before the index applied it, because the player's entry
+//! as the index holds it is never counted above the new one. The ranks are then stored in the
+//! Session (one `UpdateItem`), so a repeated request gets the first answer.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{ConditionCheck, Delete, KeysAndAttributes, Put, TransactWriteItem};
+use aws_sdk_dynamodb::types::{ConditionCheck, Delete, Put, TransactWriteItem};
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
 use rand::Rng;
 
 use crate::error::CancelReason;
-use crate::items::{
-    Item, from_item, key_item, key_string, n, pointer_item, s, score_item, to_item,
-};
+use crate::freshness::Freshness;
+use crate::items::{Item, from_item, key_item, n, pointer_item, s, score_item, to_item};
 use crate::model::{Board, BoardOutcome, EntryPointer, Operator, Session};
+use crate::rank_lookup::RankCost;
 use crate::{Store, StoreError};
 
 /// The most boards one play may count on.
@@ -81,6 +82,16 @@ pub struct PlayOutcome {
     pub duplicate: bool,
     /// How many read-decide-write attempts it took (1 without contention).
     pub attempts: u32,
+    /// What reading the ranks cost (after the write, once).
+    pub rank_cost: RankCost,
+}
+
+/// How a play's write ended.
+enum Written {
+    /// Written now: the Session (ranks not read yet), its plans, and the attempts it took.
+    New(Session, Vec<BoardPlan>, u32),
+    /// A request with the same session id wrote first: its Session, and the attempts.
+    Duplicate(Session, u32),
 }
 
 /// A fresh ULID session id for a play at `now`.
@@ -190,6 +201,7 @@ fn plan_board(
             best,
             improved,
             rank: 0,
+            freshness: None,
         },
         board,
         old,
@@ -206,31 +218,62 @@ fn backoff(attempt: u32) -> Duration {
 impl Store {
     /// Records a play: the Session, and the player's entry on every board it counts on, all or
     /// nothing. A repeated `session_id` of the same player returns the first outcome with
-    /// `duplicate: true` and writes nothing, also when the two requests race.
+    /// `duplicate: true` and writes nothing, also when the two requests race. Each board's rank
+    /// is read once, after the write succeeded.
     pub async fn record_play(
         &self,
         play: &Play,
         now: Timestamp,
     ) -> Result<PlayOutcome, StoreError> {
         play.check()?;
-        for attempt in 1..=MAX_ATTEMPTS {
-            let state = self.read_play_state(play).await?;
-            if let Some(session) = state.session {
+        let (mut session, plans, attempts) = match self.write_with_retries(play, now).await? {
+            Written::Duplicate(session, attempts) => {
+                let (session, rank_cost) = self.rank_duplicate(session).await?;
                 return Ok(PlayOutcome {
                     session,
                     duplicate: true,
-                    attempts: attempt,
+                    attempts,
+                    rank_cost,
                 });
             }
-            let mut plans = self.plan_play(play, state, now)?;
+            Written::New(session, plans, attempts) => (session, plans, attempts),
+        };
+        let mut rank_cost = RankCost::default();
+        for (outcome, plan) in session.outcomes.iter_mut().zip(&plans) {
+            // The entry after the play: the new one, or the one kept.
+            let Some(entry) = plan.new.as_ref().or(plan.old.as_ref()) else {
+                continue;
+            };
+            let (estimate, cost) = self
+                .own_rank(&plan.board, &play.player_id, &entry.score_sk, entry.version)
+                .await?;
+            outcome.rank = estimate.rank();
+            outcome.freshness = Some(Freshness::of(outcome.rank, &estimate));
+            rank_cost = rank_cost.plus(cost);
+        }
+        self.store_outcomes(&session).await?;
+        Ok(PlayOutcome {
+            session,
+            duplicate: false,
+            attempts,
+            rank_cost,
+        })
+    }
+
+    /// Read, decide, write, retried on conflicts: the Session as written (ranks not read yet)
+    /// and its plans, or the Session a request with the same id wrote first.
+    async fn write_with_retries(&self, play: &Play, now: Timestamp) -> Result<Written, StoreError> {
+        for attempt in 1..=MAX_ATTEMPTS {
+            let state = self.read_play_state(play).await?;
+            if let Some(session) = state.session {
+                return Ok(Written::Duplicate(session, attempt));
+            }
+            let plans = self.plan_play(play, state, now)?;
             let game_id = play
                 .game_id
                 .clone()
                 .or_else(|| plans.iter().find_map(|p| p.board.game_id.clone()))
                 .ok_or_else(|| StoreError::Invalid("gameId is required".into()))?;
-            for plan in &mut plans {
-                plan.outcome.rank = self.rank_after(plan, &play.player_id).await?;
-            }
             let session = Session {
                 player_id: play.player_id.clone(),
                 session_id: play.session_id.clone(),
@@ -242,13 +285,7 @@ impl Store {
                 outcomes: plans.iter().map(|p| p.outcome.clone()).collect(),
             };
             match self.write_play(&session, &plans).await {
-                Ok(()) => {
-                    return Ok(PlayOutcome {
-                        session,
-                        duplicate: false,
-                        attempts: attempt,
-                    });
-                }
+                Ok(()) => return Ok(Written::New(session, plans, attempt)),
                 Err(StoreError::TransactionCanceled { reasons }) => {
                     // Item 0 is the Session: it exists, so a concurrent request with the same
                     // session id won. Answer with its outcome.
@@ -256,11 +293,7 @@ impl Store {
                         && let Some(session) =
                             self.get_session(&play.player_id, &play.session_id).await?
                     {
-                        return Ok(PlayOutcome {
-                            session,
-                            duplicate: true,
-                            attempts: attempt,
-                        });
+                        return Ok(Written::Duplicate(session, attempt));
                     }
                     if !CancelReason::all_retryable(&reasons) {
                         return Err(StoreError::TransactionCanceled { reasons });
@@ -279,6 +312,63 @@ impl Store {
         })
     }
 
+    /// Keeps the ranks read after the write in the Session, so that a repeated request is
+    /// answered with them. A Session whose ranks were never stored (the function stopped in
+    /// between) is answered with ranks read when it is repeated.
+    async fn store_outcomes(&self, session: &Session) -> Result<(), StoreError> {
+        let outcomes = serde_dynamo::to_attribute_value(&session.outcomes)
+            .map_err(|e| StoreError::Invalid(e.to_string()))?;
+        self.client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key_item(&entity::session(
+                &session.player_id,
+                &session.session_id,
+            ))))
+            .update_expression("SET outcomes = :o")
+            .condition_expression("attribute_exists(pk)")
+            .expression_attribute_values(":o", outcomes)
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(session ranks)", e))?;
+        Ok(())
+    }
+
+    /// A repeated play's answer: the first outcome, with ranks read now for the boards whose
+    /// rank was not stored with it.
+    async fn rank_duplicate(
+        &self,
+        mut session: Session,
+    ) -> Result<(Session, RankCost), StoreError> {
+        let mut rank_cost = RankCost::default();
+        for outcome in &mut session.outcomes {
+            if outcome.freshness.is_some() {
+                continue;
+            }
+            let Some(board) = self.get_board(&outcome.leaderboard_id).await? else {
+                continue;
+            };
+            let Some(pointer) = self
+                .entry_pointer(&outcome.leaderboard_id, &session.player_id)
+                .await?
+            else {
+                continue;
+            };
+            let (estimate, cost) = self
+                .own_rank(
+                    &board,
+                    &session.player_id,
+                    &pointer.score_sk,
+                    pointer.version,
+                )
+                .await?;
+            outcome.rank = estimate.rank();
+            outcome.freshness = Some(Freshness::of(outcome.rank, &estimate));
+            rank_cost = rank_cost.plus(cost);
+        }
+        Ok((session, rank_cost))
+    }
+
     /// The one consistent read of a play.
     async fn read_play_state(&self, play: &Play) -> Result<PlayState, StoreError> {
         let session_key = entity::session(&play.player_id, &play.session_id);
@@ -288,48 +378,11 @@ impl Store {
             .iter()
             .map(|b| entity::entry(&play.player_id, b))
             .collect();
-        let mut wanted: Vec<Item> = vec![key_item(&session_key)];
-        wanted.extend(board_keys.iter().map(key_item));
-        wanted.extend(pointer_keys.iter().map(key_item));
-        let mut found: HashMap<(String, String), Item> = HashMap::new();
-        let mut pending = Some(
-            KeysAndAttributes::builder()
-                .set_keys(Some(wanted))
-                .consistent_read(true)
-                .build()
-                .map_err(|e| StoreError::Invalid(e.to_string()))?,
-        );
-        let mut round = 0u32;
-        while let Some(keys) = pending.take() {
-            if round > 0 {
-                tokio::time::sleep(backoff(round)).await;
-            }
-            round += 1;
-            if round > MAX_ATTEMPTS {
-                return Err(StoreError::Contention { attempts: round });
-            }
-            let out = self
-                .client
-                .batch_get_item()
-                .request_items(&self.table, keys)
-                .send()
-                .await
-                .map_err(|e| StoreError::sdk("BatchGetItem(play)", e))?;
-            for item in out
-                .responses
-                .unwrap_or_default()
-                .remove(&self.table)
-                .unwrap_or_default()
-            {
-                found.insert((key_string(&item, "pk"), key_string(&item, "sk")), item);
-            }
-            pending = out
-                .unprocessed_keys
-                .unwrap_or_default()
-                .remove(&self.table)
-                .filter(|k| !k.keys().is_empty());
-        }
-        let mut take = |k: &Key| found.remove(&(k.pk.clone(), k.sk.clone()));
+        let mut keys = vec![session_key.clone()];
+        keys.extend(board_keys.iter().cloned());
+        keys.extend(pointer_keys.iter().cloned());
+        let mut found = self.batch_get(&keys, "BatchGetItem(play)").await?;
+        let mut take = |k: &Key| found.take(k);
         Ok(PlayState {
             session: take(&session_key).map(from_item).transpose()?,
             boards: board_keys
@@ -370,26 +423,6 @@ impl Store {
             .zip(state.pointers)
             .map(|(board, old)| plan_board(board, old, play, now))
             .collect()
-    }
-
-    /// The player's rank on the plan's board once the plan is written: from the rank index
-    /// when it has applied every committed change (and still counts the entry read), else
-    /// counted.
-    async fn rank_after(&self, plan: &BoardPlan, player: &PlayerId) -> Result<u64, StoreError> {
-        let board = &plan.board;
-        let (target, replaced_above) = match (&plan.old, &plan.new) {
-            (Some(old), None) => (&old.score_sk, false),
-            // The entry being replaced is still there and counted if it sorts above.
-            (old, Some(new)) => (
-                &new.score_sk,
-                old.as_ref().is_some_and(|o| o.score_sk > new.score_sk),
-            ),
-            (None, None) => return Ok(0),
-        };
-        let pointer_key = entity::entry(player, &board.leaderboard_id);
-        let pointer = plan.old.as_ref().map(|o| (&pointer_key, o.version));
-        let rank = self.rank_with_index(board, target, pointer).await?.rank;
-        Ok(rank - u64::from(replaced_above))
     }
 
     /// The one transaction of a play.
@@ -472,7 +505,11 @@ impl Store {
             }
             items.push(put(score_item(new)?, None)?);
             if board.rank_index {
-                items.push(self.written_update(&board.leaderboard_id, &new.player_id)?);
+                items.push(self.written_update(
+                    &board.leaderboard_id,
+                    &new.player_id,
+                    plan.old.is_none(),
+                )?);
             }
         }
         // Unique per attempt: the SDK's own retries of this request stay idempotent, and no two

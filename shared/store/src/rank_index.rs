@@ -1,5 +1,6 @@
 //! The stream-maintained rank index (see [`leaderboard_keys::rankindex`] for the structure):
-//! applying Score changes from the stream exactly once, and reading a rank from it.
+//! applying Score changes from the stream exactly once, and building a quiet board's index in
+//! one pass. Reading a rank from it is `rank_lookup`'s job.
 //!
 //! # Items
 //! - Node `RANKNODE#<b>#<shard>#<prefix>` / `#NODE`: counters `c<label>`, tie sets `t<label>`
@@ -19,19 +20,16 @@
 //! depends on the order of stream records across items.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{
-    AttributeValue, Get, Put, TransactGetItem, TransactWriteItem, Update,
-};
+use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 use leaderboard_keys::KeyError;
-use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::entity;
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rankindex::{
-    self, APPLIED_ATTR, IndexedKey, Layout, NodeCounts, NodeDelta, WRITTEN_ATTR, WRITTEN_SHARDS,
-    count_attr, shard_of, ties_attr,
+    self, APPLIED_ATTR, CREATED_ATTR, IndexedKey, Layout, NodeCounts, NodeDelta, WRITTEN_ATTR,
+    WRITTEN_SHARDS, count_attr, shard_of, ties_attr,
 };
 use rand::Rng;
 
@@ -40,74 +38,8 @@ use crate::items::{Item, key_item, n, s};
 use crate::model::Board;
 use crate::{Store, StoreError};
 
-/// After a snapshot found a board's index behind, how long lookups on that board in this
-/// process count straight away instead of reading another snapshot first: this long after the
-/// first such snapshot, twice as long after each further one in a row, up to
-/// [`BEHIND_BACKOFF_MAX`]; an exact answer starts over.
-const BEHIND_BACKOFF: Duration = Duration::from_millis(500);
-/// The longest wait between two snapshots of a board that keeps being behind.
-const BEHIND_BACKOFF_MAX: Duration = Duration::from_secs(8);
-
-/// Boards whose index was recently behind, per process. Under a steady stream of plays a
-/// board's index is behind most of the time, and a snapshot that ends in counting anyway is
-/// wasted (one request, 91 items, about 186 read units); with the growing wait a process reads
-/// at most one snapshot per busy board every 8 s.
-#[derive(Debug, Default)]
-pub(crate) struct RankHints {
-    behind: std::sync::Mutex<HashMap<BoardId, Behind>>,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Behind {
-    until: Instant,
-    /// Snapshots in a row that found the board behind.
-    streak: u32,
-}
-
-impl RankHints {
-    fn recently_behind(&self, board: &BoardId) -> bool {
-        self.recently_behind_at(board, Instant::now())
-    }
-
-    fn recently_behind_at(&self, board: &BoardId, now: Instant) -> bool {
-        let map = self.behind.lock().unwrap_or_else(|e| e.into_inner());
-        map.get(board).is_some_and(|b| b.until > now)
-    }
-
-    fn mark_behind(&self, board: &BoardId) {
-        self.mark_behind_at(board, Instant::now());
-    }
-
-    fn mark_behind_at(&self, board: &BoardId, now: Instant) {
-        let mut map = self.behind.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() > 10_000 && !map.contains_key(board) {
-            map.clear();
-        }
-        let streak = map.get(board).map_or(0, |b| b.streak).saturating_add(1);
-        let wait = BEHIND_BACKOFF
-            .saturating_mul(1 << (streak - 1).min(16))
-            .min(BEHIND_BACKOFF_MAX);
-        map.insert(
-            board.clone(),
-            Behind {
-                until: now + wait,
-                streak,
-            },
-        );
-    }
-
-    /// A snapshot answered exactly: the next lookup reads one again.
-    fn mark_caught_up(&self, board: &BoardId) {
-        let mut map = self.behind.lock().unwrap_or_else(|e| e.into_inner());
-        map.remove(board);
-    }
-}
-
 /// Rounds of read-then-write before [`Store::apply_rank_changes`] gives up.
 const MAX_APPLY_ATTEMPTS: u32 = 12;
-/// Snapshot reads tried before a lookup is answered by counting.
-const MAX_READ_ATTEMPTS: u32 = 3;
-
 /// One change of a player's entry, as the stream shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RankChange {
@@ -160,7 +92,8 @@ fn fold(start: &Marker, changes: &[RankChange]) -> (Marker, usize) {
     (state, applied)
 }
 
-fn num(item: &Item, attr: &str) -> i64 {
+/// A number attribute, 0 when absent or not a number.
+pub(crate) fn num(item: &Item, attr: &str) -> i64 {
     item.get(attr)
         .and_then(|v| v.as_n().ok())
         .and_then(|v| v.parse().ok())
@@ -170,46 +103,6 @@ fn num(item: &Item, attr: &str) -> i64 {
 fn backoff(attempt: u32) -> Duration {
     let ceiling = 5u64 << attempt.min(6);
     Duration::from_millis(rand::rng().random_range(1..=ceiling))
-}
-
-/// A node item's counters and tie sets.
-fn node_counts(item: &Item) -> NodeCounts {
-    let mut node = NodeCounts::default();
-    for (name, value) in item {
-        let (kind, label) = name.split_at(1.min(name.len()));
-        if label.is_empty() || !label.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        match (kind, value) {
-            ("c", AttributeValue::N(v)) => {
-                node.counts
-                    .insert(label.to_owned(), v.parse().unwrap_or_default());
-            }
-            ("t", AttributeValue::Ss(ids)) => {
-                node.ties
-                    .insert(label.to_owned(), ids.iter().cloned().collect());
-            }
-            _ => {}
-        }
-    }
-    node
-}
-
-/// What a consistent snapshot of the index says about one sort key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum IndexAnswer {
-    /// The index is exact: this many entries rank above the key.
-    Above(u64),
-    /// The index has not applied every committed change (or the pointer moved): count.
-    Behind,
-}
-
-/// A lookup's answer and what it read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct IndexLookup {
-    pub answer: IndexAnswer,
-    pub requests: u32,
-    pub items: u64,
 }
 
 impl Store {
@@ -401,26 +294,35 @@ impl Store {
     }
 
     /// The submit path's part of the index: add one to the player's written count, in the
-    /// play's transaction.
+    /// play's transaction, and one to its created count when the entry is the player's first.
     pub(crate) fn written_update(
         &self,
         board: &BoardId,
         player: &PlayerId,
+        created: bool,
     ) -> Result<TransactWriteItem, StoreError> {
         let shard = shard_of(player.as_str(), WRITTEN_SHARDS);
-        let update = Update::builder()
+        let mut update = Update::builder()
             .table_name(&self.table)
             .set_key(Some(key_item(&entity::rank_written(board, shard))))
-            .update_expression("ADD #w :one")
             .expression_attribute_names("#w", WRITTEN_ATTR)
-            .expression_attribute_values(":one", n(1))
+            .expression_attribute_values(":one", n(1));
+        update = if created {
+            update
+                .update_expression("ADD #w :one, #c :one")
+                .expression_attribute_names("#c", CREATED_ATTR)
+        } else {
+            update.update_expression("ADD #w :one")
+        };
+        let update = update
             .build()
             .map_err(|e| StoreError::Invalid(e.to_string()))?;
         Ok(TransactWriteItem::builder().update(update).build())
     }
 
-    /// Adds `counts[shard]` to the written counts (bulk import: before its items are written,
-    /// so that a failure leaves the index looking behind, never ahead).
+    /// Adds `counts[shard]` to the written and created counts (bulk import of new entries:
+    /// before its items are written, so that a failure leaves the index looking behind, never
+    /// ahead).
     pub(crate) async fn add_written(
         &self,
         board: &BoardId,
@@ -434,118 +336,15 @@ impl Store {
                 .update_item()
                 .table_name(&self.table)
                 .set_key(Some(key_item(&entity::rank_written(board, shard as u8))))
-                .update_expression("ADD #w :n")
+                .update_expression("ADD #w :n, #c :n")
                 .expression_attribute_names("#w", WRITTEN_ATTR)
+                .expression_attribute_names("#c", CREATED_ATTR)
                 .expression_attribute_values(":n", n(count))
                 .send()
                 .await
                 .map_err(|e| StoreError::sdk("UpdateItem(rank written)", e))?;
         }
         Ok(())
-    }
-
-    /// How many entries rank above `score_sk` on `board`, from one consistent snapshot of the
-    /// index (`TransactGetItems`): the written counts, every shard's node on the key's path,
-    /// and, if given, the entry pointer that must still have `version`. `Behind` when the board
-    /// has no index, the snapshot shows changes not applied yet, the pointer moved, or the
-    /// snapshot kept conflicting with writes.
-    pub(crate) async fn index_above(
-        &self,
-        board: &Board,
-        score_sk: &str,
-        pointer: Option<(&Key, u64)>,
-    ) -> Result<IndexLookup, StoreError> {
-        let mut lookup = IndexLookup {
-            answer: IndexAnswer::Behind,
-            requests: 0,
-            items: 0,
-        };
-        if !board.rank_index || self.rank_hints.recently_behind(&board.leaderboard_id) {
-            return Ok(lookup);
-        }
-        let key = IndexedKey::parse(score_sk)?;
-        let layout: Layout = key.layout();
-        let id = &board.leaderboard_id;
-        let mut keys: Vec<Key> = Vec::with_capacity(layout.lookup_items());
-        if let Some((k, _)) = pointer {
-            keys.push(k.clone());
-        }
-        let written_at = keys.len();
-        keys.extend((0..WRITTEN_SHARDS).map(|s| entity::rank_written(id, s)));
-        let nodes_at = keys.len();
-        for level in 0..layout.levels {
-            for shard in 0..layout.node_shards {
-                keys.push(entity::rank_node(id, shard, key.prefix(level)));
-            }
-        }
-        let gets: Vec<TransactGetItem> = keys
-            .iter()
-            .map(|k| {
-                Get::builder()
-                    .table_name(&self.table)
-                    .set_key(Some(key_item(k)))
-                    .build()
-                    .map(|g| TransactGetItem::builder().get(g).build())
-                    .map_err(|e| StoreError::Invalid(e.to_string()))
-            })
-            .collect::<Result<_, _>>()?;
-        for attempt in 1..=MAX_READ_ATTEMPTS {
-            lookup.requests += 1;
-            lookup.items += gets.len() as u64;
-            let out = self
-                .client
-                .transact_get_items()
-                .set_transact_items(Some(gets.clone()))
-                .send()
-                .await;
-            let responses = match out {
-                Ok(out) => out.responses.unwrap_or_default(),
-                Err(e) => match e.as_service_error() {
-                    Some(TransactGetItemsError::TransactionCanceledException(_)) => {
-                        tracing::debug!(attempt, "rank index snapshot conflicted; retrying");
-                        tokio::time::sleep(backoff(attempt)).await;
-                        continue;
-                    }
-                    _ => return Err(StoreError::sdk("TransactGetItems(rank index)", e)),
-                },
-            };
-            let empty = Item::new();
-            let item = |i: usize| {
-                responses
-                    .get(i)
-                    .and_then(|r| r.item.as_ref())
-                    .unwrap_or(&empty)
-            };
-            if let Some((_, version)) = pointer
-                && num(item(0), "version") != version as i64
-            {
-                return Ok(lookup);
-            }
-            let written: i64 = (written_at..nodes_at)
-                .map(|i| num(item(i), WRITTEN_ATTR))
-                .sum();
-            let path: Vec<Vec<NodeCounts>> = (0..layout.levels)
-                .map(|level| {
-                    let at = nodes_at + level * layout.node_shards as usize;
-                    (at..at + layout.node_shards as usize)
-                        .map(|i| node_counts(item(i)))
-                        .collect()
-                })
-                .collect();
-            let applied: i64 = (nodes_at..nodes_at + layout.node_shards as usize)
-                .map(|i| num(item(i), APPLIED_ATTR))
-                .sum();
-            if written != applied {
-                tracing::debug!(written, applied, "rank index behind");
-                self.rank_hints.mark_behind(id);
-                return Ok(lookup);
-            }
-            self.rank_hints.mark_caught_up(id);
-            let above = rankindex::count_above(&key, &path);
-            lookup.answer = IndexAnswer::Above(above.max(0) as u64);
-            return Ok(lookup);
-        }
-        Ok(lookup)
     }
 }
 
@@ -578,6 +377,7 @@ impl Store {
         let mut nodes: BTreeMap<(u8, String), NodeCounts> = BTreeMap::new();
         let mut applied = vec![0u64; layout.node_shards as usize];
         let mut written = [0u64; WRITTEN_SHARDS as usize];
+        let mut created = [0u64; WRITTEN_SHARDS as usize];
         let mut items: Vec<Item> = Vec::new();
         let mut start = None;
         loop {
@@ -615,7 +415,9 @@ impl Store {
                     }
                 }
                 applied[shard as usize] += version;
-                written[shard_of(key.player(), WRITTEN_SHARDS) as usize] += version;
+                let written_shard = shard_of(key.player(), WRITTEN_SHARDS) as usize;
+                written[written_shard] += version;
+                created[written_shard] += 1;
                 let mut marker = key_item(&entity::rank_marker(&player, id));
                 marker.insert("leaderboardId".into(), s(id.as_str()));
                 marker.insert("playerId".into(), s(player.as_str()));
@@ -649,6 +451,7 @@ impl Store {
         for (shard, count) in written.iter().enumerate() {
             let mut item = key_item(&entity::rank_written(id, shard as u8));
             item.insert(WRITTEN_ATTR.into(), n(count));
+            item.insert(CREATED_ATTR.into(), n(created[shard]));
             items.push(item);
         }
         let put = self.put_all(items).await?;
@@ -692,31 +495,6 @@ mod tests {
             rk: rk.map(str::to_owned),
             version,
         }
-    }
-
-    #[test]
-    fn a_board_that_stays_behind_is_snapshot_less_and_less_often() {
-        let hints = RankHints::default();
-        let busy = BoardId::parse("busy").unwrap();
-        let other = BoardId::parse("other").unwrap();
-        let t0 = Instant::now();
-        let ms = |n: u64| Duration::from_millis(n);
-        assert!(!hints.recently_behind_at(&busy, t0));
-        // Each snapshot in a row that finds it behind doubles the wait, up to 8 s.
-        let mut now = t0;
-        for expected in [500, 1_000, 2_000, 4_000, 8_000, 8_000, 8_000] {
-            hints.mark_behind_at(&busy, now);
-            assert!(hints.recently_behind_at(&busy, now + ms(expected - 1)));
-            assert!(!hints.recently_behind_at(&busy, now + ms(expected)));
-            assert!(!hints.recently_behind_at(&other, now), "per board");
-            now += ms(expected);
-        }
-        // An exact answer starts over.
-        hints.mark_caught_up(&busy);
-        assert!(!hints.recently_behind_at(&busy, now));
-        hints.mark_behind_at(&busy, now);
-        assert!(hints.recently_behind_at(&busy, now + ms(499)));
-        assert!(!hints.recently_behind_at(&busy, now + ms(500)));
     }
 
     #[test]

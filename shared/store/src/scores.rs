@@ -1,31 +1,18 @@
-//! Score reads: AP3 (top-N with a cursor), AP4 (a player's entry on a board), AP5 (a player's
-//! entries across boards, GSI1), AP10 (exact rank by counting the entries above), and the
-//! around-player window.
+//! Score reads: AP3 (top-N with a cursor), AP4 (a player's entry on a board, with its rank from
+//! the rank index), AP5 (a player's entries across boards, GSI1), and the around-player window.
 
-use leaderboard_keys::entity::{self, Key, SCORE_PREFIX, SCORE_UPPER_BOUND};
+use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 
+use crate::freshness::Freshness;
 use crate::items::{from_item, s};
 use crate::model::{Board, EntryPointer, Page, RankedEntry, ScoreEntry};
 use crate::query::Listing;
-use crate::rank_index::IndexAnswer;
+use crate::rank_lookup::RankCost;
 use crate::{Store, StoreError};
 
 /// The most entries above and below a player the around window returns on each side.
 pub const MAX_AROUND: usize = 50;
-
-/// The exact rank of a sort key, with what it cost to find.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RankCount {
-    /// 1 = top.
-    pub rank: u64,
-    /// Requests made: index snapshots, plus one Query per 1 MB page counted.
-    pub requests: u32,
-    /// Items read: the index items of every snapshot, plus every entry counted.
-    pub items: u64,
-    /// Whether the rank index answered (else it was counted).
-    pub indexed: bool,
-}
 
 fn ranked(entry: ScoreEntry, rank: u64) -> RankedEntry {
     RankedEntry {
@@ -33,6 +20,7 @@ fn ranked(entry: ScoreEntry, rank: u64) -> RankedEntry {
         player_id: entry.player_id,
         score: entry.score,
         attained_at: entry.attained_at,
+        freshness: None,
     }
 }
 
@@ -117,67 +105,9 @@ impl Store {
         self.list_all(&listing).await
     }
 
-    /// AP10: the exact rank of the entry whose Score sort key is `score_sk`: one plus the number
-    /// of entries above it, counted with consistent Queries that follow every 1 MB page.
-    pub async fn rank_of(&self, board: &BoardId, score_sk: &str) -> Result<RankCount, StoreError> {
-        let (above, requests) = self
-            .count_range(
-                &entity::board_pk(board),
-                &entity::score_sort_keys_above(score_sk),
-                SCORE_UPPER_BOUND,
-            )
-            .await?;
-        Ok(RankCount {
-            rank: above + 1,
-            requests,
-            items: above,
-            indexed: false,
-        })
-    }
-
-    /// The exact rank of `score_sk` on `board`: from the rank index when a consistent snapshot
-    /// shows it has applied every committed change (and, if given, that the entry pointer still
-    /// has the version read), else counted (AP10). The cost of both is in the answer.
-    pub async fn rank_with_index(
-        &self,
-        board: &Board,
-        score_sk: &str,
-        pointer: Option<(&Key, u64)>,
-    ) -> Result<RankCount, StoreError> {
-        let lookup = self.index_above(board, score_sk, pointer).await?;
-        match lookup.answer {
-            IndexAnswer::Above(above) => Ok(RankCount {
-                rank: above + 1,
-                requests: lookup.requests,
-                items: lookup.items,
-                indexed: true,
-            }),
-            IndexAnswer::Behind => {
-                let counted = self.rank_of(&board.leaderboard_id, score_sk).await?;
-                Ok(RankCount {
-                    requests: counted.requests + lookup.requests,
-                    items: counted.items + lookup.items,
-                    ..counted
-                })
-            }
-        }
-    }
-
-    /// The rank of the player's current entry (read as `pointer`): see
-    /// [`Store::rank_with_index`].
-    async fn pointer_rank(
-        &self,
-        board: &Board,
-        pointer: &EntryPointer,
-    ) -> Result<RankCount, StoreError> {
-        let key = entity::entry(&pointer.player_id, &board.leaderboard_id);
-        self.rank_with_index(board, &pointer.score_sk, Some((&key, pointer.version)))
-            .await
-    }
-
-    /// AP4 + AP10: the player's entry on a board with its exact rank, or `None` if the player has
-    /// no entry there. Reads the entry pointer consistently, then ranks it with the index (or
-    /// counts while the index is behind).
+    /// AP4 with its rank: the player's entry on a board with its rank and how fresh it is, or
+    /// `None` if the player has no entry there. Reads the entry pointer consistently, then ranks
+    /// it from the rank index (see `rank_lookup`): never a count of the board.
     pub async fn player_rank(
         &self,
         board: &Board,
@@ -189,23 +119,43 @@ impl Store {
             .map(|(entry, _)| entry))
     }
 
-    /// [`Store::player_rank`] with what the rank cost (one more request for the pointer).
+    /// [`Store::player_rank`] with what the rank cost (one more request and item: the pointer).
     pub async fn player_rank_counted(
         &self,
         board: &Board,
         player: &PlayerId,
-    ) -> Result<Option<(RankedEntry, RankCount)>, StoreError> {
+    ) -> Result<Option<(RankedEntry, RankCost)>, StoreError> {
         let Some(pointer) = self.entry_pointer(&board.leaderboard_id, player).await? else {
             return Ok(None);
         };
-        let mut count = self.pointer_rank(board, &pointer).await?;
-        count.requests += 1;
-        count.items += 1;
-        Ok(Some((ranked(pointer.entry(), count.rank), count)))
+        let (entry, mut cost) = self.rank_pointer(board, &pointer).await?;
+        cost.requests += 1;
+        cost.items += 1;
+        Ok(Some((entry, cost)))
+    }
+
+    /// The entry `pointer` points at, ranked.
+    async fn rank_pointer(
+        &self,
+        board: &Board,
+        pointer: &EntryPointer,
+    ) -> Result<(RankedEntry, RankCost), StoreError> {
+        let (estimate, cost) = self
+            .own_rank(
+                board,
+                &pointer.player_id,
+                &pointer.score_sk,
+                pointer.version,
+            )
+            .await?;
+        let rank = estimate.rank();
+        let mut entry = ranked(pointer.entry(), rank);
+        entry.freshness = Some(Freshness::of(rank, &estimate));
+        Ok((entry, cost))
     }
 
     /// Up to `n` (1..=50) entries above the player, the player's own, and up to `n` below, in
-    /// rank order with exact ranks; `None` if the player has no entry on the board.
+    /// rank order, ranked from the player's rank (see [`Store::player_rank`]) and as fresh; `None` if the player has no entry on the board.
     pub async fn around_player(
         &self,
         board: &Board,
@@ -222,7 +172,14 @@ impl Store {
         };
         let pk = entity::board_pk(&board.leaderboard_id);
         let own = &pointer.score_sk;
-        let rank = self.pointer_rank(board, &pointer).await?.rank;
+        let (me, _) = self.rank_pointer(board, &pointer).await?;
+        let rank = me.rank;
+        let freshness = me.freshness.unwrap_or_else(|| Freshness::exact(rank, rank));
+        // The neighbours' ranks are the player's plus their position, as fresh as the player's.
+        let at = |e: ScoreEntry, rank: u64| RankedEntry {
+            freshness: Some(freshness.for_rank(rank)),
+            ..ranked(e, rank)
+        };
         // The n entries just above: ascending from the player's key, then reversed.
         let above = self
             .window(
@@ -239,18 +196,15 @@ impl Store {
         let above_len = above.len() as u64;
         for (i, e) in above.into_iter().rev().enumerate() {
             // Saturating: a concurrent write between the count and the window can't underflow.
-            out.push(ranked(
-                e,
-                (rank + i as u64).saturating_sub(above_len).max(1),
-            ));
+            out.push(at(e, (rank + i as u64).saturating_sub(above_len).max(1)));
         }
-        out.push(ranked(pointer.entry(), rank));
+        out.push(me);
         let below = below
             .into_iter()
             .filter(|e| e.player_id != pointer.player_id)
             .take(n);
         for (i, e) in below.enumerate() {
-            out.push(ranked(e, rank + 1 + i as u64));
+            out.push(at(e, rank + 1 + i as u64));
         }
         Ok(Some(out))
     }

@@ -17,6 +17,7 @@ use leaderboard_devkit::testing::{RawItem, TestTable, n, s};
 use leaderboard_keys::ids::{Email, PlayerId, SessionId};
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
+use leaderboard_store::freshness::{Freshness, TopPercent};
 use leaderboard_store::model::{Board, Operator, Player, RankedEntry, ScoreEntry, Session};
 use leaderboard_store::{Store, StoreError};
 
@@ -48,8 +49,23 @@ fn rank_order(order: Order, mut entries: Vec<Entry>) -> Vec<RankedEntry> {
             player_id,
             score,
             attained_at,
+            freshness: None,
         })
         .collect()
+}
+
+/// An own-rank answer checked exact (`rankExact`, no lag, `topPercent` from its rank and
+/// count), without its freshness, to compare with the contract's order.
+fn exact(entry: RankedEntry, player_count: u64) -> RankedEntry {
+    let f = entry.freshness.expect("an own rank carries its freshness");
+    assert!(f.rank_exact, "{entry:?}");
+    assert_eq!(f.rank_lag, 0, "{entry:?}");
+    assert_eq!(f.player_count, player_count, "{entry:?}");
+    assert_eq!(f.top_percent, TopPercent::of(entry.rank, player_count));
+    RankedEntry {
+        freshness: None,
+        ..entry
+    }
 }
 
 /// Imports `entries` in four concurrent slices (each player appears once).
@@ -942,12 +958,14 @@ async fn ap4_player_entry_and_entry_pointer_agree_with_the_score_item() {
         store
             .player_rank(&stored_board(&store, "b").await, &pid("p1"))
             .await
-            .unwrap(),
+            .unwrap()
+            .map(|e| exact(e, 2)),
         Some(RankedEntry {
             rank: 2,
             player_id: pid("p1"),
             score: 250,
             attained_at: at(20),
+            freshness: None,
         })
     );
 
@@ -1292,7 +1310,7 @@ async fn drop_table(table: &TestTable) {
 }
 
 #[tokio::test]
-async fn ap10_exact_rank_on_a_board_counted_over_several_pages() {
+async fn ap10_exact_ranks_from_the_index_on_a_board_of_15000() {
     let (table, store) = bulk_store("ap10").await;
     let board = common::board(&store, "big", Order::Desc, Operator::Best).await;
     // GIVEN 15,000 entries: 40 scores and 25 times, so many share a score and many more than
@@ -1313,28 +1331,20 @@ async fn ap10_exact_rank_on_a_board_counted_over_several_pages() {
     import(&store, &board, &entries).await;
     eprintln!("imported 15,000 entries in {:?}", started.elapsed());
     let expected = rank_order(Order::Desc, entries);
+    // AND its rank index built in one pass (the board is quiet)
+    store.build_rank_index(&board).await.unwrap();
+    let big = stored_board(&store, "big").await;
 
-    // WHEN the last player's rank is counted
-    let last = expected.last().unwrap();
-    let pointer = store
-        .entry_pointer(&bid("big"), &last.player_id)
+    // WHEN the last player's rank is read
+    let (last, cost) = store
+        .player_rank_counted(&big, &expected[14_999].player_id)
         .await
         .unwrap()
         .unwrap();
-    let count = store.rank_of(&bid("big"), &pointer.score_sk).await.unwrap();
-    // THEN it is exact, and the count followed more than one 1 MB page (4 on DynamoDB Local)
-    eprintln!("the last rank took {} requests", count.requests);
-    assert_eq!(count.rank, 15_000);
-    assert!(count.requests >= 2, "{count:?}");
-    // AND the first player's is 1, in one request
-    let first = store
-        .entry_pointer(&bid("big"), &expected[0].player_id)
-        .await
-        .unwrap()
-        .unwrap();
-    let count = store.rank_of(&bid("big"), &first.score_sk).await.unwrap();
-    assert_eq!(count.rank, 1);
-    assert_eq!(count.requests, 1);
+    // THEN it is exact from the index alone: the pointer, one snapshot, the written counts
+    assert_eq!(exact(last, 15_000).rank, 15_000);
+    assert_eq!((cost.requests, cost.count_queries), (3, 0), "{cost:?}");
+    assert_eq!(cost.items, 1 + 81 + 10);
 
     // AND top-N lists the whole board in the same order, 1,000 a page
     assert_eq!(top_pages(&store, "big", 1000).await.concat(), expected);
@@ -1357,20 +1367,14 @@ async fn ap10_exact_rank_on_a_board_counted_over_several_pages() {
     .await
     .unwrap();
     eprintln!("{} ranks in {:?}", picks.len(), started.elapsed());
-    // THEN each is the entry at its place in the contract's order
+    // THEN each is the entry at its place in the contract's order, exact
     for (i, r) in got {
-        assert_eq!(r.as_ref(), Some(&expected[i]), "position {i}");
+        assert_eq!(
+            r.map(|e| exact(e, 15_000)).as_ref(),
+            Some(&expected[i]),
+            "position {i}"
+        );
     }
-    // AND a sort key of no entry, `SCORE#<rankKey>#` (below every player of that score and
-    // time), counts every entry better than or tied with it
-    let (score, time) = (expected[5_000].score, expected[5_000].attained_at);
-    let key = format!("SCORE#{score:010}#{}#", tiebreak(time.as_millis()));
-    let better_or_tied = expected
-        .iter()
-        .filter(|e| e.score > score || (e.score == score && e.attained_at <= time))
-        .count() as u64;
-    let count = store.rank_of(&bid("big"), &key).await.unwrap();
-    assert_eq!(count.rank, better_or_tied + 1);
     drop_table(&table).await;
 }
 
@@ -1410,9 +1414,10 @@ async fn ap10_exact_rank_on_an_asc_board() {
     .try_collect()
     .await
     .unwrap();
-    // THEN each is exact: lower first, ties by the earlier time, then playerId bytes
+    // THEN each is exact (the index has applied nothing here, so the capped count of the
+    // keys above makes it so): lower first, ties by the earlier time, then playerId bytes
     for (want, got) in expected.iter().zip(got) {
-        assert_eq!(got.as_ref(), Some(want));
+        assert_eq!(got.map(|e| exact(e, 604)).as_ref(), Some(want));
     }
     // AND top_scores agrees
     assert_eq!(top_pages(&store, "golf", 1000).await.concat(), expected);
@@ -1443,6 +1448,7 @@ async fn around_player_at_the_top_the_bottom_and_the_middle() {
                 .unwrap();
             // THEN up to n above, the player, up to n below, with exact ranks
             let want = &expected[i.saturating_sub(n)..(i + n + 1).min(len)];
+            let got: Vec<RankedEntry> = got.into_iter().map(|e| exact(e, 40)).collect();
             assert_eq!(got, want, "position {i}, n {n}");
         }
     }
@@ -1453,6 +1459,7 @@ async fn around_player_at_the_top_the_bottom_and_the_middle() {
             .await
             .unwrap()
             .unwrap();
+        let got: Vec<RankedEntry> = got.into_iter().map(|e| exact(e, 40)).collect();
         assert_eq!(got, expected);
     }
     // AND a player with no entry gets None; n = 0 and n = 51 are Invalid
@@ -1499,6 +1506,7 @@ async fn around_player_at_the_top_the_bottom_and_the_middle() {
             player_id: pid("only"),
             score: 5,
             attained_at: at(1),
+            freshness: Some(Freshness::exact(1, 1)),
         }]
     );
 }

@@ -439,17 +439,25 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
                     best,
                     improved,
                     rank,
+                    freshness: None,
                 })
                 .collect(),
         };
         assert!(!out.duplicate);
-        assert_eq!(out.session, want, "{}", case.session);
+        // (each rank exact on these small boards, and stored with the Session as answered)
+        let mut plain = out.session.clone();
+        for o in &mut plain.outcomes {
+            let f = o.freshness.take().expect("a rank carries its freshness");
+            assert!(f.rank_exact && f.rank_lag == 0, "{}: {f:?}", case.session);
+            assert!(f.player_count >= o.rank, "{}: {f:?}", case.session);
+        }
+        assert_eq!(plain, want, "{}", case.session);
         assert_eq!(
             store
                 .get_session(&pid(case.player), &session_id)
                 .await
                 .unwrap(),
-            Some(want)
+            Some(out.session.clone())
         );
         // AND the Session item has exactly the contract's keys and attributes
         let pk = format!("PLAYER#{}", case.player);

@@ -1,0 +1,282 @@
+//! Reading a player's own rank: from the rank index, with how fresh it is, in a number of
+//! requests and items that does not depend on the board's size (contract §4).
+//!
+//! 1. **The snapshot** (`TransactGetItems`, one request): the player's rank marker and every
+//!    shard's node on the key's path (81 items at the default width). Marker, node counters and
+//!    the roots' `applied` are written in one transaction by the index, so the snapshot sees
+//!    them consistent with each other: the count of other players above the key, the entries
+//!    counted, and which of the player's versions the index holds.
+//! 2. **The written counts** (`BatchGetItem`, one request, 10 items), read *after* the
+//!    snapshot and outside it: every play transacts on them, and real DynamoDB cancels a
+//!    transactional read that meets a transactional write in flight, so a snapshot holding them
+//!    would fail most of the time on a busy board. Read after, they include every change the
+//!    snapshot could have missed, so `Σ written − Σ applied` is an upper bound of the changes
+//!    not counted: the lag. Their `created` counts sum to the board's entries (`playerCount`),
+//!    exactly as of this read.
+//! 3. **The capped count** (`Select=COUNT` Query, `Limit` [`EXACT_TOP`], at most once): only
+//!    when the answer is not exact and the player may be within the first [`EXACT_TOP`]
+//!    entries. A count that reaches the end of the keys above makes the rank exact.
+//!
+//! Nothing else ever counts entries. A board without a rank index (made before it existed)
+//! gets the capped count alone: exact within the first [`EXACT_TOP`], and beyond them rank
+//! `EXACT_TOP + 1` with `rankLag` [`UNINDEXED_LAG`], meaning "not known".
+
+use std::time::Duration;
+
+use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError;
+use aws_sdk_dynamodb::types::{AttributeValue, Get, Select, TransactGetItem};
+use leaderboard_keys::entity::{self, Key, SCORE_UPPER_BOUND};
+use leaderboard_keys::ids::PlayerId;
+use leaderboard_keys::rankindex::{
+    self, APPLIED_ATTR, CREATED_ATTR, IndexedKey, NodeCounts, WRITTEN_ATTR, WRITTEN_SHARDS,
+};
+use rand::Rng;
+
+use crate::freshness::{EXACT_TOP, Estimate, IndexView};
+use crate::items::{Item, key_item, s};
+use crate::model::Board;
+use crate::rank_index::num;
+use crate::{Store, StoreError};
+
+/// The `rankLag` of a rank beyond the first [`EXACT_TOP`] on a board without a rank index:
+/// the rank is a lower bound and how far off it is is not known.
+pub const UNINDEXED_LAG: u64 = u32::MAX as u64;
+
+/// Snapshots tried before a lookup gives up as contended (real DynamoDB cancels a
+/// transactional read that meets an index write in flight on one of its items).
+const MAX_SNAPSHOT_ATTEMPTS: u32 = 5;
+
+/// What reading a rank cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RankCost {
+    /// Requests made (snapshot attempts, the written counts, the capped count).
+    pub requests: u32,
+    /// Items read by key (snapshots and written counts).
+    pub items: u64,
+    /// Capped `Select=COUNT` Queries made (0 or 1).
+    pub count_queries: u32,
+    /// Keys those Queries read (at most [`EXACT_TOP`]).
+    pub keys_counted: u64,
+}
+
+impl RankCost {
+    /// The sum of two costs.
+    pub fn plus(self, other: RankCost) -> RankCost {
+        RankCost {
+            requests: self.requests + other.requests,
+            items: self.items + other.items,
+            count_queries: self.count_queries + other.count_queries,
+            keys_counted: self.keys_counted + other.keys_counted,
+        }
+    }
+}
+
+/// A node item's counters and tie sets.
+fn node_counts(item: &Item) -> NodeCounts {
+    let mut node = NodeCounts::default();
+    for (name, value) in item {
+        let (kind, label) = name.split_at(1.min(name.len()));
+        if label.is_empty() || !label.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        match (kind, value) {
+            ("c", AttributeValue::N(v)) => {
+                node.counts
+                    .insert(label.to_owned(), v.parse().unwrap_or_default());
+            }
+            ("t", AttributeValue::Ss(ids)) => {
+                node.ties
+                    .insert(label.to_owned(), ids.iter().cloned().collect());
+            }
+            _ => {}
+        }
+    }
+    node
+}
+
+fn backoff(attempt: u32) -> Duration {
+    let ceiling = 5u64 << attempt.min(6);
+    Duration::from_millis(rand::rng().random_range(1..=ceiling))
+}
+
+impl Store {
+    /// The rank of `player`'s entry whose Score sort key is `score_sk` and whose version is
+    /// `version` (committed before this call), with how fresh it is and what it cost: see the
+    /// module documentation. At most 3 requests, 91 items read by key and [`EXACT_TOP`] keys
+    /// counted at the default width, whatever the board's size.
+    pub(crate) async fn own_rank(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        score_sk: &str,
+        version: u64,
+    ) -> Result<(Estimate, RankCost), StoreError> {
+        let mut cost = RankCost::default();
+        let estimate = if board.rank_index {
+            let view = self
+                .index_view(board, player, score_sk, version, &mut cost)
+                .await?;
+            Estimate::from_index(&view)
+        } else {
+            Estimate {
+                above: EXACT_TOP,
+                lag: UNINDEXED_LAG,
+                exact: false,
+                entries: EXACT_TOP + 1,
+            }
+        };
+        if !estimate.worth_counting() {
+            return Ok((estimate, cost));
+        }
+        let (counted, complete) = self
+            .count_above_capped(board, player, score_sk, &mut cost)
+            .await?;
+        Ok((estimate.with_count(counted, complete), cost))
+    }
+
+    /// Steps 1 and 2 of the module documentation.
+    async fn index_view(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        score_sk: &str,
+        version: u64,
+        cost: &mut RankCost,
+    ) -> Result<IndexView, StoreError> {
+        let key = IndexedKey::parse(score_sk)?;
+        let layout = key.layout();
+        let id = &board.leaderboard_id;
+        let mut keys: Vec<Key> = vec![entity::rank_marker(player, id)];
+        for level in 0..layout.levels {
+            for shard in 0..layout.node_shards {
+                keys.push(entity::rank_node(id, shard, key.prefix(level)));
+            }
+        }
+        let items = self.snapshot(&keys, cost).await?;
+        let empty = Item::new();
+        let item = |i: usize| items.get(i).and_then(Option::as_ref).unwrap_or(&empty);
+        let shards = layout.node_shards as usize;
+        let path: Vec<Vec<NodeCounts>> = (0..layout.levels)
+            .map(|level| {
+                let at = 1 + level * shards;
+                (at..at + shards).map(|i| node_counts(item(i))).collect()
+            })
+            .collect();
+        let applied: i64 = (1..1 + shards).map(|i| num(item(i), APPLIED_ATTR)).sum();
+        let counted: i64 = path[0]
+            .iter()
+            .map(|root| root.counts.values().sum::<i64>())
+            .sum();
+        let marker = item(0);
+        let held = marker.get("rk").and_then(|v| v.as_s().ok());
+        // The player's entry as the index holds it is the player's, never above the player.
+        let own_above = held.is_some_and(|rk| rk.as_str() > score_sk);
+        let held_version = num(marker, "version").max(0) as u64;
+
+        let written_keys: Vec<Key> = (0..WRITTEN_SHARDS)
+            .map(|shard| entity::rank_written(id, shard))
+            .collect();
+        let mut found = self
+            .batch_get(&written_keys, "BatchGetItem(rank written)")
+            .await?;
+        cost.requests += 1;
+        cost.items += written_keys.len() as u64;
+        let (mut written, mut created) = (0, None);
+        for item in written_keys.iter().filter_map(|k| found.take(k)) {
+            written += num(&item, WRITTEN_ATTR);
+            if item.contains_key(CREATED_ATTR) {
+                *created.get_or_insert(0) += num(&item, CREATED_ATTR);
+            }
+        }
+        Ok(IndexView {
+            above: rankindex::count_above(&key, &path) - i64::from(own_above),
+            // The created counts are exact; boards whose counts predate them have the index's.
+            entries: created.unwrap_or(counted + i64::from(held.is_none())),
+            unapplied: written - applied,
+            own_unapplied: version.saturating_sub(held_version),
+        })
+    }
+
+    /// One consistent snapshot of `keys` (`TransactGetItems`), retried when cancelled by a
+    /// write in flight.
+    async fn snapshot(
+        &self,
+        keys: &[Key],
+        cost: &mut RankCost,
+    ) -> Result<Vec<Option<Item>>, StoreError> {
+        let gets: Vec<TransactGetItem> = keys
+            .iter()
+            .map(|k| {
+                Get::builder()
+                    .table_name(&self.table)
+                    .set_key(Some(key_item(k)))
+                    .build()
+                    .map(|g| TransactGetItem::builder().get(g).build())
+                    .map_err(|e| StoreError::Invalid(e.to_string()))
+            })
+            .collect::<Result<_, _>>()?;
+        for attempt in 1..=MAX_SNAPSHOT_ATTEMPTS {
+            cost.requests += 1;
+            cost.items += gets.len() as u64;
+            let out = self
+                .client
+                .transact_get_items()
+                .set_transact_items(Some(gets.clone()))
+                .send()
+                .await;
+            match out {
+                Ok(out) => {
+                    return Ok(out
+                        .responses
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|r| r.item)
+                        .collect());
+                }
+                Err(e) => match e.as_service_error() {
+                    Some(TransactGetItemsError::TransactionCanceledException(_)) => {
+                        tracing::debug!(attempt, "rank index snapshot conflicted; retrying");
+                        tokio::time::sleep(backoff(attempt)).await;
+                    }
+                    _ => return Err(StoreError::sdk("TransactGetItems(rank index)", e)),
+                },
+            }
+        }
+        Err(StoreError::Contention {
+            attempts: MAX_SNAPSHOT_ATTEMPTS,
+        })
+    }
+
+    /// Step 3: the entries of other players above `score_sk`, counted with one consistent
+    /// `Select=COUNT` Query that reads at most [`EXACT_TOP`] keys; `complete` when it reached
+    /// the end of them.
+    async fn count_above_capped(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        score_sk: &str,
+        cost: &mut RankCost,
+    ) -> Result<(u64, bool), StoreError> {
+        let out = self
+            .client
+            .query()
+            .table_name(&self.table)
+            .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
+            // The player's own Score item may sort above the key read (a later play moved it).
+            .filter_expression("playerId <> :me")
+            .expression_attribute_values(":pk", s(entity::board_pk(&board.leaderboard_id)))
+            .expression_attribute_values(":lo", s(entity::score_sort_keys_above(score_sk)))
+            .expression_attribute_values(":hi", s(SCORE_UPPER_BOUND))
+            .expression_attribute_values(":me", s(player.as_str()))
+            .select(Select::Count)
+            .consistent_read(true)
+            .limit(EXACT_TOP as i32)
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("Query(capped count)", e))?;
+        cost.requests += 1;
+        cost.count_queries += 1;
+        cost.keys_counted += out.scanned_count.max(0) as u64;
+        Ok((out.count.max(0) as u64, out.last_evaluated_key.is_none()))
+    }
+}
