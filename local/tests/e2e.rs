@@ -264,6 +264,17 @@ async fn the_local_stack_end_to_end_over_http() {
         (r["best"].as_u64(), r["rank"].as_u64()),
         (Some(1000), Some(1))
     );
+    // Exact (a three-player board: the capped count covers it even while the index lags),
+    // with the board's size and share.
+    assert_eq!(
+        (
+            &r["rankExact"],
+            &r["rankLag"],
+            &r["playerCount"],
+            &r["topPercent"]
+        ),
+        (&json!(true), &json!(0), &json!(3), &json!(33.34))
+    );
     expected[1] = ("p_bob", 1700, 2);
 
     // Top-N, rank, around.
@@ -295,6 +306,15 @@ async fn the_local_stack_end_to_end_over_http() {
         (rank["rank"].as_u64(), rank["score"].as_u64()),
         (Some(2), Some(900))
     );
+    assert_eq!(
+        (
+            &rank["rankExact"],
+            &rank["rankLag"],
+            &rank["playerCount"],
+            &rank["topPercent"]
+        ),
+        (&json!(true), &json!(0), &json!(3), &json!(66.67))
+    );
     let around = ok(
         api.get("/leaderboards/season_e2e/players/p_alice/around?n=1")
             .await
@@ -308,6 +328,14 @@ async fn the_local_stack_end_to_end_over_http() {
         .map(|e| e["rank"].as_u64().unwrap())
         .collect();
     assert_eq!(ranks, [1, 2, 3]);
+    assert!(
+        around["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["rankExact"] == json!(true) && e["playerCount"] == json!(3)),
+        "{around}"
+    );
 
     // The projector counts every play once, through the stream poller, eventually.
     for (player, lifetime, games) in expected {
