@@ -251,7 +251,11 @@ impl Store {
             outcome.freshness = Some(Freshness::of(outcome.rank, &estimate));
             rank_cost = rank_cost.plus(cost);
         }
-        self.store_outcomes(&session).await?;
+        // The play has committed: failing to keep its ranks must not answer it as failed (a
+        // repeated request then reads them again).
+        if let Err(e) = self.store_outcomes(&session).await {
+            tracing::warn!(error = %e, session = %session.session_id, "ranks not kept in the session");
+        }
         Ok(PlayOutcome {
             session,
             duplicate: false,
