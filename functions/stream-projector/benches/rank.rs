@@ -3,13 +3,15 @@
 //!
 //! For N = 10,000 and 100,000 players (heavy ties: 100,000 distinct scores at most, times within
 //! one minute): import the entries, build the index in one pass, then for a sample of players
-//! ask the rank through the index (`Store::player_rank_counted`: pointer GetItem plus one
-//! TransactGetItems, one BatchGetItem) and by counting (the seed's AP10, kept here as the
+//! ask the rank through the index (`Store::player_rank_counted`: one BatchGetItem of the pointer
+//! and the written counts, one TransactGetItems, the written counts again) and by counting (the seed's AP10, kept here as the
 //! baseline: a paged `Select=COUNT` Query, plus its pointer read). Every index rank
 //! must equal the rank computed in memory from the generated entries (the benchmark stops
 //! otherwise), and every counted one too. Requests are those the store reports, checked against
 //! the SDK interceptor's count. The API's board GetItem (one request, one item) is added to both
-//! columns. It also measures the stream side: items written and requests per score change.
+//! columns. It also measures the stream side (items written and requests per score change) and
+//! a busy board: plays whose changes are held back from the index, their submissions' rank
+//! reads, and lookups checked within their `rankLag`.
 
 #[path = "../../../bench/src/fragment.rs"]
 mod fragment;
@@ -386,19 +388,20 @@ async fn main() {
         let per_page = big.count_items.0 / (big.count_requests.0 - 2.0).max(1.0);
         let items_1m = 500_000.0;
         md.push_str(&format!(
-            "| 1,000,000 (model) | 4 | 93 | {:.0} (at rank N/2, {:.0} entries a 1 MB page as measured) | {:.0} | - |\n",
+            "| 1,000,000 (model) | 4 | 103 | {:.0} (at rank N/2, {:.0} entries a 1 MB page as measured) | {:.0} | - |\n",
             2.0 + (items_1m / per_page).ceil(),
             per_page,
             items_1m + 2.0
         ));
         fragment::target(
-            "Rank index at 100,000 players: at most 4 requests and 100 items read by key per \
-             lookup (issue 26: the written counts read apart from the snapshot)",
+            "Rank index at 100,000 players: at most 4 requests and 110 items read by key per \
+             lookup (issue 26: the written counts read with the pointer and again after the \
+             snapshot)",
             &format!(
                 "max {} requests, max {} items",
                 big.index_requests.1, big.index_items.1
             ),
-            big.index_requests.1 <= 4 && big.index_items.1 <= 100,
+            big.index_requests.1 <= 4 && big.index_items.1 <= 110,
         );
     }
     md.push_str(

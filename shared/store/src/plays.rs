@@ -245,7 +245,13 @@ impl Store {
                 continue;
             };
             let (estimate, cost) = self
-                .own_rank(&plan.board, &play.player_id, &entry.score_sk, entry.version)
+                .own_rank(
+                    &plan.board,
+                    &play.player_id,
+                    &entry.score_sk,
+                    entry.version,
+                    None,
+                )
                 .await?;
             outcome.rank = estimate.rank();
             outcome.freshness = Some(Freshness::of(outcome.rank, &estimate));
@@ -352,22 +358,12 @@ impl Store {
             let Some(board) = self.get_board(&outcome.leaderboard_id).await? else {
                 continue;
             };
-            let Some(pointer) = self
-                .entry_pointer(&outcome.leaderboard_id, &session.player_id)
-                .await?
+            let Some((entry, cost)) = self.player_rank_counted(&board, &session.player_id).await?
             else {
                 continue;
             };
-            let (estimate, cost) = self
-                .own_rank(
-                    &board,
-                    &session.player_id,
-                    &pointer.score_sk,
-                    pointer.version,
-                )
-                .await?;
-            outcome.rank = estimate.rank();
-            outcome.freshness = Some(Freshness::of(outcome.rank, &estimate));
+            outcome.rank = entry.rank;
+            outcome.freshness = entry.freshness;
             rank_cost = rank_cost.plus(cost);
         }
         Ok((session, rank_cost))

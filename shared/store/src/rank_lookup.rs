@@ -1,18 +1,21 @@
 //! Reading a player's own rank: from the rank index, with how fresh it is, in a number of
 //! requests and items that does not depend on the board's size (contract §4).
 //!
+//! 0. **The board's size**: the written counts (`BatchGetItem`, 10 items; on a lookup in the
+//!    same request as the entry pointer). Their `created` counts sum to the board's entries.
+//!    A board of at most [`EXACT_TOP`] entries goes straight to step 3, which then reads all of
+//!    it, exactly, for fewer read units than the snapshot.
 //! 1. **The snapshot** (`TransactGetItems`, one request): the player's rank marker and every
 //!    shard's node on the key's path (81 items at the default width). Marker, node counters and
 //!    the roots' `applied` are written in one transaction by the index, so the snapshot sees
 //!    them consistent with each other: the count of other players above the key, the entries
 //!    counted, and which of the player's versions the index holds.
-//! 2. **The written counts** (`BatchGetItem`, one request, 10 items), read *after* the
+//! 2. **The written counts again** (`BatchGetItem`, one request, 10 items), *after* the
 //!    snapshot and outside it: every play transacts on them, and real DynamoDB cancels a
 //!    transactional read that meets a transactional write in flight, so a snapshot holding them
 //!    would fail most of the time on a busy board. Read after, they include every change the
 //!    snapshot could have missed, so `Σ written − Σ applied` is an upper bound of the changes
-//!    not counted: the lag. Their `created` counts sum to the board's entries (`playerCount`),
-//!    exactly as of this read.
+//!    not counted: the lag. `Σ created` is `playerCount`, exactly as of this read.
 //! 3. **The capped count** (`Select=COUNT` Query, `Limit` [`EXACT_TOP`], at most once): only
 //!    when the answer is not exact and the player may be within the first [`EXACT_TOP`]
 //!    entries. A count that reaches the end of the keys above makes the rank exact.
@@ -26,12 +29,13 @@ use std::time::Duration;
 use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Get, Select, TransactGetItem};
 use leaderboard_keys::entity::{self, Key, SCORE_UPPER_BOUND};
-use leaderboard_keys::ids::PlayerId;
+use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rankindex::{
     self, APPLIED_ATTR, CREATED_ATTR, IndexedKey, NodeCounts, WRITTEN_ATTR, WRITTEN_SHARDS,
 };
 use rand::Rng;
 
+use crate::batch::Found;
 use crate::freshness::{EXACT_TOP, Estimate, IndexView};
 use crate::items::{Item, key_item, s};
 use crate::model::Board;
@@ -99,32 +103,82 @@ fn backoff(attempt: u32) -> Duration {
     Duration::from_millis(rand::rng().random_range(1..=ceiling))
 }
 
+/// The board's written counts, as one read saw them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Written {
+    /// Σ written: entry changes committed.
+    pub written: i64,
+    /// Σ created: the board's entries (absent on boards whose counts predate it).
+    pub created: Option<i64>,
+}
+
+/// The keys of a board's written counts.
+pub(crate) fn written_keys(board: &BoardId) -> Vec<Key> {
+    (0..WRITTEN_SHARDS)
+        .map(|shard| entity::rank_written(board, shard))
+        .collect()
+}
+
+impl Written {
+    /// The counts among the items of a batch read of [`written_keys`].
+    pub(crate) fn take_from(found: &mut Found, board: &BoardId) -> Written {
+        let mut sum = Written::default();
+        for item in written_keys(board).iter().filter_map(|k| found.take(k)) {
+            sum.written += num(&item, WRITTEN_ATTR);
+            if item.contains_key(CREATED_ATTR) {
+                *sum.created.get_or_insert(0) += num(&item, CREATED_ATTR);
+            }
+        }
+        sum
+    }
+}
+
 impl Store {
     /// The rank of `player`'s entry whose Score sort key is `score_sk` and whose version is
     /// `version` (committed before this call), with how fresh it is and what it cost: see the
-    /// module documentation. At most 3 requests, 91 items read by key and [`EXACT_TOP`] keys
-    /// counted at the default width, whatever the board's size.
+    /// module documentation. `size` is the board's written counts if the caller read them with
+    /// its own batch (else they are read first). At most 4 requests, 101 items read by key and
+    /// [`EXACT_TOP`] keys counted at the default width, whatever the board's size.
     pub(crate) async fn own_rank(
         &self,
         board: &Board,
         player: &PlayerId,
         score_sk: &str,
         version: u64,
+        size: Option<Written>,
     ) -> Result<(Estimate, RankCost), StoreError> {
         let mut cost = RankCost::default();
-        let estimate = if board.rank_index {
-            let view = self
-                .index_view(board, player, score_sk, version, &mut cost)
-                .await?;
-            Estimate::from_index(&view)
-        } else {
-            Estimate {
+        if !board.rank_index {
+            let unknown = Estimate {
                 above: EXACT_TOP,
                 lag: UNINDEXED_LAG,
                 exact: false,
                 entries: EXACT_TOP + 1,
-            }
+            };
+            let (counted, complete) = self
+                .count_above_capped(board, player, score_sk, &mut cost)
+                .await?;
+            return Ok((unknown.with_count(counted, complete), cost));
+        }
+        let size = match size {
+            Some(size) => size,
+            None => self.read_written(&board.leaderboard_id, &mut cost).await?,
         };
+        // A board of at most EXACT_TOP entries: the capped count reads all of it, exactly, for
+        // fewer read units than the index's snapshot.
+        if let Some(created) = size.created.filter(|&c| c <= EXACT_TOP as i64) {
+            let (counted, complete) = self
+                .count_above_capped(board, player, score_sk, &mut cost)
+                .await?;
+            if complete {
+                let entries = (created.max(0) as u64).max(counted + 1);
+                return Ok((Estimate::exact(counted, entries), cost));
+            }
+        }
+        let view = self
+            .index_view(board, player, score_sk, version, &mut cost)
+            .await?;
+        let estimate = Estimate::from_index(&view);
         if !estimate.worth_counting() {
             return Ok((estimate, cost));
         }
@@ -132,6 +186,19 @@ impl Store {
             .count_above_capped(board, player, score_sk, &mut cost)
             .await?;
         Ok((estimate.with_count(counted, complete), cost))
+    }
+
+    /// The board's written counts: one consistent `BatchGetItem` of 10 items.
+    async fn read_written(
+        &self,
+        board: &BoardId,
+        cost: &mut RankCost,
+    ) -> Result<Written, StoreError> {
+        let keys = written_keys(board);
+        let mut found = self.batch_get(&keys, "BatchGetItem(rank written)").await?;
+        cost.requests += 1;
+        cost.items += keys.len() as u64;
+        Ok(Written::take_from(&mut found, board))
     }
 
     /// Steps 1 and 2 of the module documentation.
@@ -172,27 +239,13 @@ impl Store {
         // The player's entry as the index holds it is the player's, never above the player.
         let own_above = held.is_some_and(|rk| rk.as_str() > score_sk);
         let held_version = num(marker, "version").max(0) as u64;
-
-        let written_keys: Vec<Key> = (0..WRITTEN_SHARDS)
-            .map(|shard| entity::rank_written(id, shard))
-            .collect();
-        let mut found = self
-            .batch_get(&written_keys, "BatchGetItem(rank written)")
-            .await?;
-        cost.requests += 1;
-        cost.items += written_keys.len() as u64;
-        let (mut written, mut created) = (0, None);
-        for item in written_keys.iter().filter_map(|k| found.take(k)) {
-            written += num(&item, WRITTEN_ATTR);
-            if item.contains_key(CREATED_ATTR) {
-                *created.get_or_insert(0) += num(&item, CREATED_ATTR);
-            }
-        }
+        // After the snapshot, so that every change it may have missed is in `written`.
+        let after = self.read_written(id, cost).await?;
         Ok(IndexView {
             above: rankindex::count_above(&key, &path) - i64::from(own_above),
             // The created counts are exact; boards whose counts predate them have the index's.
-            entries: created.unwrap_or(counted + i64::from(held.is_none())),
-            unapplied: written - applied,
+            entries: after.created.unwrap_or(counted + i64::from(held.is_none())),
+            unapplied: after.written - applied,
             own_unapplied: version.saturating_sub(held_version),
         })
     }

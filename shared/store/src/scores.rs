@@ -8,7 +8,7 @@ use crate::freshness::Freshness;
 use crate::items::{from_item, s};
 use crate::model::{Board, EntryPointer, Page, RankedEntry, ScoreEntry};
 use crate::query::Listing;
-use crate::rank_lookup::RankCost;
+use crate::rank_lookup::{RankCost, Written, written_keys};
 use crate::{Store, StoreError};
 
 /// The most entries above and below a player the around window returns on each side.
@@ -119,19 +119,46 @@ impl Store {
             .map(|(entry, _)| entry))
     }
 
-    /// [`Store::player_rank`] with what the rank cost (one more request and item: the pointer).
+    /// [`Store::player_rank`] with what the rank cost (the pointer's read included).
     pub async fn player_rank_counted(
         &self,
         board: &Board,
         player: &PlayerId,
     ) -> Result<Option<(RankedEntry, RankCost)>, StoreError> {
-        let Some(pointer) = self.entry_pointer(&board.leaderboard_id, player).await? else {
+        let mut cost = RankCost::default();
+        let Some((pointer, size)) = self.pointer_and_size(board, player, &mut cost).await? else {
             return Ok(None);
         };
-        let (entry, mut cost) = self.rank_pointer(board, &pointer).await?;
+        let (entry, rank_cost) = self.rank_pointer(board, &pointer, size).await?;
+        Ok(Some((entry, cost.plus(rank_cost))))
+    }
+
+    /// The player's entry pointer (consistent) and, on an indexed board, the board's written
+    /// counts in the same `BatchGetItem` (they say how big the board is).
+    async fn pointer_and_size(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        cost: &mut RankCost,
+    ) -> Result<Option<(EntryPointer, Option<Written>)>, StoreError> {
+        let id = &board.leaderboard_id;
         cost.requests += 1;
-        cost.items += 1;
-        Ok(Some((entry, cost)))
+        if !board.rank_index {
+            cost.items += 1;
+            return Ok(self.entry_pointer(id, player).await?.map(|p| (p, None)));
+        }
+        let pointer_key = entity::entry(player, id);
+        let mut keys = vec![pointer_key.clone()];
+        keys.extend(written_keys(id));
+        cost.items += keys.len() as u64;
+        let mut found = self
+            .batch_get(&keys, "BatchGetItem(pointer, rank written)")
+            .await?;
+        let Some(pointer) = found.take(&pointer_key) else {
+            return Ok(None);
+        };
+        let size = Written::take_from(&mut found, id);
+        Ok(Some((from_item(pointer)?, Some(size))))
     }
 
     /// The entry `pointer` points at, ranked.
@@ -139,6 +166,7 @@ impl Store {
         &self,
         board: &Board,
         pointer: &EntryPointer,
+        size: Option<Written>,
     ) -> Result<(RankedEntry, RankCost), StoreError> {
         let (estimate, cost) = self
             .own_rank(
@@ -146,6 +174,7 @@ impl Store {
                 &pointer.player_id,
                 &pointer.score_sk,
                 pointer.version,
+                size,
             )
             .await?;
         let rank = estimate.rank();
@@ -167,12 +196,13 @@ impl Store {
                 "n must be between 1 and {MAX_AROUND}"
             )));
         }
-        let Some(pointer) = self.entry_pointer(&board.leaderboard_id, player).await? else {
+        let mut cost = RankCost::default();
+        let Some((pointer, size)) = self.pointer_and_size(board, player, &mut cost).await? else {
             return Ok(None);
         };
         let pk = entity::board_pk(&board.leaderboard_id);
         let own = &pointer.score_sk;
-        let (me, _) = self.rank_pointer(board, &pointer).await?;
+        let (me, _) = self.rank_pointer(board, &pointer, size).await?;
         let rank = me.rank;
         let freshness = me.freshness.unwrap_or_else(|| Freshness::exact(rank, rank));
         // The neighbours' ranks are the player's plus their position, as fresh as the player's.
