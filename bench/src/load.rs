@@ -540,10 +540,10 @@ pub async fn run(opts: &Options) -> Result<String, String> {
     let _ = writeln!(
         md,
         "\nA submission is one BatchGetItem and one TransactWriteItems (the write path), then, once, the rank \
-         in its answer (one TransactGetItems of the index path, one BatchGetItem of the written counts) and \
-         one UpdateItem keeping it in the Session. The board here has only the {} players, all within the \
-         first 1,000, so while the index lags each rank is made exact by one capped count Query (at most \
-         1,000 keys); the rank bench shows a large busy board, where only players near the top get one. \
+         in its answer and one UpdateItem keeping it in the Session. The board here has only the {} players: \
+         on a board of at most 1,000 entries (the written counts, one BatchGetItem, say so) the rank is one \
+         capped count Query (at most 1,000 keys), exact, instead of the index's 81-item TransactGetItems; \
+         the rank bench shows a large busy board, where only players near the top get a count. \
          `Streams.*` are the poller's stream reads; its UpdateItem/GetItem are the projector's. The \
          {poller_line}.",
         opts.players
