@@ -184,7 +184,8 @@ impl Store {
     }
 
     /// Up to `n` (1..=50) entries above the player, the player's own, and up to `n` below, in
-    /// rank order, ranked from the player's rank (see [`Store::player_rank`]) and as fresh; `None` if the player has no entry on the board.
+    /// rank order, ranked from the player's rank (see [`Store::player_rank`]) and as fresh;
+    /// `None` if the player has no entry on the board.
     pub async fn around_player(
         &self,
         board: &Board,
