@@ -8,8 +8,8 @@ use aws_sdk_dynamodb::types::{KeysAndAttributes, PutRequest, WriteRequest};
 use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::time::Timestamp;
-use rand::Rng;
 
+use crate::error::backoff;
 use crate::items::{Item, key_item, key_string, pointer_item, score_item};
 use crate::model::{Board, EntryPointer};
 use crate::{Store, StoreError};
@@ -38,11 +38,6 @@ impl Found {
     }
 }
 
-fn backoff(round: u32) -> std::time::Duration {
-    let ceiling = 10u64 << round.min(6);
-    std::time::Duration::from_millis(rand::rng().random_range(1..=ceiling))
-}
-
 impl Store {
     /// Reads up to 100 items by key in one strongly consistent `BatchGetItem`, re-asking for
     /// unprocessed keys with jittered backoff (a bounded number of rounds). `what` names the
@@ -63,7 +58,7 @@ impl Store {
         let mut round = 0u32;
         while let Some(keys) = pending.take() {
             if round > 0 {
-                tokio::time::sleep(backoff(round)).await;
+                tokio::time::sleep(backoff(10, round, 6)).await;
             }
             round += 1;
             if round > MAX_ROUNDS {
@@ -113,7 +108,7 @@ impl Store {
             let mut round = 0;
             while !chunk.is_empty() {
                 if round > 0 {
-                    tokio::time::sleep(backoff(round)).await;
+                    tokio::time::sleep(backoff(10, round, 6)).await;
                 }
                 round += 1;
                 if round > MAX_ROUNDS {

@@ -36,6 +36,7 @@ use leaderboard_keys::time::Timestamp;
 use rand::Rng;
 
 use crate::error::CancelReason;
+use crate::error::backoff;
 use crate::freshness::Freshness;
 use crate::items::{Item, from_item, key_item, n, pointer_item, s, score_item, to_item};
 use crate::model::{Board, BoardOutcome, EntryPointer, Operator, Session};
@@ -209,12 +210,6 @@ fn plan_board(
     })
 }
 
-fn backoff(attempt: u32) -> Duration {
-    // Full jitter over an exponential ceiling of 5 ms .. 320 ms.
-    let ceiling = 5u64 << attempt.min(6);
-    Duration::from_millis(rand::rng().random_range(1..=ceiling))
-}
-
 impl Store {
     /// Records a play: the Session, and the player's entry on every board it counts on, all or
     /// nothing. A repeated `session_id` of the same player returns the first outcome with
@@ -315,7 +310,8 @@ impl Store {
                 }
                 Err(e) => return Err(e),
             }
-            tokio::time::sleep(backoff(attempt)).await;
+            // Full jitter over an exponential ceiling of 5 ms .. 320 ms.
+            tokio::time::sleep(backoff(5, attempt, 6)).await;
         }
         Err(StoreError::Contention {
             attempts: MAX_ATTEMPTS,

@@ -24,14 +24,13 @@
 //! a profile's name and email are never touched, and `updatedAt` stays the profile's own time.
 
 use std::fmt;
-use std::time::Duration;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::time::Timestamp;
-use rand::Rng;
 
+use crate::error::backoff;
 use crate::items::{key_item, n, s};
 use crate::{Store, StoreError};
 
@@ -159,12 +158,6 @@ enum Guard<'a> {
     Unchanged(&'a Seen),
 }
 
-fn backoff(attempt: u32) -> Duration {
-    // Full jitter over an exponential ceiling of 10 ms .. 320 ms.
-    let ceiling = 10u64 << attempt.min(5);
-    Duration::from_millis(rand::rng().random_range(1..=ceiling))
-}
-
 impl Store {
     /// Counts `sessions` (one player's Session INSERTs of a stream batch, any order) into the
     /// player's `lifetimeScore`, `gamesPlayed` and `lastPlayedAt`, exactly once: sessions whose
@@ -219,7 +212,8 @@ impl Store {
                 }
                 Err(e) if e.is_conditional_check_failed() => {
                     tracing::debug!(%player, attempt, "projection raced; re-reading");
-                    tokio::time::sleep(backoff(attempt)).await;
+                    // Full jitter over an exponential ceiling of 10 ms .. 320 ms.
+                    tokio::time::sleep(backoff(10, attempt, 5)).await;
                 }
                 Err(e) => return Err(e),
             }

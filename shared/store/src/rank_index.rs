@@ -20,7 +20,6 @@
 //! depends on the order of stream records across items.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
@@ -34,6 +33,7 @@ use leaderboard_keys::rankindex::{
 use rand::Rng;
 
 use crate::error::CancelReason;
+use crate::error::backoff;
 use crate::items::{Item, key_item, n, s};
 use crate::model::Board;
 use crate::{Store, StoreError};
@@ -98,11 +98,6 @@ pub(crate) fn num(item: &Item, attr: &str) -> i64 {
         .and_then(|v| v.as_n().ok())
         .and_then(|v| v.parse().ok())
         .unwrap_or(0)
-}
-
-fn backoff(attempt: u32) -> Duration {
-    let ceiling = 5u64 << attempt.min(6);
-    Duration::from_millis(rand::rng().random_range(1..=ceiling))
 }
 
 impl Store {
@@ -202,7 +197,7 @@ impl Store {
                     }
                 },
             }
-            tokio::time::sleep(backoff(attempt)).await;
+            tokio::time::sleep(backoff(5, attempt, 6)).await;
         }
         Err(StoreError::Contention {
             attempts: MAX_APPLY_ATTEMPTS,

@@ -24,8 +24,6 @@
 //! gets the capped count alone: exact within the first [`EXACT_TOP`], and beyond them rank
 //! `EXACT_TOP + 1` with `rankLag` [`UNINDEXED_LAG`], meaning "not known".
 
-use std::time::Duration;
-
 use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, Get, Select, TransactGetItem};
 use leaderboard_keys::entity::{self, Key, SCORE_UPPER_BOUND};
@@ -33,9 +31,9 @@ use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rankindex::{
     self, APPLIED_ATTR, CREATED_ATTR, IndexedKey, NodeCounts, WRITTEN_ATTR, WRITTEN_SHARDS,
 };
-use rand::Rng;
 
 use crate::batch::Found;
+use crate::error::backoff;
 use crate::freshness::{EXACT_TOP, Estimate, IndexView};
 use crate::items::{Item, key_item, s};
 use crate::model::Board;
@@ -96,11 +94,6 @@ fn node_counts(item: &Item) -> NodeCounts {
         }
     }
     node
-}
-
-fn backoff(attempt: u32) -> Duration {
-    let ceiling = 5u64 << attempt.min(6);
-    Duration::from_millis(rand::rng().random_range(1..=ceiling))
 }
 
 /// The board's written counts, as one read saw them.
@@ -289,7 +282,7 @@ impl Store {
                 Err(e) => match e.as_service_error() {
                     Some(TransactGetItemsError::TransactionCanceledException(_)) => {
                         tracing::debug!(attempt, "rank index snapshot conflicted; retrying");
-                        tokio::time::sleep(backoff(attempt)).await;
+                        tokio::time::sleep(backoff(5, attempt, 6)).await;
                     }
                     _ => return Err(StoreError::sdk("TransactGetItems(rank index)", e)),
                 },

@@ -129,7 +129,7 @@ impl Store {
         let Some((pointer, size)) = self.pointer_and_size(board, player, &mut cost).await? else {
             return Ok(None);
         };
-        let (entry, rank_cost) = self.rank_pointer(board, &pointer, size).await?;
+        let (entry, _, rank_cost) = self.rank_pointer(board, &pointer, size).await?;
         Ok(Some((entry, cost.plus(rank_cost))))
     }
 
@@ -161,13 +161,13 @@ impl Store {
         Ok(Some((from_item(pointer)?, Some(size))))
     }
 
-    /// The entry `pointer` points at, ranked.
+    /// The entry `pointer` points at, ranked, with its freshness (also on the entry).
     async fn rank_pointer(
         &self,
         board: &Board,
         pointer: &EntryPointer,
         size: Option<Written>,
-    ) -> Result<(RankedEntry, RankCost), StoreError> {
+    ) -> Result<(RankedEntry, Freshness, RankCost), StoreError> {
         let (estimate, cost) = self
             .own_rank(
                 board,
@@ -178,9 +178,10 @@ impl Store {
             )
             .await?;
         let rank = estimate.rank();
+        let freshness = Freshness::of(rank, &estimate);
         let mut entry = ranked(pointer.entry(), rank);
-        entry.freshness = Some(Freshness::of(rank, &estimate));
-        Ok((entry, cost))
+        entry.freshness = Some(freshness);
+        Ok((entry, freshness, cost))
     }
 
     /// Up to `n` (1..=50) entries above the player, the player's own, and up to `n` below, in
@@ -203,9 +204,8 @@ impl Store {
         };
         let pk = entity::board_pk(&board.leaderboard_id);
         let own = &pointer.score_sk;
-        let (me, _) = self.rank_pointer(board, &pointer, size).await?;
+        let (me, freshness, _) = self.rank_pointer(board, &pointer, size).await?;
         let rank = me.rank;
-        let freshness = me.freshness.unwrap_or_else(|| Freshness::exact(rank, rank));
         // The neighbours' ranks are the player's plus their position, as fresh as the player's.
         let at = |e: ScoreEntry, rank: u64| RankedEntry {
             freshness: Some(freshness.for_rank(rank)),
