@@ -8,6 +8,7 @@
 //!   result) as stored and as the API shows them.
 //! - `items` and `query`: entity <-> item mapping through `serde_dynamo`, keyed listings with
 //!   opaque cursors, and counts that follow every 1 MB page.
+//! - [`names`]: what a display name may contain.
 //! - `players`, `boards`, `scores`, `sessions`: the access patterns AP1-AP9 of seed 002, one
 //!   request each; `rank_index`, `rank_lookup` and [`freshness`]: ranks from the
 //!   stream-maintained rank index, with how fresh they are, at a cost that does not grow with
@@ -30,6 +31,7 @@ mod error;
 pub mod freshness;
 mod items;
 pub mod model;
+pub mod names;
 mod players;
 mod plays;
 mod projection;

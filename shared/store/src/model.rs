@@ -9,25 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::StoreError;
 use crate::freshness::Freshness;
-
-/// The longest board or player name, in characters.
-pub const MAX_NAME_LEN: usize = 128;
-
-/// Checks a display name: 1 to 128 characters after trimming, no control characters.
-pub(crate) fn check_name(name: &str) -> Result<&str, StoreError> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > MAX_NAME_LEN {
-        return Err(StoreError::Invalid(format!(
-            "name must be 1 to {MAX_NAME_LEN} characters"
-        )));
-    }
-    if name.chars().any(char::is_control) {
-        return Err(StoreError::Invalid(
-            "name must not contain control characters".into(),
-        ));
-    }
-    Ok(name)
-}
+pub use crate::names::MAX_NAME_LEN;
+use crate::names::check_name;
 
 /// A player's profile and lifetime totals (the Player item).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
