@@ -12,6 +12,33 @@ use crate::freshness::Freshness;
 pub use crate::names::MAX_NAME_LEN;
 use crate::names::check_name;
 
+/// The largest `lifetimeScore`: the sum of a player's sessions stops here (it saturates; plays
+/// are still accepted and counted in `gamesPlayed`). It is the largest signed 64-bit integer,
+/// so every client language's 64-bit integer type holds it.
+pub const LIFETIME_SCORE_CEILING: u64 = i64::MAX as u64;
+
+/// Reads a stored total of any size or sign as `0..=LIFETIME_SCORE_CEILING`.
+fn saturating_total<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    struct Total;
+    impl serde::de::Visitor<'_> for Total {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a number")
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<u64, E> {
+            Ok(v.max(0).unsigned_abs().min(LIFETIME_SCORE_CEILING))
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<u64, E> {
+            Ok(v.min(LIFETIME_SCORE_CEILING))
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<u64, E> {
+            // `as` saturates (and maps NaN to 0), which is the rule.
+            Ok((v as u64).min(LIFETIME_SCORE_CEILING))
+        }
+    }
+    d.deserialize_any(Total)
+}
+
 /// A player's profile and lifetime totals (the Player item).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -24,8 +51,10 @@ pub struct Player {
     /// Login email; never shown by a public route.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub email: Option<Email>,
-    /// Sum of the scores of every session (kept by the stream projector).
-    #[serde(default)]
+    /// Sum of the scores of every session (kept by the stream projector), saturating at
+    /// [`LIFETIME_SCORE_CEILING`]. A stored value beyond it (or not a whole number) reads as the
+    /// ceiling, so a profile never fails on what the table holds.
+    #[serde(default, deserialize_with = "saturating_total")]
     pub lifetime_score: u64,
     /// Number of sessions (kept by the stream projector).
     #[serde(default)]

@@ -20,6 +20,10 @@
 //! the watermark, and write those with an optimistic condition on what it read; a read that
 //! shows everything counted already ends the call without a write.
 //!
+//! **Saturation.** `lifetimeScore` stops at [`LIFETIME_SCORE_CEILING`]: the fast path's condition
+//! also asks that the sum fits under it, and the slow path writes the saturated total it
+//! computed from what it read, so a total can never grow past what a profile can show.
+//!
 //! A player without a profile gets one (name = player id), as the API's player routes expect;
 //! a profile's name and email are never touched, and `updatedAt` stays the profile's own time.
 
@@ -32,6 +36,7 @@ use leaderboard_keys::time::Timestamp;
 
 use crate::error::backoff;
 use crate::items::{key_item, n, s};
+use crate::model::LIFETIME_SCORE_CEILING;
 use crate::{Store, StoreError};
 
 /// How many digits a stored watermark has: the longest sequence number DynamoDB Streams uses.
@@ -143,16 +148,19 @@ impl Totals {
     }
 }
 
-/// What the slow path read of the Player item (both absent when there is no item).
+/// What the slow path read of the Player item (all absent when there is no item).
 struct Seen {
     watermark: Option<SequenceNumber>,
+    /// The stored `lifetimeScore`, verbatim (for the condition): any number, however large.
+    lifetime: Option<String>,
     /// The stored `lastPlayedAt`, verbatim (for the condition) and parsed.
     last_played: Option<(String, Timestamp)>,
 }
 
 /// The condition of a projection write.
 enum Guard<'a> {
-    /// The fast path: every session above the watermark, and no older `lastPlayedAt`.
+    /// The fast path: every session above the watermark, no older `lastPlayedAt`, and room
+    /// under the ceiling for the sum.
     Fresh,
     /// The slow path: the item still holds what was read.
     Unchanged(&'a Seen),
@@ -231,7 +239,7 @@ impl Store {
             .table_name(&self.table)
             .set_key(Some(key_item(&entity::player(player))))
             .consistent_read(true)
-            .projection_expression("projectedSeq, lastPlayedAt")
+            .projection_expression("projectedSeq, lastPlayedAt, lifetimeScore")
             .send()
             .await
             .map_err(|e| StoreError::sdk("GetItem(projection)", e))?;
@@ -253,14 +261,21 @@ impl Store {
             }
             Some(_) => return Err(corrupt("lastPlayedAt is not a string")),
         };
+        let lifetime = match item.get("lifetimeScore") {
+            None => None,
+            Some(AttributeValue::N(v)) => Some(v.clone()),
+            Some(_) => return Err(corrupt("lifetimeScore is not a number")),
+        };
         Ok(Seen {
             watermark,
+            lifetime,
             last_played,
         })
     }
 
     /// The one UpdateItem of a projection: adds `t` to the totals and moves the watermark to
-    /// its newest session, on condition `guard`.
+    /// its newest session, on condition `guard`. The fast path adds the sum, on condition that
+    /// it fits under the ceiling; the slow path sets the saturated total of what it read.
     async fn write_totals(
         &self,
         player: &PlayerId,
@@ -268,34 +283,44 @@ impl Store {
         now: Timestamp,
         guard: Guard<'_>,
     ) -> Result<(), StoreError> {
+        let (lifetime, total) = match guard {
+            Guard::Fresh => (
+                "if_not_exists(lifetimeScore, :zero) + :sum",
+                t.sum.min(u128::from(LIFETIME_SCORE_CEILING)),
+            ),
+            Guard::Unchanged(seen) => (":sum", saturated_total(seen.lifetime.as_deref(), t.sum)),
+        };
         let mut req = self
             .client
             .update_item()
             .table_name(&self.table)
             .set_key(Some(key_item(&entity::player(player))))
-            .update_expression(
-                "SET lifetimeScore = if_not_exists(lifetimeScore, :zero) + :sum, \
+            .update_expression(format!(
+                "SET lifetimeScore = {lifetime}, \
                  gamesPlayed = if_not_exists(gamesPlayed, :zero) + :count, \
                  lastPlayedAt = :last, projectedSeq = :maxSeq, playerId = :pid, \
                  #name = if_not_exists(#name, :pid), \
                  createdAt = if_not_exists(createdAt, :now), \
                  updatedAt = if_not_exists(updatedAt, :now)",
-            )
+            ))
             .expression_attribute_names("#name", "name")
             .expression_attribute_values(":zero", n(0))
-            .expression_attribute_values(":sum", n(t.sum))
+            .expression_attribute_values(":sum", n(total))
             .expression_attribute_values(":count", n(t.count))
             .expression_attribute_values(":last", s(t.newest.to_string()))
             .expression_attribute_values(":maxSeq", s(t.max_seq.as_str()))
             .expression_attribute_values(":pid", s(player.as_str()))
             .expression_attribute_values(":now", s(now.to_string()));
         req = match guard {
-            Guard::Fresh => req
-                .condition_expression(
+            Guard::Fresh => {
+                req.condition_expression(
                     "(attribute_not_exists(projectedSeq) OR projectedSeq < :minSeq) \
-                     AND (attribute_not_exists(lastPlayedAt) OR lastPlayedAt <= :last)",
+                     AND (attribute_not_exists(lastPlayedAt) OR lastPlayedAt <= :last) \
+                     AND (attribute_not_exists(lifetimeScore) OR lifetimeScore BETWEEN :zero AND :room)",
                 )
-                .expression_attribute_values(":minSeq", s(t.min_seq.as_str())),
+                .expression_attribute_values(":minSeq", s(t.min_seq.as_str()))
+                .expression_attribute_values(":room", n(u128::from(LIFETIME_SCORE_CEILING) - total))
+            }
             Guard::Unchanged(seen) => {
                 let mut condition = String::new();
                 match &seen.watermark {
@@ -303,6 +328,13 @@ impl Store {
                     Some(w) => {
                         condition.push_str("projectedSeq = :seenSeq");
                         req = req.expression_attribute_values(":seenSeq", s(w.as_str()));
+                    }
+                }
+                match &seen.lifetime {
+                    None => condition.push_str(" AND attribute_not_exists(lifetimeScore)"),
+                    Some(raw) => {
+                        condition.push_str(" AND lifetimeScore = :seenTotal");
+                        req = req.expression_attribute_values(":seenTotal", n(raw));
                     }
                 }
                 match &seen.last_played {
@@ -320,6 +352,24 @@ impl Store {
             .map_err(|e| StoreError::sdk("UpdateItem(projection)", e))?;
         Ok(())
     }
+}
+
+/// `stored + sum`, saturated at the ceiling. `stored` is the verbatim number the item holds (a
+/// total written before the ceiling existed may exceed it, or even a `u64`); a negative or
+/// fractional one counts as what it reads as on a profile.
+fn saturated_total(stored: Option<&str>, sum: u128) -> u128 {
+    let ceiling = u128::from(LIFETIME_SCORE_CEILING);
+    let stored = match stored {
+        None => 0,
+        Some(raw) => match raw.parse::<u128>() {
+            Ok(v) => v.min(ceiling),
+            Err(_) if raw.starts_with('-') => 0,
+            Err(_) => raw
+                .parse::<f64>()
+                .map_or(ceiling, |f| (f as u128).min(ceiling)),
+        },
+    };
+    stored.saturating_add(sum).min(ceiling)
 }
 
 #[cfg(test)]
@@ -343,6 +393,19 @@ mod tests {
         for bad in ["", "-1", "1.5", " 1", "1e3", &"1".repeat(41), "١"] {
             assert!(SequenceNumber::parse(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn totals_saturate_at_the_ceiling() {
+        let c = u128::from(LIFETIME_SCORE_CEILING);
+        assert_eq!(saturated_total(None, 5), 5);
+        assert_eq!(saturated_total(Some("7"), 5), 12);
+        assert_eq!(saturated_total(Some(&(c - 1).to_string()), 5), c);
+        assert_eq!(saturated_total(Some(&"9".repeat(38)), 1), c);
+        assert_eq!(saturated_total(Some("-3"), 5), 5);
+        assert_eq!(saturated_total(Some("1.5E+40"), 5), c);
+        assert_eq!(saturated_total(Some("2.5"), 5), 7);
+        assert_eq!(saturated_total(None, u128::MAX), c);
     }
 
     #[test]

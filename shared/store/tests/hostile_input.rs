@@ -4,10 +4,11 @@
 
 mod common;
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use common::*;
 use leaderboard_keys::rank::Order;
-use leaderboard_store::StoreError;
-use leaderboard_store::model::Operator;
+use leaderboard_store::model::{LIFETIME_SCORE_CEILING, Operator};
+use leaderboard_store::{ProjectedSession, SequenceNumber, StoreError};
 
 fn is_invalid<T: std::fmt::Debug>(r: Result<T, StoreError>) -> bool {
     matches!(r, Err(StoreError::Invalid(_)))
@@ -63,4 +64,94 @@ async fn names_with_format_or_separator_characters_are_refused_and_nothing_is_wr
             .unwrap();
         assert_eq!(p.name, good);
     }
+}
+
+fn session(seq: u64, score: u64) -> ProjectedSession {
+    ProjectedSession {
+        sequence_number: SequenceNumber::parse(&seq.to_string()).unwrap(),
+        score,
+        attained_at: at(seq),
+    }
+}
+
+#[tokio::test]
+async fn lifetime_score_saturates_at_its_ceiling_and_stays_exactly_once() {
+    let (table, store) = store("lifetime_ceiling").await;
+    let p = pid("p_max");
+    let top = 999_999_999_999_999_999; // the largest maxScore
+    // WHEN 19 sessions at the largest score are projected one batch each (19 x top > u64::MAX)
+    for seq in 1..=19 {
+        let o = store
+            .project_sessions(&p, &[session(seq, top)], at(0))
+            .await
+            .unwrap();
+        assert_eq!(o.applied, 1);
+    }
+    // THEN the total stopped at the ceiling and every session was counted
+    let player = store.get_player(&p).await.unwrap().unwrap();
+    assert_eq!(player.lifetime_score, LIFETIME_SCORE_CEILING);
+    assert_eq!(player.games_played, 19);
+    let raw = table.raw("PLAYER#p_max", "#METADATA").await.unwrap();
+    assert_eq!(raw["lifetimeScore"].as_n().unwrap(), &i64::MAX.to_string());
+    // WHEN the whole stream is delivered again in one batch
+    let sessions: Vec<_> = (1..=19).map(|seq| session(seq, top)).collect();
+    let o = store.project_sessions(&p, &sessions, at(0)).await.unwrap();
+    // THEN nothing is counted twice
+    assert_eq!((o.applied, o.already_applied), (0, 19));
+    let again = store.get_player(&p).await.unwrap().unwrap();
+    assert_eq!(
+        (again.lifetime_score, again.games_played),
+        (LIFETIME_SCORE_CEILING, 19)
+    );
+    // AND a batch that only partly fits saturates in one go, counting all its sessions
+    let q = pid("p_near");
+    store
+        .project_sessions(&q, &[session(1, top), session(2, top)], at(0))
+        .await
+        .unwrap();
+    let near = store.get_player(&q).await.unwrap().unwrap();
+    assert_eq!((near.lifetime_score, near.games_played), (2 * top, 2));
+    let many: Vec<_> = (3..=40).map(|seq| session(seq, top)).collect();
+    store.project_sessions(&q, &many, at(0)).await.unwrap();
+    let full = store.get_player(&q).await.unwrap().unwrap();
+    assert_eq!(
+        (full.lifetime_score, full.games_played),
+        (LIFETIME_SCORE_CEILING, 40)
+    );
+}
+
+#[tokio::test]
+async fn a_stored_total_beyond_any_integer_reads_as_the_ceiling_and_keeps_counting() {
+    let (table, store) = store("lifetime_stored").await;
+    let p = pid("p_old");
+    store.put_profile(&p, "Old", None, at(0)).await.unwrap();
+    // GIVEN a total written before the ceiling existed, beyond u64 (DynamoDB holds 38 digits)
+    for stored in ["1".to_owned() + &"0".repeat(30), "-5".to_owned()] {
+        table
+            .client
+            .update_item()
+            .table_name(&table.name)
+            .key("pk", AttributeValue::S("PLAYER#p_old".into()))
+            .key("sk", AttributeValue::S("#METADATA".into()))
+            .update_expression("SET lifetimeScore = :v")
+            .expression_attribute_values(":v", AttributeValue::N(stored.clone()))
+            .send()
+            .await
+            .unwrap();
+        // THEN the profile reads, saturated (a negative total reads as 0)
+        let want = if stored.starts_with('-') {
+            0
+        } else {
+            LIFETIME_SCORE_CEILING
+        };
+        let player = store.get_player(&p).await.unwrap().unwrap();
+        assert_eq!(player.lifetime_score, want, "{stored}");
+    }
+    // AND a new session is counted on top of what reads as the stored total
+    store
+        .project_sessions(&p, &[session(1, 42)], at(0))
+        .await
+        .unwrap();
+    let player = store.get_player(&p).await.unwrap().unwrap();
+    assert_eq!((player.lifetime_score, player.games_played), (42, 1));
 }
