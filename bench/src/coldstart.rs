@@ -85,7 +85,7 @@ fn lambda_env(cmd: &mut Command, f: Function, env: &Env) {
         .env("AWS_SESSION_TOKEN", "bench-session-token")
         .env("AWS_ENDPOINT_URL", &env.endpoint)
         .env("TABLE_NAME", &env.table)
-        .env("CURSOR_SECRET", "bench-cursor-secret")
+        .env("CURSOR_SECRET", "bench-cursor-secret-of-32-characters")
         .env("LAMBDA_TASK_ROOT", "/var/task")
         .env("LAMBDA_RUNTIME_DIR", "/var/runtime")
         .env("_HANDLER", "bootstrap")
@@ -261,7 +261,7 @@ pub async fn run(opts: &Options) -> Result<String, String> {
         .map_err(|e| e.to_string())?;
     let config = Config {
         table_name: table.clone(),
-        cursor_secret: b"bench-cursor-secret".to_vec(),
+        cursor_secret: b"bench-cursor-secret-of-32-characters".to_vec(),
     };
     let store = Store::new(client, &config);
     seed::base(&store).await;

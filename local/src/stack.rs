@@ -36,7 +36,7 @@ pub struct Settings {
     pub table_name: String,
     /// The HS256 secret of the tokens.
     pub jwt_secret: String,
-    /// The cursor secret (`None`: the store's fallback).
+    /// The cursor secret (`None`: a random one for this run).
     pub cursor_secret: Option<String>,
     /// How often season close runs (`None`: the template's schedule).
     pub close_every: Option<Duration>,
@@ -163,7 +163,12 @@ impl Stack {
             .await?;
         let config = Config::from_lookup(|k| match k {
             "TABLE_NAME" => Some(settings.table_name.clone()),
-            "CURSOR_SECRET" => settings.cursor_secret.clone(),
+            "CURSOR_SECRET" => Some(
+                settings
+                    .cursor_secret
+                    .clone()
+                    .unwrap_or_else(random_cursor_secret),
+            ),
             _ => None,
         })?;
         let store = Store::new(client, &config);
@@ -243,4 +248,12 @@ impl Stack {
         }
         self.dynamodb.stop().await;
     }
+}
+
+/// A cursor secret for one run of the stack: 64 hex digits from the thread's CSPRNG. Cursors
+/// then last as long as the run, as the in-memory table does.
+fn random_cursor_secret() -> String {
+    use rand::Rng;
+    let bytes: [u8; 32] = rand::rng().random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -259,7 +259,7 @@ async fn dispatch(app: &App, req: &Request) -> Result<Response<Body>, ApiError> 
                 let result = result.ok_or_else(|| no_entry(&id, &player))?;
                 let rank = result.rank;
                 let mut entries = store
-                    .final_standings_between(&id, rank.saturating_sub(n), rank + n)
+                    .final_standings_between(&id, rank.saturating_sub(n), rank.saturating_add(n))
                     .await?;
                 for e in &mut entries {
                     e.freshness = Some(Freshness::exact(e.rank, result.player_count));

@@ -188,8 +188,7 @@ impl NodeCounts {
         use std::ops::Bound::{Excluded, Unbounded};
         self.counts
             .range::<str, _>((Excluded(label), Unbounded))
-            .map(|(_, c)| *c)
-            .sum()
+            .fold(0, |sum, (_, c)| sum.saturating_add(*c))
     }
 
     /// Tied players of child `label` whose id is greater than `player`.
@@ -205,13 +204,14 @@ impl NodeCounts {
 /// that level's node of every shard (missing nodes are empty).
 pub fn count_above(key: &IndexedKey, path: &[Vec<NodeCounts>]) -> i64 {
     let last = path.len().saturating_sub(1);
-    let mut above = 0;
+    let mut above = 0i64;
     for (level, shards) in path.iter().enumerate() {
         let label = key.label(level);
         for node in shards {
-            above += node.above(label);
+            // Saturating: counters come from stored items, which a hand edit can make anything.
+            above = node.above(label).saturating_add(above);
             if level == last {
-                above += node.ties_above(label, key.player());
+                above = node.ties_above(label, key.player()).saturating_add(above);
             }
         }
     }
@@ -298,6 +298,17 @@ mod tests {
 
     fn key(sk: &str) -> IndexedKey {
         IndexedKey::parse(sk).unwrap()
+    }
+
+    #[test]
+    fn counts_from_hand_edited_items_saturate_instead_of_wrapping() {
+        let k = key("SCORE#0000000005#8280899199999#p1");
+        let huge = NodeCounts {
+            counts: [("9".to_owned(), i64::MAX), ("8".to_owned(), i64::MAX)].into(),
+            ties: BTreeMap::new(),
+        };
+        let path = vec![vec![huge.clone(), huge]; 3];
+        assert_eq!(count_above(&k, &path), i64::MAX);
     }
 
     #[test]

@@ -1,13 +1,18 @@
 //! Configuration, read once from the environment at start-up.
 //!
 //! - `TABLE_NAME`: the table (required).
-//! - `CURSOR_SECRET`: the key that signs pagination cursors. Without it a key is derived from the
-//!   table name, which keeps cursors tamper-evident against hand edits but not against someone
-//!   who knows the table name: set it in production (the template does).
+//! - `CURSOR_SECRET`: the key that signs pagination cursors (required, at least
+//!   [`MIN_CURSOR_SECRET_LEN`] characters). Anyone who knows it can forge a cursor, so it is never
+//!   derived from anything public: a function refuses to start without one. The template
+//!   generates one per stack in Secrets Manager; the local stack makes one per run.
 //! - The SDK's own variables (`AWS_REGION`, `AWS_ENDPOINT_URL`, credentials) choose the
 //!   endpoint; nothing here names one.
 
 use crate::StoreError;
+
+/// The shortest `CURSOR_SECRET` accepted, in bytes: 32 random alphanumeric characters carry
+/// about 190 bits (the template's generated secret has 48).
+pub const MIN_CURSOR_SECRET_LEN: usize = 32;
 
 /// The store's settings.
 #[derive(Clone)]
@@ -38,10 +43,19 @@ impl Config {
         let table_name = lookup("TABLE_NAME")
             .filter(|t| !t.is_empty())
             .ok_or_else(|| StoreError::Config("TABLE_NAME is not set".into()))?;
-        let cursor_secret = match lookup("CURSOR_SECRET").filter(|s| !s.is_empty()) {
-            Some(s) => s.into_bytes(),
-            None => format!("leaderboard-cursor:{table_name}").into_bytes(),
-        };
+        let cursor_secret = lookup("CURSOR_SECRET").unwrap_or_default();
+        if cursor_secret.len() < MIN_CURSOR_SECRET_LEN {
+            let what = if cursor_secret.is_empty() {
+                "is not set".to_owned()
+            } else {
+                format!("is only {} bytes long", cursor_secret.len())
+            };
+            return Err(StoreError::Config(format!(
+                "CURSOR_SECRET {what}: it signs pagination cursors and must be a random secret of \
+                 at least {MIN_CURSOR_SECRET_LEN} characters (template.yaml generates one)"
+            )));
+        }
+        let cursor_secret = cursor_secret.into_bytes();
         Ok(Config {
             table_name,
             cursor_secret,
@@ -53,13 +67,35 @@ impl Config {
 mod tests {
     use super::*;
 
+    const SECRET: &str = "0123456789abcdef0123456789abcdef";
+
+    fn with(table: Option<&str>, secret: Option<&str>) -> Result<Config, StoreError> {
+        Config::from_lookup(|k| match k {
+            "TABLE_NAME" => table.map(str::to_owned),
+            "CURSOR_SECRET" => secret.map(str::to_owned),
+            _ => None,
+        })
+    }
+
     #[test]
     fn table_name_is_required() {
-        assert!(Config::from_lookup(|_| None).is_err());
-        assert!(Config::from_lookup(|k| (k == "TABLE_NAME").then(String::new)).is_err());
-        let c = Config::from_lookup(|k| (k == "TABLE_NAME").then(|| "t".to_owned())).unwrap();
+        assert!(with(None, Some(SECRET)).is_err());
+        assert!(with(Some(""), Some(SECRET)).is_err());
+        let c = with(Some("t"), Some(SECRET)).unwrap();
         assert_eq!(c.table_name, "t");
-        assert!(!c.cursor_secret.is_empty());
-        assert!(!format!("{c:?}").contains("leaderboard-cursor"));
+        assert_eq!(c.cursor_secret, SECRET.as_bytes());
+        assert!(!format!("{c:?}").contains(SECRET));
+    }
+
+    #[test]
+    fn a_real_cursor_secret_is_required_and_named_in_the_error() {
+        for (secret, says) in [
+            (None, "is not set"),
+            (Some(""), "is not set"),
+            (Some(&SECRET[1..]), "is only 31 bytes long"),
+        ] {
+            let e = with(Some("t"), secret).unwrap_err().to_string();
+            assert!(e.contains("CURSOR_SECRET") && e.contains(says), "{e}");
+        }
     }
 }

@@ -136,7 +136,9 @@ impl Estimate {
     /// The estimate a read of the index gives. A negative count or lag cannot happen with a
     /// consistent index; if one does it is logged as an error and the answer is not exact.
     pub fn from_index(view: &IndexView) -> Estimate {
-        let lag = view.unapplied - view.own_unapplied.min(i64::MAX as u64) as i64;
+        let lag = view
+            .unapplied
+            .saturating_sub(view.own_unapplied.min(i64::MAX as u64) as i64);
         let broken = view.above < 0 || lag < 0 || view.entries < 0;
         if broken {
             tracing::error!(
@@ -158,13 +160,13 @@ impl Estimate {
 
     /// The 1-based rank.
     pub fn rank(&self) -> u64 {
-        self.above + 1
+        self.above.saturating_add(1)
     }
 
     /// Whether the player may be within the first [`EXACT_TOP`] entries although the estimate
     /// is not exact: then a capped count of the keys above makes it exact.
     pub fn worth_counting(&self) -> bool {
-        !self.exact && self.above < EXACT_TOP + self.lag
+        !self.exact && self.above < EXACT_TOP.saturating_add(self.lag)
     }
 
     /// The estimate after a capped count of the keys above found `counted` of them and reached
@@ -177,7 +179,7 @@ impl Estimate {
             above: counted,
             lag: 0,
             exact: true,
-            entries: self.entries.max(counted + 1),
+            entries: self.entries.max(counted.saturating_add(1)),
         }
     }
 }
@@ -185,6 +187,40 @@ impl Estimate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_at_the_limits_of_their_types_neither_wrap_nor_panic() {
+        let worst = [
+            IndexView {
+                above: i64::MAX,
+                entries: i64::MAX,
+                unapplied: i64::MIN,
+                own_unapplied: u64::MAX,
+            },
+            IndexView {
+                above: i64::MIN,
+                entries: i64::MIN,
+                unapplied: i64::MAX,
+                own_unapplied: 0,
+            },
+            IndexView {
+                above: i64::MAX,
+                entries: 1,
+                unapplied: i64::MAX,
+                own_unapplied: u64::MAX,
+            },
+        ];
+        for view in worst {
+            let e = Estimate::from_index(&view);
+            assert!(e.rank() >= 1);
+            assert!(!e.exact || e.lag == 0);
+            let _ = e.worth_counting();
+            let counted = e.with_count(u64::MAX, true);
+            assert_eq!(counted.rank(), u64::MAX);
+            let f = Freshness::of(e.rank(), &e);
+            assert!(f.top_percent.hundredths() <= 10_000);
+        }
+    }
 
     #[test]
     fn top_percent_is_rounded_up_to_hundredths() {

@@ -16,6 +16,13 @@ use crate::{Store, StoreError};
 /// The largest page a listing returns.
 pub const MAX_PAGE_SIZE: usize = 1000;
 
+/// The most entries a cursor may say came before it: beyond any board, and low enough that every
+/// rank counted from it stays exact in a JavaScript number (below 2^53).
+pub(crate) const MAX_CURSOR_OFFSET: u64 = (1 << 53) - 1 - MAX_PAGE_SIZE as u64;
+
+/// The longest key value a cursor may carry: DynamoDB's limit for a sort key.
+const MAX_KEY_BYTES: usize = 1024;
+
 /// One listing: a partition of the table or of an index, read in sort-key order from a prefix.
 pub(crate) struct Listing {
     /// Names the listing inside its cursors, so a cursor of one listing can't feed another.
@@ -37,6 +44,25 @@ impl Listing {
             Some("GSI1") => ("gsi1pk", "gsi1sk"),
             Some(_) => ("gsi2pk", "gsi2sk"),
         }
+    }
+
+    /// Whether a cursor's position continues this listing: an offset within
+    /// [`MAX_CURSOR_OFFSET`], and a start key of exactly the listing's key attributes whose
+    /// partition is the listing's and whose sort key has its prefix. The signature already rules
+    /// out a forged position; this keeps a leaked or mistaken key from steering a read or a rank.
+    fn continues(&self, position: &Position) -> bool {
+        let (pk_attr, sk_attr) = self.key_attrs();
+        let key = &position.start_key;
+        let attrs: std::collections::BTreeSet<&str> = ["pk", "sk", pk_attr, sk_attr].into();
+        position.offset <= MAX_CURSOR_OFFSET
+            && key.keys().map(String::as_str).eq(attrs)
+            && key.get(pk_attr) == Some(&self.partition)
+            && key
+                .get(sk_attr)
+                .is_some_and(|sk| sk.starts_with(self.sk_prefix))
+            && key
+                .values()
+                .all(|v| !v.is_empty() && v.len() <= MAX_KEY_BYTES)
     }
 }
 
@@ -101,6 +127,9 @@ impl Store {
         let position = cursor
             .map(|c| self.cursors.decode(c, listing.name, &listing.partition))
             .transpose()?;
+        if position.as_ref().is_some_and(|p| !listing.continues(p)) {
+            return Err(StoreError::BadCursor);
+        }
         let offset = position.as_ref().map_or(0, |p| p.offset);
         let (pk_attr, sk_attr) = listing.key_attrs();
         let mut start = position.map(|p| p.exclusive_start_key());
@@ -140,7 +169,8 @@ impl Store {
                 listing: listing.name.to_owned(),
                 partition: listing.partition.clone(),
                 start_key,
-                offset: offset + limit as u64,
+                // `continues` bounds the offset, so this neither wraps nor leaves the bound.
+                offset: offset.saturating_add(limit as u64).min(MAX_CURSOR_OFFSET),
             }))
         } else {
             None
@@ -202,5 +232,111 @@ impl Store {
                 return Ok((count, requests));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Config;
+    use crate::cursor::CursorCodec;
+    use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+
+    const SECRET: &[u8] = b"query-test-secret-of-32-bytes-or-more";
+
+    /// A store whose client has nowhere to send a request: a cursor refused before any read
+    /// never finds out.
+    fn store() -> Store {
+        let sdk = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"))
+            .credentials_provider(Credentials::for_tests())
+            .endpoint_url("http://127.0.0.1:9")
+            .build();
+        let config = Config {
+            table_name: "t".into(),
+            cursor_secret: SECRET.to_vec(),
+        };
+        Store::new(aws_sdk_dynamodb::Client::from_conf(sdk), &config)
+    }
+
+    fn top() -> Listing {
+        Listing {
+            name: "top",
+            index: None,
+            partition: "LEADERBOARD#b1".into(),
+            sk_prefix: "SCORE#",
+            forward: true,
+        }
+    }
+
+    fn position(edit: impl FnOnce(&mut Position)) -> String {
+        let mut p = Position {
+            listing: "top".into(),
+            partition: "LEADERBOARD#b1".into(),
+            start_key: [
+                ("pk".to_owned(), "LEADERBOARD#b1".to_owned()),
+                (
+                    "sk".to_owned(),
+                    "SCORE#0000000001#9999999999999#p1".to_owned(),
+                ),
+            ]
+            .into(),
+            offset: 100,
+        };
+        edit(&mut p);
+        CursorCodec::new(SECRET).encode(&p)
+    }
+
+    #[tokio::test]
+    async fn signed_positions_that_do_not_continue_the_listing_are_refused_before_any_read() {
+        let store = store();
+        let forged = [
+            position(|p| p.offset = u64::MAX),
+            position(|p| p.offset = MAX_CURSOR_OFFSET + 1),
+            position(|p| {
+                p.start_key.insert("pk".into(), "LEADERBOARD#b2".into());
+            }),
+            position(|p| {
+                p.start_key.insert("sk".into(), "#METADATA".into());
+            }),
+            position(|p| {
+                p.start_key.insert("gsi1pk".into(), "PLAYER#p1".into());
+            }),
+            position(|p| {
+                p.start_key.remove("sk");
+            }),
+            position(|p| {
+                p.start_key
+                    .insert("sk".into(), format!("SCORE#{}", "9".repeat(1100)));
+            }),
+        ];
+        for cursor in &forged {
+            let r = store.list(&top(), 10, Some(cursor)).await;
+            assert!(
+                matches!(r, Err(StoreError::BadCursor)),
+                "{cursor}: {:?}",
+                r.err()
+            );
+        }
+        // while the genuine position passes the check and goes on to the (unreachable) table
+        let ok = store.list(&top(), 10, Some(&position(|_| {}))).await;
+        assert!(
+            matches!(ok, Err(StoreError::Dynamo { .. })),
+            "{:?}",
+            ok.err()
+        );
+        assert!(
+            top().continues(&Position {
+                listing: "top".into(),
+                partition: "LEADERBOARD#b1".into(),
+                start_key: [
+                    ("pk".to_owned(), "LEADERBOARD#b1".to_owned()),
+                    ("sk".to_owned(), "SCORE#1".to_owned()),
+                ]
+                .into(),
+                offset: MAX_CURSOR_OFFSET,
+            })
+        );
     }
 }

@@ -117,9 +117,11 @@ impl Written {
     pub(crate) fn take_from(found: &mut Found, board: &BoardId) -> Written {
         let mut sum = Written::default();
         for item in written_keys(board).iter().filter_map(|k| found.take(k)) {
-            sum.written += num(&item, WRITTEN_ATTR);
+            // Saturating: the counts are stored numbers, never trusted not to wrap.
+            sum.written = sum.written.saturating_add(num(&item, WRITTEN_ATTR));
             if item.contains_key(CREATED_ATTR) {
-                *sum.created.get_or_insert(0) += num(&item, CREATED_ATTR);
+                let created = sum.created.get_or_insert(0);
+                *created = created.saturating_add(num(&item, CREATED_ATTR));
             }
         }
         sum
@@ -222,11 +224,13 @@ impl Store {
                 (at..at + shards).map(|i| node_counts(item(i))).collect()
             })
             .collect();
-        let applied: i64 = (1..1 + shards).map(|i| num(item(i), APPLIED_ATTR)).sum();
-        let counted: i64 = path[0]
+        let applied = (1..1 + shards)
+            .map(|i| num(item(i), APPLIED_ATTR))
+            .fold(0i64, i64::saturating_add);
+        let counted = path[0]
             .iter()
-            .map(|root| root.counts.values().sum::<i64>())
-            .sum();
+            .flat_map(|root| root.counts.values())
+            .fold(0i64, |sum, c| sum.saturating_add(*c));
         let marker = item(0);
         let held = marker.get("rk").and_then(|v| v.as_s().ok());
         // The player's entry as the index holds it is the player's, never above the player.
@@ -235,10 +239,12 @@ impl Store {
         // After the snapshot, so that every change it may have missed is in `written`.
         let after = self.read_written(id, cost).await?;
         Ok(IndexView {
-            above: rankindex::count_above(&key, &path) - i64::from(own_above),
+            above: rankindex::count_above(&key, &path).saturating_sub(i64::from(own_above)),
             // The created counts are exact; boards whose counts predate them have the index's.
-            entries: after.created.unwrap_or(counted + i64::from(held.is_none())),
-            unapplied: after.written - applied,
+            entries: after
+                .created
+                .unwrap_or(counted.saturating_add(i64::from(held.is_none()))),
+            unapplied: after.written.saturating_sub(applied),
             own_unapplied: version.saturating_sub(held_version),
         })
     }

@@ -227,7 +227,12 @@ impl Store {
         let above_len = above.len() as u64;
         for (i, e) in above.into_iter().rev().enumerate() {
             // Saturating: a concurrent write between the count and the window can't underflow.
-            out.push(at(e, (rank + i as u64).saturating_sub(above_len).max(1)));
+            out.push(at(
+                e,
+                rank.saturating_add(i as u64)
+                    .saturating_sub(above_len)
+                    .max(1),
+            ));
         }
         out.push(me);
         let below = below
@@ -235,7 +240,7 @@ impl Store {
             .filter(|e| e.player_id != pointer.player_id)
             .take(n);
         for (i, e) in below.enumerate() {
-            out.push(at(e, rank + 1 + i as u64));
+            out.push(at(e, rank.saturating_add(1 + i as u64)));
         }
         Ok(Some(out))
     }
