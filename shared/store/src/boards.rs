@@ -10,9 +10,16 @@ use crate::{Store, StoreError};
 
 impl Store {
     /// Creates an open board. It is listed under GSI2's sparse `BOARDS#OPEN` while open and has
-    /// an end. A board with this id already: [`StoreError::AlreadyExists`], nothing changed.
+    /// an end. A board with this id already: [`StoreError::AlreadyExists`], nothing changed. A
+    /// recurring board whose successor's id would not be valid is refused
+    /// ([`StoreError::Invalid`]), so that its rollover cannot fail at its first close.
     pub async fn create_board(&self, new: NewBoard, now: Timestamp) -> Result<Board, StoreError> {
         let board = Board::create(new, now)?;
+        crate::rollover::successor(&board).map_err(|why| {
+            StoreError::Invalid(format!(
+                "leaderboardId cannot recur: {why}; choose a shorter id"
+            ))
+        })?;
         self.put_new_board(&board).await?;
         Ok(board)
     }

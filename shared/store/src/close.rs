@@ -86,6 +86,10 @@ pub enum CloseProgress {
     },
 }
 
+/// What a rollover did: the successor's id (`None`: the board does not recur), or why there is
+/// none.
+type Rolled = Result<Option<BoardId>, String>;
+
 fn num_attr(item: &Item, attr: &str) -> Option<u64> {
     item.get(attr)?.as_n().ok()?.parse().ok()
 }
@@ -258,8 +262,12 @@ impl Store {
                 "snapshot progress"
             );
         }
-        let next = self.roll_over(&board).await?;
-        self.finish_closing(id, now, total, next.as_ref()).await?;
+        let rolled = self.roll_over(&board).await?;
+        if let Err(why) = &rolled {
+            tracing::error!(board = %id, error = %why, "rollover failed: the board closes without a successor");
+        }
+        self.finish_closing(id, now, total, &rolled).await?;
+        let next = rolled.ok().flatten();
         tracing::info!(board = %id, players = total, next = ?next, "closed");
         Ok(CloseProgress::Closed {
             board: id.clone(),
@@ -344,15 +352,21 @@ impl Store {
         }
     }
 
-    /// Creates the successor of a recurring board unless it exists; returns its id.
-    async fn roll_over(&self, board: &Board) -> Result<Option<BoardId>, StoreError> {
-        let Some(next) = crate::rollover::successor(board) else {
-            return Ok(None);
+    /// Creates the successor of a recurring board unless it exists: its id, `None` if the board
+    /// does not recur, or why it can have no successor (the board then closes without one).
+    async fn roll_over(&self, board: &Board) -> Result<Rolled, StoreError> {
+        let next = match crate::rollover::successor(board) {
+            Ok(Some(next)) => next,
+            Ok(None) => return Ok(Ok(None)),
+            Err(why) => return Ok(Err(why)),
         };
         let id = next.leaderboard_id.clone();
-        let successor = Board::create(next, board.ends_at.unwrap_or(board.starts_at))?;
+        let successor = match Board::create(next, board.ends_at.unwrap_or(board.starts_at)) {
+            Ok(successor) => successor,
+            Err(e) => return Ok(Err(format!("the successor {id} is not a valid board: {e}"))),
+        };
         match self.put_new_board(&successor).await {
-            Ok(()) | Err(StoreError::AlreadyExists { .. }) => Ok(Some(id)),
+            Ok(()) | Err(StoreError::AlreadyExists { .. }) => Ok(Ok(Some(id))),
             Err(e) => Err(e),
         }
     }
@@ -363,7 +377,7 @@ impl Store {
         id: &BoardId,
         now: Timestamp,
         player_count: u64,
-        next: Option<&BoardId>,
+        rolled: &Rolled,
     ) -> Result<(), StoreError> {
         let mut update = String::from(
             "SET #status = :closed, closedAt = if_not_exists(closedAt, :now), playerCount = :count \
@@ -380,9 +394,16 @@ impl Store {
             .expression_attribute_values(":closing", s("closing"))
             .expression_attribute_values(":now", s(now.to_string()))
             .expression_attribute_values(":count", n(player_count));
-        if let Some(next) = next {
-            update = update.replace(" REMOVE", ", nextLeaderboardId = :next REMOVE");
-            req = req.expression_attribute_values(":next", s(next.as_str()));
+        match rolled {
+            Ok(None) => {}
+            Ok(Some(next)) => {
+                update = update.replace(" REMOVE", ", nextLeaderboardId = :next REMOVE");
+                req = req.expression_attribute_values(":next", s(next.as_str()));
+            }
+            Err(why) => {
+                update = update.replace(" REMOVE", ", rolloverError = :why REMOVE");
+                req = req.expression_attribute_values(":why", s(why));
+            }
         }
         req.update_expression(update)
             .send()

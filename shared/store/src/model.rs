@@ -192,6 +192,9 @@ pub struct Board {
     /// The successor board, after rollover.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_leaderboard_id: Option<BoardId>,
+    /// Why a recurring board closed without a successor (its id could not be continued).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollover_error: Option<String>,
     /// Whether the rank index has counted this board's entries since its creation (boards made
     /// before the index existed have no index and are ranked by counting).
     #[serde(default, skip_serializing_if = "is_false")]
@@ -233,6 +236,7 @@ impl Board {
             closed_at: None,
             player_count: None,
             next_leaderboard_id: None,
+            rollover_error: None,
             rank_index: true,
         })
     }

@@ -6,19 +6,28 @@
 //! trailing ISO week moves by a week (`weekly_2026-w47` -> `weekly_2026-w48`), a trailing number
 //! counts up keeping its width (`season_3` -> `season_4`, `s_09` -> `s_10`), and an id without
 //! any of these gets `_2`.
+//!
+//! A successor id must be a valid id too (at most 64 characters): board creation refuses a
+//! recurring board whose successor's id would not be, and a close that meets one anyway (a
+//! number that gains a digit, `season_9` -> `season_10`) records why on the board
+//! (`rolloverError`) and logs it as an error, instead of stopping quietly.
 
 use chrono::{Datelike, Days, NaiveDate};
 use leaderboard_keys::ids::BoardId;
 
 use crate::model::{Board, NewBoard, Recurrence};
+use crate::names::MAX_NAME_LEN;
 
 const DAY_MS: u64 = 86_400_000;
 
-/// The successor of `board`, or `None` if it does not recur or never ends.
-pub fn successor(board: &Board) -> Option<NewBoard> {
-    let ends_at = board.ends_at?;
+/// The successor of `board`, `Ok(None)` if it does not recur or never ends, or why it can have
+/// none (its id has no valid successor).
+pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
+    let Some(ends_at) = board.ends_at else {
+        return Ok(None);
+    };
     let period_ms = match board.recurrence {
-        Recurrence::None => return None,
+        Recurrence::None => return Ok(None),
         Recurrence::Daily => DAY_MS,
         Recurrence::Weekly => 7 * DAY_MS,
         Recurrence::Season => ends_at
@@ -26,10 +35,19 @@ pub fn successor(board: &Board) -> Option<NewBoard> {
             .saturating_sub(board.starts_at.as_millis()),
     };
     let days = period_ms / DAY_MS;
-    let id = next_id(board.leaderboard_id.as_str(), days.max(1))?;
-    let name = next_name(&board.name, board.leaderboard_id.as_str(), &id);
-    Some(NewBoard {
-        leaderboard_id: BoardId::parse(&id).ok()?,
+    let old = board.leaderboard_id.as_str();
+    let id = next_id(old, days.max(1)).ok_or_else(|| {
+        format!("the {old} board's id has no next one (its date or week is out of range)")
+    })?;
+    let leaderboard_id = BoardId::parse(&id).map_err(|e| {
+        format!("the successor of {old} would be {id:?}, which is not a valid leaderboardId: {e}")
+    })?;
+    // A name that would outgrow the limit keeps the old name rather than stop the rollover.
+    let name = Some(next_name(&board.name, old, &id))
+        .filter(|n| n.chars().count() <= MAX_NAME_LEN)
+        .unwrap_or_else(|| board.name.clone());
+    Ok(Some(NewBoard {
+        leaderboard_id,
         name,
         order: board.order,
         operator: board.operator,
@@ -38,7 +56,7 @@ pub fn successor(board: &Board) -> Option<NewBoard> {
         ends_at: Some(ends_at.plus_millis(period_ms)),
         recurrence: board.recurrence,
         game_id: board.game_id.clone(),
-    })
+    }))
 }
 
 /// The id after `id`, moving a trailing date by `days`.
@@ -137,6 +155,7 @@ mod tests {
             closed_at: None,
             player_count: Some(3),
             next_leaderboard_id: None,
+            rollover_error: None,
             rank_index: true,
         }
     }
@@ -149,7 +168,7 @@ mod tests {
             "2026-09-01T00:00:00Z",
             Some("2026-12-01T00:00:00Z"),
         );
-        let next = successor(&b).unwrap();
+        let next = successor(&b).unwrap().unwrap();
         assert_eq!(next.leaderboard_id.as_str(), "season_4");
         assert_eq!(next.name, "Season 4");
         assert_eq!(next.starts_at, b.ends_at);
@@ -167,7 +186,7 @@ mod tests {
             "2026-11-21T00:00:00Z",
             Some("2026-11-22T00:00:00Z"),
         );
-        let next = successor(&d).unwrap();
+        let next = successor(&d).unwrap().unwrap();
         assert_eq!(next.leaderboard_id.as_str(), "daily_2026-11-22");
         assert_eq!(
             next.ends_at.unwrap().to_string(),
@@ -180,8 +199,45 @@ mod tests {
                 "2026-11-21T00:00:00Z",
                 Some("2026-11-22T00:00:00Z")
             ))
+            .unwrap()
             .is_none()
         );
-        assert!(successor(&board("x", Recurrence::Daily, "2026-11-21T00:00:00Z", None)).is_none());
+        let never_ends = board("x", Recurrence::Daily, "2026-11-21T00:00:00Z", None);
+        assert!(successor(&never_ends).unwrap().is_none());
+    }
+
+    #[test]
+    fn ids_that_cannot_be_continued_say_why() {
+        let (start, end) = ("2026-11-21T00:00:00Z", Some("2026-11-22T00:00:00Z"));
+        // 64 characters ending in 9: the next number needs 65
+        let nines = format!("{}_9", "s".repeat(62));
+        let e = successor(&board(&nines, Recurrence::Daily, start, end)).unwrap_err();
+        assert!(e.contains("not a valid leaderboardId"), "{e}");
+        // 63 characters without a number: `_2` makes 65
+        let plain = "p".repeat(63);
+        assert!(successor(&board(&plain, Recurrence::Season, start, end)).is_err());
+        // the day after 9999-12-31 has a five-digit year, which no id can hold
+        let last = board("daily_9999-12-31", Recurrence::Daily, start, end);
+        assert!(successor(&last).is_err());
+        // a 64-character id whose number keeps its width continues
+        let wide = format!("{}_09", "w".repeat(61));
+        let next = successor(&board(&wide, Recurrence::Weekly, start, end))
+            .unwrap()
+            .unwrap();
+        assert_eq!(next.leaderboard_id.as_str().len(), 64);
+    }
+
+    #[test]
+    fn a_name_that_would_outgrow_its_limit_stays_as_it_was() {
+        let mut b = board(
+            "season_9",
+            Recurrence::Season,
+            "2026-09-01T00:00:00Z",
+            Some("2026-12-01T00:00:00Z"),
+        );
+        b.name = format!("{} 9", "n".repeat(126));
+        let next = successor(&b).unwrap().unwrap();
+        assert_eq!(next.leaderboard_id.as_str(), "season_10");
+        assert_eq!(next.name, b.name);
     }
 }

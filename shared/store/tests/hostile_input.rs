@@ -7,8 +7,12 @@ mod common;
 use aws_sdk_dynamodb::types::AttributeValue;
 use common::*;
 use leaderboard_keys::rank::Order;
-use leaderboard_store::model::{LIFETIME_SCORE_CEILING, Operator};
-use leaderboard_store::{ProjectedSession, SequenceNumber, StoreError};
+use leaderboard_store::model::{
+    BoardStatus, LIFETIME_SCORE_CEILING, NewBoard, Operator, Recurrence,
+};
+use leaderboard_store::{
+    CloseOptions, CloseProgress, ProjectedSession, SequenceNumber, StoreError,
+};
 
 fn is_invalid<T: std::fmt::Debug>(r: Result<T, StoreError>) -> bool {
     matches!(r, Err(StoreError::Invalid(_)))
@@ -154,4 +158,76 @@ async fn a_stored_total_beyond_any_integer_reads_as_the_ceiling_and_keeps_counti
         .unwrap();
     let player = store.get_player(&p).await.unwrap().unwrap();
     assert_eq!((player.lifetime_score, player.games_played), (42, 1));
+}
+
+const DAY: u64 = 86_400_000;
+
+fn daily(id: &str) -> NewBoard {
+    let mut nb = new_board(id, Order::Desc, Operator::Best, 100);
+    nb.recurrence = Recurrence::Daily;
+    nb.ends_at = Some(at(DAY));
+    nb
+}
+
+#[tokio::test]
+async fn a_recurring_board_whose_successor_id_would_be_too_long_is_refused_and_nothing_is_written()
+{
+    let (table, store) = store("rollover_refused").await;
+    let before = table.dump().await;
+    // 64 characters that end in 9 (the next needs 65), and 63 without a number (`_2` makes 65)
+    for id in [format!("{}_9", "s".repeat(62)), "p".repeat(63)] {
+        // WHEN it is created as a daily board
+        let r = store.create_board(daily(&id), at(0)).await;
+        // THEN Invalid, saying why
+        match r {
+            Err(StoreError::Invalid(why)) => assert!(why.contains("cannot recur"), "{why}"),
+            other => panic!("{id}: {other:?}"),
+        }
+    }
+    // AND nothing was written
+    assert_eq!(table.dump().await, before);
+    // while the same ids are fine on boards that do not recur
+    let plain = new_board(&"p".repeat(63), Order::Desc, Operator::Best, 100);
+    store.create_board(plain, at(0)).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_rollover_that_fails_anyway_closes_the_board_and_says_why_on_it() {
+    let (_table, store) = store("rollover_failed").await;
+    // GIVEN a daily board whose successor (`_9`, 64 characters) is valid but whose successor's
+    // successor (`_10`, 65) cannot be
+    let first = format!("{}_8", "s".repeat(62));
+    store.create_board(daily(&first), at(0)).await.unwrap();
+    let options = CloseOptions::default();
+    let closed = store
+        .close_board(&bid(&first), at(DAY), &options)
+        .await
+        .unwrap();
+    let second = format!("{}_9", "s".repeat(62));
+    assert!(
+        matches!(closed, CloseProgress::Closed { next: Some(ref n), .. } if n.as_str() == second)
+    );
+    // WHEN the successor closes
+    let closed = store
+        .close_board(&bid(&second), at(2 * DAY), &options)
+        .await
+        .unwrap();
+    // THEN it is closed without a successor, and the board says why
+    assert!(
+        matches!(closed, CloseProgress::Closed { next: None, .. }),
+        "{closed:?}"
+    );
+    let board = stored_board(&store, &second).await;
+    assert_eq!(board.status, BoardStatus::Closed);
+    assert_eq!(board.next_leaderboard_id, None);
+    let why = board.rollover_error.expect("rolloverError is set");
+    assert!(why.contains("not a valid leaderboardId"), "{why}");
+    // AND the first board says nothing of the kind
+    assert_eq!(stored_board(&store, &first).await.rollover_error, None);
+    // AND closing it again changes nothing
+    let again = store
+        .close_board(&bid(&second), at(3 * DAY), &options)
+        .await
+        .unwrap();
+    assert!(matches!(again, CloseProgress::Closed { next: None, .. }));
 }
