@@ -13,6 +13,7 @@ use lambda_http::request::RequestContext;
 use lambda_http::{Body, Request, RequestExt, Response};
 use leaderboard_keys::KeyError;
 use leaderboard_keys::ids::{IdError, PlayerId};
+use leaderboard_keys::subject::player_id_of;
 use leaderboard_store::StoreError;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -203,28 +204,33 @@ pub fn claims(req: &Request) -> Option<&HashMap<String, String>> {
     }
 }
 
-/// Parses `cognito:groups` as API Gateway passes it: a space- or comma-separated list, or a
-/// JSON-style `[a b]` / `["a","b"]` list.
+/// Parses `cognito:groups` exactly, in the forms it reaches a handler: API Gateway's rendering
+/// of an array claim, `[a b]`; a JSON array of strings, `["a","b"]`; or a plain string claim,
+/// one name or names separated by white space. Only white space ever separates names, and a
+/// Cognito group name cannot contain any. A comma is part of a name, so a group named
+/// `support,admin` is that group and never `admin`.
 pub fn parse_groups(raw: &str) -> Vec<String> {
-    raw.trim()
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .split([' ', ','])
-        .map(|g| g.trim().trim_matches('"'))
-        .filter(|g| !g.is_empty())
-        .map(str::to_owned)
-        .collect()
+    let raw = raw.trim();
+    if let Ok(list) = serde_json::from_str::<Vec<String>>(raw) {
+        return list.into_iter().filter(|g| !g.is_empty()).collect();
+    }
+    let names = raw
+        .strip_prefix('[')
+        .and_then(|r| r.strip_suffix(']'))
+        .unwrap_or(raw);
+    names.split_whitespace().map(str::to_owned).collect()
 }
 
-/// The caller's identity: 401 without verified claims or without a usable `sub`.
+/// The caller's identity: 401 without verified claims or without a `sub`. The player id is the
+/// `sub` by [`player_id_of`]'s rule, so the subs of every identity provider are usable.
 pub fn identity(req: &Request) -> Result<Identity, ApiError> {
     let claims = claims(req).ok_or_else(ApiError::unauthorized)?;
     let sub = claims.get("sub").ok_or_else(ApiError::unauthorized)?;
-    let player_id = PlayerId::parse(sub).map_err(|_| {
+    let player_id = player_id_of(sub).map_err(|_| {
         ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
-            "the token's sub is not a usable player id",
+            "the token's sub is empty",
         )
     })?;
     let groups = claims
@@ -392,10 +398,10 @@ mod tests {
         for raw in [
             "admin",
             "admin players",
-            "admin,players",
             "[admin players]",
             "[\"admin\",\"players\"]",
-            " [admin, players] ",
+            " [admin  players] ",
+            "[admin]",
         ] {
             let g = parse_groups(raw);
             assert_eq!(g[0], "admin", "{raw}");
@@ -407,6 +413,26 @@ mod tests {
         assert!(parse_groups("").is_empty());
         assert!(parse_groups("[]").is_empty());
         assert!(!parse_groups("administrators").contains(&"admin".to_owned()));
+    }
+
+    #[test]
+    fn a_comma_or_quote_never_splits_a_group_name() {
+        for (raw, want) in [
+            ("support,admin", vec!["support,admin"]),
+            ("[support,admin]", vec!["support,admin"]),
+            ("[support,admin players]", vec!["support,admin", "players"]),
+            ("[\"support,admin\"]", vec!["support,admin"]),
+            ("[\"support admin\"]", vec!["support admin"]),
+            ("\"admin\"", vec!["\"admin\""]),
+            ("[admin,]", vec!["admin,"]),
+        ] {
+            assert_eq!(parse_groups(raw), want, "{raw}");
+            let id = Identity {
+                player_id: player_id_of("p").unwrap(),
+                groups: parse_groups(raw),
+            };
+            assert!(!id.is_admin(), "{raw}");
+        }
     }
 
     #[test]

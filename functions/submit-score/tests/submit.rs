@@ -611,7 +611,8 @@ async fn every_bad_input_is_refused_with_its_code_and_writes_nothing() {
         (got, resp["error"]["code"].as_str()),
         (401, Some("unauthorized"))
     );
-    let (got, _) = h.call(request("/sessions", Some("bad#sub"), &body)).await;
+    // An empty sub names nobody (any other sub is a player: see leaderboard_keys::subject).
+    let (got, _) = h.call(request("/sessions", Some(""), &body)).await;
     assert_eq!(got, 401);
     let (got, resp) = h
         .call(with_method(request("/sessions", Some("p1"), &body), "GET"))

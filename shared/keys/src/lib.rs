@@ -12,6 +12,7 @@
 //!   13-digit millisecond tiebreaker), and the Score sort key built on it.
 //! - [`ids`]: validated identifiers (`playerId`, `leaderboardId`, `gameId`, ULID `sessionId`,
 //!   email). The `#` delimiter never appears inside a segment.
+//! - [`subject`]: a token's `sub` claim as a `playerId`, for every identity provider.
 //! - [`time`]: millisecond timestamps in the contract's RFC 3339 UTC form.
 //! - [`entity`]: the table layout of the contract: primary and GSI keys of every item type,
 //!   built from validated parts and parsed back.
@@ -37,6 +38,7 @@ pub mod keypath;
 pub mod pad;
 pub mod rank;
 pub mod rankindex;
+pub mod subject;
 pub mod time;
 
 pub use error::KeyError;
