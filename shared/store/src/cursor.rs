@@ -113,24 +113,30 @@ impl CursorCodec {
     }
 }
 
+/// A position of the `top` listing of board `b1`, after 100 entries (for tests).
+#[cfg(test)]
+pub(crate) fn sample_position() -> Position {
+    Position {
+        listing: "top".into(),
+        partition: "LEADERBOARD#b1".into(),
+        start_key: [
+            ("pk".to_owned(), "LEADERBOARD#b1".to_owned()),
+            (
+                "sk".to_owned(),
+                "SCORE#0000000001#9999999999999#p1".to_owned(),
+            ),
+        ]
+        .into(),
+        offset: 100,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn position() -> Position {
-        Position {
-            listing: "top".into(),
-            partition: "LEADERBOARD#b1".into(),
-            start_key: [
-                ("pk".to_owned(), "LEADERBOARD#b1".to_owned()),
-                (
-                    "sk".to_owned(),
-                    "SCORE#0000000001#9999999999999#p1".to_owned(),
-                ),
-            ]
-            .into(),
-            offset: 100,
-        }
+        sample_position()
     }
 
     #[test]

@@ -239,7 +239,7 @@ impl Store {
 mod tests {
     use super::*;
     use crate::Config;
-    use crate::cursor::CursorCodec;
+    use crate::cursor::{CursorCodec, sample_position};
     use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 
     const SECRET: &[u8] = b"query-test-secret-of-32-bytes-or-more";
@@ -271,19 +271,7 @@ mod tests {
     }
 
     fn position(edit: impl FnOnce(&mut Position)) -> String {
-        let mut p = Position {
-            listing: "top".into(),
-            partition: "LEADERBOARD#b1".into(),
-            start_key: [
-                ("pk".to_owned(), "LEADERBOARD#b1".to_owned()),
-                (
-                    "sk".to_owned(),
-                    "SCORE#0000000001#9999999999999#p1".to_owned(),
-                ),
-            ]
-            .into(),
-            offset: 100,
-        };
+        let mut p = sample_position();
         edit(&mut p);
         CursorCodec::new(SECRET).encode(&p)
     }
