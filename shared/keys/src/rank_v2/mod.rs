@@ -1,0 +1,308 @@
+//! Rank index layout v2, the pure part: where a Score sort key is counted, what a batch of
+//! changes does to the counters, and how a rank is read back from them. No I/O: the store
+//! writes what [`fold`] and [`chunk`] say and reads what [`count_above`] and [`TailRange`] need.
+//! (Layout v1, [`crate::rankindex`], stays in service until boards move to v2.)
+//!
+//! # Lanes and their change log
+//! A board's written counts (`RANKSEQ#<board>#<lane>` / `#WRITTEN`, [`LANES`] of them, a player
+//! always in the same one) are its *lanes*. The play that changes an entry already adds 1 to its
+//! lane's `written`; on v2 it also sets the lane's `chg` to the change, `{o: old sort key, n: new
+//! sort key}` (either absent for a first entry or a removal). DynamoDB Streams delivers one
+//! item's records in order, and each record's new image carries `written` after the add, so a
+//! lane's changes arrive numbered 1, 2, 3... ([`LaneChange`]). The index keeps, per lane, the
+//! number of the last change it applied (its *watermark*, [`Watermarks`]): a change at or below
+//! it was applied before, the next one is exactly one above, and a number further on is a *gap*
+//! (a record lost or still to come) that stops the lane until it is filled. No per-player
+//! marker, no read before the write.
+//!
+//! # One trie of counters per board
+//! A sort key's *digits* are its score (the board's width, 1 to 18 digits) and its 13 tiebreak
+//! digits (inverted milliseconds). The trie stores the first `width + STORED_TIME_DIGITS` of
+//! them, [`GROUP_DIGITS`] per level: the node at a prefix holds one counter per child label (the
+//! next two digits), sparse, so a node has at most 100 counters and stays within one 1 KB write
+//! unit. Keys that share every stored digit form a *group*: one score within one
+//! 10^[`TAIL_TIME_DIGITS`] ms window (100 s). At the default width (10 digits) a path is 9
+//! nodes; at the widest (18), 13 ([`Layout`]).
+//!
+//! The level-0 node is the *root* ([`root_key`]): besides its counters it holds the lanes'
+//! watermarks and the index's *generation*; the other nodes are keyed by generation
+//! ([`node_key`]), so a rebuild can write a fresh generation beside the one in service and
+//! switch in one write of the root.
+//!
+//! # Reading a rank
+//! The entries above a key are those whose stored digits are greater (the counters of the
+//! greater labels at every node on the key's path, [`count_above`]) plus those of its own group
+//! whose sort key is greater, counted at read time by a capped Query of [`TailRange::above`]
+//! (or of [`TailRange::below`], subtracted from the group's size, when the player is nearer its
+//! bottom). How far behind the counters are is the sum over lanes of `written - watermark`
+//! ([`lag`]).
+
+mod fold;
+
+pub use fold::{Chunk, Fold, Gap, LaneChange, Watermarks, chunk, fold, lag, lanes_of};
+
+use std::collections::BTreeMap;
+
+use crate::KeyError;
+use crate::entity::Key;
+use crate::ids::BoardId;
+use crate::rank::TIEBREAK_DIGITS;
+use crate::rankindex::{IndexedKey, WRITTEN_SHARDS};
+
+/// Digits per trie level: a node has at most 100 child labels.
+pub const GROUP_DIGITS: usize = 2;
+/// Tiebreak digits the trie does not store: a group spans 10^5 ms = 100 s of one score.
+pub const TAIL_TIME_DIGITS: usize = 5;
+/// Tiebreak digits the trie stores.
+pub const STORED_TIME_DIGITS: usize = TIEBREAK_DIGITS as usize - TAIL_TIME_DIGITS;
+/// Lanes per board: the board's written counts.
+pub const LANES: u8 = WRITTEN_SHARDS;
+/// The most keys a tail count reads before it gives up on being exact.
+pub const TAIL_CAP: u64 = 1_000;
+/// Items one TransactWriteItems may touch; a chunk writes at most this many nodes, root included.
+pub const MAX_CHUNK_ITEMS: usize = 100;
+
+/// Counter deltas (or counts) of one node, by child label. Labels without one are absent.
+pub type Counters = BTreeMap<String, i64>;
+
+/// Counter deltas (or counts) of many nodes, by node prefix (`""` is the root).
+pub type NodeCounters = BTreeMap<String, Counters>;
+
+/// How a board's v2 trie is laid out, from its width alone (writers and readers agree).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// Score digits of the board.
+    pub score_digits: usize,
+}
+
+impl Layout {
+    /// The layout of a board whose scores have `score_digits` digits.
+    pub fn new(score_digits: usize) -> Layout {
+        Layout { score_digits }
+    }
+
+    /// Digits the trie stores: the score and [`STORED_TIME_DIGITS`] of the tiebreak.
+    pub fn stored_digits(&self) -> usize {
+        self.score_digits + STORED_TIME_DIGITS
+    }
+
+    /// Nodes on one path, the root included: 9 at the default width, 13 at the widest.
+    pub fn levels(&self) -> usize {
+        self.stored_digits().div_ceil(GROUP_DIGITS)
+    }
+
+    /// The prefix of the node at `level` on the path of `digits`.
+    pub fn prefix<'a>(&self, digits: &'a str, level: usize) -> &'a str {
+        &digits[..(level * GROUP_DIGITS).min(self.stored_digits())]
+    }
+
+    /// The child label of `digits` in its node at `level`.
+    pub fn label<'a>(&self, digits: &'a str, level: usize) -> &'a str {
+        let stored = self.stored_digits();
+        let lo = (level * GROUP_DIGITS).min(stored);
+        &digits[lo..(lo + GROUP_DIGITS).min(stored)]
+    }
+
+    /// The (prefix, label) pairs of a key's path, root first.
+    pub fn path<'a>(&self, digits: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> + use<'a> {
+        let layout = *self;
+        (0..layout.levels()).map(move |l| (layout.prefix(digits, l), layout.label(digits, l)))
+    }
+}
+
+/// A Score sort key as layout v2 counts it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CountedKey {
+    /// The whole sort key, `SCORE#<score>#<tiebreak>#<playerId>`.
+    pub sort_key: String,
+    digits: String,
+}
+
+impl CountedKey {
+    /// Parses a Score sort key.
+    pub fn parse(sort_key: &str) -> Result<CountedKey, KeyError> {
+        let parsed = IndexedKey::parse(sort_key)?;
+        Ok(CountedKey {
+            sort_key: sort_key.to_owned(),
+            digits: parsed.digits().to_owned(),
+        })
+    }
+
+    /// The score and tiebreak digits, without delimiters.
+    pub fn digits(&self) -> &str {
+        &self.digits
+    }
+
+    /// The layout of its board.
+    pub fn layout(&self) -> Layout {
+        Layout::new(self.digits.len() - TIEBREAK_DIGITS as usize)
+    }
+
+    /// The digits the trie stores: the key's group.
+    pub fn group(&self) -> &str {
+        &self.digits[..self.layout().stored_digits()]
+    }
+}
+
+/// The root of a board's v2 index: `RANKV2#<boardId>` / `#ROOT`.
+pub fn root_key(board: &BoardId) -> Key {
+    Key::new(format!("RANKV2#{board}"), "#ROOT")
+}
+
+/// A node below the root: `RANKV2#<boardId>#<generation>#<prefix>` / `#NODE` (each node its own
+/// partition, so that no partition takes more than its node's writes).
+pub fn node_key(board: &BoardId, generation: u64, prefix: &str) -> Key {
+    Key::new(format!("RANKV2#{board}#{generation}#{prefix}"), "#NODE")
+}
+
+/// The counter attribute of child `label`.
+pub fn count_attr(label: &str) -> String {
+    format!("c{label}")
+}
+
+/// The watermark attribute of `lane` on the root.
+pub fn watermark_attr(lane: u8) -> String {
+    format!("w{lane}")
+}
+
+/// How many counted entries have stored digits greater than `key`'s, given the counters of the
+/// nodes on its path (`nodes[prefix]`; a missing node counts nothing). Saturating: the counters
+/// are stored numbers.
+pub fn count_above(key: &CountedKey, nodes: &NodeCounters) -> i64 {
+    use std::ops::Bound::{Excluded, Unbounded};
+    let mut above = 0i64;
+    for (prefix, label) in key.layout().path(key.digits()) {
+        if let Some(counters) = nodes.get(prefix) {
+            for (_, c) in counters.range::<str, _>((Excluded(label), Unbounded)) {
+                above = above.saturating_add(*c);
+            }
+        }
+    }
+    above
+}
+
+/// How many counted entries share `key`'s group: the last node's counter of its label.
+pub fn group_size(key: &CountedKey, nodes: &NodeCounters) -> i64 {
+    let layout = key.layout();
+    let last = layout.levels() - 1;
+    let digits = key.digits();
+    nodes
+        .get(layout.prefix(digits, last))
+        .and_then(|c| c.get(layout.label(digits, last)))
+        .copied()
+        .unwrap_or(0)
+}
+
+/// The sort-key ranges a tail count reads: the key's group, split at the key. Both ranges are
+/// inclusive and contain the key itself, whose own item the count leaves out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TailRange {
+    /// From the key to the top of its group: the group's entries ranked above it.
+    pub above: (String, String),
+    /// From the bottom of its group to the key: the group's entries ranked below it.
+    pub below: (String, String),
+}
+
+impl TailRange {
+    /// The ranges of `key`.
+    pub fn of(key: &CountedKey) -> TailRange {
+        let layout = key.layout();
+        // `SCORE#<score>#<stored tiebreak digits>`: every key of the group starts with it and
+        // goes on with a digit, so the prefix itself is below them all and the prefix + ':'
+        // (the byte after '9') above them all.
+        let group_prefix = format!(
+            "SCORE#{}#{}",
+            &key.digits[..layout.score_digits],
+            &key.digits[layout.score_digits..layout.stored_digits()]
+        );
+        TailRange {
+            above: (key.sort_key.clone(), format!("{group_prefix}:")),
+            below: (group_prefix, key.sort_key.clone()),
+        }
+    }
+}
+
+/// Adds `delta` to every counter of `into`, dropping counters that reach zero.
+pub fn add_counters(into: &mut NodeCounters, delta: &NodeCounters) {
+    for (prefix, counters) in delta {
+        let node = into.entry(prefix.clone()).or_default();
+        for (label, d) in counters {
+            let c = node.entry(label.clone()).or_insert(0);
+            *c = c.saturating_add(*d);
+            if *c == 0 {
+                node.remove(label);
+            }
+        }
+        if node.is_empty() {
+            into.remove(prefix);
+        }
+    }
+}
+
+/// The counters of an index built from `keys` (each counted once along its path).
+pub fn build<'a>(keys: impl IntoIterator<Item = &'a CountedKey>) -> NodeCounters {
+    let mut nodes = NodeCounters::new();
+    for key in keys {
+        fold::count_path(&mut nodes, key, 1);
+    }
+    nodes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(sk: &str) -> CountedKey {
+        CountedKey::parse(sk).unwrap()
+    }
+
+    #[test]
+    fn the_default_width_has_nine_levels_and_a_100_second_group() {
+        let k = key("SCORE#0000009850#8280899199999#p_bob");
+        let layout = k.layout();
+        assert_eq!((layout.score_digits, layout.levels()), (10, 9));
+        assert_eq!(k.group(), "000000985082808991");
+        let path: Vec<_> = layout.path(k.digits()).collect();
+        assert_eq!(path[0], ("", "00"));
+        assert_eq!(path[4], ("00000098", "50"));
+        assert_eq!(path[8], ("0000009850828089", "91"));
+        assert_eq!(Layout::new(18).levels(), 13);
+        // an odd number of stored digits ends in a one-digit label
+        let odd = key("SCORE#123#8280899199999#p");
+        assert_eq!(odd.layout().levels(), 6);
+        assert_eq!(
+            odd.layout().path(odd.digits()).last(),
+            Some(("1238280899", "1"))
+        );
+    }
+
+    #[test]
+    fn tail_ranges_bound_the_group() {
+        let k = key("SCORE#0000009850#8280899199999#p_bob");
+        let t = TailRange::of(&k);
+        assert_eq!(t.above.1, "SCORE#0000009850#82808991:");
+        assert_eq!(t.below.0, "SCORE#0000009850#82808991");
+        for other in [
+            "SCORE#0000009850#8280899100000#a",
+            "SCORE#0000009850#8280899199999#zz",
+        ] {
+            assert!(t.below.0.as_str() < other && other < t.above.1.as_str());
+        }
+        for outside in [
+            "SCORE#0000009850#8280899200000#a",
+            "SCORE#0000009850#8280899099999#a",
+        ] {
+            assert!(!(t.below.0.as_str() <= outside && outside <= t.above.1.as_str()));
+        }
+    }
+
+    #[test]
+    fn node_keys_carry_the_generation() {
+        let b = BoardId::parse("b1").unwrap();
+        assert_eq!(root_key(&b), Key::new("RANKV2#b1", "#ROOT"));
+        assert_eq!(
+            node_key(&b, 3, "0012"),
+            Key::new("RANKV2#b1#3#0012", "#NODE")
+        );
+    }
+}
