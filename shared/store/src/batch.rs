@@ -28,6 +28,20 @@ pub struct BatchStats {
     pub requests: u32,
 }
 
+/// Starts the next round of a batch request that re-sends what DynamoDB left unprocessed:
+/// the first round at once, each later one after a jittered backoff (10 ms doubling, at most
+/// 640 ms), and none past [`MAX_ROUNDS`] ([`StoreError::Contention`]).
+async fn next_round(round: &mut u32) -> Result<(), StoreError> {
+    if *round > 0 {
+        tokio::time::sleep(backoff(10, *round, 6)).await;
+    }
+    *round += 1;
+    if *round > MAX_ROUNDS {
+        return Err(StoreError::Contention { attempts: *round });
+    }
+    Ok(())
+}
+
 /// Items found by [`Store::batch_get`], by key.
 pub(crate) struct Found(HashMap<(String, String), Item>);
 
@@ -57,13 +71,7 @@ impl Store {
         );
         let mut round = 0u32;
         while let Some(keys) = pending.take() {
-            if round > 0 {
-                tokio::time::sleep(backoff(10, round, 6)).await;
-            }
-            round += 1;
-            if round > MAX_ROUNDS {
-                return Err(StoreError::Contention { attempts: round });
-            }
+            next_round(&mut round).await?;
             let out = self
                 .client
                 .batch_get_item()
@@ -105,15 +113,9 @@ impl Store {
         while !requests.is_empty() {
             let rest = requests.split_off(requests.len().min(BATCH_WRITE_SIZE));
             let mut chunk = std::mem::replace(&mut requests, rest);
-            let mut round = 0;
+            let mut round = 0u32;
             while !chunk.is_empty() {
-                if round > 0 {
-                    tokio::time::sleep(backoff(10, round, 6)).await;
-                }
-                round += 1;
-                if round > MAX_ROUNDS {
-                    return Err(StoreError::Contention { attempts: round });
-                }
+                next_round(&mut round).await?;
                 let out = self
                     .client
                     .batch_write_item()
