@@ -1,0 +1,278 @@
+//! The requests each store operation sends, by DynamoDB operation, on DynamoDB Local: a
+//! census that pins the cost of every access pattern, so a change to how requests are built
+//! (or a new retry) cannot add a request unnoticed. Scenarios are deterministic: fixed times,
+//! fixed players, no concurrency.
+
+mod common;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use common::*;
+use leaderboard_devkit::local::{RequestCounter, counting_client};
+use leaderboard_devkit::testing::TestTable;
+use leaderboard_keys::ids::{Email, GameId};
+use leaderboard_keys::rank::Order;
+use leaderboard_store::model::Operator;
+use leaderboard_store::{
+    CloseOptions, CloseProgress, Config, ProjectedSession, RankChange, SequenceNumber, Store,
+};
+
+/// Every operation's requests against the expected ones; reports all differences at once.
+#[derive(Default)]
+struct Misses(Vec<String>);
+
+impl Misses {
+    fn expect(&mut self, what: &str, got: &str, expected: &str) {
+        if got != expected {
+            self.0
+                .push(format!("{what}: sent {got:?}, expected {expected:?}"));
+        }
+    }
+
+    fn none(self) {
+        assert!(self.0.is_empty(), "{:#?}", self.0);
+    }
+}
+
+/// A store over a fresh table whose client counts its requests.
+async fn counted(label: &str) -> (TestTable, Store, Arc<RequestCounter>) {
+    let table = TestTable::new(label).await;
+    let (client, counter) = counting_client(&table.endpoint);
+    let config = Config {
+        table_name: table.name.clone(),
+        cursor_secret: b"test-secret".to_vec(),
+    };
+    (table, Store::new(client, &config), counter)
+}
+
+/// The requests `op` sent, as `Operation n, ...` in name order.
+async fn census<T>(counter: &RequestCounter, op: impl Future<Output = T>) -> (T, String) {
+    counter.reset();
+    let out = op.await;
+    let counts = counter
+        .snapshot()
+        .into_iter()
+        .map(|(op, n)| format!("{op} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    (out, counts)
+}
+
+#[tokio::test]
+async fn players_boards_and_sessions() {
+    let mut m = Misses::default();
+    let (_t, store, counter) = counted("census_reads").await;
+    let (_, c) = census(
+        &counter,
+        store.create_board(new_board("cb", Order::Desc, Operator::Best, 1000), at(0)),
+    )
+    .await;
+    m.expect("create_board", &c, "PutItem 1");
+    let (_, c) = census(&counter, store.get_board(&bid("cb"))).await;
+    m.expect("get_board", &c, "GetItem 1");
+
+    let email = Email::parse("ada@example.com").unwrap();
+    let (r, c) = census(
+        &counter,
+        store.put_profile(&pid("ada"), "Ada", Some(&email), at(1)),
+    )
+    .await;
+    r.unwrap();
+    m.expect("put_profile", &c, "UpdateItem 1");
+    let (r, c) = census(&counter, store.get_player(&pid("ada"))).await;
+    assert!(r.unwrap().is_some());
+    m.expect("get_player", &c, "GetItem 1");
+    let (r, c) = census(&counter, store.find_player_by_email(&email)).await;
+    assert!(r.unwrap().is_some());
+    m.expect("find_player_by_email", &c, "Query 1");
+
+    let outcome = submit(&store, "ada", 10, &["cb"], 10).await;
+    let session = outcome.session.session_id.clone();
+    let (r, c) = census(&counter, store.get_session(&pid("ada"), &session)).await;
+    assert!(r.unwrap().is_some());
+    m.expect("get_session", &c, "GetItem 1");
+    let (r, c) = census(&counter, store.player_sessions(&pid("ada"), 10, None)).await;
+    assert_eq!(r.unwrap().items.len(), 1);
+    m.expect("player_sessions", &c, "Query 1");
+    let (r, c) = census(
+        &counter,
+        store.game_sessions(&GameId::parse("tetris").unwrap(), 10, None),
+    )
+    .await;
+    assert_eq!(r.unwrap().items.len(), 1);
+    m.expect("game_sessions", &c, "Query 1");
+    m.none();
+}
+
+#[tokio::test]
+async fn plays_and_rank_reads() {
+    let mut m = Misses::default();
+    let (_t, store, counter) = counted("census_plays").await;
+    board(&store, "pa", Order::Desc, Operator::Best).await;
+    board(&store, "pb", Order::Asc, Operator::Best).await;
+    for (i, p) in ["p1", "p2", "p3", "p4"].iter().enumerate() {
+        submit(&store, p, 100 + i as u64, &["pa", "pb"], 100 + i as u64).await;
+    }
+
+    // A first play on two boards, an improvement on one of them, one that improves nothing,
+    // and the same session again.
+    let first = play("ada", 50, &["pa", "pb"], sid(1_000, 1));
+    let (r, c) = census(&counter, store.record_play(&first, at(1_000))).await;
+    assert!(!r.unwrap().duplicate);
+    m.expect(
+        "first play",
+        &c,
+        "BatchGetItem 3, Query 2, TransactWriteItems 1, UpdateItem 1",
+    );
+    let better = play("ada", 60, &["pa", "pb"], sid(2_000, 2));
+    let (_, c) = census(&counter, store.record_play(&better, at(2_000))).await;
+    m.expect(
+        "improves one",
+        &c,
+        "BatchGetItem 3, Query 2, TransactWriteItems 1, UpdateItem 1",
+    );
+    let worse = play("ada", 1, &["pa"], sid(3_000, 3));
+    let (_, c) = census(&counter, store.record_play(&worse, at(3_000))).await;
+    m.expect(
+        "improves none",
+        &c,
+        "BatchGetItem 2, Query 1, TransactWriteItems 1, UpdateItem 1",
+    );
+    let (r, c) = census(&counter, store.record_play(&first, at(4_000))).await;
+    assert!(r.unwrap().duplicate);
+    m.expect("the same session again", &c, "BatchGetItem 1");
+
+    let pa = store.get_board(&bid("pa")).await.unwrap().unwrap();
+    let (r, c) = census(&counter, store.top_scores(&bid("pa"), 3, None)).await;
+    assert_eq!(r.unwrap().items.len(), 3);
+    m.expect("top_scores", &c, "Query 1");
+    let (r, c) = census(&counter, store.player_entry(&bid("pa"), &pid("ada"))).await;
+    assert!(r.unwrap().is_some());
+    m.expect("player_entry", &c, "Query 1");
+    let (r, c) = census(&counter, store.player_entries(&pid("ada"))).await;
+    assert_eq!(r.unwrap().len(), 2);
+    m.expect("player_entries", &c, "Query 1");
+    let (r, c) = census(&counter, store.player_rank(&pa, &pid("p2"))).await;
+    assert_eq!(r.unwrap().unwrap().rank, 3);
+    m.expect("player_rank, small board", &c, "BatchGetItem 1, Query 1");
+    let (r, c) = census(&counter, store.around_player(&pa, &pid("p2"), 1)).await;
+    assert_eq!(r.unwrap().unwrap().len(), 3);
+    m.expect("around_player, small board", &c, "BatchGetItem 1, Query 3");
+
+    // The rank index: built from the board, then one player's change applied.
+    let (r, c) = census(&counter, store.build_rank_index(&pa)).await;
+    r.unwrap();
+    m.expect(
+        "build_rank_index",
+        &c,
+        "BatchWriteItem 3, Query 1, UpdateItem 1",
+    );
+    let moved = submit(&store, "p1", 500, &["pa"], 5_000).await;
+    let pointer = store
+        .entry_pointer(&bid("pa"), &pid("p1"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(moved.session.outcomes.len(), 1);
+    let change = RankChange {
+        upsert: true,
+        score_sk: pointer.score_sk.clone(),
+        version: pointer.version,
+    };
+    let (r, c) = census(
+        &counter,
+        store.apply_rank_changes(&bid("pa"), &pid("p1"), std::slice::from_ref(&change)),
+    )
+    .await;
+    assert_eq!(r.unwrap().applied, 1);
+    m.expect("apply_rank_changes", &c, "GetItem 1, TransactWriteItems 1");
+    let (r, c) = census(
+        &counter,
+        store.apply_rank_changes(&bid("pa"), &pid("p1"), &[change]),
+    )
+    .await;
+    assert_eq!(r.unwrap().already_applied, 1);
+    m.expect("apply_rank_changes again", &c, "GetItem 1");
+    m.none();
+}
+
+#[tokio::test]
+async fn projection_import_and_close() {
+    let mut m = Misses::default();
+    let (_t, store, counter) = counted("census_close").await;
+    let sessions: Vec<ProjectedSession> = (1..=3)
+        .map(|i| ProjectedSession {
+            sequence_number: SequenceNumber::parse(&format!("{i}00")).unwrap(),
+            score: 10,
+            attained_at: at(i * 1_000),
+        })
+        .collect();
+    let (r, c) = census(
+        &counter,
+        store.project_sessions(&pid("ada"), &sessions, at(9_000)),
+    )
+    .await;
+    assert_eq!(r.unwrap().applied, 3);
+    m.expect("project_sessions", &c, "UpdateItem 1");
+    let (r, c) = census(
+        &counter,
+        store.project_sessions(&pid("ada"), &sessions, at(9_000)),
+    )
+    .await;
+    assert_eq!(r.unwrap().applied, 0);
+    m.expect("project_sessions again", &c, "GetItem 1, UpdateItem 1");
+
+    let mut short = new_board("cl", Order::Desc, Operator::Best, 1000);
+    short.ends_at = Some(at(60_000));
+    let cl = store.create_board(short, at(0)).await.unwrap();
+    let entries: Vec<_> = (0..30)
+        .map(|i| (pid(&format!("q{i:02}")), i, at(i)))
+        .collect();
+    let (r, c) = census(&counter, store.import_entries(&cl, &entries)).await;
+    r.unwrap();
+    m.expect(
+        "import_entries of 30",
+        &c,
+        "BatchWriteItem 3, UpdateItem 10",
+    );
+
+    let (r, c) = census(&counter, store.due_boards(at(61_000))).await;
+    assert_eq!(r.unwrap(), vec![bid("cl")]);
+    m.expect("due_boards", &c, "Query 1");
+    let options = CloseOptions {
+        page_size: 10,
+        ..CloseOptions::default()
+    };
+    let (r, c) = census(
+        &counter,
+        store.close_board(&bid("cl"), at(61_000), &options),
+    )
+    .await;
+    assert!(matches!(
+        r.unwrap(),
+        CloseProgress::Closed {
+            player_count: 30,
+            ..
+        }
+    ));
+    m.expect(
+        "close_board of 30 in pages of 10",
+        &c,
+        "BatchWriteItem 6, GetItem 1, Query 4, UpdateItem 6",
+    );
+
+    let (r, c) = census(&counter, store.final_standings(&bid("cl"), 5, None)).await;
+    assert_eq!(r.unwrap().items.len(), 5);
+    m.expect("final_standings", &c, "Query 1");
+    let (r, c) = census(&counter, store.final_standings_between(&bid("cl"), 3, 7)).await;
+    assert_eq!(r.unwrap().len(), 5);
+    m.expect("final_standings_between", &c, "Query 1");
+    let (r, c) = census(&counter, store.season_result(&pid("q05"), &bid("cl"))).await;
+    assert!(r.unwrap().is_some());
+    m.expect("season_result", &c, "GetItem 1");
+    let (r, c) = census(&counter, store.player_results(&pid("q05"))).await;
+    assert_eq!(r.unwrap().len(), 1);
+    m.expect("player_results", &c, "Query 1");
+    m.none();
+}
