@@ -481,6 +481,8 @@ mod tests {
         let b = leaderboard_keys::ids::BoardId::parse("b").unwrap();
         let cases: Vec<(StoreError, u16, &str)> = vec![
             (StoreError::Invalid("x".into()), 400, "invalid_request"),
+            // A request the store could not build is its own fault, not the caller's.
+            (StoreError::Request("x".into()), 500, "internal"),
             (StoreError::BadCursor, 400, "invalid_request"),
             (
                 StoreError::ScoreOutOfRange {

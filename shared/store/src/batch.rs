@@ -67,7 +67,7 @@ impl Store {
                 .set_keys(Some(keys.iter().map(key_item).collect()))
                 .consistent_read(true)
                 .build()
-                .map_err(|e| StoreError::Invalid(e.to_string()))?,
+                .map_err(StoreError::from)?,
         );
         let mut round = 0u32;
         while let Some(keys) = pending.take() {
@@ -106,7 +106,7 @@ impl Store {
                     .set_item(Some(item))
                     .build()
                     .map(|p| WriteRequest::builder().put_request(p).build())
-                    .map_err(|e| StoreError::Invalid(e.to_string()))
+                    .map_err(StoreError::from)
             })
             .collect::<Result<_, _>>()?;
         stats.items = requests.len();

@@ -1,7 +1,8 @@
 //! The store's error type. Every failure a caller must tell apart is its own variant: a
 //! validation failure, a missing or existing item, a closed board, a failed condition, a
-//! cancelled transaction with its reasons, exhausted retries; the SDK's own errors are kept
-//! whole for the logs. Also the one jittered backoff every retry loop waits with.
+//! cancelled transaction with its reasons, exhausted retries, a request this code could not
+//! build; the SDK's own errors are kept whole for the logs. Also the one jittered backoff every
+//! retry loop waits with.
 
 use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use leaderboard_keys::KeyError;
@@ -129,6 +130,10 @@ pub enum StoreError {
         /// What was wrong.
         reason: String,
     },
+    /// A request could not be built (a required part missing, a value that does not
+    /// serialise): a fault of this code, never of the caller's input.
+    #[error("building DynamoDB request: {0}")]
+    Request(String),
     /// Configuration is missing or wrong (e.g. `TABLE_NAME`).
     #[error("configuration: {0}")]
     Config(String),
@@ -207,6 +212,12 @@ impl StoreError {
     }
 }
 
+impl From<aws_sdk_dynamodb::error::BuildError> for StoreError {
+    fn from(e: aws_sdk_dynamodb::error::BuildError) -> Self {
+        StoreError::Request(e.to_string())
+    }
+}
+
 impl From<serde_dynamo::Error> for StoreError {
     fn from(e: serde_dynamo::Error) -> Self {
         StoreError::Corrupt {
@@ -222,4 +233,22 @@ pub(crate) fn backoff(base_ms: u64, attempt: u32, max_doublings: u32) -> std::ti
     use rand::Rng;
     let ceiling = base_ms << attempt.min(max_doublings);
     std::time::Duration::from_millis(rand::rng().random_range(1..=ceiling))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_that_cannot_be_built_is_the_stores_fault() {
+        // A Put without its item: the SDK's builder refuses it.
+        let e: StoreError = aws_sdk_dynamodb::types::Put::builder()
+            .table_name("t")
+            .build()
+            .unwrap_err()
+            .into();
+        assert!(matches!(e, StoreError::Request(_)), "{e:?}");
+        assert!(!e.is_client_error());
+        assert!(!e.is_retryable());
+    }
 }

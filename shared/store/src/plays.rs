@@ -322,8 +322,8 @@ impl Store {
     /// answered with them. A Session whose ranks were never stored (the function stopped in
     /// between) is answered with ranks read when it is repeated.
     async fn store_outcomes(&self, session: &Session) -> Result<(), StoreError> {
-        let outcomes = serde_dynamo::to_attribute_value(&session.outcomes)
-            .map_err(|e| StoreError::Invalid(e.to_string()))?;
+        let outcomes =
+            serde_dynamo::to_attribute_value(&session.outcomes).map_err(StoreError::from)?;
         self.client
             .update_item()
             .table_name(&self.table)
@@ -431,7 +431,7 @@ impl Store {
                         .set_item(Some(item))
                         .set_condition_expression(condition.map(str::to_owned))
                         .build()
-                        .map_err(|e| StoreError::Invalid(e.to_string()))?,
+                        .map_err(StoreError::from)?,
                 )
                 .build())
         };
@@ -458,7 +458,7 @@ impl Store {
                                 .expression_attribute_names("#status", "status")
                                 .expression_attribute_values(":open", s("open"))
                                 .build()
-                                .map_err(|e| StoreError::Invalid(e.to_string()))?,
+                                .map_err(StoreError::from)?,
                         )
                         .build(),
                 );
@@ -475,11 +475,7 @@ impl Store {
             };
             items.push(
                 TransactWriteItem::builder()
-                    .put(
-                        pointer_put
-                            .build()
-                            .map_err(|e| StoreError::Invalid(e.to_string()))?,
-                    )
+                    .put(pointer_put.build().map_err(StoreError::from)?)
                     .build(),
             );
             let board_pk = entity::board_pk(&board.leaderboard_id);
@@ -494,7 +490,7 @@ impl Store {
                                 .set_key(Some(key_item(&Key::new(&board_pk, &old.score_sk))))
                                 .condition_expression("attribute_exists(pk)")
                                 .build()
-                                .map_err(|e| StoreError::Invalid(e.to_string()))?,
+                                .map_err(StoreError::from)?,
                         )
                         .build(),
                 );

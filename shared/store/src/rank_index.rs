@@ -230,10 +230,7 @@ impl Store {
                 .expression_attribute_values(":v", n(read.version)),
         };
         Ok(TransactWriteItem::builder()
-            .put(
-                put.build()
-                    .map_err(|e| StoreError::Invalid(e.to_string()))?,
-            )
+            .put(put.build().map_err(StoreError::from)?)
             .build())
     }
 
@@ -284,7 +281,7 @@ impl Store {
             .set_expression_attribute_names(Some(names))
             .set_expression_attribute_values(Some(values))
             .build()
-            .map_err(|e| StoreError::Invalid(e.to_string()))?;
+            .map_err(StoreError::from)?;
         Ok(TransactWriteItem::builder().update(update).build())
     }
 
@@ -309,9 +306,7 @@ impl Store {
         } else {
             update.update_expression("ADD #w :one")
         };
-        let update = update
-            .build()
-            .map_err(|e| StoreError::Invalid(e.to_string()))?;
+        let update = update.build().map_err(StoreError::from)?;
         Ok(TransactWriteItem::builder().update(update).build())
     }
 

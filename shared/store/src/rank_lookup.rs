@@ -264,7 +264,7 @@ impl Store {
                     .set_key(Some(key_item(k)))
                     .build()
                     .map(|g| TransactGetItem::builder().get(g).build())
-                    .map_err(|e| StoreError::Invalid(e.to_string()))
+                    .map_err(StoreError::from)
             })
             .collect::<Result<_, _>>()?;
         for attempt in 1..=MAX_SNAPSHOT_ATTEMPTS {
