@@ -9,15 +9,14 @@ use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::time::Timestamp;
 
-use crate::error::backoff;
 use crate::items::{Item, key_item, key_string, pointer_item, score_item};
 use crate::model::{Board, EntryPointer};
+use crate::retry::Retry;
 use crate::{Store, StoreError};
 use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
 
 /// Items per `BatchWriteItem` request (DynamoDB's limit).
 pub const BATCH_WRITE_SIZE: usize = 25;
-const MAX_ROUNDS: u32 = 30;
 
 /// What a batched write cost.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -29,16 +28,17 @@ pub struct BatchStats {
 }
 
 /// Starts the next round of a batch request that re-sends what DynamoDB left unprocessed:
-/// the first round at once, each later one after a jittered backoff (10 ms doubling, at most
-/// 640 ms), and none past [`MAX_ROUNDS`] ([`StoreError::Contention`]).
+/// the first round at once, each later one after [`Retry::BATCH_ROUNDS`]' backoff, and none
+/// past its budget ([`StoreError::Contention`]).
 async fn next_round(round: &mut u32) -> Result<(), StoreError> {
+    let policy = Retry::BATCH_ROUNDS;
     if *round > 0 {
-        tokio::time::sleep(backoff(10, *round, 6)).await;
+        if !policy.attempts().contains(&(*round + 1)) {
+            return Err(policy.exhausted());
+        }
+        policy.pause(*round).await;
     }
     *round += 1;
-    if *round > MAX_ROUNDS {
-        return Err(StoreError::Contention { attempts: *round });
-    }
     Ok(())
 }
 

@@ -38,10 +38,7 @@ impl Store {
             None,
             gsi2.as_ref(),
         )?;
-        self.client
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(item))
+        self.put_request(item)
             .condition_expression("attribute_not_exists(pk)")
             .send()
             .await

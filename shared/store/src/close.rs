@@ -25,10 +25,9 @@ use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
 
-use crate::items::{
-    Item, key_item, key_string, n, pointer_from_score_item, pointer_item, s, to_item,
-};
+use crate::items::{Item, ItemExt, key_string, n, pointer_from_score_item, pointer_item, to_item};
 use crate::model::{Board, BoardStatus, FinalStanding, SeasonResult};
+use crate::request::{Index, Params, WithParams};
 use crate::{Store, StoreError};
 
 /// How long archived live items are kept by default (days).
@@ -90,10 +89,6 @@ pub enum CloseProgress {
 /// none.
 type Rolled = Result<Option<BoardId>, String>;
 
-fn num_attr(item: &Item, attr: &str) -> Option<u64> {
-    item.get(attr)?.as_n().ok()?.parse().ok()
-}
-
 impl Store {
     /// The open (or closing) boards whose `endsAt` is at or before `now`, from GSI2's sparse
     /// `BOARDS#OPEN` partition (never a Scan), oldest end first.
@@ -102,13 +97,13 @@ impl Store {
         let mut start = None;
         loop {
             let out = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .index_name("GSI2")
+                .query_request(Index::Gsi2)
                 .key_condition_expression("gsi2pk = :pk AND gsi2sk < :end")
-                .expression_attribute_values(":pk", s(entity::BOARDS_OPEN))
-                .expression_attribute_values(":end", s(entity::boards_open_ended_by(now)))
+                .params(
+                    Params::new()
+                        .value(":pk", entity::BOARDS_OPEN)
+                        .value(":end", entity::boards_open_ended_by(now)),
+                )?
                 .set_exclusive_start_key(start)
                 .send()
                 .await
@@ -160,8 +155,8 @@ impl Store {
             None => self.count_entries(id).await?,
         };
         let (mut done, mut cursor) = (
-            num_attr(&raw, "closeRank").unwrap_or(0),
-            raw.get("closeCursor").and_then(|v| v.as_s().ok()).cloned(),
+            raw.number("closeRank").unwrap_or(0),
+            raw.string("closeCursor").map(str::to_owned),
         );
         let ttl = now.as_secs() + options.retention_days * 86_400;
         let started = Instant::now();
@@ -183,13 +178,7 @@ impl Store {
                 .clone()
                 .unwrap_or_else(|| SCORE_UPPER_BOUND.to_owned());
             let out = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
-                .expression_attribute_values(":pk", s(&pk))
-                .expression_attribute_values(":lo", s(SCORE_PREFIX))
-                .expression_attribute_values(":hi", s(&upper))
+                .range_query(&pk, SCORE_PREFIX, &upper, Params::new())?
                 .scan_index_forward(false)
                 .consistent_read(true)
                 .limit(options.page_size as i32 + 1)
@@ -279,16 +268,18 @@ impl Store {
     /// `open` -> `closing`; a close already under way is fine.
     async fn begin_closing(&self, id: &BoardId, now: Timestamp) -> Result<(), StoreError> {
         let result = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key_item(&entity::board(id))))
-            .update_expression("SET #status = :closing, closingAt = :now")
+            .update_request(
+                &entity::board(id),
+                "SET #status = :closing, closingAt = :now",
+            )
             .condition_expression("#status = :open")
-            .expression_attribute_names("#status", "status")
-            .expression_attribute_values(":closing", s("closing"))
-            .expression_attribute_values(":open", s("open"))
-            .expression_attribute_values(":now", s(now.to_string()))
+            .params(
+                Params::new()
+                    .name("#status", "status")
+                    .value(":closing", BoardStatus::Closing)
+                    .value(":open", BoardStatus::Open)
+                    .value(":now", now),
+            )?
             .send()
             .await
             .map_err(|e| StoreError::sdk("UpdateItem(closing)", e));
@@ -304,15 +295,14 @@ impl Store {
         let (count, _) = self
             .count_range(&entity::board_pk(id), SCORE_PREFIX, SCORE_UPPER_BOUND)
             .await?;
-        self.client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key_item(&entity::board(id))))
-            .update_expression("SET playerCount = if_not_exists(playerCount, :count)")
-            .expression_attribute_values(":count", n(count))
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("UpdateItem(playerCount)", e))?;
+        self.update_request(
+            &entity::board(id),
+            "SET playerCount = if_not_exists(playerCount, :count)",
+        )
+        .params(Params::new().value(":count", count))?
+        .send()
+        .await
+        .map_err(|e| StoreError::sdk("UpdateItem(playerCount)", e))?;
         Ok(count)
     }
 
@@ -325,14 +315,16 @@ impl Store {
         cursor: Option<String>,
     ) -> Result<(u64, Option<String>), StoreError> {
         let result = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key_item(&entity::board(id))))
-            .update_expression("SET closeRank = :done, closeCursor = :cursor")
+            .update_request(
+                &entity::board(id),
+                "SET closeRank = :done, closeCursor = :cursor",
+            )
             .condition_expression("attribute_not_exists(closeRank) OR closeRank < :done")
-            .expression_attribute_values(":done", n(done))
-            .expression_attribute_values(":cursor", s(cursor.clone().unwrap_or_default()))
+            .params(
+                Params::new()
+                    .value(":done", done)
+                    .value(":cursor", cursor.as_deref().unwrap_or_default()),
+            )?
             .send()
             .await
             .map_err(|e| StoreError::sdk("UpdateItem(close checkpoint)", e));
@@ -340,10 +332,9 @@ impl Store {
             Ok(_) => Ok((done, cursor)),
             Err(StoreError::ConditionalCheckFailed) => {
                 let raw = self.get_raw(&entity::board(id)).await?.unwrap_or_default();
-                let theirs = num_attr(&raw, "closeRank").unwrap_or(0);
+                let theirs = raw.number("closeRank").unwrap_or(0);
                 if theirs > done {
-                    let c = raw.get("closeCursor").and_then(|v| v.as_s().ok()).cloned();
-                    Ok((theirs, c))
+                    Ok((theirs, raw.string("closeCursor").map(str::to_owned)))
                 } else {
                     Ok((done, cursor))
                 }
@@ -383,29 +374,26 @@ impl Store {
             "SET #status = :closed, closedAt = if_not_exists(closedAt, :now), playerCount = :count \
              REMOVE gsi2pk, gsi2sk",
         );
-        let mut req = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key_item(&entity::board(id))))
-            .condition_expression("#status IN (:closing, :closed)")
-            .expression_attribute_names("#status", "status")
-            .expression_attribute_values(":closed", s("closed"))
-            .expression_attribute_values(":closing", s("closing"))
-            .expression_attribute_values(":now", s(now.to_string()))
-            .expression_attribute_values(":count", n(player_count));
+        let mut params = Params::new()
+            .name("#status", "status")
+            .value(":closed", BoardStatus::Closed)
+            .value(":closing", BoardStatus::Closing)
+            .value(":now", now)
+            .value(":count", player_count);
         match rolled {
             Ok(None) => {}
             Ok(Some(next)) => {
                 update = update.replace(" REMOVE", ", nextLeaderboardId = :next REMOVE");
-                req = req.expression_attribute_values(":next", s(next.as_str()));
+                params = params.value(":next", next.as_str());
             }
             Err(why) => {
                 update = update.replace(" REMOVE", ", rolloverError = :why REMOVE");
-                req = req.expression_attribute_values(":why", s(why));
+                params = params.value(":why", why);
             }
         }
-        req.update_expression(update)
+        self.update_request(&entity::board(id), update)
+            .condition_expression("#status IN (:closing, :closed)")
+            .params(params)?
             .send()
             .await
             .map_err(|e| StoreError::sdk("UpdateItem(closed)", e))?;

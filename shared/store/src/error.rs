@@ -1,8 +1,7 @@
 //! The store's error type. Every failure a caller must tell apart is its own variant: a
 //! validation failure, a missing or existing item, a closed board, a failed condition, a
 //! cancelled transaction with its reasons, exhausted retries, a request this code could not
-//! build; the SDK's own errors are kept whole for the logs. Also the one jittered backoff every
-//! retry loop waits with.
+//! build; the SDK's own errors are kept whole for the logs.
 
 use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use leaderboard_keys::KeyError;
@@ -225,14 +224,6 @@ impl From<serde_dynamo::Error> for StoreError {
             reason: e.to_string(),
         }
     }
-}
-
-/// How long to wait before retry `attempt` (1-based): full jitter, a random 1 ms up to
-/// `base_ms × 2^min(attempt, max_doublings)`.
-pub(crate) fn backoff(base_ms: u64, attempt: u32, max_doublings: u32) -> std::time::Duration {
-    use rand::Rng;
-    let ceiling = base_ms << attempt.min(max_doublings);
-    std::time::Duration::from_millis(rand::rng().random_range(1..=ceiling))
 }
 
 #[cfg(test)]

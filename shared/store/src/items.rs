@@ -49,12 +49,27 @@ pub(crate) fn to_item<T: Serialize>(
     Ok(item)
 }
 
+/// Reading one attribute of a raw item: `None` when it is absent or not of the asked type.
+pub(crate) trait ItemExt {
+    /// A string attribute.
+    fn string(&self, attr: &str) -> Option<&str>;
+    /// A number attribute that parses as `T`.
+    fn number<T: std::str::FromStr>(&self, attr: &str) -> Option<T>;
+}
+
+impl ItemExt for Item {
+    fn string(&self, attr: &str) -> Option<&str> {
+        self.get(attr)?.as_s().ok().map(String::as_str)
+    }
+
+    fn number<T: std::str::FromStr>(&self, attr: &str) -> Option<T> {
+        self.get(attr)?.as_n().ok()?.parse().ok()
+    }
+}
+
 /// The string value of a key attribute, for errors and cursors.
 pub(crate) fn key_string(item: &Item, attr: &str) -> String {
-    item.get(attr)
-        .and_then(|v| v.as_s().ok())
-        .cloned()
-        .unwrap_or_default()
+    item.string(attr).unwrap_or_default().to_owned()
 }
 
 /// An entity from its item; an item that does not map is reported with its key.
@@ -87,11 +102,7 @@ pub(crate) fn pointer_item(pointer: &EntryPointer) -> Result<Item, StoreError> {
 /// Rebuilds the entry pointer from its Score item (see [`score_item`]).
 pub(crate) fn pointer_from_score_item(item: &Item) -> Result<EntryPointer, StoreError> {
     let score_sk = key_string(item, "sk");
-    let version = item
-        .get("version")
-        .and_then(|v| v.as_n().ok())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
+    let version = item.number("version").unwrap_or(1);
     let entry: ScoreEntry = from_item(item.clone())?;
     Ok(EntryPointer {
         leaderboard_id: entry.leaderboard_id,

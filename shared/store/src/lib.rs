@@ -38,6 +38,8 @@ mod projection;
 mod query;
 mod rank_index;
 mod rank_lookup;
+mod request;
+mod retry;
 pub mod rollover;
 mod scores;
 mod sessions;

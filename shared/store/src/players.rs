@@ -5,9 +5,10 @@ use leaderboard_keys::entity;
 use leaderboard_keys::ids::{Email, PlayerId};
 use leaderboard_keys::time::Timestamp;
 
-use crate::items::{from_item, key_item, n, s};
+use crate::items::from_item;
 use crate::model::Player;
 use crate::names::check_name;
+use crate::request::{Index, Params, WithParams};
 use crate::{Store, StoreError};
 
 impl Store {
@@ -19,12 +20,9 @@ impl Store {
     /// AP2: a player by email (Query on GSI1). Email lookups are exact: the address as set.
     pub async fn find_player_by_email(&self, email: &Email) -> Result<Option<Player>, StoreError> {
         let out = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .index_name("GSI1")
+            .query_request(Index::Gsi1)
             .key_condition_expression("gsi1pk = :pk")
-            .expression_attribute_values(":pk", s(entity::player_email_gsi1_pk(email)))
+            .params(Params::new().value(":pk", entity::player_email_gsi1_pk(email)))?
             .limit(1)
             .send()
             .await
@@ -54,26 +52,23 @@ impl Store {
              lifetimeScore = if_not_exists(lifetimeScore, :zero), \
              gamesPlayed = if_not_exists(gamesPlayed, :zero)",
         );
-        let mut req = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key_item(&entity::player(player))))
-            .expression_attribute_names("#name", "name")
-            .expression_attribute_values(":pid", s(player.as_str()))
-            .expression_attribute_values(":name", s(name))
-            .expression_attribute_values(":now", s(now.to_string()))
-            .expression_attribute_values(":zero", n(0));
+        let mut params = Params::new()
+            .name("#name", "name")
+            .value(":pid", player.as_str())
+            .value(":name", name)
+            .value(":now", now)
+            .value(":zero", 0u64);
         if let Some(email) = email {
             let g = entity::player_email_gsi1(email, player);
             update.push_str(", email = :email, gsi1pk = :g1pk, gsi1sk = :g1sk");
-            req = req
-                .expression_attribute_values(":email", s(email.as_str()))
-                .expression_attribute_values(":g1pk", s(g.pk))
-                .expression_attribute_values(":g1sk", s(g.sk));
+            params = params
+                .value(":email", email.as_str())
+                .value(":g1pk", g.pk)
+                .value(":g1sk", g.sk);
         }
-        let out = req
-            .update_expression(update)
+        let out = self
+            .update_request(&entity::player(player), update)
+            .params(params)?
             .return_values(ReturnValue::AllNew)
             .send()
             .await

@@ -29,18 +29,18 @@
 use std::time::Duration;
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{ConditionCheck, Delete, Put, TransactWriteItem};
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
 use rand::Rng;
 
 use crate::error::CancelReason;
-use crate::error::backoff;
 use crate::freshness::Freshness;
-use crate::items::{Item, from_item, key_item, n, pointer_item, s, score_item, to_item};
-use crate::model::{Board, BoardOutcome, EntryPointer, Operator, Session};
+use crate::items::{from_item, pointer_item, score_item, to_item};
+use crate::model::{Board, BoardOutcome, BoardStatus, EntryPointer, Operator, Session};
 use crate::rank_lookup::RankCost;
+use crate::request::{Params, WithParams};
+use crate::retry::{Retry, idempotency_token};
 use crate::{Store, StoreError};
 
 /// The most boards one play may count on.
@@ -52,9 +52,6 @@ pub const FENCE_WINDOW_MS: u64 = 60_000;
 /// The longest a play's transaction may take before it is abandoned: well inside the fence
 /// window.
 const TRANSACTION_TIMEOUT: Duration = Duration::from_secs(20);
-
-/// How many times a play is re-read and retried after a conflict.
-const MAX_ATTEMPTS: u32 = 60;
 
 /// One play to record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -268,7 +265,7 @@ impl Store {
     /// Read, decide, write, retried on conflicts: the Session as written (ranks not read yet)
     /// and its plans, or the Session a request with the same id wrote first.
     async fn write_with_retries(&self, play: &Play, now: Timestamp) -> Result<Written, StoreError> {
-        for attempt in 1..=MAX_ATTEMPTS {
+        for attempt in Retry::PLAY.attempts() {
             let state = self.read_play_state(play).await?;
             if let Some(session) = state.session {
                 return Ok(Written::Duplicate(session, attempt));
@@ -310,30 +307,19 @@ impl Store {
                 }
                 Err(e) => return Err(e),
             }
-            // Full jitter over an exponential ceiling of 5 ms .. 320 ms.
-            tokio::time::sleep(backoff(5, attempt, 6)).await;
+            Retry::PLAY.pause(attempt).await;
         }
-        Err(StoreError::Contention {
-            attempts: MAX_ATTEMPTS,
-        })
+        Err(Retry::PLAY.exhausted())
     }
 
     /// Keeps the ranks read after the write in the Session, so that a repeated request is
     /// answered with them. A Session whose ranks were never stored (the function stopped in
     /// between) is answered with ranks read when it is repeated.
     async fn store_outcomes(&self, session: &Session) -> Result<(), StoreError> {
-        let outcomes =
-            serde_dynamo::to_attribute_value(&session.outcomes).map_err(StoreError::from)?;
-        self.client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key_item(&entity::session(
-                &session.player_id,
-                &session.session_id,
-            ))))
-            .update_expression("SET outcomes = :o")
+        let key = entity::session(&session.player_id, &session.session_id);
+        self.update_request(&key, "SET outcomes = :o")
             .condition_expression("attribute_exists(pk)")
-            .expression_attribute_values(":o", outcomes)
+            .params(Params::new().value(":o", &session.outcomes))?
             .send()
             .await
             .map_err(|e| StoreError::sdk("UpdateItem(session ranks)", e))?;
@@ -423,23 +409,12 @@ impl Store {
 
     /// The one transaction of a play.
     async fn write_play(&self, session: &Session, plans: &[BoardPlan]) -> Result<(), StoreError> {
-        let put = |item: Item, condition: Option<&str>| -> Result<TransactWriteItem, StoreError> {
-            Ok(TransactWriteItem::builder()
-                .put(
-                    Put::builder()
-                        .table_name(&self.table)
-                        .set_item(Some(item))
-                        .set_condition_expression(condition.map(str::to_owned))
-                        .build()
-                        .map_err(StoreError::from)?,
-                )
-                .build())
-        };
         let session_key = entity::session(&session.player_id, &session.session_id);
         let gsi2 = entity::session_gsi2(&session.game_id, &session.session_id);
-        let mut items = vec![put(
+        let mut items = vec![self.tx_put(
             to_item(session, &session_key, None, Some(&gsi2))?,
             Some("attribute_not_exists(pk)"),
+            Params::new(),
         )?];
         let now = Timestamp::now();
         for plan in plans {
@@ -449,53 +424,32 @@ impl Store {
                 .is_some_and(|end| now.plus_millis(FENCE_WINDOW_MS) >= end);
             if near_end {
                 items.push(
-                    TransactWriteItem::builder()
-                        .condition_check(
-                            ConditionCheck::builder()
-                                .table_name(&self.table)
-                                .set_key(Some(key_item(&entity::board(&board.leaderboard_id))))
-                                .condition_expression("#status = :open")
-                                .expression_attribute_names("#status", "status")
-                                .expression_attribute_values(":open", s("open"))
-                                .build()
-                                .map_err(StoreError::from)?,
-                        )
-                        .build(),
+                    self.tx_check(
+                        &entity::board(&board.leaderboard_id),
+                        "#status = :open",
+                        Params::new()
+                            .name("#status", "status")
+                            .value(":open", BoardStatus::Open),
+                    )?,
                 );
             }
             let Some(new) = &plan.new else { continue };
-            let mut pointer_put = Put::builder()
-                .table_name(&self.table)
-                .set_item(Some(pointer_item(new)?));
-            pointer_put = match &plan.old {
-                None => pointer_put.condition_expression("attribute_not_exists(pk)"),
-                Some(old) => pointer_put
-                    .condition_expression("version = :v")
-                    .expression_attribute_values(":v", n(old.version)),
+            let (condition, params) = match &plan.old {
+                None => ("attribute_not_exists(pk)", Params::new()),
+                Some(old) => ("version = :v", Params::new().value(":v", old.version)),
             };
-            items.push(
-                TransactWriteItem::builder()
-                    .put(pointer_put.build().map_err(StoreError::from)?)
-                    .build(),
-            );
+            items.push(self.tx_put(pointer_item(new)?, Some(condition), params)?);
             let board_pk = entity::board_pk(&board.leaderboard_id);
             if let Some(old) = &plan.old
                 && old.score_sk != new.score_sk
             {
-                items.push(
-                    TransactWriteItem::builder()
-                        .delete(
-                            Delete::builder()
-                                .table_name(&self.table)
-                                .set_key(Some(key_item(&Key::new(&board_pk, &old.score_sk))))
-                                .condition_expression("attribute_exists(pk)")
-                                .build()
-                                .map_err(StoreError::from)?,
-                        )
-                        .build(),
-                );
+                items.push(self.tx_delete(
+                    &Key::new(&board_pk, &old.score_sk),
+                    "attribute_exists(pk)",
+                    Params::new(),
+                )?);
             }
-            items.push(put(score_item(new)?, None)?);
+            items.push(self.tx_put(score_item(new)?, None, Params::new())?);
             if board.rank_index {
                 items.push(self.written_update(
                     &board.leaderboard_id,
@@ -504,9 +458,7 @@ impl Store {
                 )?);
             }
         }
-        // Unique per attempt: the SDK's own retries of this request stay idempotent, and no two
-        // attempts or plays share one (DynamoDB remembers tokens for 10 minutes).
-        let token = format!("{:032x}", rand::rng().random::<u128>());
+        let token = idempotency_token();
         let send = self
             .client
             .transact_write_items()

@@ -34,18 +34,14 @@ use leaderboard_keys::entity;
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::time::Timestamp;
 
-use crate::error::backoff;
-use crate::items::{key_item, n, s};
+use crate::items::n;
 use crate::model::LIFETIME_SCORE_CEILING;
+use crate::request::{Params, WithParams};
+use crate::retry::Retry;
 use crate::{Store, StoreError};
 
 /// How many digits a stored watermark has: the longest sequence number DynamoDB Streams uses.
 pub const SEQUENCE_DIGITS: usize = 40;
-
-/// How many read-then-write rounds the slow path tries before it gives up with
-/// [`StoreError::Contention`]. Only a concurrent projector of the same player (which Lambda
-/// does not run) or a concurrent writer of the watermark can make a round fail.
-const MAX_ATTEMPTS: u32 = 8;
 
 /// A stream record's sequence number, normalised to [`SEQUENCE_DIGITS`] digits so that the
 /// derived (string) order is the numeric order.
@@ -193,7 +189,7 @@ impl Store {
             Err(e) if e.is_conditional_check_failed() => {}
             Err(e) => return Err(e),
         }
-        for attempt in 1..=MAX_ATTEMPTS {
+        for attempt in Retry::PROJECTION.attempts() {
             let seen = self.read_watermark(player).await?;
             outcome.reads += 1;
             let fresh = Totals::of(sessions.iter().filter(|p| {
@@ -220,25 +216,18 @@ impl Store {
                 }
                 Err(e) if e.is_conditional_check_failed() => {
                     tracing::debug!(%player, attempt, "projection raced; re-reading");
-                    // Full jitter over an exponential ceiling of 10 ms .. 320 ms.
-                    tokio::time::sleep(backoff(10, attempt, 5)).await;
+                    Retry::PROJECTION.pause(attempt).await;
                 }
                 Err(e) => return Err(e),
             }
         }
-        Err(StoreError::Contention {
-            attempts: MAX_ATTEMPTS,
-        })
+        Err(Retry::PROJECTION.exhausted())
     }
 
     /// The player's watermark and `lastPlayedAt`, read consistently.
     async fn read_watermark(&self, player: &PlayerId) -> Result<Seen, StoreError> {
         let out = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(key_item(&entity::player(player))))
-            .consistent_read(true)
+            .get_request(&entity::player(player))
             .projection_expression("projectedSeq, lastPlayedAt, lifetimeScore")
             .send()
             .await
@@ -290,36 +279,34 @@ impl Store {
             ),
             Guard::Unchanged(seen) => (":sum", saturated_total(seen.lifetime.as_deref(), t.sum)),
         };
-        let mut req = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key_item(&entity::player(player))))
-            .update_expression(format!(
-                "SET lifetimeScore = {lifetime}, \
-                 gamesPlayed = if_not_exists(gamesPlayed, :zero) + :count, \
-                 lastPlayedAt = :last, projectedSeq = :maxSeq, playerId = :pid, \
-                 #name = if_not_exists(#name, :pid), \
-                 createdAt = if_not_exists(createdAt, :now), \
-                 updatedAt = if_not_exists(updatedAt, :now)",
-            ))
-            .expression_attribute_names("#name", "name")
-            .expression_attribute_values(":zero", n(0))
-            .expression_attribute_values(":sum", n(total))
-            .expression_attribute_values(":count", n(t.count))
-            .expression_attribute_values(":last", s(t.newest.to_string()))
-            .expression_attribute_values(":maxSeq", s(t.max_seq.as_str()))
-            .expression_attribute_values(":pid", s(player.as_str()))
-            .expression_attribute_values(":now", s(now.to_string()));
-        req = match guard {
+        let update = format!(
+            "SET lifetimeScore = {lifetime}, \
+             gamesPlayed = if_not_exists(gamesPlayed, :zero) + :count, \
+             lastPlayedAt = :last, projectedSeq = :maxSeq, playerId = :pid, \
+             #name = if_not_exists(#name, :pid), \
+             createdAt = if_not_exists(createdAt, :now), \
+             updatedAt = if_not_exists(updatedAt, :now)",
+        );
+        // Totals are u128 (a sum of u64 scores), which serde_dynamo does not take: `n` writes
+        // their digits.
+        let mut params = Params::new()
+            .name("#name", "name")
+            .value(":zero", 0u64)
+            .attr(":sum", n(total))
+            .value(":count", t.count)
+            .value(":last", t.newest)
+            .value(":maxSeq", t.max_seq.as_str())
+            .value(":pid", player.as_str())
+            .value(":now", now);
+        let condition = match guard {
             Guard::Fresh => {
-                req.condition_expression(
-                    "(attribute_not_exists(projectedSeq) OR projectedSeq < :minSeq) \
-                     AND (attribute_not_exists(lastPlayedAt) OR lastPlayedAt <= :last) \
-                     AND (attribute_not_exists(lifetimeScore) OR lifetimeScore BETWEEN :zero AND :room)",
-                )
-                .expression_attribute_values(":minSeq", s(t.min_seq.as_str()))
-                .expression_attribute_values(":room", n(u128::from(LIFETIME_SCORE_CEILING) - total))
+                params = params
+                    .value(":minSeq", t.min_seq.as_str())
+                    .attr(":room", n(u128::from(LIFETIME_SCORE_CEILING) - total));
+                "(attribute_not_exists(projectedSeq) OR projectedSeq < :minSeq) \
+                 AND (attribute_not_exists(lastPlayedAt) OR lastPlayedAt <= :last) \
+                 AND (attribute_not_exists(lifetimeScore) OR lifetimeScore BETWEEN :zero AND :room)"
+                    .to_owned()
             }
             Guard::Unchanged(seen) => {
                 let mut condition = String::new();
@@ -327,27 +314,31 @@ impl Store {
                     None => condition.push_str("attribute_not_exists(projectedSeq)"),
                     Some(w) => {
                         condition.push_str("projectedSeq = :seenSeq");
-                        req = req.expression_attribute_values(":seenSeq", s(w.as_str()));
+                        params = params.value(":seenSeq", w.as_str());
                     }
                 }
                 match &seen.lifetime {
                     None => condition.push_str(" AND attribute_not_exists(lifetimeScore)"),
                     Some(raw) => {
+                        // Verbatim: a stored total may be beyond any integer type here.
                         condition.push_str(" AND lifetimeScore = :seenTotal");
-                        req = req.expression_attribute_values(":seenTotal", n(raw));
+                        params = params.attr(":seenTotal", n(raw));
                     }
                 }
                 match &seen.last_played {
                     None => condition.push_str(" AND attribute_not_exists(lastPlayedAt)"),
                     Some((raw, _)) => {
                         condition.push_str(" AND lastPlayedAt = :seenLast");
-                        req = req.expression_attribute_values(":seenLast", s(raw));
+                        params = params.value(":seenLast", raw);
                     }
                 }
-                req.condition_expression(condition)
+                condition
             }
         };
-        req.send()
+        self.update_request(&entity::player(player), update)
+            .condition_expression(condition)
+            .params(params)?
+            .send()
             .await
             .map_err(|e| StoreError::sdk("UpdateItem(projection)", e))?;
         Ok(())

@@ -9,8 +9,9 @@ use leaderboard_keys::entity::Key;
 use serde::de::DeserializeOwned;
 
 use crate::cursor::Position;
-use crate::items::{Item, from_item, key_item, key_string, s};
+use crate::items::{Item, from_item, key_string};
 use crate::model::Page;
+use crate::request::{Index, Params, WithParams};
 use crate::{Store, StoreError};
 
 /// The largest page a listing returns.
@@ -27,8 +28,8 @@ const MAX_KEY_BYTES: usize = 1024;
 pub(crate) struct Listing {
     /// Names the listing inside its cursors, so a cursor of one listing can't feed another.
     pub name: &'static str,
-    /// The index, or `None` for the table.
-    pub index: Option<&'static str>,
+    /// The table or the index it reads.
+    pub index: Index,
     /// The partition key value.
     pub partition: String,
     /// Every sort key of the listing starts with this.
@@ -38,20 +39,12 @@ pub(crate) struct Listing {
 }
 
 impl Listing {
-    fn key_attrs(&self) -> (&'static str, &'static str) {
-        match self.index {
-            None => ("pk", "sk"),
-            Some("GSI1") => ("gsi1pk", "gsi1sk"),
-            Some(_) => ("gsi2pk", "gsi2sk"),
-        }
-    }
-
     /// Whether a cursor's position continues this listing: an offset within
     /// [`MAX_CURSOR_OFFSET`], and a start key of exactly the listing's key attributes whose
     /// partition is the listing's and whose sort key has its prefix. The signature already rules
     /// out a forged position; this keeps a leaked or mistaken key from steering a read or a rank.
     fn continues(&self, position: &Position) -> bool {
-        let (pk_attr, sk_attr) = self.key_attrs();
+        let (pk_attr, sk_attr) = self.index.key_attrs();
         let key = &position.start_key;
         let attrs: std::collections::BTreeSet<&str> = ["pk", "sk", pk_attr, sk_attr].into();
         position.offset <= MAX_CURSOR_OFFSET
@@ -91,11 +84,7 @@ impl Store {
     /// The item at `key`, read strongly consistently.
     pub(crate) async fn get_raw(&self, key: &Key) -> Result<Option<Item>, StoreError> {
         let out = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(key_item(key)))
-            .consistent_read(true)
+            .get_request(key)
             .send()
             .await
             .map_err(|e| StoreError::sdk("GetItem", e))?;
@@ -131,20 +120,20 @@ impl Store {
             return Err(StoreError::BadCursor);
         }
         let offset = position.as_ref().map_or(0, |p| p.offset);
-        let (pk_attr, sk_attr) = listing.key_attrs();
+        let (pk_attr, sk_attr) = listing.index.key_attrs();
         let mut start = position.map(|p| p.exclusive_start_key());
         let mut items: Vec<Item> = Vec::with_capacity(limit + 1);
         loop {
             let out = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .set_index_name(listing.index.map(str::to_owned))
+                .query_request(listing.index)
                 .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
-                .expression_attribute_names("#pk", pk_attr)
-                .expression_attribute_names("#sk", sk_attr)
-                .expression_attribute_values(":pk", s(&listing.partition))
-                .expression_attribute_values(":prefix", s(listing.sk_prefix))
+                .params(
+                    Params::new()
+                        .name("#pk", pk_attr)
+                        .name("#sk", sk_attr)
+                        .value(":pk", &listing.partition)
+                        .value(":prefix", listing.sk_prefix),
+                )?
                 .scan_index_forward(listing.forward)
                 .limit((limit + 1 - items.len()) as i32)
                 .set_exclusive_start_key(start)
@@ -212,13 +201,7 @@ impl Store {
         let mut start = None;
         loop {
             let out = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
-                .expression_attribute_values(":pk", s(pk))
-                .expression_attribute_values(":lo", s(lo))
-                .expression_attribute_values(":hi", s(hi))
+                .range_query(pk, lo, hi, Params::new())?
                 .select(Select::Count)
                 .consistent_read(true)
                 .set_exclusive_start_key(start)
@@ -263,7 +246,7 @@ mod tests {
     fn top() -> Listing {
         Listing {
             name: "top",
-            index: None,
+            index: Index::Table,
             partition: "LEADERBOARD#b1".into(),
             sk_prefix: "SCORE#",
             forward: true,

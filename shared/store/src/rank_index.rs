@@ -19,10 +19,8 @@
 //! come from the entry pointer (each change of a player's entry adds one), so nothing here
 //! depends on the order of stream records across items.
 
-use std::collections::HashMap;
-
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
+use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 use leaderboard_keys::KeyError;
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{BoardId, PlayerId};
@@ -30,16 +28,14 @@ use leaderboard_keys::rankindex::{
     self, APPLIED_ATTR, CREATED_ATTR, IndexedKey, Layout, NodeCounts, NodeDelta, WRITTEN_ATTR,
     WRITTEN_SHARDS, count_attr, shard_of, ties_attr,
 };
-use rand::Rng;
 
 use crate::error::CancelReason;
-use crate::error::backoff;
-use crate::items::{Item, key_item, n, s};
+use crate::items::{Item, ItemExt, key_item, n, s};
 use crate::model::Board;
+use crate::request::{Index, Params, WithParams};
+use crate::retry::{Retry, idempotency_token};
 use crate::{Store, StoreError};
 
-/// Rounds of read-then-write before [`Store::apply_rank_changes`] gives up.
-const MAX_APPLY_ATTEMPTS: u32 = 12;
 /// One change of a player's entry, as the stream shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RankChange {
@@ -94,20 +90,26 @@ fn fold(start: &Marker, changes: &[RankChange]) -> (Marker, usize) {
 
 /// A number attribute, 0 when absent or not a number.
 pub(crate) fn num(item: &Item, attr: &str) -> i64 {
-    item.get(attr)
-        .and_then(|v| v.as_n().ok())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
+    item.number(attr).unwrap_or(0)
+}
+
+/// The marker item: the index counts `rk` (none when absent) for `player` on `board`, having
+/// applied the entry's changes up to `version`.
+fn marker_item(board: &BoardId, player: &PlayerId, version: u64, rk: Option<&str>) -> Item {
+    let mut item = key_item(&entity::rank_marker(player, board));
+    item.insert("leaderboardId".into(), s(board.as_str()));
+    item.insert("playerId".into(), s(player.as_str()));
+    item.insert("version".into(), n(version));
+    if let Some(rk) = rk {
+        item.insert("rk".into(), s(rk));
+    }
+    item
 }
 
 impl Store {
     async fn read_marker(&self, board: &BoardId, player: &PlayerId) -> Result<Marker, StoreError> {
         let out = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(key_item(&entity::rank_marker(player, board))))
-            .consistent_read(true)
+            .get_request(&entity::rank_marker(player, board))
             .send()
             .await
             .map_err(|e| StoreError::sdk("GetItem(rank marker)", e))?;
@@ -115,7 +117,7 @@ impl Store {
             None => Marker::default(),
             Some(item) => Marker {
                 exists: true,
-                rk: item.get("rk").and_then(|v| v.as_s().ok()).cloned(),
+                rk: item.string("rk").map(str::to_owned),
                 version: num(&item, "version").max(0) as u64,
             },
         })
@@ -135,7 +137,7 @@ impl Store {
         };
         let layout = IndexedKey::parse(&first.score_sk)?.layout();
         let shard = shard_of(player.as_str(), layout.node_shards);
-        for attempt in 1..=MAX_APPLY_ATTEMPTS {
+        for attempt in Retry::RANK_APPLY.attempts() {
             let marker = self.read_marker(board, player).await?;
             outcome.requests += 1;
             let (end, applied) = fold(&marker, changes);
@@ -170,7 +172,7 @@ impl Store {
                 }
             }
             outcome.items_written = items.len();
-            let token = format!("{:032x}", rand::rng().random::<u128>());
+            let token = idempotency_token();
             let sent = self
                 .client
                 .transact_write_items()
@@ -197,11 +199,9 @@ impl Store {
                     }
                 },
             }
-            tokio::time::sleep(backoff(5, attempt, 6)).await;
+            Retry::RANK_APPLY.pause(attempt).await;
         }
-        Err(StoreError::Contention {
-            attempts: MAX_APPLY_ATTEMPTS,
-        })
+        Err(Retry::RANK_APPLY.exhausted())
     }
 
     fn marker_put(
@@ -211,27 +211,19 @@ impl Store {
         read: &Marker,
         end: &Marker,
     ) -> Result<TransactWriteItem, StoreError> {
-        let mut item = key_item(&entity::rank_marker(player, board));
-        item.insert("leaderboardId".into(), s(board.as_str()));
-        item.insert("playerId".into(), s(player.as_str()));
-        item.insert("version".into(), n(end.version));
-        if let Some(rk) = &end.rk {
-            item.insert("rk".into(), s(rk));
-        }
-        let mut put = Put::builder().table_name(&self.table).set_item(Some(item));
-        put = match (&read.exists, &read.rk) {
-            (false, _) => put.condition_expression("attribute_not_exists(pk)"),
-            (true, Some(rk)) => put
-                .condition_expression("version = :v AND rk = :rk")
-                .expression_attribute_values(":v", n(read.version))
-                .expression_attribute_values(":rk", s(rk)),
-            (true, None) => put
-                .condition_expression("version = :v AND attribute_not_exists(rk)")
-                .expression_attribute_values(":v", n(read.version)),
+        let item = marker_item(board, player, end.version, end.rk.as_deref());
+        let (condition, params) = match (&read.exists, &read.rk) {
+            (false, _) => ("attribute_not_exists(pk)", Params::new()),
+            (true, Some(rk)) => (
+                "version = :v AND rk = :rk",
+                Params::new().value(":v", read.version).value(":rk", rk),
+            ),
+            (true, None) => (
+                "version = :v AND attribute_not_exists(rk)",
+                Params::new().value(":v", read.version),
+            ),
         };
-        Ok(TransactWriteItem::builder()
-            .put(put.build().map_err(StoreError::from)?)
-            .build())
+        self.tx_put(item, Some(condition), params)
     }
 
     fn node_update(
@@ -242,23 +234,23 @@ impl Store {
         node: &NodeDelta,
         applied: Option<u64>,
     ) -> Result<TransactWriteItem, StoreError> {
-        let mut names = HashMap::new();
-        let mut values = HashMap::new();
+        let mut params = Params::new();
         let mut adds = Vec::new();
         for (i, (label, delta)) in node.counts.iter().enumerate() {
-            names.insert(format!("#c{i}"), count_attr(label));
-            values.insert(format!(":c{i}"), n(delta));
+            params = params
+                .name(format!("#c{i}"), count_attr(label))
+                .value(format!(":c{i}"), delta);
             adds.push(format!("#c{i} :c{i}"));
         }
         if let Some(v) = applied {
-            names.insert("#applied".into(), APPLIED_ATTR.into());
-            values.insert(":applied".into(), n(v));
+            params = params.name("#applied", APPLIED_ATTR).value(":applied", v);
             adds.push("#applied :applied".into());
         }
         let me = AttributeValue::Ss(vec![player.to_string()]);
         if let Some(label) = &node.tie_add {
-            names.insert("#tadd".into(), ties_attr(label));
-            values.insert(":me".into(), me.clone());
+            params = params
+                .name("#tadd", ties_attr(label))
+                .attr(":me", me.clone());
             adds.push("#tadd :me".into());
         }
         let mut expression = String::new();
@@ -266,23 +258,11 @@ impl Store {
             expression = format!("ADD {}", adds.join(", "));
         }
         if let Some(label) = &node.tie_remove {
-            names.insert("#tdel".into(), ties_attr(label));
-            values.insert(":me".into(), me);
+            params = params.name("#tdel", ties_attr(label)).attr(":me", me);
             expression.push_str(" DELETE #tdel :me");
         }
-        let update = Update::builder()
-            .table_name(&self.table)
-            .set_key(Some(key_item(&entity::rank_node(
-                board,
-                shard,
-                &node.prefix,
-            ))))
-            .update_expression(expression.trim())
-            .set_expression_attribute_names(Some(names))
-            .set_expression_attribute_values(Some(values))
-            .build()
-            .map_err(StoreError::from)?;
-        Ok(TransactWriteItem::builder().update(update).build())
+        let key = entity::rank_node(board, shard, &node.prefix);
+        self.tx_update(&key, expression.trim(), params)
     }
 
     /// The submit path's part of the index: add one to the player's written count, in the
@@ -294,20 +274,17 @@ impl Store {
         created: bool,
     ) -> Result<TransactWriteItem, StoreError> {
         let shard = shard_of(player.as_str(), WRITTEN_SHARDS);
-        let mut update = Update::builder()
-            .table_name(&self.table)
-            .set_key(Some(key_item(&entity::rank_written(board, shard))))
-            .expression_attribute_names("#w", WRITTEN_ATTR)
-            .expression_attribute_values(":one", n(1));
-        update = if created {
-            update
-                .update_expression("ADD #w :one, #c :one")
-                .expression_attribute_names("#c", CREATED_ATTR)
+        let key = entity::rank_written(board, shard);
+        let params = Params::new().name("#w", WRITTEN_ATTR).value(":one", 1u64);
+        if created {
+            self.tx_update(
+                &key,
+                "ADD #w :one, #c :one",
+                params.name("#c", CREATED_ATTR),
+            )
         } else {
-            update.update_expression("ADD #w :one")
-        };
-        let update = update.build().map_err(StoreError::from)?;
-        Ok(TransactWriteItem::builder().update(update).build())
+            self.tx_update(&key, "ADD #w :one", params)
+        }
     }
 
     /// Adds `counts[shard]` to the written and created counts (bulk import of new entries:
@@ -322,17 +299,19 @@ impl Store {
             if count == 0 {
                 continue;
             }
-            self.client
-                .update_item()
-                .table_name(&self.table)
-                .set_key(Some(key_item(&entity::rank_written(board, shard as u8))))
-                .update_expression("ADD #w :n, #c :n")
-                .expression_attribute_names("#w", WRITTEN_ATTR)
-                .expression_attribute_names("#c", CREATED_ATTR)
-                .expression_attribute_values(":n", n(count))
-                .send()
-                .await
-                .map_err(|e| StoreError::sdk("UpdateItem(rank written)", e))?;
+            self.update_request(
+                &entity::rank_written(board, shard as u8),
+                "ADD #w :n, #c :n",
+            )
+            .params(
+                Params::new()
+                    .name("#w", WRITTEN_ATTR)
+                    .name("#c", CREATED_ATTR)
+                    .value(":n", count),
+            )?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(rank written)", e))?;
         }
         Ok(())
     }
@@ -372,12 +351,13 @@ impl Store {
         let mut start = None;
         loop {
             let out = self
-                .client
-                .query()
-                .table_name(&self.table)
+                .query_request(Index::Table)
                 .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
-                .expression_attribute_values(":pk", s(entity::board_pk(id)))
-                .expression_attribute_values(":score", s(entity::SCORE_PREFIX))
+                .params(
+                    Params::new()
+                        .value(":pk", entity::board_pk(id))
+                        .value(":score", entity::SCORE_PREFIX),
+                )?
                 .projection_expression("sk, playerId, version")
                 .consistent_read(true)
                 .set_exclusive_start_key(start)
@@ -408,12 +388,7 @@ impl Store {
                 let written_shard = shard_of(key.player(), WRITTEN_SHARDS) as usize;
                 written[written_shard] += version;
                 created[written_shard] += 1;
-                let mut marker = key_item(&entity::rank_marker(&player, id));
-                marker.insert("leaderboardId".into(), s(id.as_str()));
-                marker.insert("playerId".into(), s(player.as_str()));
-                marker.insert("version".into(), n(version));
-                marker.insert("rk".into(), s(sk));
-                items.push(marker);
+                items.push(marker_item(id, &player, version, Some(&sk)));
                 stats.entries += 1;
             }
             start = out.last_evaluated_key;
@@ -447,12 +422,8 @@ impl Store {
         let put = self.put_all(items).await?;
         stats.items = put.items;
         stats.requests += put.requests;
-        self.client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key_item(&entity::board(id))))
-            .update_expression("SET rankIndex = :t")
-            .expression_attribute_values(":t", AttributeValue::Bool(true))
+        self.update_request(&entity::board(id), "SET rankIndex = :t")
+            .params(Params::new().value(":t", true))?
             .send()
             .await
             .map_err(|e| StoreError::sdk("UpdateItem(board rank index)", e))?;

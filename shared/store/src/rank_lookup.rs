@@ -25,7 +25,7 @@
 //! `EXACT_TOP + 1` with `rankLag` [`UNINDEXED_LAG`], meaning "not known".
 
 use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError;
-use aws_sdk_dynamodb::types::{AttributeValue, Get, Select, TransactGetItem};
+use aws_sdk_dynamodb::types::{AttributeValue, Select, TransactGetItem};
 use leaderboard_keys::entity::{self, Key, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rankindex::{
@@ -33,20 +33,17 @@ use leaderboard_keys::rankindex::{
 };
 
 use crate::batch::Found;
-use crate::error::backoff;
 use crate::freshness::{EXACT_TOP, Estimate, IndexView};
-use crate::items::{Item, key_item, s};
+use crate::items::{Item, ItemExt};
 use crate::model::Board;
 use crate::rank_index::num;
+use crate::request::Params;
+use crate::retry::Retry;
 use crate::{Store, StoreError};
 
 /// The `rankLag` of a rank beyond the first [`EXACT_TOP`] on a board without a rank index:
 /// the rank is a lower bound and how far off it is is not known.
 pub const UNINDEXED_LAG: u64 = u32::MAX as u64;
-
-/// Snapshots tried before a lookup gives up as contended (real DynamoDB cancels a
-/// transactional read that meets an index write in flight on one of its items).
-const MAX_SNAPSHOT_ATTEMPTS: u32 = 5;
 
 /// What reading a rank cost.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -232,9 +229,9 @@ impl Store {
             .flat_map(|root| root.counts.values())
             .fold(0i64, |sum, c| sum.saturating_add(*c));
         let marker = item(0);
-        let held = marker.get("rk").and_then(|v| v.as_s().ok());
+        let held = marker.string("rk");
         // The player's entry as the index holds it is the player's, never above the player.
-        let own_above = held.is_some_and(|rk| rk.as_str() > score_sk);
+        let own_above = held.is_some_and(|rk| rk > score_sk);
         let held_version = num(marker, "version").max(0) as u64;
         // After the snapshot, so that every change it may have missed is in `written`.
         let after = self.read_written(id, cost).await?;
@@ -258,16 +255,9 @@ impl Store {
     ) -> Result<Vec<Option<Item>>, StoreError> {
         let gets: Vec<TransactGetItem> = keys
             .iter()
-            .map(|k| {
-                Get::builder()
-                    .table_name(&self.table)
-                    .set_key(Some(key_item(k)))
-                    .build()
-                    .map(|g| TransactGetItem::builder().get(g).build())
-                    .map_err(StoreError::from)
-            })
+            .map(|k| self.tx_get(k))
             .collect::<Result<_, _>>()?;
-        for attempt in 1..=MAX_SNAPSHOT_ATTEMPTS {
+        for attempt in Retry::RANK_SNAPSHOT.attempts() {
             cost.requests += 1;
             cost.items += gets.len() as u64;
             let out = self
@@ -288,15 +278,13 @@ impl Store {
                 Err(e) => match e.as_service_error() {
                     Some(TransactGetItemsError::TransactionCanceledException(_)) => {
                         tracing::debug!(attempt, "rank index snapshot conflicted; retrying");
-                        tokio::time::sleep(backoff(5, attempt, 6)).await;
+                        Retry::RANK_SNAPSHOT.pause(attempt).await;
                     }
                     _ => return Err(StoreError::sdk("TransactGetItems(rank index)", e)),
                 },
             }
         }
-        Err(StoreError::Contention {
-            attempts: MAX_SNAPSHOT_ATTEMPTS,
-        })
+        Err(Retry::RANK_SNAPSHOT.exhausted())
     }
 
     /// Step 3: the entries of other players above `score_sk`, counted with one consistent
@@ -310,16 +298,14 @@ impl Store {
         cost: &mut RankCost,
     ) -> Result<(u64, bool), StoreError> {
         let out = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
+            .range_query(
+                &entity::board_pk(&board.leaderboard_id),
+                &entity::score_sort_keys_above(score_sk),
+                SCORE_UPPER_BOUND,
+                Params::new().value(":me", player.as_str()),
+            )?
             // The player's own Score item may sort above the key read (a later play moved it).
             .filter_expression("playerId <> :me")
-            .expression_attribute_values(":pk", s(entity::board_pk(&board.leaderboard_id)))
-            .expression_attribute_values(":lo", s(entity::score_sort_keys_above(score_sk)))
-            .expression_attribute_values(":hi", s(SCORE_UPPER_BOUND))
-            .expression_attribute_values(":me", s(player.as_str()))
             .select(Select::Count)
             .consistent_read(true)
             .limit(EXACT_TOP as i32)

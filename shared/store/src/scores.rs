@@ -5,10 +5,11 @@ use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 
 use crate::freshness::Freshness;
-use crate::items::{from_item, s};
+use crate::items::from_item;
 use crate::model::{Board, EntryPointer, Page, RankedEntry, ScoreEntry};
 use crate::query::Listing;
 use crate::rank_lookup::{RankCost, Written, written_keys};
+use crate::request::{Index, Params, WithParams};
 use crate::{Store, StoreError};
 
 /// The most entries above and below a player the around window returns on each side.
@@ -35,7 +36,7 @@ impl Store {
     ) -> Result<Page<RankedEntry>, StoreError> {
         let listing = Listing {
             name: "top",
-            index: None,
+            index: Index::Table,
             partition: entity::board_pk(board),
             sk_prefix: SCORE_PREFIX,
             forward: false,
@@ -74,13 +75,9 @@ impl Store {
     ) -> Result<Option<ScoreEntry>, StoreError> {
         let key = entity::score_gsi1(player, board);
         let out = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .index_name("GSI1")
+            .query_request(Index::Gsi1)
             .key_condition_expression("gsi1pk = :pk AND gsi1sk = :sk")
-            .expression_attribute_values(":pk", s(key.pk))
-            .expression_attribute_values(":sk", s(key.sk))
+            .params(Params::new().value(":pk", key.pk).value(":sk", key.sk))?
             .send()
             .await
             .map_err(|e| StoreError::sdk("Query(GSI1 entry)", e))?;
@@ -97,7 +94,7 @@ impl Store {
     pub async fn player_entries(&self, player: &PlayerId) -> Result<Vec<ScoreEntry>, StoreError> {
         let listing = Listing {
             name: "player_scores",
-            index: Some("GSI1"),
+            index: Index::Gsi1,
             partition: entity::player_pk(player),
             sk_prefix: SCORE_PREFIX,
             forward: true,
@@ -256,13 +253,7 @@ impl Store {
         limit: usize,
     ) -> Result<Vec<ScoreEntry>, StoreError> {
         let out = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
-            .expression_attribute_values(":pk", s(pk))
-            .expression_attribute_values(":lo", s(lo))
-            .expression_attribute_values(":hi", s(hi))
+            .range_query(pk, lo, hi, Params::new())?
             .scan_index_forward(forward)
             .consistent_read(true)
             .limit(limit as i32)

@@ -6,6 +6,7 @@ use leaderboard_keys::ids::{GameId, PlayerId, SessionId};
 
 use crate::model::{Page, Session};
 use crate::query::Listing;
+use crate::request::Index;
 use crate::{Store, StoreError};
 
 impl Store {
@@ -27,7 +28,7 @@ impl Store {
     ) -> Result<Page<Session>, StoreError> {
         let listing = Listing {
             name: "player_sessions",
-            index: None,
+            index: Index::Table,
             partition: entity::player_pk(player),
             sk_prefix: SESSION_PREFIX,
             forward: false,
@@ -44,7 +45,7 @@ impl Store {
     ) -> Result<Page<Session>, StoreError> {
         let listing = Listing {
             name: "game_sessions",
-            index: Some("GSI2"),
+            index: Index::Gsi2,
             partition: entity::game_gsi2_pk(game),
             sk_prefix: SESSION_PREFIX,
             forward: false,

@@ -5,9 +5,10 @@
 use leaderboard_keys::entity::{self, FINAL_PREFIX, RESULT_PREFIX};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 
-use crate::items::{from_item, s};
+use crate::items::from_item;
 use crate::model::{FinalStanding, Page, RankedEntry, SeasonResult};
 use crate::query::Listing;
+use crate::request::{Index, Params};
 use crate::{Store, StoreError};
 
 impl Store {
@@ -20,7 +21,7 @@ impl Store {
     ) -> Result<Page<RankedEntry>, StoreError> {
         let listing = Listing {
             name: "final",
-            index: None,
+            index: Index::Table,
             partition: entity::board_pk(board),
             sk_prefix: FINAL_PREFIX,
             forward: true,
@@ -46,13 +47,7 @@ impl Store {
         let lo = entity::final_standing(board, first)?;
         let hi = entity::final_standing(board, last)?;
         let out = self
-            .client
-            .query()
-            .table_name(&self.table)
-            .key_condition_expression("pk = :pk AND sk BETWEEN :lo AND :hi")
-            .expression_attribute_values(":pk", s(lo.pk))
-            .expression_attribute_values(":lo", s(lo.sk))
-            .expression_attribute_values(":hi", s(hi.sk))
+            .range_query(&lo.pk, &lo.sk, &hi.sk, Params::new())?
             .send()
             .await
             .map_err(|e| StoreError::sdk("Query(final window)", e))?;
@@ -76,7 +71,7 @@ impl Store {
     pub async fn player_results(&self, player: &PlayerId) -> Result<Vec<SeasonResult>, StoreError> {
         let listing = Listing {
             name: "results",
-            index: None,
+            index: Index::Table,
             partition: entity::player_pk(player),
             sk_prefix: RESULT_PREFIX,
             forward: true,
