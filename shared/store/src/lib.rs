@@ -8,6 +8,9 @@
 //!   result) as stored and as the API shows them.
 //! - `items` and `query`: entity <-> item mapping through `serde_dynamo`, keyed listings with
 //!   opaque cursors, and counts that follow every 1 MB page.
+//! - `request` and `retry`: the one way a request is built (table-bound builders, transaction
+//!   items, placeholders through `serde_dynamo`, the `Index` of a Query) and the retry
+//!   policies every loop takes its budget and backoff from.
 //! - [`names`]: what a display name may contain.
 //! - `players`, `boards`, `scores`, `sessions`: the access patterns AP1-AP9 of seed 002, one
 //!   request each; `rank_index`, `rank_lookup` and [`freshness`]: ranks from the
