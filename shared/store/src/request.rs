@@ -130,16 +130,7 @@ impl Params {
     }
 
     /// The maps a request carries: an empty map is left out, as DynamoDB refuses one.
-    #[allow(clippy::type_complexity)]
-    fn into_maps(
-        self,
-    ) -> Result<
-        (
-            Option<HashMap<String, String>>,
-            Option<HashMap<String, AttributeValue>>,
-        ),
-        StoreError,
-    > {
+    fn into_maps(self) -> Result<PlaceholderMaps, StoreError> {
         if let Some(m) = self.mistake {
             return Err(StoreError::Request(m));
         }
@@ -149,10 +140,16 @@ impl Params {
     }
 }
 
+/// The names and values maps of a request, each absent when empty.
+type PlaceholderMaps = (
+    Option<HashMap<String, String>>,
+    Option<HashMap<String, AttributeValue>>,
+);
+
 /// A request builder that takes expression placeholders.
 pub(crate) trait WithParams: Sized {
-    /// Sets the request's placeholder names and values, or reports the first mistake made
-    /// while binding them.
+    /// Sets the request's placeholder names and values (all of them: a second call would
+    /// replace the first's), or reports the first mistake made while binding them.
     fn params(self, params: Params) -> Result<Self, StoreError>;
 }
 
