@@ -107,6 +107,7 @@ async fn board(store: &Store, id: &str, starts: u64, ends: u64, entries: usize) 
                 ends_at: Some(ts(ends)),
                 recurrence: Recurrence::None,
                 game_id: None,
+                rank_layout: Default::default(),
             },
             ts(starts.min(now.as_millis())),
         )

@@ -134,6 +134,7 @@ impl Harness {
                     ends_at: Some(now.plus_millis(86_400_000)),
                     recurrence: Recurrence::Season,
                     game_id: None,
+                    rank_layout: Default::default(),
                 },
                 now,
             )
@@ -278,6 +279,22 @@ async fn create_and_get_boards() {
             &json!("none")
         )
     );
+    assert!(
+        minimal.get("rankLayout").is_none(),
+        "v1 is the default: {minimal}"
+    );
+    // The rank index's layout v2, asked for at creation, is kept and shown.
+    let (status, v2) = h
+        .call(
+            "POST",
+            "/leaderboards",
+            As::Admin("ops"),
+            Some(&json!({"leaderboardId": "v2", "name": "V2", "rankLayout": 2})),
+        )
+        .await;
+    assert_eq!((status, &v2["rankLayout"]), (201, &json!(2)), "{v2}");
+    let (_, got) = h.get("/leaderboards/v2").await;
+    assert_eq!(got["rankLayout"], 2);
 
     let before = h.table.dump().await;
     let refusals: Vec<(As, Value, u16, &str)> = vec![
@@ -341,6 +358,18 @@ async fn create_and_get_boards() {
         (
             As::Admin("ops"),
             json!({"leaderboardId": "x1", "name": "X", "recurrence": "hourly"}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1", "name": "X", "rankLayout": 3}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1", "name": "X", "rankLayout": "2"}),
             400,
             "invalid_request",
         ),
@@ -790,6 +819,7 @@ async fn after_close_the_reads_come_from_the_snapshot() {
                 ends_at: Some(Timestamp::from_millis(now - 3_600_000).unwrap()),
                 recurrence: Recurrence::Season,
                 game_id: None,
+                rank_layout: Default::default(),
             },
             Timestamp::from_millis(now - 7_200_000).unwrap(),
         )

@@ -51,6 +51,7 @@ async fn board(
                 ends_at: Some(Timestamp::from_millis(now - 3_600_000).unwrap()),
                 recurrence: Recurrence::Season,
                 game_id: None,
+                rank_layout: Default::default(),
             },
             Timestamp::from_millis(now - 7_200_000).unwrap(),
         )

@@ -52,6 +52,7 @@ async fn board(
                 ends_at: Some(Timestamp::from_millis(end).unwrap()),
                 recurrence,
                 game_id: None,
+                rank_layout: Default::default(),
             },
             Timestamp::from_millis(start).unwrap(),
         )
@@ -548,6 +549,7 @@ async fn only_ended_boards_are_due() {
                 ends_at: None,
                 recurrence: Recurrence::None,
                 game_id: None,
+                rank_layout: Default::default(),
             },
             Timestamp::now(),
         )

@@ -97,6 +97,7 @@ async fn run(n: usize, quick: bool) -> Row {
                 ends_at: None,
                 recurrence: Recurrence::None,
                 game_id: None,
+                rank_layout: Default::default(),
             },
             at(0),
         )

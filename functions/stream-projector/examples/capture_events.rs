@@ -45,6 +45,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     ends_at: Some(at(86_400_000)),
                     recurrence: Recurrence::None,
                     game_id: Some(GameId::parse("tetris")?),
+                    rank_layout: Default::default(),
                 },
                 at(0),
             )

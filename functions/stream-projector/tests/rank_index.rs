@@ -245,6 +245,7 @@ async fn ranks_from_the_index_equal_counted_ranks_at_10k_players() {
                 ends_at: Some(at(365 * 86_400_000)),
                 recurrence: Recurrence::None,
                 game_id: Some(GameId::parse("tetris").unwrap()),
+                rank_layout: Default::default(),
             },
             at(0),
         )

@@ -72,6 +72,7 @@ async fn main() {
                     ends_at: Some(now.plus_millis(86_400_000)),
                     recurrence: Recurrence::None,
                     game_id: None,
+                    rank_layout: Default::default(),
                 },
                 now,
             )

@@ -59,6 +59,7 @@ impl Harness {
                     ends_at: Some(now.plus_millis(86_400_000)),
                     recurrence: Recurrence::None,
                     game_id: None,
+                    rank_layout: Default::default(),
                 },
                 now,
             )
@@ -381,6 +382,7 @@ async fn refusals_write_nothing_on_any_board() {
                     ends_at: Some(Timestamp::from_millis(end).unwrap()),
                     recurrence: Recurrence::None,
                     game_id: None,
+                    rank_layout: Default::default(),
                 },
                 Timestamp::from_millis(start).unwrap(),
             )

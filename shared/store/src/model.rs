@@ -149,6 +149,50 @@ pub struct NewBoard {
     /// The game the board belongs to, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game_id: Option<GameId>,
+    /// The rank index's layout: 1 (default) or 2.
+    #[serde(default, skip_serializing_if = "RankLayout::is_v1")]
+    pub rank_layout: RankLayout,
+}
+
+/// How a board's rank index is laid out (see the README's rank index section). Fixed at
+/// creation; a recurring board's successors keep it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(try_from = "u8", into = "u8")]
+pub enum RankLayout {
+    /// Layout v1: per-shard tries with tie sets and a per-player marker.
+    #[default]
+    V1,
+    /// Layout v2: one trie of counters per board, applied a batch at a time from the lanes'
+    /// change log.
+    V2,
+}
+
+impl RankLayout {
+    /// Whether this is v1 (the default, left out of stored and shown boards).
+    pub fn is_v1(&self) -> bool {
+        *self == RankLayout::V1
+    }
+}
+
+impl TryFrom<u8> for RankLayout {
+    type Error = String;
+
+    fn try_from(v: u8) -> Result<Self, Self::Error> {
+        match v {
+            1 => Ok(RankLayout::V1),
+            2 => Ok(RankLayout::V2),
+            other => Err(format!("rankLayout must be 1 or 2, not {other}")),
+        }
+    }
+}
+
+impl From<RankLayout> for u8 {
+    fn from(l: RankLayout) -> u8 {
+        match l {
+            RankLayout::V1 => 1,
+            RankLayout::V2 => 2,
+        }
+    }
 }
 
 fn default_max_score() -> u64 {
@@ -199,6 +243,9 @@ pub struct Board {
     /// before the index existed have no index and are ranked by counting).
     #[serde(default, skip_serializing_if = "is_false")]
     pub rank_index: bool,
+    /// The rank index's layout (`rankLayout`, absent for v1).
+    #[serde(default, skip_serializing_if = "RankLayout::is_v1")]
+    pub rank_layout: RankLayout,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -238,6 +285,7 @@ impl Board {
             next_leaderboard_id: None,
             rollover_error: None,
             rank_index: true,
+            rank_layout: new.rank_layout,
         })
     }
 

@@ -56,6 +56,7 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
         ends_at: Some(ends_at.plus_millis(period_ms)),
         recurrence: board.recurrence,
         game_id: board.game_id.clone(),
+        rank_layout: board.rank_layout,
     }))
 }
 
@@ -117,7 +118,7 @@ fn next_name(name: &str, old_id: &str, new_id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{BoardStatus, Operator};
+    use crate::model::{BoardStatus, Operator, RankLayout};
     use leaderboard_keys::rank::Order;
     use leaderboard_keys::time::Timestamp;
 
@@ -157,6 +158,7 @@ mod tests {
             next_leaderboard_id: None,
             rollover_error: None,
             rank_index: true,
+            rank_layout: RankLayout::V2,
         }
     }
 
@@ -177,8 +179,8 @@ mod tests {
             "2027-03-02T00:00:00.000Z"
         );
         assert_eq!(
-            (next.order, next.operator, next.max_score),
-            (Order::Asc, Operator::Latest, 999)
+            (next.order, next.operator, next.max_score, next.rank_layout),
+            (Order::Asc, Operator::Latest, 999, RankLayout::V2)
         );
         let d = board(
             "daily_2026-11-21",

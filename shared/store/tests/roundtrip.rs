@@ -193,6 +193,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             ends_at: case.ends_at.map(ts),
             recurrence: case.recurrence,
             game_id: case.game_id.map(gid),
+            rank_layout: Default::default(),
         };
         // WHEN the board is created
         let created = store.create_board(new, now).await.unwrap();
@@ -214,6 +215,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             next_leaderboard_id: None,
             rollover_error: None,
             rank_index: true,
+            rank_layout: Default::default(),
         };
         assert_eq!(created, want, "{id}");
         // AND it reads back identically

@@ -108,6 +108,7 @@ impl Scenario {
                         ends_at: Some(at(365 * 86_400_000)),
                         recurrence: Recurrence::None,
                         game_id: Some(GameId::parse("tetris").unwrap()),
+                        rank_layout: Default::default(),
                     },
                     at(0),
                 )
