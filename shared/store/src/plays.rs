@@ -451,11 +451,8 @@ impl Store {
             }
             items.push(self.tx_put(score_item(new)?, None, Params::new())?);
             if board.rank_index {
-                items.push(self.written_update(
-                    &board.leaderboard_id,
-                    &new.player_id,
-                    plan.old.is_none(),
-                )?);
+                let old_key = plan.old.as_ref().map(|old| old.score_sk.as_str());
+                items.push(self.written_update(board, &new.player_id, old_key, &new.score_sk)?);
             }
         }
         let token = idempotency_token();

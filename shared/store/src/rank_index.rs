@@ -24,6 +24,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 use leaderboard_keys::KeyError;
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank_v2;
 use leaderboard_keys::rankindex::{
     self, APPLIED_ATTR, CREATED_ATTR, IndexedKey, Layout, NodeCounts, NodeDelta, WRITTEN_ATTR,
     WRITTEN_SHARDS, count_attr, shard_of, ties_attr,
@@ -31,7 +32,8 @@ use leaderboard_keys::rankindex::{
 
 use crate::error::CancelReason;
 use crate::items::{Item, ItemExt, key_item, n, s};
-use crate::model::Board;
+use crate::model::{Board, RankLayout};
+use crate::rank_v2::LaneChangeItem;
 use crate::request::{Index, Params, WithParams};
 use crate::retry::{Retry, idempotency_token};
 use crate::{Store, StoreError};
@@ -265,26 +267,37 @@ impl Store {
         self.tx_update(&key, expression.trim(), params)
     }
 
-    /// The submit path's part of the index: add one to the player's written count, in the
-    /// play's transaction, and one to its created count when the entry is the player's first.
+    /// The submit path's part of the index, in the play's transaction: add one to the player's
+    /// written count (its lane), and one to its created count when the entry is the player's
+    /// first (`old` is `None`). On a layout v2 board the lane also records the change itself,
+    /// `chg = {o: old sort key, n: new sort key}`, which its stream record carries to the index
+    /// numbered by the `written` after the add.
     pub(crate) fn written_update(
         &self,
-        board: &BoardId,
+        board: &Board,
         player: &PlayerId,
-        created: bool,
+        old: Option<&str>,
+        new: &str,
     ) -> Result<TransactWriteItem, StoreError> {
         let shard = shard_of(player.as_str(), WRITTEN_SHARDS);
-        let key = entity::rank_written(board, shard);
-        let params = Params::new().name("#w", WRITTEN_ATTR).value(":one", 1u64);
-        if created {
-            self.tx_update(
-                &key,
-                "ADD #w :one, #c :one",
-                params.name("#c", CREATED_ATTR),
-            )
-        } else {
-            self.tx_update(&key, "ADD #w :one", params)
+        let key = entity::rank_written(&board.leaderboard_id, shard);
+        let mut params = Params::new().name("#w", WRITTEN_ATTR).value(":one", 1u64);
+        let mut update = String::from("ADD #w :one");
+        if old.is_none() {
+            update.push_str(", #c :one");
+            params = params.name("#c", CREATED_ATTR);
         }
+        if board.rank_layout == RankLayout::V2 {
+            update.push_str(" SET #chg = :chg");
+            params = params.name("#chg", rank_v2::CHANGE_ATTR).value(
+                ":chg",
+                LaneChangeItem {
+                    o: old,
+                    n: Some(new),
+                },
+            );
+        }
+        self.tx_update(&key, &update, params)
     }
 
     /// Adds `counts[shard]` to the written and created counts (bulk import of new entries:

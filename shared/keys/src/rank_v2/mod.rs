@@ -155,6 +155,10 @@ pub fn node_key(board: &BoardId, generation: u64, prefix: &str) -> Key {
     Key::new(format!("RANKV2#{board}#{generation}#{prefix}"), "#NODE")
 }
 
+/// The attribute of a lane (a written count item) holding its latest change, `{o, n}`: the old
+/// and new sort key, either absent.
+pub const CHANGE_ATTR: &str = "chg";
+
 /// The counter attribute of child `label`.
 pub fn count_attr(label: &str) -> String {
     format!("c{label}")
