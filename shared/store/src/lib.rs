@@ -60,6 +60,7 @@ pub use projection::{ProjectedSession, ProjectionOutcome, SEQUENCE_DIGITS, Seque
 pub use query::MAX_PAGE_SIZE;
 pub use rank_index::{RankApplyOutcome, RankBuildStats, RankChange};
 pub use rank_lookup::{RankCost, UNINDEXED_LAG};
+pub use rank_v2::LaneApplyOutcome;
 pub use scores::MAX_AROUND;
 
 use aws_sdk_dynamodb::Client;

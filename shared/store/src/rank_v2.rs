@@ -1,7 +1,21 @@
 //! The rank index's layout v2 in the table (see [`leaderboard_keys::rank_v2`] for the
-//! structure and the fold): the change a play records on its lane.
+//! structure and the fold): the change a play records on its lane, and a batch of lanes'
+//! changes applied to the counters exactly once.
 
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::TransactWriteItem;
+use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_v2::{
+    Chunk, Counters, GENERATION_ATTR, Gap, LANES, LaneChange, Watermarks, chunk, count_attr, fold,
+    node_key, root_key, watermark_attr,
+};
 use serde::Serialize;
+
+use crate::error::CancelReason;
+use crate::items::ItemExt;
+use crate::request::Params;
+use crate::retry::{Retry, idempotency_token};
+use crate::{Store, StoreError};
 
 /// A lane's latest change as stored in its `chg` attribute: the entry's old and new sort keys
 /// (`o` absent for a first entry, `n` absent for a removal).
@@ -13,4 +27,180 @@ pub(crate) struct LaneChangeItem<'a> {
     /// The new sort key.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub n: Option<&'a str>,
+}
+
+/// What [`Store::apply_lane_changes`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LaneApplyOutcome {
+    /// Changes written to the index by this call.
+    pub applied: usize,
+    /// Changes the index had already (delivered again, or repeated in the batch).
+    pub already_applied: usize,
+    /// Lanes stopped at a missing change: their later changes wait for a batch that has it.
+    pub gaps: Vec<Gap>,
+    /// Requests sent: root reads and transactions.
+    pub requests: u32,
+    /// Items written, all transactions together (each touched node once per chunk, and the
+    /// root).
+    pub items_written: usize,
+}
+
+/// The root as read: the lanes' watermarks and the generation of the nodes below it.
+struct Root {
+    watermarks: Watermarks,
+    generation: u64,
+}
+
+/// How a chunk's transaction ended.
+enum Sent {
+    Written,
+    /// Another apply moved the root (or the store was busy): re-read and re-fold.
+    Retry,
+}
+
+impl Store {
+    /// Applies a batch of lane changes (any order, repeats allowed) to a layout v2 board's
+    /// index, exactly once: one consistent read of the root, the fold of every change after its
+    /// lane's watermark, then one transaction per chunk that adds each touched node's net deltas
+    /// and advances the root's watermarks on condition that they still hold what was read. On a
+    /// failed condition it re-reads the root and folds again, so chunks another apply wrote are
+    /// skipped by their watermarks. Requests: at most [`Retry::RANK_APPLY`] rounds of one read
+    /// and one transaction per chunk of at most 100 items.
+    pub async fn apply_lane_changes(
+        &self,
+        board: &BoardId,
+        changes: &[LaneChange],
+    ) -> Result<LaneApplyOutcome, StoreError> {
+        let mut outcome = LaneApplyOutcome::default();
+        'rounds: for attempt in Retry::RANK_APPLY.attempts() {
+            let root = self.read_root(board).await?;
+            outcome.requests += 1;
+            let folded = fold(&root.watermarks, changes);
+            let held_back = changes.len() - folded.applied.len() - folded.already_applied;
+            outcome.gaps = folded.gaps.clone();
+            for chunk in chunk(&root.watermarks, &folded.applied) {
+                let items = self.chunk_items(board, &root, &chunk)?;
+                outcome.items_written += items.len();
+                outcome.requests += 1;
+                match self.send_chunk(items, attempt).await? {
+                    Sent::Written => outcome.applied += chunk.changes,
+                    Sent::Retry => {
+                        Retry::RANK_APPLY.pause(attempt).await;
+                        continue 'rounds;
+                    }
+                }
+            }
+            outcome.already_applied = changes.len() - outcome.applied - held_back;
+            return Ok(outcome);
+        }
+        Err(Retry::RANK_APPLY.exhausted())
+    }
+
+    async fn read_root(&self, board: &BoardId) -> Result<Root, StoreError> {
+        let out = self
+            .get_request(&root_key(board))
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("GetItem(rank v2 root)", e))?;
+        let item = out.item.unwrap_or_default();
+        let watermarks = (0..LANES)
+            .filter_map(|lane| Some((lane, item.number(&watermark_attr(lane))?)))
+            .collect();
+        Ok(Root {
+            watermarks: Watermarks(watermarks),
+            generation: item.number(GENERATION_ATTR).unwrap_or(0),
+        })
+    }
+
+    /// The transaction of one chunk: the root (its counters' deltas, the watermark advances
+    /// and their conditions) and every node below it that the chunk touches.
+    fn chunk_items(
+        &self,
+        board: &BoardId,
+        root: &Root,
+        chunk: &Chunk,
+    ) -> Result<Vec<TransactWriteItem>, StoreError> {
+        let no_counters = Counters::new();
+        let (adds, mut params) = counter_adds(chunk.deltas.get("").unwrap_or(&no_counters));
+        let mut sets = vec!["#g = if_not_exists(#g, :g)".to_owned()];
+        let mut conditions = vec!["(attribute_not_exists(#g) OR #g = :g)".to_owned()];
+        params = params
+            .name("#g", GENERATION_ATTR)
+            .value(":g", root.generation);
+        for (lane, (from, to)) in &chunk.advances {
+            sets.push(format!("#w{lane} = :w{lane}"));
+            conditions.push(format!(
+                "(attribute_not_exists(#w{lane}) OR #w{lane} = :f{lane})"
+            ));
+            params = params
+                .name(format!("#w{lane}"), watermark_attr(*lane))
+                .value(format!(":w{lane}"), to)
+                .value(format!(":f{lane}"), from);
+        }
+        let mut update = format!("SET {}", sets.join(", "));
+        if !adds.is_empty() {
+            update.push_str(&format!(" ADD {adds}"));
+        }
+        let mut items = vec![self.tx_update_if(
+            &root_key(board),
+            &update,
+            &conditions.join(" AND "),
+            params,
+        )?];
+        for (prefix, counters) in chunk.deltas.iter().filter(|(p, _)| !p.is_empty()) {
+            let (adds, params) = counter_adds(counters);
+            let key = node_key(board, root.generation, prefix);
+            items.push(self.tx_update(&key, &format!("ADD {adds}"), params)?);
+        }
+        Ok(items)
+    }
+
+    /// Sends one chunk's transaction; a failed condition or a conflict asks for a new round.
+    async fn send_chunk(
+        &self,
+        items: Vec<TransactWriteItem>,
+        attempt: u32,
+    ) -> Result<Sent, StoreError> {
+        let sent = self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .client_request_token(idempotency_token())
+            .send()
+            .await;
+        match sent {
+            Ok(_) => Ok(Sent::Written),
+            Err(e) => match e.as_service_error() {
+                Some(TransactWriteItemsError::TransactionCanceledException(c)) => {
+                    let reasons = CancelReason::of(c);
+                    if !CancelReason::all_retryable(&reasons) {
+                        return Err(StoreError::TransactionCanceled { reasons });
+                    }
+                    tracing::debug!(attempt, ?reasons, "rank v2 chunk cancelled; re-reading");
+                    Ok(Sent::Retry)
+                }
+                _ => {
+                    let e = StoreError::sdk("TransactWriteItems(rank v2)", e);
+                    if e.is_retryable() {
+                        Ok(Sent::Retry)
+                    } else {
+                        Err(e)
+                    }
+                }
+            },
+        }
+    }
+}
+
+/// `#c0 :c0, #c1 :c1, ...` adding each counter's delta, with its placeholders.
+fn counter_adds(counters: &Counters) -> (String, Params) {
+    let mut params = Params::new();
+    let mut adds = Vec::with_capacity(counters.len());
+    for (i, (label, delta)) in counters.iter().enumerate() {
+        adds.push(format!("#c{i} :c{i}"));
+        params = params
+            .name(format!("#c{i}"), count_attr(label))
+            .value(format!(":c{i}"), delta);
+    }
+    (adds.join(", "), params)
 }

@@ -261,10 +261,32 @@ impl Store {
         update: &str,
         params: Params,
     ) -> Result<TransactWriteItem, StoreError> {
+        self.tx_update_on(key, update, None, params)
+    }
+
+    /// A transaction's update of `key` with `update`, on `condition`.
+    pub(crate) fn tx_update_if(
+        &self,
+        key: &Key,
+        update: &str,
+        condition: &str,
+        params: Params,
+    ) -> Result<TransactWriteItem, StoreError> {
+        self.tx_update_on(key, update, Some(condition), params)
+    }
+
+    fn tx_update_on(
+        &self,
+        key: &Key,
+        update: &str,
+        condition: Option<&str>,
+        params: Params,
+    ) -> Result<TransactWriteItem, StoreError> {
         let update = Update::builder()
             .table_name(&self.table)
             .set_key(Some(key_item(key)))
             .update_expression(update)
+            .set_condition_expression(condition.map(str::to_owned))
             .params(params)?
             .build()?;
         Ok(TransactWriteItem::builder().update(update).build())

@@ -1,5 +1,6 @@
 //! The rank index's layout v2 in the table, on DynamoDB Local: what a play on a v2 board
-//! records on its lane (the change log the index is applied from).
+//! records on its lane (the change log the index is applied from), and batches of those changes
+//! applied in any order, partly, and again, leaving exactly the counters built from the entries.
 
 mod common;
 
@@ -9,10 +10,14 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use common::*;
 use leaderboard_keys::entity;
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_v2::CHANGE_ATTR;
+use leaderboard_keys::rank_v2::{
+    CHANGE_ATTR, CountedKey, LaneChange, NodeCounters, Watermarks, build,
+};
 use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
 use leaderboard_store::Store;
 use leaderboard_store::model::{Operator, RankLayout};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 async fn v2_board(store: &Store, id: &str) {
     let mut new = new_board(id, Order::Desc, Operator::Best, 9_999_999_999);
@@ -99,4 +104,179 @@ async fn a_play_on_a_v2_board_records_its_change_on_its_lane_numbered_by_written
 
     // A v1 board counts its lanes as before, without a change log.
     assert_eq!(lane(&table, "v1", la).await, (2, None));
+}
+
+/// The lanes' changes of a board, as their stream records carry them: read back from each lane
+/// after every play (plays here are sequential, so each play's record is the lane as it left it).
+#[derive(Default)]
+struct ChangeLog {
+    changes: Vec<LaneChange>,
+    seen: HashMap<u8, u64>,
+}
+
+impl ChangeLog {
+    async fn after_play(
+        &mut self,
+        table: &leaderboard_devkit::testing::TestTable,
+        board: &str,
+        lane_of_player: u8,
+    ) {
+        let (written, chg) = lane(table, board, lane_of_player).await;
+        if written == self.seen.get(&lane_of_player).copied().unwrap_or(0) {
+            return;
+        }
+        let chg = chg.expect("a v2 lane records its change");
+        let key = |k: &str| {
+            chg.get(k)
+                .map(|v| CountedKey::parse(v.as_s().unwrap()).unwrap())
+        };
+        self.changes.push(LaneChange {
+            lane: lane_of_player,
+            seq: written,
+            old: key("o"),
+            new: key("n"),
+        });
+        self.seen.insert(lane_of_player, written);
+    }
+}
+
+/// The index's counters and watermarks as stored (zero counters left out, as [`build`] does).
+async fn stored_index(
+    table: &leaderboard_devkit::testing::TestTable,
+    board: &str,
+) -> (NodeCounters, Watermarks) {
+    let root_pk = format!("RANKV2#{board}");
+    let mut nodes = NodeCounters::new();
+    let mut watermarks = Watermarks::default();
+    for item in table.dump().await {
+        let pk = item["pk"].as_s().unwrap();
+        let prefix = if *pk == root_pk {
+            String::new()
+        } else if let Some(rest) = pk.strip_prefix(&format!("{root_pk}#")) {
+            rest.split_once('#').unwrap().1.to_owned()
+        } else {
+            continue;
+        };
+        for (attr, v) in &item {
+            let n = || v.as_n().unwrap().parse::<i64>().unwrap();
+            if let Some(label) = attr.strip_prefix('c') {
+                if n() != 0 {
+                    nodes
+                        .entry(prefix.clone())
+                        .or_default()
+                        .insert(label.to_owned(), n());
+                }
+            } else if let Some(lane) = attr.strip_prefix('w') {
+                watermarks.0.insert(lane.parse().unwrap(), n() as u64);
+            }
+        }
+    }
+    (nodes, watermarks)
+}
+
+/// The counters built from the board's entries, and each lane's written count.
+async fn expected_index(
+    table: &leaderboard_devkit::testing::TestTable,
+    store: &Store,
+    board: &str,
+    players: &[String],
+) -> (NodeCounters, Watermarks) {
+    let mut keys = Vec::new();
+    for p in players {
+        if let Some(ptr) = store.entry_pointer(&bid(board), &pid(p)).await.unwrap() {
+            keys.push(CountedKey::parse(&ptr.score_sk).unwrap());
+        }
+    }
+    let mut written = Watermarks::default();
+    for l in 0..WRITTEN_SHARDS {
+        let (w, _) = lane(table, board, l).await;
+        if w > 0 {
+            written.0.insert(l, w);
+        }
+    }
+    (build(&keys), written)
+}
+
+#[tokio::test]
+async fn batches_applied_in_reverse_halves_partly_and_again_leave_exactly_the_built_counters() {
+    let (table, store) = store("rank_v2_apply").await;
+    v2_board(&store, "ra").await;
+    v2_board(&store, "rb").await;
+    v2_board(&store, "rc").await;
+    let players: Vec<String> = (0..150).map(|i| format!("p{i:03}")).collect();
+    let mut rng = StdRng::seed_from_u64(29);
+    let (mut log_a, mut log_b, mut log_c): (ChangeLog, ChangeLog, ChangeLog) = Default::default();
+    for round in 0..3u64 {
+        for p in &players {
+            // Narrow scores, so that paths share nodes and groups share keys.
+            let score = rng.random_range(0..5_000);
+            let ms = 10_000 + round * 200_000 + rng.random_range(0..150_000);
+            submit(&store, p, score, &["ra", "rb", "rc"], ms).await;
+            let l = shard_of(p, WRITTEN_SHARDS);
+            log_a.after_play(&table, "ra", l).await;
+            log_b.after_play(&table, "rb", l).await;
+            log_c.after_play(&table, "rc", l).await;
+        }
+    }
+    let (a, b, c) = (log_a.changes, log_b.changes, log_c.changes);
+    assert!(a.len() > 200, "{} changes", a.len());
+
+    // Board a: the batch's second half before its first, then the whole batch again.
+    let (first, second) = a.split_at(a.len() / 2);
+    let late = store.apply_lane_changes(&bid("ra"), second).await.unwrap();
+    assert!(!late.gaps.is_empty(), "every lane waits for its first half");
+    let early = store.apply_lane_changes(&bid("ra"), first).await.unwrap();
+    assert_eq!(early.applied, first.len());
+    let rest = store.apply_lane_changes(&bid("ra"), second).await.unwrap();
+    assert_eq!(late.applied + rest.applied, second.len());
+    assert!(rest.gaps.is_empty());
+    let again = store.apply_lane_changes(&bid("ra"), &a).await.unwrap();
+    assert_eq!(
+        (again.applied, again.already_applied, again.items_written),
+        (0, a.len(), 0)
+    );
+    assert_eq!(
+        again.requests, 1,
+        "a batch applied before costs its root read only"
+    );
+    assert_eq!(
+        stored_index(&table, "ra").await,
+        expected_index(&table, &store, "ra", &players).await
+    );
+
+    // Board b: stopped after part of each lane (as when a batch fails half way), then the
+    // whole batch, delivered twice.
+    let part: Vec<LaneChange> = b
+        .iter()
+        .filter(|c| c.seq % 3 != 0 || c.seq < 10)
+        .cloned()
+        .collect();
+    let partial = store.apply_lane_changes(&bid("rb"), &part).await.unwrap();
+    assert!(partial.applied < b.len() && !partial.gaps.is_empty());
+    let whole = store.apply_lane_changes(&bid("rb"), &b).await.unwrap();
+    assert_eq!(partial.applied + whole.applied, b.len());
+    assert!(
+        whole.requests > 2,
+        "a batch this size needs several chunks: {whole:?}"
+    );
+    store.apply_lane_changes(&bid("rb"), &b).await.unwrap();
+    assert_eq!(
+        stored_index(&table, "rb").await,
+        expected_index(&table, &store, "rb", &players).await
+    );
+
+    // Board c: the same batch applied by four appliers at once (as when a batch is retried
+    // while its first delivery still runs): each change is written by exactly one of them.
+    let rc = bid("rc");
+    let applies = (0..4).map(|_| store.apply_lane_changes(&rc, &c));
+    let outcomes = futures::future::try_join_all(applies).await.unwrap();
+    assert_eq!(
+        outcomes.iter().map(|o| o.applied).sum::<usize>(),
+        c.len(),
+        "{outcomes:?}"
+    );
+    assert_eq!(
+        stored_index(&table, "rc").await,
+        expected_index(&table, &store, "rc", &players).await
+    );
 }

@@ -159,6 +159,9 @@ pub fn node_key(board: &BoardId, generation: u64, prefix: &str) -> Key {
 /// and new sort key, either absent.
 pub const CHANGE_ATTR: &str = "chg";
 
+/// The root's attribute holding the generation of the nodes below it.
+pub const GENERATION_ATTR: &str = "g";
+
 /// The counter attribute of child `label`.
 pub fn count_attr(label: &str) -> String {
     format!("c{label}")
