@@ -371,8 +371,51 @@ mod tests {
         assert!(t.route(&Method::DELETE, "/players/me").is_none());
         assert!(t.route(&Method::GET, "/nope").is_none());
         assert_eq!(t.stream.batch_size, 100);
-        assert_eq!(t.stream.filters.len(), 2);
+        assert_eq!(t.stream.filters.len(), 4);
         assert_eq!(t.close_every, Duration::from_secs(60));
+    }
+
+    #[test]
+    fn the_stream_filters_deliver_what_the_projector_reads_and_nothing_else() {
+        use serde_json::json;
+        let t = LocalTemplate::from_repo().unwrap();
+        let record = |name: &str, pk: &str, sk: &str, image: serde_json::Value| {
+            json!({"eventName": name, "dynamodb": {
+                "Keys": {"pk": {"S": pk}, "sk": {"S": sk}}, "NewImage": image}})
+        };
+        let lane = |chg: serde_json::Value| {
+            record(
+                "MODIFY",
+                "RANKSEQ#b#03",
+                "#WRITTEN",
+                json!({"written": {"N": "7"}, "chg": {"M": chg}}),
+            )
+        };
+        let delivered = [
+            record("INSERT", "PLAYER#p", "SESSION#01", json!({})),
+            record("MODIFY", "LEADERBOARD#b", "SCORE#1#2#p", json!({})),
+            lane(json!({"n": {"S": "SCORE#1#2#p"}})),
+            lane(json!({"o": {"S": "SCORE#1#2#p"}, "n": {"S": "SCORE#3#4#p"}})),
+            lane(json!({"o": {"S": "SCORE#1#2#p"}})),
+        ];
+        let dropped = [
+            record("MODIFY", "PLAYER#p", "SESSION#01", json!({})),
+            // a v1 board's lane: counted, no change recorded
+            record(
+                "MODIFY",
+                "RANKSEQ#b#03",
+                "#WRITTEN",
+                json!({"written": {"N": "7"}}),
+            ),
+            record("MODIFY", "RANKNODE#b#0#", "#NODE", json!({})),
+            record("MODIFY", "PLAYER#p", "#PROFILE", json!({})),
+        ];
+        for r in &delivered {
+            assert!(crate::filter::passes(&t.stream.filters, r), "{r}");
+        }
+        for r in &dropped {
+            assert!(!crate::filter::passes(&t.stream.filters, r), "{r}");
+        }
     }
 
     #[test]

@@ -54,7 +54,9 @@ use leaderboard_store::{ProjectedSession, ProjectionOutcome, SequenceNumber, Sto
 use serde_dynamo::AttributeValue;
 
 pub mod rank;
+pub mod rank_v2;
 pub use rank::RankIndex;
+pub use rank_v2::LaneIndex;
 
 /// How many players' writes of one batch run at once.
 pub const MAX_CONCURRENT_PLAYERS: usize = 16;
@@ -311,17 +313,20 @@ pub async fn project<P: Projection>(
 /// The Lambda handler: one stream batch in, its failed records out. The batch's Session
 /// INSERTs go to the players' totals ([`project`]) and its Score changes to the rank index
 /// ([`rank::index`]), side by side; the failures of both are reported.
-pub async fn handle<P: Projection + RankIndex>(
+pub async fn handle<P: Projection + RankIndex + LaneIndex>(
     store: &P,
     event: LambdaEvent<Event>,
 ) -> Result<DynamoDbEventResponse, Error> {
     let records = event.payload.records;
     let ranks = rank::plan(&records);
-    let (mut response, rank_failures) = futures::join!(
+    let lanes = rank_v2::plan(&records);
+    let (mut response, rank_failures, lane_failures) = futures::join!(
         project(store, records, Timestamp::now()),
-        rank::index(store, &ranks)
+        rank::index(store, &ranks),
+        rank_v2::index(store, &lanes)
     );
     response.batch_item_failures.extend(rank_failures);
+    response.batch_item_failures.extend(lane_failures);
     Ok(response)
 }
 

@@ -22,16 +22,17 @@ use leaderboard_devkit::stream::{EventSourceMapping, StartingPosition, StreamRea
 use leaderboard_devkit::testing::{TestTable, s};
 use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
 use leaderboard_keys::rank::Order;
+use leaderboard_keys::rank_v2::LaneChange;
 use leaderboard_keys::rankindex::shard_of;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{Board, NewBoard, Operator, RankedEntry, Recurrence};
 use leaderboard_store::{
-    Play, ProjectedSession, ProjectionOutcome, RankApplyOutcome, RankChange, RankCost, Store,
-    StoreError,
+    LaneApplyOutcome, Play, ProjectedSession, ProjectionOutcome, RankApplyOutcome, RankChange,
+    RankCost, Store, StoreError,
 };
 use rand::Rng;
 use rand::seq::IndexedRandom;
-use stream_projector::{Projection, RankIndex, handle};
+use stream_projector::{LaneIndex, Projection, RankIndex, handle};
 
 const PLAYERS: usize = 10_000;
 const PLAYS: usize = 600;
@@ -70,7 +71,20 @@ impl RankIndex for FailOnce {
     }
 }
 
-async fn deliver<P: Projection + RankIndex>(target: &P, records: &[EventRecord]) -> u32 {
+impl LaneIndex for FailOnce {
+    async fn apply_lanes(
+        &self,
+        board: &BoardId,
+        changes: &[LaneChange],
+    ) -> Result<LaneApplyOutcome, StoreError> {
+        self.store.apply_lane_changes(board, changes).await
+    }
+}
+
+async fn deliver<P: Projection + RankIndex + LaneIndex>(
+    target: &P,
+    records: &[EventRecord],
+) -> u32 {
     let mapping = EventSourceMapping::default();
     let delivery = mapping
         .deliver(records, |e| {

@@ -3,21 +3,21 @@
 //! applied in any order, partly, and again, leaving exactly the counters built from the entries.
 
 mod common;
+#[path = "common/rank_v2.rs"]
+mod rank_v2_index;
 
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use common::*;
-use leaderboard_keys::entity;
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_v2::{
-    CHANGE_ATTR, CountedKey, LaneChange, NodeCounters, Watermarks, build,
-};
+use leaderboard_keys::rank_v2::{CountedKey, LaneChange};
 use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
 use leaderboard_store::Store;
 use leaderboard_store::model::{Operator, RankLayout};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rank_v2_index::{expected_index, lane, stored_index};
 
 async fn v2_board(store: &Store, id: &str) {
     let mut new = new_board(id, Order::Desc, Operator::Best, 9_999_999_999);
@@ -34,21 +34,6 @@ async fn key_of(store: &Store, board: &str, player: &str) -> String {
         .unwrap()
         .unwrap()
         .score_sk
-}
-
-/// A lane's `written` and `chg` as stored.
-async fn lane(
-    table: &leaderboard_devkit::testing::TestTable,
-    board: &str,
-    lane: u8,
-) -> (u64, Option<HashMap<String, AttributeValue>>) {
-    let key = entity::rank_written(&bid(board), lane);
-    let item = table.raw(&key.pk, &key.sk).await.unwrap_or_default();
-    let written = item
-        .get("written")
-        .map_or(0, |v| v.as_n().unwrap().parse().unwrap());
-    let chg = item.get(CHANGE_ATTR).map(|v| v.as_m().unwrap().clone());
-    (written, chg)
 }
 
 fn change(old: Option<&str>, new: &str) -> HashMap<String, AttributeValue> {
@@ -138,63 +123,6 @@ impl ChangeLog {
         });
         self.seen.insert(lane_of_player, written);
     }
-}
-
-/// The index's counters and watermarks as stored (zero counters left out, as [`build`] does).
-async fn stored_index(
-    table: &leaderboard_devkit::testing::TestTable,
-    board: &str,
-) -> (NodeCounters, Watermarks) {
-    let root_pk = format!("RANKV2#{board}");
-    let mut nodes = NodeCounters::new();
-    let mut watermarks = Watermarks::default();
-    for item in table.dump().await {
-        let pk = item["pk"].as_s().unwrap();
-        let prefix = if *pk == root_pk {
-            String::new()
-        } else if let Some(rest) = pk.strip_prefix(&format!("{root_pk}#")) {
-            rest.split_once('#').unwrap().1.to_owned()
-        } else {
-            continue;
-        };
-        for (attr, v) in &item {
-            let n = || v.as_n().unwrap().parse::<i64>().unwrap();
-            if let Some(label) = attr.strip_prefix('c') {
-                if n() != 0 {
-                    nodes
-                        .entry(prefix.clone())
-                        .or_default()
-                        .insert(label.to_owned(), n());
-                }
-            } else if let Some(lane) = attr.strip_prefix('w') {
-                watermarks.0.insert(lane.parse().unwrap(), n() as u64);
-            }
-        }
-    }
-    (nodes, watermarks)
-}
-
-/// The counters built from the board's entries, and each lane's written count.
-async fn expected_index(
-    table: &leaderboard_devkit::testing::TestTable,
-    store: &Store,
-    board: &str,
-    players: &[String],
-) -> (NodeCounters, Watermarks) {
-    let mut keys = Vec::new();
-    for p in players {
-        if let Some(ptr) = store.entry_pointer(&bid(board), &pid(p)).await.unwrap() {
-            keys.push(CountedKey::parse(&ptr.score_sk).unwrap());
-        }
-    }
-    let mut written = Watermarks::default();
-    for l in 0..WRITTEN_SHARDS {
-        let (w, _) = lane(table, board, l).await;
-        if w > 0 {
-            written.0.insert(l, w);
-        }
-    }
-    (build(&keys), written)
 }
 
 #[tokio::test]

@@ -1,0 +1,275 @@
+//! The rank index's layout v2 half of the stream consumer: every lane record (a written count
+//! whose new image carries `chg`, the change a play made on a layout v2 board) is grouped by
+//! board and the board's changes applied a batch at a time with
+//! [`Store::apply_lane_changes`], which counts each change exactly once by its lane's
+//! watermark. Boards of a batch are applied concurrently. Lanes of v1 boards carry no `chg`
+//! and are skipped.
+
+use std::collections::HashMap;
+use std::future::Future;
+
+use aws_lambda_events::event::dynamodb::EventRecord;
+use aws_lambda_events::event::streams::DynamoDbBatchItemFailure;
+use futures::StreamExt;
+use leaderboard_keys::entity::ItemKey;
+use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_v2::{CHANGE_ATTR, CountedKey, LaneChange};
+use leaderboard_store::{LaneApplyOutcome, Store, StoreError};
+use serde_dynamo::AttributeValue;
+
+/// How many boards' batches of one stream batch are applied at once.
+pub const MAX_CONCURRENT_BOARDS: usize = 4;
+
+/// Where the v2 index is kept: the store in production; tests wrap it to inject failures.
+pub trait LaneIndex: Sync {
+    /// Applies a board's lane changes (any order, repeats allowed) exactly once.
+    fn apply_lanes(
+        &self,
+        board: &BoardId,
+        changes: &[LaneChange],
+    ) -> impl Future<Output = Result<LaneApplyOutcome, StoreError>> + Send;
+}
+
+impl LaneIndex for Store {
+    fn apply_lanes(
+        &self,
+        board: &BoardId,
+        changes: &[LaneChange],
+    ) -> impl Future<Output = Result<LaneApplyOutcome, StoreError>> + Send {
+        self.apply_lane_changes(board, changes)
+    }
+}
+
+/// One board's lane changes in a batch, with each change's record (to report).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardChanges {
+    /// The board.
+    pub board: BoardId,
+    /// The changes, in stream order.
+    pub changes: Vec<LaneChange>,
+    /// Each change's sequence number, in the same order.
+    pub sequence_numbers: Vec<Option<String>>,
+}
+
+/// A batch's lane changes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LanePlan {
+    /// One entry per board, in order of first appearance.
+    pub boards: Vec<BoardChanges>,
+    /// Lane records with a change that can't be read: their sequence numbers, reported.
+    pub poisoned: Vec<Option<String>>,
+}
+
+fn attr<'a>(map: &'a HashMap<String, AttributeValue>, name: &str) -> Option<&'a AttributeValue> {
+    map.get(name)
+}
+
+/// The change a lane record carries: `None` for a record that is not a v2 lane change (a v1
+/// lane, another item, a removal of the lane item); `Some(Err)` for one that can't be read.
+fn lane_change(record: &EventRecord) -> Option<(BoardId, Result<LaneChange, String>)> {
+    let change = &record.change;
+    let keys = change.keys.inner();
+    let (Some(AttributeValue::S(pk)), Some(AttributeValue::S(sk))) =
+        (attr(keys, "pk"), attr(keys, "sk"))
+    else {
+        return None;
+    };
+    let Ok(ItemKey::RankWritten { board, shard }) = ItemKey::parse(pk, sk) else {
+        return None;
+    };
+    if !matches!(record.event_name.as_str(), "INSERT" | "MODIFY") {
+        return None;
+    }
+    let image = change.new_image.inner();
+    let AttributeValue::M(chg) = attr(image, CHANGE_ATTR)? else {
+        return Some((board, Err(format!("{CHANGE_ATTR} is not a map"))));
+    };
+    let seq = match attr(image, "written") {
+        Some(AttributeValue::N(n)) => n.parse::<u64>().ok(),
+        _ => None,
+    };
+    let key = |name: &str| match attr(chg, name) {
+        None => Ok(None),
+        Some(AttributeValue::S(s)) => CountedKey::parse(s).map(Some).map_err(|e| e.to_string()),
+        Some(_) => Err(format!("{CHANGE_ATTR}.{name} is not a string")),
+    };
+    let read = || -> Result<LaneChange, String> {
+        Ok(LaneChange {
+            lane: shard,
+            seq: seq.ok_or("written is not a count")?,
+            old: key("o")?,
+            new: key("n")?,
+        })
+    };
+    Some((board, read()))
+}
+
+/// Sorts out a batch's lane changes (pure; the records are left as they are).
+pub fn plan(records: &[EventRecord]) -> LanePlan {
+    let mut out = LanePlan::default();
+    let mut index: HashMap<BoardId, usize> = HashMap::new();
+    for record in records {
+        let Some((board, change)) = lane_change(record) else {
+            continue;
+        };
+        let seq = record.change.sequence_number.clone();
+        let change = match change {
+            Ok(c) => c,
+            Err(why) => {
+                tracing::error!(
+                    sequence_number = seq.as_deref().unwrap_or("-"),
+                    %board,
+                    why,
+                    "lane record whose change can't be read"
+                );
+                out.poisoned.push(seq);
+                continue;
+            }
+        };
+        let i = *index.entry(board.clone()).or_insert_with(|| {
+            out.boards.push(BoardChanges {
+                board,
+                changes: Vec::new(),
+                sequence_numbers: Vec::new(),
+            });
+            out.boards.len() - 1
+        });
+        out.boards[i].changes.push(change);
+        out.boards[i].sequence_numbers.push(seq);
+    }
+    out
+}
+
+/// Applies a batch's lane changes, and answers the records to report: the poisoned ones, the
+/// first record of every board whose write failed, and the first record after every gap (a
+/// lane whose change is missing stops there, and its later records must come again).
+pub async fn index<L: LaneIndex>(lanes: &L, plan: &LanePlan) -> Vec<DynamoDbBatchItemFailure> {
+    let results: Vec<(&BoardChanges, Result<LaneApplyOutcome, StoreError>)> =
+        futures::stream::iter(&plan.boards)
+            .map(|b| async move { (b, lanes.apply_lanes(&b.board, &b.changes).await) })
+            .buffer_unordered(MAX_CONCURRENT_BOARDS)
+            .collect()
+            .await;
+    let mut failures: Vec<Option<String>> = plan.poisoned.clone();
+    let (mut applied, mut replayed, mut items) = (0, 0, 0);
+    for (board, result) in results {
+        match result {
+            Ok(o) => {
+                applied += o.applied;
+                replayed += o.already_applied;
+                items += o.items_written;
+                for gap in &o.gaps {
+                    tracing::error!(board = %board.board, lane = gap.lane, missing = gap.expected,
+                        found = gap.found, "rank index lane stopped at a missing change");
+                    let at = board
+                        .changes
+                        .iter()
+                        .position(|c| c.lane == gap.lane && c.seq == gap.found);
+                    failures.push(at.and_then(|i| board.sequence_numbers[i].clone()));
+                }
+            }
+            Err(e) => {
+                tracing::error!(board = %board.board, error = %e,
+                    "rank index v2 write failed; reported for re-delivery");
+                failures.push(board.sequence_numbers.first().cloned().flatten());
+            }
+        }
+    }
+    if !plan.boards.is_empty() {
+        tracing::info!(
+            boards = plan.boards.len(),
+            applied,
+            replayed,
+            items_written = items,
+            failures = failures.len(),
+            "rank index v2 batch"
+        );
+    }
+    failures
+        .into_iter()
+        .map(|seq| {
+            let mut f = DynamoDbBatchItemFailure::default();
+            f.item_identifier = seq;
+            f
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    const K1: &str = "SCORE#0000000010#8232774399999#p1";
+    const K2: &str = "SCORE#0000000020#8232774399998#p1";
+
+    fn lane(seq: &str, pk: &str, new_image: Value) -> EventRecord {
+        serde_json::from_value(json!({
+            "eventID": "e", "eventName": "MODIFY", "eventVersion": "1.1",
+            "eventSource": "aws:dynamodb", "awsRegion": "us-east-1",
+            "dynamodb": {
+                "Keys": {"pk": {"S": pk}, "sk": {"S": "#WRITTEN"}},
+                "NewImage": new_image, "SequenceNumber": seq,
+                "SizeBytes": 100, "StreamViewType": "NEW_AND_OLD_IMAGES",
+            },
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn lane_changes_are_grouped_by_board_and_unreadable_ones_reported() {
+        let batch = [
+            lane(
+                "1",
+                "RANKSEQ#a#03",
+                json!({"written": {"N": "1"}, "chg": {"M": {"n": {"S": K1}}}}),
+            ),
+            // a v1 board's lane: no change recorded, not ours
+            lane("2", "RANKSEQ#b#03", json!({"written": {"N": "4"}})),
+            lane(
+                "3",
+                "RANKSEQ#a#03",
+                json!({"written": {"N": "2"},
+                "chg": {"M": {"o": {"S": K1}, "n": {"S": K2}}}}),
+            ),
+            lane(
+                "4",
+                "RANKSEQ#c#01",
+                json!({"written": {"N": "1"}, "chg": {"M": {"n": {"S": "SCORE#x"}}}}),
+            ),
+            lane("5", "RANKSEQ#c#02", json!({"chg": {"M": {"n": {"S": K1}}}})),
+            lane(
+                "6",
+                "RANKSEQ#c#02",
+                json!({"written": {"N": "1"}, "chg": {"S": K1}}),
+            ),
+        ];
+        let plan = plan(&batch);
+        assert_eq!(
+            plan.poisoned,
+            [Some("4".into()), Some("5".into()), Some("6".into())]
+        );
+        assert_eq!(plan.boards.len(), 1);
+        let a = &plan.boards[0];
+        assert_eq!(a.board.as_str(), "a");
+        assert_eq!(a.sequence_numbers, [Some("1".into()), Some("3".into())]);
+        let key = |k: &str| Some(CountedKey::parse(k).unwrap());
+        assert_eq!(
+            a.changes,
+            [
+                LaneChange {
+                    lane: 3,
+                    seq: 1,
+                    old: None,
+                    new: key(K1)
+                },
+                LaneChange {
+                    lane: 3,
+                    seq: 2,
+                    old: key(K1),
+                    new: key(K2)
+                },
+            ]
+        );
+    }
+}

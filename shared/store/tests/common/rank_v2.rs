@@ -1,0 +1,92 @@
+//! Reading a layout v2 rank index back from the table, for the tests of the store and of the
+//! stream projector (included by path, so that both check the index the same way): the lanes as
+//! stored, the counters and watermarks as stored, and what they must be, built from the board's
+//! entries.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use leaderboard_devkit::testing::TestTable;
+use leaderboard_keys::entity;
+use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank_v2::{CHANGE_ATTR, CountedKey, NodeCounters, Watermarks, build};
+use leaderboard_keys::rankindex::WRITTEN_SHARDS;
+use leaderboard_store::Store;
+
+fn bid(s: &str) -> BoardId {
+    BoardId::parse(s).unwrap()
+}
+
+fn pid(s: &str) -> PlayerId {
+    PlayerId::parse(s).unwrap()
+}
+
+/// A lane's `written` and `chg` as stored.
+pub async fn lane(
+    table: &TestTable,
+    board: &str,
+    lane: u8,
+) -> (u64, Option<HashMap<String, AttributeValue>>) {
+    let key = entity::rank_written(&bid(board), lane);
+    let item = table.raw(&key.pk, &key.sk).await.unwrap_or_default();
+    let written = item
+        .get("written")
+        .map_or(0, |v| v.as_n().unwrap().parse().unwrap());
+    let chg = item.get(CHANGE_ATTR).map(|v| v.as_m().unwrap().clone());
+    (written, chg)
+}
+
+/// The index's counters and watermarks as stored (zero counters left out, as [`build`] does).
+pub async fn stored_index(table: &TestTable, board: &str) -> (NodeCounters, Watermarks) {
+    let root_pk = format!("RANKV2#{board}");
+    let mut nodes = NodeCounters::new();
+    let mut watermarks = Watermarks::default();
+    for item in table.dump().await {
+        let pk = item["pk"].as_s().unwrap();
+        let prefix = if *pk == root_pk {
+            String::new()
+        } else if let Some(rest) = pk.strip_prefix(&format!("{root_pk}#")) {
+            rest.split_once('#').unwrap().1.to_owned()
+        } else {
+            continue;
+        };
+        for (attr, v) in &item {
+            let n = || v.as_n().unwrap().parse::<i64>().unwrap();
+            if let Some(label) = attr.strip_prefix('c') {
+                if n() != 0 {
+                    nodes
+                        .entry(prefix.clone())
+                        .or_default()
+                        .insert(label.to_owned(), n());
+                }
+            } else if let Some(lane) = attr.strip_prefix('w') {
+                watermarks.0.insert(lane.parse().unwrap(), n() as u64);
+            }
+        }
+    }
+    (nodes, watermarks)
+}
+
+/// The counters built from the board's entries, and each lane's written count.
+pub async fn expected_index(
+    table: &TestTable,
+    store: &Store,
+    board: &str,
+    players: &[String],
+) -> (NodeCounters, Watermarks) {
+    let mut keys = Vec::new();
+    for p in players {
+        if let Some(ptr) = store.entry_pointer(&bid(board), &pid(p)).await.unwrap() {
+            keys.push(CountedKey::parse(&ptr.score_sk).unwrap());
+        }
+    }
+    let mut written = Watermarks::default();
+    for l in 0..WRITTEN_SHARDS {
+        let (w, _) = lane(table, board, l).await;
+        if w > 0 {
+            written.0.insert(l, w);
+        }
+    }
+    (build(&keys), written)
+}
