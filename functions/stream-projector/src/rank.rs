@@ -178,12 +178,5 @@ pub async fn index<R: RankIndex>(rank_index: &R, plan: &RankPlan) -> Vec<DynamoD
             "rank index batch"
         );
     }
-    failures
-        .into_iter()
-        .map(|seq| {
-            let mut f = DynamoDbBatchItemFailure::default();
-            f.item_identifier = seq;
-            f
-        })
-        .collect()
+    failures.into_iter().map(crate::failure).collect()
 }

@@ -185,14 +185,7 @@ pub async fn index<L: LaneIndex>(lanes: &L, plan: &LanePlan) -> Vec<DynamoDbBatc
             "rank index v2 batch"
         );
     }
-    failures
-        .into_iter()
-        .map(|seq| {
-            let mut f = DynamoDbBatchItemFailure::default();
-            f.item_identifier = seq;
-            f
-        })
-        .collect()
+    failures.into_iter().map(crate::failure).collect()
 }
 
 #[cfg(test)]

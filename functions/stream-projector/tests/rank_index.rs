@@ -10,90 +10,24 @@
 
 mod common;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::sync::Mutex;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use aws_lambda_events::event::dynamodb::EventRecord;
 use common::*;
 use futures::StreamExt;
-use lambda_runtime::{Context, LambdaEvent};
 use leaderboard_devkit::local::counting_client;
-use leaderboard_devkit::stream::{EventSourceMapping, StartingPosition, StreamReader};
+use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::{TestTable, s};
 use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_v2::LaneChange;
 use leaderboard_keys::rankindex::shard_of;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{Board, NewBoard, Operator, RankedEntry, Recurrence};
-use leaderboard_store::{
-    LaneApplyOutcome, Play, ProjectedSession, ProjectionOutcome, RankApplyOutcome, RankChange,
-    RankCost, Store, StoreError,
-};
+use leaderboard_store::{Play, RankCost, Store};
 use rand::Rng;
 use rand::seq::IndexedRandom;
-use stream_projector::{LaneIndex, Projection, RankIndex, handle};
 
 const PLAYERS: usize = 10_000;
 const PLAYS: usize = 600;
-
-/// The store, but the rank index write of chosen players fails the first time.
-struct FailOnce {
-    store: Store,
-    victims: HashSet<String>,
-    failed: Mutex<BTreeSet<String>>,
-}
-
-impl Projection for FailOnce {
-    async fn project(
-        &self,
-        player: &PlayerId,
-        sessions: &[ProjectedSession],
-        now: Timestamp,
-    ) -> Result<ProjectionOutcome, StoreError> {
-        self.store.project_sessions(player, sessions, now).await
-    }
-}
-
-impl RankIndex for FailOnce {
-    async fn apply(
-        &self,
-        board: &BoardId,
-        player: &PlayerId,
-        changes: &[RankChange],
-    ) -> Result<RankApplyOutcome, StoreError> {
-        if self.victims.contains(player.as_str())
-            && self.failed.lock().unwrap().insert(player.to_string())
-        {
-            return Err(StoreError::Contention { attempts: 0 });
-        }
-        self.store.apply_rank_changes(board, player, changes).await
-    }
-}
-
-impl LaneIndex for FailOnce {
-    async fn apply_lanes(
-        &self,
-        board: &BoardId,
-        changes: &[LaneChange],
-    ) -> Result<LaneApplyOutcome, StoreError> {
-        self.store.apply_lane_changes(board, changes).await
-    }
-}
-
-async fn deliver<P: Projection + RankIndex + LaneIndex>(
-    target: &P,
-    records: &[EventRecord],
-) -> u32 {
-    let mapping = EventSourceMapping::default();
-    let delivery = mapping
-        .deliver(records, |e| {
-            handle(target, LambdaEvent::new(e, Context::default()))
-        })
-        .await;
-    assert!(delivery.discarded.is_empty(), "records given up on");
-    delivery.retries
-}
 
 /// Every entry's rank, from one full read of the board in rank order (the listing AP10 counts).
 async fn listing(store: &Store, board: &BoardId) -> Vec<RankedEntry> {
@@ -366,13 +300,12 @@ async fn ranks_from_the_index_equal_counted_ranks_at_10k_players() {
     // A partial-batch failure: the index write of about one player in seven fails once; Lambda
     // re-delivers from the first failed record.
     let failing = FailOnce {
-        store: store.clone(),
         victims: players
             .iter()
             .filter(|p| shard_of(p, 7) == 0)
             .cloned()
             .collect(),
-        failed: Mutex::new(BTreeSet::new()),
+        ..FailOnce::none(&store)
     };
     let retries = deliver(&failing, &records).await;
     step("delivered with failures");

@@ -8,83 +8,21 @@ mod common;
 #[path = "../../../shared/store/tests/common/rank_v2.rs"]
 mod rank_v2_index;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-use aws_lambda_events::event::dynamodb::EventRecord;
 use common::*;
 use futures::StreamExt;
-use lambda_runtime::{Context, LambdaEvent};
-use leaderboard_devkit::stream::{EventSourceMapping, StartingPosition, StreamReader};
+use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::TestTable;
-use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
+use leaderboard_keys::ids::{BoardId, GameId, SessionId};
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_v2::LaneChange;
-use leaderboard_keys::time::Timestamp;
+use leaderboard_store::Play;
 use leaderboard_store::model::{NewBoard, Operator, RankLayout, Recurrence};
-use leaderboard_store::{
-    LaneApplyOutcome, Play, ProjectedSession, ProjectionOutcome, RankApplyOutcome, RankChange,
-    Store, StoreError,
-};
 use rand::Rng;
 use rank_v2_index::{expected_index, stored_index};
-use stream_projector::{LaneIndex, Projection, RankIndex, handle};
-
-/// The store, but its `fail_at`-th v2 write (counting from 1) fails, as DynamoDB would after
-/// the SDK's own retries.
-struct FailOnce {
-    store: Store,
-    calls: AtomicUsize,
-    fail_at: usize,
-}
-
-impl Projection for FailOnce {
-    async fn project(
-        &self,
-        player: &PlayerId,
-        sessions: &[ProjectedSession],
-        now: Timestamp,
-    ) -> Result<ProjectionOutcome, StoreError> {
-        self.store.project_sessions(player, sessions, now).await
-    }
-}
-
-impl RankIndex for FailOnce {
-    async fn apply(
-        &self,
-        board: &BoardId,
-        player: &PlayerId,
-        changes: &[RankChange],
-    ) -> Result<RankApplyOutcome, StoreError> {
-        self.store.apply_rank_changes(board, player, changes).await
-    }
-}
-
-impl LaneIndex for FailOnce {
-    async fn apply_lanes(
-        &self,
-        board: &BoardId,
-        changes: &[LaneChange],
-    ) -> Result<LaneApplyOutcome, StoreError> {
-        if self.calls.fetch_add(1, Ordering::SeqCst) + 1 == self.fail_at {
-            return Err(StoreError::Contention { attempts: 0 });
-        }
-        self.store.apply_lane_changes(board, changes).await
-    }
-}
-
-async fn deliver(target: &FailOnce, records: &[EventRecord]) -> u32 {
-    let delivery = EventSourceMapping::default()
-        .deliver(records, |e| {
-            handle(target, LambdaEvent::new(e, Context::default()))
-        })
-        .await;
-    assert!(delivery.discarded.is_empty(), "records given up on");
-    delivery.retries
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn lane_records_delivered_with_a_failure_and_replayed_leave_exactly_the_built_index() {
-    let table = TestTable::new("rank_v2_stream").await;
+    // A DynamoDB Local of its own: its streamed writes would slow every other test's.
+    let table = TestTable::on_own_local("rank_v2_stream").await;
     let store = store_for(&table, table.client.clone());
     let board = BoardId::parse("v2s").unwrap();
     store
@@ -150,9 +88,8 @@ async fn lane_records_delivered_with_a_failure_and_replayed_leave_exactly_the_bu
     // First delivery: the v2 write of the third batch fails once; the event source mapping
     // delivers again from the reported record.
     let target = FailOnce {
-        store: store.clone(),
-        calls: AtomicUsize::new(0),
-        fail_at: 3,
+        lane_fail_at: 3,
+        ..FailOnce::none(&store)
     };
     let retries = deliver(&target, &records).await;
     assert!(retries >= 1, "the failure was reported");
@@ -161,11 +98,6 @@ async fn lane_records_delivered_with_a_failure_and_replayed_leave_exactly_the_bu
     assert_eq!(stored_index(&table, "v2s").await, want);
 
     // The whole stream again: nothing changes.
-    let again = FailOnce {
-        store: store.clone(),
-        calls: AtomicUsize::new(0),
-        fail_at: 0,
-    };
-    assert_eq!(deliver(&again, &records).await, 0);
+    assert_eq!(deliver(&FailOnce::none(&store), &records).await, 0);
     assert_eq!(stored_index(&table, "v2s").await, want);
 }

@@ -46,7 +46,7 @@ fn change(old: Option<&str>, new: &str) -> HashMap<String, AttributeValue> {
 
 #[tokio::test]
 async fn a_play_on_a_v2_board_records_its_change_on_its_lane_numbered_by_written() {
-    let (table, store) = store("rank_v2_lanes").await;
+    let (table, store) = store_without_stream("rank_v2_lanes").await;
     v2_board(&store, "v2").await;
     board(&store, "v1", Order::Desc, Operator::Best).await;
     // Two players in different lanes.
@@ -127,7 +127,7 @@ impl ChangeLog {
 
 #[tokio::test]
 async fn batches_applied_in_reverse_halves_partly_and_again_leave_exactly_the_built_counters() {
-    let (table, store) = store("rank_v2_apply").await;
+    let (table, store) = store_without_stream("rank_v2_apply").await;
     v2_board(&store, "ra").await;
     v2_board(&store, "rb").await;
     v2_board(&store, "rc").await;

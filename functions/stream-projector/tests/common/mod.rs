@@ -1,23 +1,31 @@
 //! What the projector's integration tests (and its benchmark) share: a table with boards on the
 //! run's DynamoDB Local, plays recorded through the store with the test's own expected totals,
-//! the table's real stream read through the devkit reader, and a request counter.
+//! the table's real stream read through the devkit reader, a request counter, and the store
+//! with injected write failures, delivered to by the event source mapping.
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use aws_lambda_events::event::dynamodb::EventRecord;
 use aws_lambda_events::event::streams::DynamoDbEventResponse;
+use lambda_runtime::{Context, LambdaEvent};
 use leaderboard_devkit::local::{RequestCounter, counting_client};
-use leaderboard_devkit::stream::{StartingPosition, StreamReader};
+use leaderboard_devkit::stream::{EventSourceMapping, StartingPosition, StreamReader};
 use leaderboard_devkit::testing::{RawItem, TestTable, s};
 use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
 use leaderboard_keys::rank::Order;
+use leaderboard_keys::rank_v2::LaneChange;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{NewBoard, Operator, Player, Recurrence};
-use leaderboard_store::{Config, Play, Store};
+use leaderboard_store::{
+    Config, LaneApplyOutcome, Play, ProjectedSession, ProjectionOutcome, RankApplyOutcome,
+    RankChange, Store, StoreError,
+};
 use rand::Rng;
 use rand::seq::SliceRandom;
+use stream_projector::{LaneIndex, Projection, RankIndex, handle};
 
 /// 2026-01-01T00:00:00Z: the clock of the tests.
 pub const T0: u64 = 1_767_225_600_000;
@@ -332,4 +340,87 @@ pub fn cost(counter: &RequestCounter) -> (u64, u64, u64) {
     let counts = counter.snapshot();
     let of = |op: &str| counts.get(op).copied().unwrap_or(0);
     (of("UpdateItem"), of("GetItem"), counter.total())
+}
+
+/// The store, but chosen writes fail the first time, as DynamoDB would after the SDK's own
+/// retries: the v1 rank index write of each of `victims`, and the `lane_fail_at`-th v2 write
+/// (counting from 1; 0 for none).
+pub struct FailOnce {
+    pub store: Store,
+    pub victims: HashSet<String>,
+    pub failed: Mutex<BTreeSet<String>>,
+    pub lane_calls: AtomicUsize,
+    pub lane_fail_at: usize,
+}
+
+impl FailOnce {
+    /// No failures at all.
+    pub fn none(store: &Store) -> FailOnce {
+        FailOnce {
+            store: store.clone(),
+            victims: HashSet::new(),
+            failed: Mutex::new(BTreeSet::new()),
+            lane_calls: AtomicUsize::new(0),
+            lane_fail_at: 0,
+        }
+    }
+
+    fn injected() -> StoreError {
+        StoreError::Contention { attempts: 0 }
+    }
+}
+
+impl Projection for FailOnce {
+    async fn project(
+        &self,
+        player: &PlayerId,
+        sessions: &[ProjectedSession],
+        now: Timestamp,
+    ) -> Result<ProjectionOutcome, StoreError> {
+        self.store.project_sessions(player, sessions, now).await
+    }
+}
+
+impl RankIndex for FailOnce {
+    async fn apply(
+        &self,
+        board: &BoardId,
+        player: &PlayerId,
+        changes: &[RankChange],
+    ) -> Result<RankApplyOutcome, StoreError> {
+        if self.victims.contains(player.as_str())
+            && self.failed.lock().unwrap().insert(player.to_string())
+        {
+            return Err(FailOnce::injected());
+        }
+        self.store.apply_rank_changes(board, player, changes).await
+    }
+}
+
+impl LaneIndex for FailOnce {
+    async fn apply_lanes(
+        &self,
+        board: &BoardId,
+        changes: &[LaneChange],
+    ) -> Result<LaneApplyOutcome, StoreError> {
+        if self.lane_calls.fetch_add(1, Ordering::SeqCst) + 1 == self.lane_fail_at {
+            return Err(FailOnce::injected());
+        }
+        self.store.apply_lane_changes(board, changes).await
+    }
+}
+
+/// Delivers `records` to the handler as the event source mapping does (batches of 100,
+/// re-delivery from the first reported record); answers how many re-deliveries it took.
+pub async fn deliver<P: Projection + RankIndex + LaneIndex>(
+    target: &P,
+    records: &[EventRecord],
+) -> u32 {
+    let delivery = EventSourceMapping::default()
+        .deliver(records, |e| {
+            handle(target, LambdaEvent::new(e, Context::default()))
+        })
+        .await;
+    assert!(delivery.discarded.is_empty(), "records given up on");
+    delivery.retries
 }

@@ -30,7 +30,17 @@ pub fn gid(s: &str) -> GameId {
 
 /// A store over a fresh table of its own.
 pub async fn store(label: &str) -> (TestTable, Store) {
-    let table = TestTable::new(label).await;
+    store_over(TestTable::new(label).await)
+}
+
+/// A store over a fresh table without a stream: for tests that write many items and read no
+/// stream (DynamoDB Local slows down for every table once streamed tables have taken many
+/// writes).
+pub async fn store_without_stream(label: &str) -> (TestTable, Store) {
+    store_over(TestTable::without_stream(label).await)
+}
+
+fn store_over(table: TestTable) -> (TestTable, Store) {
     let config = Config {
         table_name: table.name.clone(),
         cursor_secret: b"test-secret".to_vec(),
