@@ -80,10 +80,13 @@ impl Store {
             outcome.gaps = folded.gaps.clone();
             for chunk in chunk(&root.watermarks, &folded.applied) {
                 let items = self.chunk_items(board, &root, &chunk)?;
-                outcome.items_written += items.len();
+                let written = items.len();
                 outcome.requests += 1;
                 match self.send_chunk(items, attempt).await? {
-                    Sent::Written => outcome.applied += chunk.changes,
+                    Sent::Written => {
+                        outcome.applied += chunk.changes;
+                        outcome.items_written += written;
+                    }
                     Sent::Retry => {
                         Retry::RANK_APPLY.pause(attempt).await;
                         continue 'rounds;
