@@ -126,9 +126,18 @@ enum Sorted {
     Poison(Poison),
 }
 
+/// A string attribute of a record's keys or image.
 fn string_attr<'a>(item: &'a serde_dynamo::Item, name: &str) -> Option<&'a str> {
     match item.inner().get(name) {
         Some(AttributeValue::S(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// A number attribute of a record's image that is a count.
+fn count_attr(item: &serde_dynamo::Item, name: &str) -> Option<u64> {
+    match item.inner().get(name) {
+        Some(AttributeValue::N(n)) => n.parse().ok(),
         _ => None,
     }
 }

@@ -7,13 +7,13 @@
 use std::collections::HashMap;
 use std::future::Future;
 
+use crate::{count_attr, string_attr};
 use aws_lambda_events::event::dynamodb::EventRecord;
 use aws_lambda_events::event::streams::DynamoDbBatchItemFailure;
 use futures::StreamExt;
 use leaderboard_keys::entity::ItemKey;
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_store::{RankApplyOutcome, RankChange, Store, StoreError};
-use serde_dynamo::AttributeValue;
 
 /// How many players' index writes of one batch run at once.
 pub const MAX_CONCURRENT_ENTRIES: usize = 8;
@@ -63,20 +63,6 @@ pub struct RankPlan {
     pub poisoned: Vec<Option<String>>,
 }
 
-fn image_number(item: &serde_dynamo::Item, name: &str) -> Option<u64> {
-    match item.inner().get(name) {
-        Some(AttributeValue::N(n)) => n.parse().ok(),
-        _ => None,
-    }
-}
-
-fn image_string<'a>(item: &'a serde_dynamo::Item, name: &str) -> Option<&'a str> {
-    match item.inner().get(name) {
-        Some(AttributeValue::S(s)) => Some(s),
-        _ => None,
-    }
-}
-
 /// Sorts out a batch's Score changes (pure; the records are left as they are).
 pub fn plan(records: &[EventRecord]) -> RankPlan {
     let mut out = RankPlan::default();
@@ -84,8 +70,8 @@ pub fn plan(records: &[EventRecord]) -> RankPlan {
     for record in records {
         let change = &record.change;
         let (Some(pk), Some(sk)) = (
-            image_string(&change.keys, "pk"),
-            image_string(&change.keys, "sk"),
+            string_attr(&change.keys, "pk"),
+            string_attr(&change.keys, "sk"),
         ) else {
             continue;
         };
@@ -107,8 +93,8 @@ pub fn plan(records: &[EventRecord]) -> RankPlan {
             _ => continue,
         };
         let seq = change.sequence_number.clone();
-        let player = image_string(image, "playerId").and_then(|p| PlayerId::parse(p).ok());
-        let (Some(version), Some(player)) = (image_number(image, "version"), player) else {
+        let player = string_attr(image, "playerId").and_then(|p| PlayerId::parse(p).ok());
+        let (Some(version), Some(player)) = (count_attr(image, "version"), player) else {
             tracing::error!(
                 sequence_number = seq.as_deref().unwrap_or("-"),
                 key = %sort_key,

@@ -17,6 +17,8 @@ use leaderboard_keys::rank_v2::{CHANGE_ATTR, CountedKey, LaneChange};
 use leaderboard_store::{LaneApplyOutcome, Store, StoreError};
 use serde_dynamo::AttributeValue;
 
+use crate::{count_attr, string_attr};
+
 /// How many boards' batches of one stream batch are applied at once.
 pub const MAX_CONCURRENT_BOARDS: usize = 4;
 
@@ -60,18 +62,14 @@ pub struct LanePlan {
     pub poisoned: Vec<Option<String>>,
 }
 
-fn attr<'a>(map: &'a HashMap<String, AttributeValue>, name: &str) -> Option<&'a AttributeValue> {
-    map.get(name)
-}
-
 /// The change a lane record carries: `None` for a record that is not a v2 lane change (a v1
 /// lane, another item, a removal of the lane item); `Some(Err)` for one that can't be read.
 fn lane_change(record: &EventRecord) -> Option<(BoardId, Result<LaneChange, String>)> {
     let change = &record.change;
-    let keys = change.keys.inner();
-    let (Some(AttributeValue::S(pk)), Some(AttributeValue::S(sk))) =
-        (attr(keys, "pk"), attr(keys, "sk"))
-    else {
+    let (Some(pk), Some(sk)) = (
+        string_attr(&change.keys, "pk"),
+        string_attr(&change.keys, "sk"),
+    ) else {
         return None;
     };
     let Ok(ItemKey::RankWritten { board, shard }) = ItemKey::parse(pk, sk) else {
@@ -80,15 +78,11 @@ fn lane_change(record: &EventRecord) -> Option<(BoardId, Result<LaneChange, Stri
     if !matches!(record.event_name.as_str(), "INSERT" | "MODIFY") {
         return None;
     }
-    let image = change.new_image.inner();
-    let AttributeValue::M(chg) = attr(image, CHANGE_ATTR)? else {
+    let AttributeValue::M(chg) = change.new_image.inner().get(CHANGE_ATTR)? else {
         return Some((board, Err(format!("{CHANGE_ATTR} is not a map"))));
     };
-    let seq = match attr(image, "written") {
-        Some(AttributeValue::N(n)) => n.parse::<u64>().ok(),
-        _ => None,
-    };
-    let key = |name: &str| match attr(chg, name) {
+    let seq = count_attr(&change.new_image, "written");
+    let key = |name: &str| match chg.get(name) {
         None => Ok(None),
         Some(AttributeValue::S(s)) => CountedKey::parse(s).map(Some).map_err(|e| e.to_string()),
         Some(_) => Err(format!("{CHANGE_ATTR}.{name} is not a string")),
