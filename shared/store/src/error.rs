@@ -186,6 +186,16 @@ impl StoreError {
         }
     }
 
+    /// Whether a read-then-write that failed so may succeed when it re-reads and tries again:
+    /// a transaction cancelled only for failed conditions (the state moved), conflicts or
+    /// throttling, or any other failure that is retryable.
+    pub(crate) fn worth_rereading(&self) -> bool {
+        match self {
+            StoreError::TransactionCanceled { reasons } => CancelReason::all_retryable(reasons),
+            other => other.is_retryable(),
+        }
+    }
+
     pub(crate) fn corrupt(key: impl Into<String>, reason: impl ToString) -> StoreError {
         StoreError::Corrupt {
             key: key.into(),

@@ -28,7 +28,6 @@
 
 use std::time::Duration;
 
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
@@ -40,7 +39,7 @@ use crate::items::{from_item, pointer_item, score_item, to_item};
 use crate::model::{Board, BoardOutcome, BoardStatus, EntryPointer, Operator, Session};
 use crate::rank_lookup::RankCost;
 use crate::request::{Params, WithParams};
-use crate::retry::{Retry, idempotency_token};
+use crate::retry::Retry;
 use crate::{Store, StoreError};
 
 /// The most boards one play may count on.
@@ -455,30 +454,13 @@ impl Store {
                 items.push(self.written_update(board, &new.player_id, old_key, &new.score_sk)?);
             }
         }
-        let token = idempotency_token();
-        let send = self
-            .client
-            .transact_write_items()
-            .set_transact_items(Some(items))
-            .client_request_token(token)
-            .send();
-        let result = tokio::time::timeout(TRANSACTION_TIMEOUT, send)
+        let send = self.transact(items, "TransactWriteItems(play)");
+        tokio::time::timeout(TRANSACTION_TIMEOUT, send)
             .await
             .map_err(|_| StoreError::Dynamo {
                 code: Some("Timeout".into()),
                 operation: "TransactWriteItems(play)",
                 message: format!("no answer within {TRANSACTION_TIMEOUT:?}"),
-            })?;
-        match result {
-            Ok(_) => Ok(()),
-            Err(e) => match e.as_service_error() {
-                Some(TransactWriteItemsError::TransactionCanceledException(c)) => {
-                    Err(StoreError::TransactionCanceled {
-                        reasons: CancelReason::of(c),
-                    })
-                }
-                _ => Err(StoreError::sdk("TransactWriteItems(play)", e)),
-            },
-        }
+            })?
     }
 }

@@ -19,7 +19,6 @@
 //! come from the entry pointer (each change of a player's entry adds one), so nothing here
 //! depends on the order of stream records across items.
 
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 use leaderboard_keys::KeyError;
 use leaderboard_keys::entity;
@@ -30,12 +29,11 @@ use leaderboard_keys::rankindex::{
     WRITTEN_SHARDS, count_attr, shard_of, ties_attr,
 };
 
-use crate::error::CancelReason;
 use crate::items::{Item, ItemExt, key_item, n, s};
 use crate::model::{Board, RankLayout};
 use crate::rank_v2::LaneChangeItem;
 use crate::request::{Index, Params, WithParams};
-use crate::retry::{Retry, idempotency_token};
+use crate::retry::Retry;
 use crate::{Store, StoreError};
 
 /// One change of a player's entry, as the stream shows it.
@@ -174,32 +172,14 @@ impl Store {
                 }
             }
             outcome.items_written = items.len();
-            let token = idempotency_token();
-            let sent = self
-                .client
-                .transact_write_items()
-                .set_transact_items(Some(items))
-                .client_request_token(token)
-                .send()
-                .await;
+            let sent = self.transact(items, "TransactWriteItems(rank index)").await;
             outcome.requests += 1;
             match sent {
-                Ok(_) => return Ok(outcome),
-                Err(e) => match e.as_service_error() {
-                    Some(TransactWriteItemsError::TransactionCanceledException(c)) => {
-                        let reasons = CancelReason::of(c);
-                        if !CancelReason::all_retryable(&reasons) {
-                            return Err(StoreError::TransactionCanceled { reasons });
-                        }
-                        tracing::debug!(attempt, ?reasons, "rank index write cancelled; retrying");
-                    }
-                    _ => {
-                        let e = StoreError::sdk("TransactWriteItems(rank index)", e);
-                        if !e.is_retryable() {
-                            return Err(e);
-                        }
-                    }
-                },
+                Ok(()) => return Ok(outcome),
+                Err(e) if e.worth_rereading() => {
+                    tracing::debug!(attempt, error = %e, "rank index write failed; retrying");
+                }
+                Err(e) => return Err(e),
             }
             Retry::RANK_APPLY.pause(attempt).await;
         }

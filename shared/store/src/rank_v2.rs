@@ -2,7 +2,6 @@
 //! structure and the fold): the change a play records on its lane, and a batch of lanes'
 //! changes applied to the counters exactly once.
 
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::TransactWriteItem;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_v2::{
@@ -11,10 +10,9 @@ use leaderboard_keys::rank_v2::{
 };
 use serde::Serialize;
 
-use crate::error::CancelReason;
 use crate::items::ItemExt;
 use crate::request::Params;
-use crate::retry::{Retry, idempotency_token};
+use crate::retry::Retry;
 use crate::{Store, StoreError};
 
 /// A lane's latest change as stored in its `chg` attribute: the entry's old and new sort keys
@@ -51,13 +49,6 @@ struct Root {
     generation: u64,
 }
 
-/// How a chunk's transaction ended.
-enum Sent {
-    Written,
-    /// Another apply moved the root (or the store was busy): re-read and re-fold.
-    Retry,
-}
-
 impl Store {
     /// Applies a batch of lane changes (any order, repeats allowed) to a layout v2 board's
     /// index, exactly once: one consistent read of the root, the fold of every change after its
@@ -82,15 +73,18 @@ impl Store {
                 let items = self.chunk_items(board, &root, &chunk)?;
                 let written = items.len();
                 outcome.requests += 1;
-                match self.send_chunk(items, attempt).await? {
-                    Sent::Written => {
+                match self.transact(items, "TransactWriteItems(rank v2)").await {
+                    Ok(()) => {
                         outcome.applied += chunk.changes;
                         outcome.items_written += written;
                     }
-                    Sent::Retry => {
+                    // Another apply moved the root, or the store was busy: re-read, re-fold.
+                    Err(e) if e.worth_rereading() => {
+                        tracing::debug!(attempt, error = %e, "rank v2 chunk failed; re-reading");
                         Retry::RANK_APPLY.pause(attempt).await;
                         continue 'rounds;
                     }
+                    Err(e) => return Err(e),
                 }
             }
             outcome.already_applied = changes.len() - outcome.applied - held_back;
@@ -156,42 +150,6 @@ impl Store {
             items.push(self.tx_update(&key, &format!("ADD {adds}"), params)?);
         }
         Ok(items)
-    }
-
-    /// Sends one chunk's transaction; a failed condition or a conflict asks for a new round.
-    async fn send_chunk(
-        &self,
-        items: Vec<TransactWriteItem>,
-        attempt: u32,
-    ) -> Result<Sent, StoreError> {
-        let sent = self
-            .client
-            .transact_write_items()
-            .set_transact_items(Some(items))
-            .client_request_token(idempotency_token())
-            .send()
-            .await;
-        match sent {
-            Ok(_) => Ok(Sent::Written),
-            Err(e) => match e.as_service_error() {
-                Some(TransactWriteItemsError::TransactionCanceledException(c)) => {
-                    let reasons = CancelReason::of(c);
-                    if !CancelReason::all_retryable(&reasons) {
-                        return Err(StoreError::TransactionCanceled { reasons });
-                    }
-                    tracing::debug!(attempt, ?reasons, "rank v2 chunk cancelled; re-reading");
-                    Ok(Sent::Retry)
-                }
-                _ => {
-                    let e = StoreError::sdk("TransactWriteItems(rank v2)", e);
-                    if e.is_retryable() {
-                        Ok(Sent::Retry)
-                    } else {
-                        Err(e)
-                    }
-                }
-            },
-        }
     }
 }
 

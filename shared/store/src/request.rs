@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::builders::{
     ConditionCheckBuilder, DeleteBuilder, PutBuilder, UpdateBuilder,
@@ -22,7 +23,9 @@ use aws_sdk_dynamodb::types::{
 use leaderboard_keys::entity::Key;
 use serde::Serialize;
 
+use crate::error::CancelReason;
 use crate::items::{Item, key_item};
+use crate::retry::idempotency_token;
 use crate::{Store, StoreError};
 
 /// Where a Query reads: the table or one of its two global secondary indexes.
@@ -227,6 +230,34 @@ impl Store {
             .table_name(&self.table)
             .set_key(Some(key_item(key)))
             .update_expression(update)
+    }
+
+    /// Sends one transaction with a fresh idempotency token. A cancelled one is
+    /// [`StoreError::TransactionCanceled`] with a reason per item; anything else keeps
+    /// DynamoDB's code under `operation`.
+    pub(crate) async fn transact(
+        &self,
+        items: Vec<TransactWriteItem>,
+        operation: &'static str,
+    ) -> Result<(), StoreError> {
+        let sent = self
+            .client
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .client_request_token(idempotency_token())
+            .send()
+            .await;
+        match sent {
+            Ok(_) => Ok(()),
+            Err(e) => match e.as_service_error() {
+                Some(TransactWriteItemsError::TransactionCanceledException(c)) => {
+                    Err(StoreError::TransactionCanceled {
+                        reasons: CancelReason::of(c),
+                    })
+                }
+                _ => Err(StoreError::sdk(operation, e)),
+            },
+        }
     }
 
     /// A transactional read of `key`.
