@@ -326,7 +326,8 @@ pub struct RankBuildStats {
 impl Store {
     /// Builds a board's rank index from its entries in one pass, and marks the board indexed:
     /// for a board made before the index existed, or to load a benchmark. Every node, marker
-    /// and written count is computed in memory and put whole (replacing what was there).
+    /// and written count is computed in memory and put whole (replacing what was there). On a
+    /// layout v2 board the v2 index is built too, its watermarks at the written counts.
     ///
     /// **Only on a quiet board**: no plays may be recorded on it and no stream records of its
     /// entries may be pending while it runs, because the puts replace the counters rather than
@@ -341,6 +342,7 @@ impl Store {
         let mut written = [0u64; WRITTEN_SHARDS as usize];
         let mut created = [0u64; WRITTEN_SHARDS as usize];
         let mut items: Vec<Item> = Vec::new();
+        let mut counted = Vec::new();
         let mut start = None;
         loop {
             let out = self
@@ -382,6 +384,9 @@ impl Store {
                 written[written_shard] += version;
                 created[written_shard] += 1;
                 items.push(marker_item(id, &player, version, Some(&sk)));
+                if board.rank_layout == RankLayout::V2 {
+                    counted.push(rank_v2::CountedKey::parse(&sk)?);
+                }
                 stats.entries += 1;
             }
             start = out.last_evaluated_key;
@@ -415,6 +420,10 @@ impl Store {
         let put = self.put_all(items).await?;
         stats.items = put.items;
         stats.requests += put.requests;
+        if board.rank_layout == RankLayout::V2 {
+            self.build_lane_index(id, &counted, &written, &mut stats)
+                .await?;
+        }
         self.update_request(&entity::board(id), "SET rankIndex = :t")
             .params(Params::new().value(":t", true))?
             .send()

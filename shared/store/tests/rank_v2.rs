@@ -13,8 +13,8 @@ use common::*;
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::rank_v2::{CountedKey, LaneChange};
 use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
-use leaderboard_store::Store;
 use leaderboard_store::model::{Operator, RankLayout};
+use leaderboard_store::{Store, StoreError};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rank_v2_index::{expected_index, lane, stored_index};
@@ -207,4 +207,73 @@ async fn batches_applied_in_reverse_halves_partly_and_again_leave_exactly_the_bu
         stored_index(&table, "rc").await,
         expected_index(&table, &store, "rc", &players).await
     );
+}
+
+#[tokio::test]
+async fn a_built_index_is_the_applied_one_takes_later_changes_and_survives_a_rival_build() {
+    let (table, store) = store_without_stream("rank_v2_build").await;
+    v2_board(&store, "bd").await;
+    let players: Vec<String> = (0..60).map(|i| format!("q{i:02}")).collect();
+    let mut rng = StdRng::seed_from_u64(30);
+    let mut log = ChangeLog::default();
+    let mut round = async |round: u64, log: &mut ChangeLog| {
+        for p in &players {
+            let score = rng.random_range(0..2_000);
+            let ms = 10_000 + round * 200_000 + rng.random_range(0..150_000);
+            submit(&store, p, score, &["bd"], ms).await;
+            log.after_play(&table, "bd", shard_of(p, WRITTEN_SHARDS))
+                .await;
+        }
+    };
+    round(0, &mut log).await;
+    round(1, &mut log).await;
+    let first = std::mem::take(&mut log.changes);
+    store.apply_lane_changes(&bid("bd"), &first).await.unwrap();
+    let applied = stored_index(&table, "bd").await;
+    assert_eq!(
+        applied,
+        expected_index(&table, &store, "bd", &players).await
+    );
+
+    // Built from the Score items: the same counters and watermarks, under a new generation.
+    let built = store
+        .build_rank_index(&stored_board(&store, "bd").await)
+        .await
+        .unwrap();
+    assert_eq!(built.entries, players.len());
+    assert_eq!(stored_index(&table, "bd").await, applied);
+    let root = table.raw("RANKV2#bd", "#ROOT").await.unwrap();
+    assert_eq!(root["g"].as_n().unwrap(), "1");
+
+    // Its watermarks are the lanes' written counts: the changes before it are all in it.
+    let again = store.apply_lane_changes(&bid("bd"), &first).await.unwrap();
+    assert_eq!((again.applied, again.items_written), (0, 0));
+    // and later changes apply on top of it.
+    round(2, &mut log).await;
+    let later = store
+        .apply_lane_changes(&bid("bd"), &log.changes)
+        .await
+        .unwrap();
+    assert_eq!(later.applied, log.changes.len());
+    let expected = expected_index(&table, &store, "bd", &players).await;
+    assert_eq!(stored_index(&table, "bd").await, expected);
+
+    // Two builds at once: each reserves its own generation; the root ends on one whose nodes
+    // are all written, and a build that lost says so.
+    let board = stored_board(&store, "bd").await;
+    let (a, b) = tokio::join!(
+        store.build_rank_index(&board),
+        store.build_rank_index(&board)
+    );
+    for r in [&a, &b] {
+        assert!(
+            matches!(r, Ok(_) | Err(StoreError::Contention { .. })),
+            "{r:?}"
+        );
+    }
+    assert!(a.is_ok() || b.is_ok(), "{a:?} {b:?}");
+    assert_eq!(stored_index(&table, "bd").await, expected);
+    // The reservations never go back, so no later build writes over a generation's leftovers.
+    let root = table.raw("RANKV2#bd", "#ROOT").await.unwrap();
+    assert_eq!(root["gn"].as_n().unwrap(), "3");
 }

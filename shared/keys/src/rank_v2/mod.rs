@@ -162,6 +162,10 @@ pub const CHANGE_ATTR: &str = "chg";
 /// The root's attribute holding the generation of the nodes below it.
 pub const GENERATION_ATTR: &str = "g";
 
+/// The root's attribute counting the generations builds have reserved: a build writes its
+/// nodes under a generation no other build (finished, failed or running) ever used.
+pub const RESERVED_ATTR: &str = "gn";
+
 /// The counter attribute of child `label`.
 pub fn count_attr(label: &str) -> String {
     format!("c{label}")

@@ -10,7 +10,9 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{BoardId, PlayerId};
-use leaderboard_keys::rank_v2::{CHANGE_ATTR, CountedKey, NodeCounters, Watermarks, build};
+use leaderboard_keys::rank_v2::{
+    CHANGE_ATTR, CountedKey, GENERATION_ATTR, NodeCounters, Watermarks, build,
+};
 use leaderboard_keys::rankindex::WRITTEN_SHARDS;
 use leaderboard_store::Store;
 
@@ -37,17 +39,26 @@ pub async fn lane(
     (written, chg)
 }
 
-/// The index's counters and watermarks as stored (zero counters left out, as [`build`] does).
+/// The index's counters and watermarks as stored: the root and the nodes of the generation it
+/// names (zero counters left out, as [`build`] does).
 pub async fn stored_index(table: &TestTable, board: &str) -> (NodeCounters, Watermarks) {
     let root_pk = format!("RANKV2#{board}");
+    let items = table.dump().await;
+    let generation = items
+        .iter()
+        .find(|item| item["pk"].as_s().unwrap() == &root_pk)
+        .and_then(|root| root.get(GENERATION_ATTR))
+        .map_or("0", |g| g.as_n().unwrap().as_str())
+        .to_owned();
+    let node_pk = format!("{root_pk}#{generation}#");
     let mut nodes = NodeCounters::new();
     let mut watermarks = Watermarks::default();
-    for item in table.dump().await {
+    for item in items {
         let pk = item["pk"].as_s().unwrap();
         let prefix = if *pk == root_pk {
             String::new()
-        } else if let Some(rest) = pk.strip_prefix(&format!("{root_pk}#")) {
-            rest.split_once('#').unwrap().1.to_owned()
+        } else if let Some(prefix) = pk.strip_prefix(&node_pk) {
+            prefix.to_owned()
         } else {
             continue;
         };
