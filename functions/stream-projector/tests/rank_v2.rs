@@ -1,8 +1,9 @@
-//! Layout v2 through the stream projector, on DynamoDB Local's real stream: plays on a v2
-//! board (8 at once, so that lanes interleave), their lane records delivered by the handler in
-//! batches of 100 with the v2 write of one batch failing once, then the whole stream replayed.
-//! After each delivery the index equals the one built from the board's entries, and every
-//! watermark is its lane's written count.
+//! Layout v2 through the stream projector, on DynamoDB Local's real stream: two v2 boards of
+//! 2,000 players (imported, their index built), then plays on both (8 at once, so that lanes
+//! interleave; players move and new ones arrive). One board's lane records are delivered by the
+//! handler with one board write failing half way (some chunks committed), then the whole stream
+//! is replayed; the other's batch is applied second half first. After each, the index equals
+//! the one built from the board's entries, and every watermark is its lane's written count.
 
 mod common;
 #[path = "../../../shared/store/tests/common/rank_v2.rs"]
@@ -10,21 +11,27 @@ mod rank_v2_index;
 
 use common::*;
 use futures::StreamExt;
+use leaderboard_devkit::local::{Failures, failing_client};
 use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::ids::{BoardId, GameId, SessionId};
 use leaderboard_keys::rank::Order;
-use leaderboard_store::Play;
 use leaderboard_store::model::{NewBoard, Operator, RankLayout, Recurrence};
+use leaderboard_store::{Play, Store};
 use rand::Rng;
+use rand::seq::SliceRandom;
 use rank_v2_index::{expected_index, stored_index};
+use stream_projector::rank_v2;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn lane_records_delivered_with_a_failure_and_replayed_leave_exactly_the_built_index() {
-    // A DynamoDB Local of its own: its streamed writes would slow every other test's.
-    let table = TestTable::on_own_local("rank_v2_stream").await;
-    let store = store_for(&table, table.client.clone());
-    let board = BoardId::parse("v2s").unwrap();
+/// Players on each board before the plays: the board size.
+const PLAYERS: usize = 2_000;
+/// Plays by players drawn at random: entries that move.
+const MOVES: usize = 400;
+/// Players who arrive with the plays.
+const ARRIVALS: usize = 60;
+
+async fn v2_board(store: &Store, id: &str) -> BoardId {
+    let board = BoardId::parse(id).unwrap();
     store
         .create_board(
             NewBoard {
@@ -43,24 +50,50 @@ async fn lane_records_delivered_with_a_failure_and_replayed_leave_exactly_the_bu
         )
         .await
         .unwrap();
-    let players: Vec<String> = (0..300).map(|i| format!("v{i:03}")).collect();
+    board
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn lane_records_failed_half_way_replayed_and_reversed_leave_exactly_the_built_index() {
+    // A DynamoDB Local of its own: its streamed writes would slow every other test's.
+    let table = TestTable::on_own_local("rank_v2_stream").await;
+    let store = store_for(&table, table.client.clone());
+    let delivered = v2_board(&store, "v2s").await;
+    let reversed = v2_board(&store, "v2r").await;
+    let players: Vec<String> = (0..PLAYERS + ARRIVALS)
+        .map(|i| format!("v{i:04}"))
+        .collect();
+    let mut rng = rand::rng();
+    let entries: Vec<_> = players[..PLAYERS]
+        .iter()
+        .map(|p| {
+            (
+                pid(p),
+                rng.random_range(0..2_000) * 10,
+                at(rng.random_range(0..60_000)),
+            )
+        })
+        .collect();
+    for id in [&delivered, &reversed] {
+        let board = store.get_board(id).await.unwrap().unwrap();
+        store.import_entries(&board, &entries).await.unwrap();
+        store.build_rank_index(&board).await.unwrap();
+    }
     let plays: Vec<(String, u64, u64)> = {
-        let mut rng = rand::rng();
-        (0..700)
-            .map(|_| {
-                let p = players[rng.random_range(0..players.len())].clone();
-                (
-                    p,
-                    rng.random_range(0..2_000) * 10,
-                    rng.random_range(0..600_000),
-                )
+        let mut who: Vec<&String> = players[PLAYERS..].iter().collect();
+        who.extend((0..MOVES).map(|_| &players[rng.random_range(0..PLAYERS)]));
+        who.shuffle(&mut rng);
+        who.into_iter()
+            .map(|p| {
+                let score = rng.random_range(0..2_000) * 10;
+                (p.clone(), score, 60_000 + rng.random_range(0..600_000))
             })
             .collect()
     };
     futures::stream::iter(&plays)
         .map(|(p, score, ms)| {
             let store = store.clone();
-            let board = board.clone();
+            let boards = vec![delivered.clone(), reversed.clone()];
             async move {
                 let now = at(*ms);
                 let play = Play {
@@ -69,7 +102,7 @@ async fn lane_records_delivered_with_a_failure_and_replayed_leave_exactly_the_bu
                     game_id: Some(GameId::parse("tetris").unwrap()),
                     score: *score,
                     duration_sec: None,
-                    leaderboard_ids: vec![board],
+                    leaderboard_ids: boards,
                 };
                 store.record_play(&play, now).await.unwrap();
             }
@@ -84,20 +117,68 @@ async fn lane_records_delivered_with_a_failure_and_replayed_leave_exactly_the_bu
             .read_to_end()
             .await
             .unwrap();
+    let lane_of = |board: &str| {
+        let pk = format!("RANKSEQ#{board}#");
+        move |r: &&aws_lambda_events::event::dynamodb::EventRecord| {
+            record_key(r, "pk").starts_with(&pk)
+        }
+    };
+    // Each board's lane records only: the entries' own records go to the v1 index and the
+    // projection, which other tests cover and which would take most of this test's time.
+    let to_deliver: Vec<_> = records.iter().filter(lane_of("v2s")).cloned().collect();
+    let to_reverse: Vec<_> = records.iter().filter(lane_of("v2r")).cloned().collect();
 
-    // First delivery: the v2 write of the third batch fails once; the event source mapping
-    // delivers again from the reported record.
+    // Board v2s: the handler's first delivery has the v2 write of its second batch fail after
+    // its first transaction committed; the event source mapping delivers again from the
+    // reported record.
     let target = FailOnce {
-        lane_fail_at: 3,
+        lane_fail_at: 2,
+        lanes_failing_half_way: Some(store_for(
+            &table,
+            failing_client(
+                &table.endpoint,
+                Failures {
+                    operation: "TransactWriteItems",
+                    first: 2,
+                    count: u64::MAX,
+                },
+            ),
+        )),
         ..FailOnce::none(&store)
     };
-    let retries = deliver(&target, &records).await;
+    let retries = deliver(&target, &to_deliver).await;
     assert!(retries >= 1, "the failure was reported");
     let want = expected_index(&table, &store, "v2s", &players).await;
-    assert!(!want.0.is_empty());
+    assert_eq!(
+        want.0[""].values().sum::<i64>(),
+        (PLAYERS + ARRIVALS) as i64
+    );
     assert_eq!(stored_index(&table, "v2s").await, want);
 
     // The whole stream again: nothing changes.
-    assert_eq!(deliver(&FailOnce::none(&store), &records).await, 0);
+    assert_eq!(deliver(&FailOnce::none(&store), &to_deliver).await, 0);
     assert_eq!(stored_index(&table, "v2s").await, want);
+
+    // Board v2r: its lane records as one batch, the second half first. Every lane with records
+    // in both halves stops at its gap and is reported; then the first half, then the second
+    // half delivered again.
+    let (first, second) = to_reverse.split_at(to_reverse.len() / 2);
+    let early = rank_v2::index(&store, &rank_v2::plan(second)).await;
+    assert!(!early.is_empty(), "the gaps were reported");
+    assert!(
+        rank_v2::index(&store, &rank_v2::plan(first))
+            .await
+            .is_empty()
+    );
+    assert!(
+        rank_v2::index(&store, &rank_v2::plan(second))
+            .await
+            .is_empty()
+    );
+    let want = expected_index(&table, &store, "v2r", &players).await;
+    assert_eq!(
+        want.0[""].values().sum::<i64>(),
+        (PLAYERS + ARRIVALS) as i64
+    );
+    assert_eq!(stored_index(&table, "v2r").await, want);
 }

@@ -35,17 +35,34 @@ pub fn http_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
         .build_https()
 }
 
-/// A client for the DynamoDB endpoint at `endpoint` with static test credentials, so the SDK
-/// never probes the EC2 metadata service.
-pub fn client(endpoint: &str) -> Client {
-    let config = aws_sdk_dynamodb::Config::builder()
+/// The configuration of every local client: static test credentials, so the SDK never probes
+/// the EC2 metadata service.
+fn local_config(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
+    aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new(LOCAL_REGION))
         .credentials_provider(Credentials::new("local", "local", None, None, "devkit"))
         .endpoint_url(endpoint)
         .http_client(http_client())
-        .build();
-    Client::from_conf(config)
+}
+
+/// A client for the DynamoDB endpoint at `endpoint` with static test credentials, so the SDK
+/// never probes the EC2 metadata service.
+pub fn client(endpoint: &str) -> Client {
+    Client::from_conf(local_config(endpoint).build())
+}
+
+/// The operation a request names (DynamoDB's JSON protocol puts it in `x-amz-target`).
+fn operation(
+    context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+) -> String {
+    context
+        .request()
+        .headers()
+        .get("x-amz-target")
+        .and_then(|t| t.rsplit('.').next())
+        .unwrap_or("unknown")
+        .to_owned()
 }
 
 /// Counts the DynamoDB requests a client sends, by operation (every attempt, retries included),
@@ -88,16 +105,8 @@ impl aws_sdk_dynamodb::config::Intercept for Counting {
         _: &aws_sdk_dynamodb::config::RuntimeComponents,
         _: &mut aws_sdk_dynamodb::config::ConfigBag,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        // DynamoDB's JSON protocol names the operation in `x-amz-target`.
-        let op = context
-            .request()
-            .headers()
-            .get("x-amz-target")
-            .and_then(|t| t.rsplit('.').next())
-            .unwrap_or("unknown")
-            .to_owned();
         if let Ok(mut c) = self.0.counts.lock() {
-            *c.entry(op).or_default() += 1;
+            *c.entry(operation(context)).or_default() += 1;
         }
         Ok(())
     }
@@ -106,15 +115,68 @@ impl aws_sdk_dynamodb::config::Intercept for Counting {
 /// A client like [`client`] that counts every request it sends.
 pub fn counting_client(endpoint: &str) -> (Client, std::sync::Arc<RequestCounter>) {
     let counter = std::sync::Arc::new(RequestCounter::default());
-    let config = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new(LOCAL_REGION))
-        .credentials_provider(Credentials::new("local", "local", None, None, "devkit"))
-        .endpoint_url(endpoint)
+    let config = local_config(endpoint)
         .interceptor(Counting(counter.clone()))
-        .http_client(http_client())
         .build();
     (Client::from_conf(config), counter)
+}
+
+/// Which requests a [`failing_client`] fails: of `operation`, the `first`-th (counting from 1)
+/// and the `count - 1` after it. Requests are counted as sent, the SDK's own retries included.
+#[derive(Debug, Clone, Copy)]
+pub struct Failures {
+    /// The operation name (`TransactWriteItems`, ...).
+    pub operation: &'static str,
+    /// The first request that fails.
+    pub first: u64,
+    /// How many fail in a row.
+    pub count: u64,
+}
+
+#[derive(Debug)]
+struct Failing {
+    failures: Failures,
+    seen: std::sync::atomic::AtomicU64,
+}
+
+impl aws_sdk_dynamodb::config::Intercept for Failing {
+    fn name(&self) -> &'static str {
+        "request-failures"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        _: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let Failures {
+            operation: op,
+            first,
+            count,
+        } = self.failures;
+        if operation(context) != op {
+            return Ok(());
+        }
+        let n = self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        if (first..first.saturating_add(count)).contains(&n) {
+            return Err(format!("injected failure of {op} #{n}").into());
+        }
+        Ok(())
+    }
+}
+
+/// A client like [`client`] whose chosen requests fail before they are sent, as when the
+/// connection drops: for the failures DynamoDB Local never has, at an exact point (the second
+/// transaction of a batch apply, say), with everything sent before it committed.
+pub fn failing_client(endpoint: &str, failures: Failures) -> Client {
+    let config = local_config(endpoint)
+        .interceptor(Failing {
+            failures,
+            seen: std::sync::atomic::AtomicU64::new(0),
+        })
+        .build();
+    Client::from_conf(config)
 }
 
 /// Finds `DynamoDBLocal.jar`: `DYNAMODB_LOCAL_JAR` if set, else inside the npm package, running

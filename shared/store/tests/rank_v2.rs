@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use common::*;
+use leaderboard_devkit::local::{Failures, failing_client};
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::rank_v2::{CountedKey, LaneChange};
 use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
@@ -188,10 +189,38 @@ async fn batches_applied_in_reverse_halves_partly_and_again_leave_exactly_the_bu
         "a batch this size needs several chunks: {whole:?}"
     );
     store.apply_lane_changes(&bid("rb"), &b).await.unwrap();
-    assert_eq!(
-        stored_index(&table, "rb").await,
-        expected_index(&table, &store, "rb", &players).await
-    );
+    let want_b = expected_index(&table, &store, "rb", &players).await;
+    assert_eq!(stored_index(&table, "rb").await, want_b);
+
+    // Board b's batch again, on two empty indexes, with a transaction failing after the first
+    // chunks committed: once (the apply re-reads the root and finishes the rest itself), and
+    // for good (the apply gives up; delivered again, it writes exactly the rest).
+    let failing = |first, count| {
+        store_with_client(
+            &table,
+            failing_client(
+                &table.endpoint,
+                Failures {
+                    operation: "TransactWriteItems",
+                    first,
+                    count,
+                },
+            ),
+        )
+    };
+    let once = failing(2, 1)
+        .apply_lane_changes(&bid("rd"), &b)
+        .await
+        .unwrap();
+    assert_eq!(once.applied, b.len());
+    assert_eq!(stored_index(&table, "rd").await, want_b);
+    let gave_up = failing(3, u64::MAX)
+        .apply_lane_changes(&bid("re"), &b)
+        .await;
+    assert!(gave_up.is_err());
+    let rest = store.apply_lane_changes(&bid("re"), &b).await.unwrap();
+    assert!(0 < rest.applied && rest.applied < b.len(), "{rest:?}");
+    assert_eq!(stored_index(&table, "re").await, want_b);
 
     // Board c: the same batch applied by four appliers at once (as when a batch is retried
     // while its first delivery still runs): each change is written by exactly one of them.

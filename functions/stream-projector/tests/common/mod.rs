@@ -304,15 +304,19 @@ async fn record(store: &Store, player: &str, score: u64, boards: usize, ms: u64)
     }
 }
 
-/// Whether a record is a Session INSERT (by its key and event name).
-pub fn is_session_insert(r: &EventRecord) -> bool {
-    let key = |k: &str| match r.change.keys.inner().get(k) {
+/// A string key attribute of a record (empty when absent).
+pub fn record_key(r: &EventRecord, attr: &str) -> String {
+    match r.change.keys.inner().get(attr) {
         Some(serde_dynamo::AttributeValue::S(s)) => s.clone(),
         _ => String::new(),
-    };
+    }
+}
+
+/// Whether a record is a Session INSERT (by its key and event name).
+pub fn is_session_insert(r: &EventRecord) -> bool {
     r.event_name == "INSERT"
-        && key("pk").starts_with("PLAYER#")
-        && key("sk").starts_with("SESSION#")
+        && record_key(r, "pk").starts_with("PLAYER#")
+        && record_key(r, "sk").starts_with("SESSION#")
 }
 
 /// The sequence number of a record.
@@ -344,13 +348,15 @@ pub fn cost(counter: &RequestCounter) -> (u64, u64, u64) {
 
 /// The store, but chosen writes fail the first time, as DynamoDB would after the SDK's own
 /// retries: the v1 rank index write of each of `victims`, and the `lane_fail_at`-th v2 write
-/// (counting from 1; 0 for none).
+/// (counting from 1; 0 for none). That v2 write fails before writing anything, or, given
+/// `lanes_failing_half_way` (a store whose transactions fail after its first), half way.
 pub struct FailOnce {
     pub store: Store,
     pub victims: HashSet<String>,
     pub failed: Mutex<BTreeSet<String>>,
     pub lane_calls: AtomicUsize,
     pub lane_fail_at: usize,
+    pub lanes_failing_half_way: Option<Store>,
 }
 
 impl FailOnce {
@@ -362,6 +368,7 @@ impl FailOnce {
             failed: Mutex::new(BTreeSet::new()),
             lane_calls: AtomicUsize::new(0),
             lane_fail_at: 0,
+            lanes_failing_half_way: None,
         }
     }
 
@@ -404,7 +411,15 @@ impl LaneIndex for FailOnce {
         changes: &[LaneChange],
     ) -> Result<LaneApplyOutcome, StoreError> {
         if self.lane_calls.fetch_add(1, Ordering::SeqCst) + 1 == self.lane_fail_at {
-            return Err(FailOnce::injected());
+            let Some(half_way) = &self.lanes_failing_half_way else {
+                return Err(FailOnce::injected());
+            };
+            let outcome = half_way.apply_lane_changes(board, changes).await;
+            assert!(
+                outcome.is_err(),
+                "the half-way failure happened: {outcome:?}"
+            );
+            return outcome;
         }
         self.store.apply_lane_changes(board, changes).await
     }

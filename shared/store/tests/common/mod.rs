@@ -41,12 +41,17 @@ pub async fn store_without_stream(label: &str) -> (TestTable, Store) {
 }
 
 fn store_over(table: TestTable) -> (TestTable, Store) {
+    let store = store_with_client(&table, table.client.clone());
+    (table, store)
+}
+
+/// A store over `table` that sends its requests with `client` (one that counts or fails them).
+pub fn store_with_client(table: &TestTable, client: aws_sdk_dynamodb::Client) -> Store {
     let config = Config {
         table_name: table.name.clone(),
         cursor_secret: b"test-secret".to_vec(),
     };
-    let store = Store::new(table.client.clone(), &config);
-    (table, store)
+    Store::new(client, &config)
 }
 
 pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> NewBoard {
