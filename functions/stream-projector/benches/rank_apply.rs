@@ -1,0 +1,473 @@
+//! How fast the rank index keeps up with plays, layout v1 beside v2 in one run on one DynamoDB
+//! Local: `cargo bench -p stream-projector --bench rank_apply` (`-- --quick`, or `QUICK=1`, for
+//! fewer players and plays).
+//!
+//! Two boards of N players (imported and indexed before the table's stream is enabled), one on
+//! each layout, both `latest`, so that a play replaces its player's entry. P plays of random
+//! players on each board, 32 at once, through the store's write path (`Store::record_play`, the
+//! calls the submit-score function makes): the stack's submission rate. Then each board's index
+//! records from the table's stream (v1: the Score records; v2: the lane records), in batches of
+//! 100 as the event source mapping delivers them, one batch after another as on one shard,
+//! applied by the projector's own index halves (`rank::index`, `rank_v2::index`) through a client
+//! that counts requests: per entry change, requests, item writes and write units (from the index
+//! items' sizes); and entry changes applied per second. Every record must apply without a
+//! failure, and the v2 index must then equal the one built from the board's entries (the
+//! benchmark stops otherwise).
+
+#[path = "../../../bench/src/fragment.rs"]
+mod fragment;
+#[path = "../../../shared/store/tests/common/rank_v2.rs"]
+mod rank_v2_index;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use aws_lambda_events::event::dynamodb::EventRecord;
+use aws_sdk_dynamodb::types::{AttributeValue, StreamSpecification, StreamViewType};
+use futures::StreamExt;
+use leaderboard_devkit::local::{RequestCounter, counting_client};
+use leaderboard_devkit::stream::{StartingPosition, StreamReader};
+use leaderboard_devkit::testing::TestTable;
+use leaderboard_keys::entity;
+use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
+use leaderboard_keys::rank::Order;
+use leaderboard_keys::rank_v2::{CountedKey, LaneChange, Watermarks, build};
+use leaderboard_keys::rankindex::WRITTEN_SHARDS;
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::{NewBoard, Operator, RankLayout, Recurrence};
+use leaderboard_store::{
+    Config, LaneApplyOutcome, Play, RankApplyOutcome, RankChange, Store, StoreError,
+};
+use rand::Rng;
+use stream_projector::{LaneIndex, RankIndex, rank, rank_v2};
+
+const T0: u64 = 1_767_225_600_000;
+/// Plays recorded at once: the load benchmark's simulated players.
+const CONCURRENT_PLAYS: usize = 32;
+/// Records per batch: the template's `BatchSize`.
+const BATCH: usize = 100;
+
+fn at(ms: u64) -> Timestamp {
+    Timestamp::from_millis(T0 + ms).unwrap()
+}
+
+/// The store, tallying what the index writes report.
+struct Tally {
+    store: Store,
+    applied: AtomicUsize,
+    items: AtomicUsize,
+}
+
+impl RankIndex for Tally {
+    async fn apply(
+        &self,
+        board: &BoardId,
+        player: &PlayerId,
+        changes: &[RankChange],
+    ) -> Result<RankApplyOutcome, StoreError> {
+        let out = self
+            .store
+            .apply_rank_changes(board, player, changes)
+            .await?;
+        self.applied.fetch_add(out.applied, Ordering::Relaxed);
+        self.items.fetch_add(out.items_written, Ordering::Relaxed);
+        Ok(out)
+    }
+}
+
+impl LaneIndex for Tally {
+    async fn apply_lanes(
+        &self,
+        board: &BoardId,
+        changes: &[LaneChange],
+    ) -> Result<LaneApplyOutcome, StoreError> {
+        let out = self.store.apply_lane_changes(board, changes).await?;
+        self.applied.fetch_add(out.applied, Ordering::Relaxed);
+        self.items.fetch_add(out.items_written, Ordering::Relaxed);
+        Ok(out)
+    }
+}
+
+/// One layout's row.
+struct Row {
+    layout: &'static str,
+    plays: usize,
+    /// Entry changes the plays made (a play may change nothing: `latest` keeps the later of
+    /// two plays of one player recorded at once).
+    changes: usize,
+    plays_per_sec: f64,
+    records: usize,
+    batches: usize,
+    apply_secs: f64,
+    requests: u64,
+    items: usize,
+    /// Index items of this layout after the run, the largest's size, how many exceed 1 KB.
+    index_items: (usize, usize, usize),
+}
+
+impl Row {
+    fn applied_per_sec(&self) -> f64 {
+        self.changes as f64 / self.apply_secs
+    }
+    fn per_change(&self, x: f64) -> f64 {
+        x / self.changes as f64
+    }
+}
+
+async fn board(store: &Store, id: &str, layout: RankLayout) -> BoardId {
+    let board = BoardId::parse(id).unwrap();
+    store
+        .create_board(
+            NewBoard {
+                leaderboard_id: board.clone(),
+                name: id.into(),
+                order: Order::Desc,
+                operator: Operator::Latest,
+                max_score: 9_999_999_999,
+                starts_at: Some(at(0)),
+                ends_at: None,
+                recurrence: Recurrence::None,
+                game_id: None,
+                rank_layout: layout,
+            },
+            at(0),
+        )
+        .await
+        .unwrap();
+    board
+}
+
+/// Records `plays` plays of random players on `board`, [`CONCURRENT_PLAYS`] at once: plays per
+/// second.
+async fn play(store: &Store, board: &BoardId, players: &[PlayerId], plays: usize) -> f64 {
+    let mut rng = rand::rng();
+    let plays: Vec<(PlayerId, u64, u64)> = (0..plays)
+        .map(|i| {
+            let p = players[rng.random_range(0..players.len())].clone();
+            (
+                p,
+                rng.random_range(0..100_000u64) * 7,
+                120_000 + i as u64 * 10,
+            )
+        })
+        .collect();
+    let clock = Instant::now();
+    futures::stream::iter(&plays)
+        .map(|(p, score, ms)| async move {
+            let now = at(*ms);
+            let play = Play {
+                player_id: p.clone(),
+                session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),
+                game_id: Some(GameId::parse("bench").unwrap()),
+                score: *score,
+                duration_sec: None,
+                leaderboard_ids: vec![board.clone()],
+            };
+            store.record_play(&play, now).await.unwrap();
+        })
+        .buffer_unordered(CONCURRENT_PLAYS)
+        .collect::<Vec<()>>()
+        .await;
+    plays.len() as f64 / clock.elapsed().as_secs_f64()
+}
+
+/// Applies `records` in batches of [`BATCH`], one after another, with `apply` (a layout's
+/// index half, which answers the records to report): seconds and requests.
+async fn apply<F, Fut>(records: &[EventRecord], counter: &RequestCounter, apply: F) -> (f64, u64)
+where
+    F: Fn(Vec<EventRecord>) -> Fut,
+    Fut: std::future::Future<Output = usize>,
+{
+    counter.reset();
+    let clock = Instant::now();
+    for batch in records.chunks(BATCH) {
+        let failed = apply(batch.to_vec()).await;
+        assert_eq!(failed, 0, "a batch failed");
+    }
+    let secs = clock.elapsed().as_secs_f64();
+    (secs, counter.total())
+}
+
+/// An item's size as DynamoDB bills it: attribute names and values (a string's UTF-8 bytes, a
+/// number's 1 byte per two significant digits plus 1, a set's members).
+fn item_size(item: &HashMap<String, AttributeValue>) -> usize {
+    fn value(v: &AttributeValue) -> usize {
+        let number = |n: &str| n.trim_start_matches(['-', '0']).len().div_ceil(2) + 1;
+        match v {
+            AttributeValue::S(s) => s.len(),
+            AttributeValue::N(n) => number(n),
+            AttributeValue::Ss(ss) => ss.iter().map(String::len).sum(),
+            AttributeValue::M(m) => {
+                3 + m.iter().map(|(k, v)| k.len() + value(v) + 1).sum::<usize>()
+            }
+            _ => 1,
+        }
+    }
+    item.iter().map(|(k, v)| k.len() + value(v)).sum()
+}
+
+/// The index items of a layout after the run: how many, the largest, and how many exceed the
+/// 1 KB a write unit covers.
+fn index_items(
+    dump: &[HashMap<String, AttributeValue>],
+    v2: bool,
+    board: &BoardId,
+) -> (usize, usize, usize) {
+    let (v1_node, v1_marker, v2_root) = (
+        format!("RANKNODE#{board}#"),
+        format!("RANKED#{board}"),
+        format!("RANKV2#{board}"),
+    );
+    let sizes: Vec<usize> = dump
+        .iter()
+        .filter(|item| {
+            let (pk, sk) = (item["pk"].as_s().unwrap(), item["sk"].as_s().unwrap());
+            if v2 {
+                *pk == v2_root || pk.starts_with(&format!("{v2_root}#"))
+            } else {
+                pk.starts_with(&v1_node) || *sk == v1_marker
+            }
+        })
+        .map(item_size)
+        .collect();
+    (
+        sizes.len(),
+        sizes.iter().copied().max().unwrap_or(0),
+        sizes.iter().filter(|&&s| s > 1024).count(),
+    )
+}
+
+/// A record's partition key.
+fn pk(record: &EventRecord) -> &str {
+    match record.change.keys.inner().get("pk") {
+        Some(serde_dynamo::AttributeValue::S(pk)) => pk,
+        _ => "",
+    }
+}
+
+/// The v2 index must be the one built from the board's entries, its watermarks the lanes'
+/// written counts.
+async fn check_v2(table: &TestTable, dump: &[HashMap<String, AttributeValue>], board: &BoardId) {
+    let mut keys = Vec::new();
+    for item in dump {
+        let (Some(pk), Some(sk)) = (item["pk"].as_s().ok(), item["sk"].as_s().ok()) else {
+            continue;
+        };
+        if *pk == entity::board_pk(board) && sk.starts_with(entity::SCORE_PREFIX) {
+            keys.push(CountedKey::parse(sk).unwrap());
+        }
+    }
+    let mut written = Watermarks::default();
+    for lane in 0..WRITTEN_SHARDS {
+        let (w, _) = rank_v2_index::lane(table, board.as_str(), lane).await;
+        if w > 0 {
+            written.0.insert(lane, w);
+        }
+    }
+    let stored = rank_v2_index::stored_index(table, board.as_str()).await;
+    assert!(
+        stored == (build(&keys), written),
+        "the v2 index is not the built one"
+    );
+}
+
+#[tokio::main]
+async fn main() {
+    let quick =
+        std::env::args().any(|a| a == "--quick") || std::env::var("QUICK").is_ok_and(|v| v == "1");
+    let (n, plays) = if quick {
+        (10_000, 1_000)
+    } else {
+        (50_000, 3_000)
+    };
+    // The boards are loaded before the table has a stream (DynamoDB Local slows down for every
+    // request once a stream has taken many writes); the plays are its first records.
+    let table = TestTable::without_stream("rank_apply_bench").await;
+    let (client, counter) = counting_client(&table.endpoint);
+    let store = Store::new(
+        client,
+        &Config {
+            table_name: table.name.clone(),
+            cursor_secret: b"bench-secret-of-at-least-32-chars".to_vec(),
+        },
+    );
+    let boards = [
+        ("v1", board(&store, "one", RankLayout::V1).await),
+        ("v2", board(&store, "two", RankLayout::V2).await),
+    ];
+    let players: Vec<PlayerId> = (0..n)
+        .map(|i| PlayerId::parse(&format!("p{i:07}")).unwrap())
+        .collect();
+    let mut rng = rand::rng();
+    let entries: Vec<(PlayerId, u64, Timestamp)> = players
+        .iter()
+        .map(|p| {
+            (
+                p.clone(),
+                rng.random_range(0..100_000u64) * 7,
+                at(rng.random_range(0..60_000)),
+            )
+        })
+        .collect();
+    for (layout, id) in &boards {
+        eprintln!("{layout}: importing {n} entries and building the index");
+        let board = store.get_board(id).await.unwrap().unwrap();
+        for chunk in entries.chunks(5_000) {
+            store.import_entries(&board, chunk).await.unwrap();
+        }
+        store.build_rank_index(&board).await.unwrap();
+    }
+    table
+        .client
+        .update_table()
+        .table_name(&table.name)
+        .stream_specification(
+            StreamSpecification::builder()
+                .stream_enabled(true)
+                .stream_view_type(StreamViewType::NewAndOldImages)
+                .build()
+                .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    let mut reader =
+        StreamReader::for_table(&table.endpoint, &table.name, StartingPosition::TrimHorizon)
+            .await
+            .unwrap();
+
+    let mut rates = Vec::new();
+    for (layout, id) in &boards {
+        eprintln!("{layout}: {plays} plays");
+        rates.push(play(&store, id, &players, plays).await);
+    }
+    let records = reader.read_to_end().await.unwrap();
+
+    let mut rows = Vec::new();
+    for ((layout, id), plays_per_sec) in boards.iter().zip(rates) {
+        let tally = &Tally {
+            store: store.clone(),
+            applied: AtomicUsize::new(0),
+            items: AtomicUsize::new(0),
+        };
+        let (records, (secs, requests)): (Vec<EventRecord>, _) = if *layout == "v1" {
+            let mine: Vec<EventRecord> = records
+                .iter()
+                .filter(|r| pk(r) == entity::board_pk(id))
+                .cloned()
+                .collect();
+            eprintln!("v1: applying {} Score records", mine.len());
+            let cost = apply(&mine, &counter, |batch| async move {
+                rank::index(tally, &rank::plan(&batch)).await.len()
+            })
+            .await;
+            (mine, cost)
+        } else {
+            let mine: Vec<EventRecord> = records
+                .iter()
+                .filter(|r| pk(r).starts_with(&format!("RANKSEQ#{id}#")))
+                .cloned()
+                .collect();
+            eprintln!("v2: applying {} lane records", mine.len());
+            let cost = apply(&mine, &counter, |batch| async move {
+                rank_v2::index(tally, &rank_v2::plan(&batch)).await.len()
+            })
+            .await;
+            (mine, cost)
+        };
+        let dump = table.dump().await;
+        // v1 has a REMOVE and an INSERT record per entry change, v2 one lane record.
+        let changes = records.iter().filter(|r| r.event_name != "REMOVE").count();
+        assert_eq!(
+            tally.applied.load(Ordering::Relaxed),
+            records.len(),
+            "every record applied"
+        );
+        let row = Row {
+            layout,
+            plays,
+            changes,
+            plays_per_sec,
+            records: records.len(),
+            batches: records.len().div_ceil(BATCH),
+            apply_secs: secs,
+            requests,
+            items: tally.items.load(Ordering::Relaxed),
+            index_items: index_items(&dump, *layout == "v2", id),
+        };
+        if *layout == "v2" {
+            check_v2(&table, &dump, id).await;
+        }
+        rows.push(row);
+    }
+    report(n, &rows, quick);
+}
+
+fn report(n: usize, rows: &[Row], quick: bool) {
+    let mut md = format!(
+        "## Rank index apply rate, v1 beside v2 (issue 30)\n\n\
+         One run on one DynamoDB Local{}: two `latest` boards of {n} players (imported and \
+         indexed before the table's stream was enabled), one per layout; {} plays of random \
+         players on each, {CONCURRENT_PLAYS} at once through `Store::record_play` (the \
+         submit-score function's calls; `latest`: a play replaces its player's entry): the submission rate. Then \
+         each board's index records from the table's stream, in batches of {BATCH} one after \
+         another (one shard), applied by the projector's `rank::index` (v1: the Score records, a \
+         play's REMOVE and INSERT) or `rank_v2::index` (v2: the lane records, one per entry change). \
+         Per change = divided by the entry changes the plays made. Requests are what the client sent, item writes what the \
+         apply reports. Write units: every index write is in a transaction, 2 units per item \
+         write up to 1 KB; the table's index items after the run are measured, and where some \
+         exceed 1 KB the figure is a lower bound (DynamoDB Local's own `ConsumedCapacity` for a \
+         transaction is not the sum over its items, so it is not used).\n\n\
+         | layout | plays accepted /s | entry changes | records | batches | entry changes applied /s | \
+         applied / accepted | requests per change | item writes per change | write units per \
+         change | index items (largest, over 1 KB) |\n\
+         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+        if quick { " (quick mode)" } else { "" },
+        rows.first().map_or(0, |r| r.plays),
+    );
+    for r in rows {
+        let (count, largest, over) = r.index_items;
+        md.push_str(&format!(
+            "| {} | {:.0} | {} | {} | {} | {:.0} | {:.2}x | {:.2} | {:.2} | {}{:.1} | {} ({} B, {}) |\n",
+            r.layout,
+            r.plays_per_sec,
+            r.changes,
+            r.records,
+            r.batches,
+            r.applied_per_sec(),
+            r.applied_per_sec() / r.plays_per_sec,
+            r.per_change(r.requests as f64),
+            r.per_change(r.items as f64),
+            if over > 0 { ">= " } else { "" },
+            2.0 * r.per_change(r.items as f64),
+            count,
+            largest,
+            over,
+        ));
+    }
+    if let [v1, v2] = rows {
+        md.push_str(&format!(
+            "\nv2 against v1, same run: {:.2}x the apply rate, {:.2}x the item writes per change, \
+             {:.2}x the requests per change.\n",
+            v2.applied_per_sec() / v1.applied_per_sec(),
+            v2.per_change(v2.items as f64) / v1.per_change(v1.items as f64),
+            v2.per_change(v2.requests as f64) / v1.per_change(v1.requests as f64),
+        ));
+        let accepted = v1.plays_per_sec.max(v2.plays_per_sec);
+        fragment::target(
+            "Rank index v2 applies at least 2x as fast as the stack accepts plays (issue 30)",
+            &format!(
+                "v2 applies {:.0} changes/s, plays accepted {:.0}/s: {:.2}x (v1: {:.0}/s, {:.2}x)",
+                v2.applied_per_sec(),
+                accepted,
+                v2.applied_per_sec() / accepted,
+                v1.applied_per_sec(),
+                v1.applied_per_sec() / accepted
+            ),
+            v2.applied_per_sec() >= 2.0 * accepted,
+        );
+    }
+    println!("{md}");
+    fragment::write("65-rank-apply.md", &md);
+}
