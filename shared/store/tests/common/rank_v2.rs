@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use leaderboard_devkit::testing::TestTable;
+use leaderboard_devkit::testing::{RawItem, TestTable};
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_v2::{
@@ -42,8 +42,12 @@ pub async fn lane(
 /// The index's counters and watermarks as stored: the root and the nodes of the generation it
 /// names (zero counters left out, as [`build`] does).
 pub async fn stored_index(table: &TestTable, board: &str) -> (NodeCounters, Watermarks) {
+    index_in(&table.dump().await, board)
+}
+
+/// [`stored_index`] in a dump of the table.
+pub fn index_in(items: &[RawItem], board: &str) -> (NodeCounters, Watermarks) {
     let root_pk = format!("RANKV2#{board}");
-    let items = table.dump().await;
     let generation = items
         .iter()
         .find(|item| item["pk"].as_s().unwrap() == &root_pk)
@@ -62,7 +66,7 @@ pub async fn stored_index(table: &TestTable, board: &str) -> (NodeCounters, Wate
         } else {
             continue;
         };
-        for (attr, v) in &item {
+        for (attr, v) in item {
             let n = || v.as_n().unwrap().parse::<i64>().unwrap();
             if let Some(label) = attr.strip_prefix('c') {
                 if n() != 0 {
