@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use aws_lambda_events::event::dynamodb::EventRecord;
-use aws_sdk_dynamodb::types::{AttributeValue, StreamSpecification, StreamViewType};
+use aws_sdk_dynamodb::types::AttributeValue;
 use futures::StreamExt;
 use leaderboard_devkit::local::{RequestCounter, counting_client};
 use leaderboard_devkit::stream::{StartingPosition, StreamReader};
@@ -318,20 +318,7 @@ async fn main() {
         }
         store.build_rank_index(&board).await.unwrap();
     }
-    table
-        .client
-        .update_table()
-        .table_name(&table.name)
-        .stream_specification(
-            StreamSpecification::builder()
-                .stream_enabled(true)
-                .stream_view_type(StreamViewType::NewAndOldImages)
-                .build()
-                .unwrap(),
-        )
-        .send()
-        .await
-        .unwrap();
+    table.set_stream(true).await;
     let mut reader =
         StreamReader::for_table(&table.endpoint, &table.name, StartingPosition::TrimHorizon)
             .await

@@ -84,6 +84,28 @@ impl TestTable {
         table
     }
 
+    /// Turns the table's stream on (with the template's view type) or off. A test that
+    /// bulk-loads and then reads only what follows turns it on after the load; one that only
+    /// loads turns it off (see [`TestTable::without_stream`] for why).
+    pub async fn set_stream(&self, on: bool) {
+        use aws_sdk_dynamodb::types::{StreamSpecification, StreamViewType};
+        let mut spec = StreamSpecification::builder().stream_enabled(on);
+        if on {
+            let view = definition()
+                .stream_view_type
+                .as_deref()
+                .unwrap_or("NEW_AND_OLD_IMAGES");
+            spec = spec.stream_view_type(StreamViewType::from(view));
+        }
+        self.client
+            .update_table()
+            .table_name(&self.name)
+            .stream_specification(spec.build().unwrap())
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("stream of {}: {e:?}", self.name));
+    }
+
     async fn create(label: &str, def: &TableDefinition) -> TestTable {
         Self::create_at(label, def, endpoint().await).await
     }

@@ -8,7 +8,6 @@ mod common;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use aws_sdk_dynamodb::types::StreamSpecification;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use common::*;
@@ -1281,19 +1280,7 @@ fn sample(expected: &[RankedEntry], want: usize, step: usize) -> BTreeSet<usize>
 /// instance. Nothing here reads the stream.
 async fn bulk_store(label: &str) -> (TestTable, Store) {
     let (table, store) = store(label).await;
-    table
-        .client
-        .update_table()
-        .table_name(&table.name)
-        .stream_specification(
-            StreamSpecification::builder()
-                .stream_enabled(false)
-                .build()
-                .unwrap(),
-        )
-        .send()
-        .await
-        .unwrap();
+    table.set_stream(false).await;
     (table, store)
 }
 
