@@ -214,17 +214,18 @@ fn index_items(
     v2: bool,
     board: &BoardId,
 ) -> (usize, usize, usize) {
-    let (v1_node, v1_marker, v2_root) = (
+    let (v1_node, v1_marker, v2_root, v2_node) = (
         format!("RANKNODE#{board}#"),
         format!("RANKED#{board}"),
         format!("RANKV2#{board}"),
+        format!("RANKV2#{board}#"),
     );
     let sizes: Vec<usize> = dump
         .iter()
         .filter(|item| {
             let (pk, sk) = (item["pk"].as_s().unwrap(), item["sk"].as_s().unwrap());
             if v2 {
-                *pk == v2_root || pk.starts_with(&format!("{v2_root}#"))
+                *pk == v2_root || pk.starts_with(&v2_node)
             } else {
                 pk.starts_with(&v1_node) || *sk == v1_marker
             }

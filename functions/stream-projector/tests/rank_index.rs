@@ -17,11 +17,11 @@ use futures::StreamExt;
 use leaderboard_devkit::local::counting_client;
 use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::{TestTable, s};
-use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
+use leaderboard_keys::ids::{BoardId, PlayerId, SessionId};
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::rankindex::shard_of;
 use leaderboard_keys::time::Timestamp;
-use leaderboard_store::model::{Board, NewBoard, Operator, RankedEntry, Recurrence};
+use leaderboard_store::model::{Board, Operator, RankLayout, RankedEntry};
 use leaderboard_store::{Play, RankCost, Store};
 use rand::Rng;
 use rand::seq::IndexedRandom;
@@ -183,18 +183,7 @@ async fn ranks_from_the_index_equal_counted_ranks_at_10k_players() {
     let board_id = BoardId::parse("big").unwrap();
     let board = store
         .create_board(
-            NewBoard {
-                leaderboard_id: board_id.clone(),
-                name: "Big".into(),
-                order: Order::Desc,
-                operator: Operator::Best,
-                max_score: 9_999_999_999,
-                starts_at: Some(at(0)),
-                ends_at: Some(at(365 * 86_400_000)),
-                recurrence: Recurrence::None,
-                game_id: Some(GameId::parse("tetris").unwrap()),
-                rank_layout: Default::default(),
-            },
+            new_board("big", Order::Desc, Operator::Best, RankLayout::V1),
             at(0),
         )
         .await

@@ -16,7 +16,7 @@ use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::ids::{BoardId, GameId, SessionId};
 use leaderboard_keys::rank::Order;
-use leaderboard_store::model::{NewBoard, Operator, RankLayout, Recurrence};
+use leaderboard_store::model::{Operator, RankLayout};
 use leaderboard_store::{Play, Store};
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -34,18 +34,7 @@ async fn v2_board(store: &Store, id: &str) -> BoardId {
     let board = BoardId::parse(id).unwrap();
     store
         .create_board(
-            NewBoard {
-                leaderboard_id: board.clone(),
-                name: "V2".into(),
-                order: Order::Desc,
-                operator: Operator::Best,
-                max_score: 9_999_999_999,
-                starts_at: Some(at(0)),
-                ends_at: Some(at(365 * 86_400_000)),
-                recurrence: Recurrence::None,
-                game_id: None,
-                rank_layout: RankLayout::V2,
-            },
+            new_board(id, Order::Desc, Operator::Best, RankLayout::V2),
             at(0),
         )
         .await

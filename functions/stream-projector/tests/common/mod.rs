@@ -18,7 +18,7 @@ use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::rank_v2::LaneChange;
 use leaderboard_keys::time::Timestamp;
-use leaderboard_store::model::{NewBoard, Operator, Player, Recurrence};
+use leaderboard_store::model::{NewBoard, Operator, Player, RankLayout, Recurrence};
 use leaderboard_store::{
     Config, LaneApplyOutcome, Play, ProjectedSession, ProjectionOutcome, RankApplyOutcome,
     RankChange, Store, StoreError,
@@ -81,6 +81,22 @@ pub fn store_for(table: &TestTable, client: aws_sdk_dynamodb::Client) -> Store {
     )
 }
 
+/// A board of the game `tetris`, open all of 2026, scores of the widest default range.
+pub fn new_board(id: &str, order: Order, operator: Operator, layout: RankLayout) -> NewBoard {
+    NewBoard {
+        leaderboard_id: BoardId::parse(id).unwrap(),
+        name: format!("Board {id}"),
+        order,
+        operator,
+        max_score: 9_999_999_999,
+        starts_at: Some(at(0)),
+        ends_at: Some(at(365 * 86_400_000)),
+        recurrence: Recurrence::None,
+        game_id: Some(GameId::parse("tetris").unwrap()),
+        rank_layout: layout,
+    }
+}
+
 impl Scenario {
     /// A fresh, empty table without a stream: where a shared [`Dataset`]'s records are
     /// projected (its own writes need not feed a stream).
@@ -105,21 +121,7 @@ impl Scenario {
         ];
         for (id, (order, operator)) in BOARDS.iter().zip(orders) {
             store
-                .create_board(
-                    NewBoard {
-                        leaderboard_id: BoardId::parse(id).unwrap(),
-                        name: format!("Board {id}"),
-                        order,
-                        operator,
-                        max_score: 9_999_999_999,
-                        starts_at: Some(at(0)),
-                        ends_at: Some(at(365 * 86_400_000)),
-                        recurrence: Recurrence::None,
-                        game_id: Some(GameId::parse("tetris").unwrap()),
-                        rank_layout: Default::default(),
-                    },
-                    at(0),
-                )
+                .create_board(new_board(id, order, operator, RankLayout::V1), at(0))
                 .await
                 .unwrap();
         }
