@@ -18,11 +18,16 @@
 //! # One trie of counters per board
 //! A sort key's *digits* are its score (the board's width, 1 to 18 digits) and its 13 tiebreak
 //! digits (inverted milliseconds). The trie stores the first `width + STORED_TIME_DIGITS` of
-//! them, [`GROUP_DIGITS`] per level: the node at a prefix holds one counter per child label (the
-//! next two digits), sparse, so a node has at most 100 counters and stays within one 1 KB write
-//! unit. Keys that share every stored digit form a *group*: one score within one
-//! 10^[`TAIL_TIME_DIGITS`] ms window (100 s). At the default width (10 digits) a path is 9
-//! nodes; at the widest (18), 13 ([`Layout`]).
+//! them: the node at a prefix holds one counter per child label (the next digits), sparse. The
+//! score goes [`GROUP_DIGITS`] (2) digits a level, so a score node has at most 100 counters and
+//! stays within one 1 KB write unit. The stored tiebreak goes [`TIME_LEVELS`] (4, 2, 2) digits a
+//! level. Its first label is an 11.6-day window (10^9 ms): one score's entries fall in few of
+//! those (a year holds at most 33), so that node stays small too, while a key whose
+//! score no other entry has costs one node fewer on its path than at 2 digits a level (paths
+//! below the score are mostly a key's own, and each of their nodes is an item write per change).
+//! Keys that share every stored digit form a *group*: one score within one
+//! 10^[`TAIL_TIME_DIGITS`] ms window (100 s). At the default width (10 digits) a path is 8
+//! nodes; at the widest (18), 12 ([`Layout`]).
 //!
 //! The level-0 node is the *root* ([`root_key`]): besides its counters it holds the lanes'
 //! watermarks and the index's *generation*; the other nodes are keyed by generation
@@ -49,12 +54,16 @@ use crate::ids::BoardId;
 use crate::rank::TIEBREAK_DIGITS;
 use crate::rankindex::{IndexedKey, WRITTEN_SHARDS};
 
-/// Digits per trie level: a node has at most 100 child labels.
+/// Score digits per trie level: a score node has at most 100 child labels.
 pub const GROUP_DIGITS: usize = 2;
 /// Tiebreak digits the trie does not store: a group spans 10^5 ms = 100 s of one score.
 pub const TAIL_TIME_DIGITS: usize = 5;
 /// Tiebreak digits the trie stores.
 pub const STORED_TIME_DIGITS: usize = TIEBREAK_DIGITS as usize - TAIL_TIME_DIGITS;
+/// The stored tiebreak digits' levels, by label width: an 11.6-day window, then 2.8 hours,
+/// then 100 s.
+pub const TIME_LEVELS: [usize; 3] = [4, 2, 2];
+const _: () = assert!(TIME_LEVELS[0] + TIME_LEVELS[1] + TIME_LEVELS[2] == STORED_TIME_DIGITS);
 /// Lanes per board: the board's written counts.
 pub const LANES: u8 = WRITTEN_SHARDS;
 /// The most keys a tail count reads before it gives up on being exact.
@@ -86,21 +95,36 @@ impl Layout {
         self.score_digits + STORED_TIME_DIGITS
     }
 
-    /// Nodes on one path, the root included: 9 at the default width, 13 at the widest.
+    /// Levels of the score: 5 at the default width (the last one a single digit when the
+    /// width is odd).
+    fn score_levels(&self) -> usize {
+        self.score_digits.div_ceil(GROUP_DIGITS)
+    }
+
+    /// Nodes on one path, the root included: 8 at the default width, 12 at the widest.
     pub fn levels(&self) -> usize {
-        self.stored_digits().div_ceil(GROUP_DIGITS)
+        self.score_levels() + TIME_LEVELS.len()
+    }
+
+    /// Where the label of `level` starts in the digits (its node's prefix length); `levels()`
+    /// gives the end of the stored digits.
+    fn start(&self, level: usize) -> usize {
+        let score_levels = self.score_levels();
+        if level <= score_levels {
+            return (level * GROUP_DIGITS).min(self.score_digits);
+        }
+        let time_levels = (level - score_levels).min(TIME_LEVELS.len());
+        self.score_digits + TIME_LEVELS[..time_levels].iter().sum::<usize>()
     }
 
     /// The prefix of the node at `level` on the path of `digits`.
     pub fn prefix<'a>(&self, digits: &'a str, level: usize) -> &'a str {
-        &digits[..(level * GROUP_DIGITS).min(self.stored_digits())]
+        &digits[..self.start(level)]
     }
 
     /// The child label of `digits` in its node at `level`.
     pub fn label<'a>(&self, digits: &'a str, level: usize) -> &'a str {
-        let stored = self.stored_digits();
-        let lo = (level * GROUP_DIGITS).min(stored);
-        &digits[lo..(lo + GROUP_DIGITS).min(stored)]
+        &digits[self.start(level)..self.start(level + 1)]
     }
 
     /// The (prefix, label) pairs of a key's path, root first.
@@ -268,22 +292,37 @@ mod tests {
     }
 
     #[test]
-    fn the_default_width_has_nine_levels_and_a_100_second_group() {
+    fn the_default_width_has_eight_levels_and_a_100_second_group() {
         let k = key("SCORE#0000009850#8280899199999#p_bob");
         let layout = k.layout();
-        assert_eq!((layout.score_digits, layout.levels()), (10, 9));
+        assert_eq!((layout.score_digits, layout.levels()), (10, 8));
         assert_eq!(k.group(), "000000985082808991");
         let path: Vec<_> = layout.path(k.digits()).collect();
         assert_eq!(path[0], ("", "00"));
         assert_eq!(path[4], ("00000098", "50"));
-        assert_eq!(path[8], ("0000009850828089", "91"));
-        assert_eq!(Layout::new(18).levels(), 13);
-        // an odd number of stored digits ends in a one-digit label
+        // the tiebreak: an 11.6-day window, then 2.8 hours, then 100 s
+        assert_eq!(path[5], ("0000009850", "8280"));
+        assert_eq!(path[6], ("00000098508280", "89"));
+        assert_eq!(path[7], ("0000009850828089", "91"));
+        assert_eq!(Layout::new(18).levels(), 12);
+        assert_eq!(Layout::new(1).levels(), 4);
+        // an odd width ends its score in a one-digit label; the tiebreak levels are unchanged
         let odd = key("SCORE#123#8280899199999#p");
-        assert_eq!(odd.layout().levels(), 6);
+        let path: Vec<_> = odd.layout().path(odd.digits()).collect();
         assert_eq!(
-            odd.layout().path(odd.digits()).last(),
-            Some(("1238280899", "1"))
+            path,
+            [
+                ("", "12"),
+                ("12", "3"),
+                ("123", "8280"),
+                ("1238280", "89"),
+                ("123828089", "91")
+            ]
+        );
+        // the labels of a path spell the group
+        assert_eq!(
+            path.iter().map(|(_, l)| *l).collect::<String>(),
+            odd.group()
         );
     }
 
