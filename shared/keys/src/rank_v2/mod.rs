@@ -40,11 +40,14 @@
 //! whose sort key is greater, counted at read time by a capped Query of [`TailRange::above`]
 //! (or of [`TailRange::below`], subtracted from the group's size, when the player is nearer its
 //! bottom). How far behind the counters are is the sum over lanes of `written - watermark`
-//! ([`lag`]).
+//! ([`lag`]). The order of a lookup's reads, and how they combine into a count and its lag, is
+//! [`settle`]'s.
 
 mod fold;
+mod read;
 
 pub use fold::{Chunk, Fold, Gap, LaneChange, Watermarks, chunk, fold, lag, lanes_of};
+pub use read::{LanesRead, PathRead, Settled, TailCount, TailSide, settle};
 
 use std::collections::BTreeMap;
 
