@@ -41,6 +41,7 @@ mod projection;
 mod query;
 mod rank_index;
 mod rank_lookup;
+mod rank_lookup_v2;
 mod rank_v2;
 mod request;
 mod retry;

@@ -37,7 +37,7 @@ use crate::error::CancelReason;
 use crate::freshness::Freshness;
 use crate::items::{from_item, pointer_item, score_item, to_item};
 use crate::model::{Board, BoardOutcome, BoardStatus, EntryPointer, Operator, Session};
-use crate::rank_lookup::RankCost;
+use crate::rank_lookup::{Prefetch, RankCost};
 use crate::request::{Params, WithParams};
 use crate::retry::Retry;
 use crate::{Store, StoreError};
@@ -241,7 +241,7 @@ impl Store {
                     &play.player_id,
                     &entry.score_sk,
                     entry.version,
-                    None,
+                    Prefetch::AfterPlay,
                 )
                 .await?;
             outcome.rank = estimate.rank();

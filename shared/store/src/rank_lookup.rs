@@ -35,7 +35,7 @@ use leaderboard_keys::rankindex::{
 use crate::batch::Found;
 use crate::freshness::{EXACT_TOP, Estimate, IndexView};
 use crate::items::{Item, ItemExt};
-use crate::model::Board;
+use crate::model::{Board, RankLayout};
 use crate::rank_index::num;
 use crate::request::Params;
 use crate::retry::Retry;
@@ -125,21 +125,43 @@ impl Written {
     }
 }
 
+/// What the caller read for a rank in the same request as the entry pointer.
+#[derive(Debug, Clone)]
+pub(crate) enum Prefetch {
+    /// Nothing: the rank is read right after the player's play.
+    AfterPlay,
+    /// The board's written counts (layout v1).
+    Written(Written),
+    /// The board's v2 root (empty when the board has none yet).
+    Root(Item),
+}
+
 impl Store {
     /// The rank of `player`'s entry whose Score sort key is `score_sk` and whose version is
     /// `version` (committed before this call), with how fresh it is and what it cost: see the
-    /// module documentation. `size` is the board's written counts if the caller read them with
-    /// its own batch (else they are read first). At most 4 requests, 101 items read by key and
-    /// [`EXACT_TOP`] keys counted at the default width, whatever the board's size.
+    /// module documentation, and `rank_lookup_v2` for a layout v2 board. `before` is what the
+    /// caller read with its own batch (the rest is read here). On v1 at most 4 requests, 101
+    /// items read by key and [`EXACT_TOP`] keys counted at the default width, whatever the
+    /// board's size.
     pub(crate) async fn own_rank(
         &self,
         board: &Board,
         player: &PlayerId,
         score_sk: &str,
         version: u64,
-        size: Option<Written>,
+        before: Prefetch,
     ) -> Result<(Estimate, RankCost), StoreError> {
         let mut cost = RankCost::default();
+        if board.rank_index && board.rank_layout == RankLayout::V2 {
+            let root = match before {
+                Prefetch::Root(root) => Some(root),
+                _ => None,
+            };
+            let estimate = self
+                .own_rank_v2(board, player, score_sk, root, &mut cost)
+                .await?;
+            return Ok((estimate, cost));
+        }
         if !board.rank_index {
             let unknown = Estimate {
                 above: EXACT_TOP,
@@ -152,9 +174,9 @@ impl Store {
                 .await?;
             return Ok((unknown.with_count(counted, complete), cost));
         }
-        let size = match size {
-            Some(size) => size,
-            None => self.read_written(&board.leaderboard_id, &mut cost).await?,
+        let size = match before {
+            Prefetch::Written(size) => size,
+            _ => self.read_written(&board.leaderboard_id, &mut cost).await?,
         };
         // A board of at most EXACT_TOP entries: the capped count reads all of it, exactly, for
         // fewer read units than the index's snapshot.
@@ -248,7 +270,7 @@ impl Store {
 
     /// One consistent snapshot of `keys` (`TransactGetItems`), retried when cancelled by a
     /// write in flight.
-    async fn snapshot(
+    pub(crate) async fn snapshot(
         &self,
         keys: &[Key],
         cost: &mut RankCost,
@@ -290,7 +312,7 @@ impl Store {
     /// Step 3: the entries of other players above `score_sk`, counted with one consistent
     /// `Select=COUNT` Query that reads at most [`EXACT_TOP`] keys; `complete` when it reached
     /// the end of them.
-    async fn count_above_capped(
+    pub(crate) async fn count_above_capped(
         &self,
         board: &Board,
         player: &PlayerId,

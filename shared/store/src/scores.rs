@@ -3,12 +3,14 @@
 
 use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank_v2;
 
 use crate::freshness::Freshness;
 use crate::items::from_item;
+use crate::model::RankLayout;
 use crate::model::{Board, EntryPointer, Page, RankedEntry, ScoreEntry};
 use crate::query::Listing;
-use crate::rank_lookup::{RankCost, Written, written_keys};
+use crate::rank_lookup::{Prefetch, RankCost, Written, written_keys};
 use crate::request::{Index, Params, WithParams};
 use crate::{Store, StoreError};
 
@@ -123,39 +125,52 @@ impl Store {
         player: &PlayerId,
     ) -> Result<Option<(RankedEntry, RankCost)>, StoreError> {
         let mut cost = RankCost::default();
-        let Some((pointer, size)) = self.pointer_and_size(board, player, &mut cost).await? else {
+        let Some((pointer, before)) = self.pointer_and_size(board, player, &mut cost).await? else {
             return Ok(None);
         };
-        let (entry, _, rank_cost) = self.rank_pointer(board, &pointer, size).await?;
+        let (entry, _, rank_cost) = self.rank_pointer(board, &pointer, before).await?;
         Ok(Some((entry, cost.plus(rank_cost))))
     }
 
-    /// The player's entry pointer (consistent) and, on an indexed board, the board's written
-    /// counts in the same `BatchGetItem` (they say how big the board is).
+    /// The player's entry pointer (consistent) and, on an indexed board, in the same
+    /// `BatchGetItem`, what its rank starts from: the board's written counts (v1: they say how
+    /// big the board is) or the index's root (v2: its generation and the entries it counts).
     async fn pointer_and_size(
         &self,
         board: &Board,
         player: &PlayerId,
         cost: &mut RankCost,
-    ) -> Result<Option<(EntryPointer, Option<Written>)>, StoreError> {
+    ) -> Result<Option<(EntryPointer, Prefetch)>, StoreError> {
         let id = &board.leaderboard_id;
         cost.requests += 1;
         if !board.rank_index {
             cost.items += 1;
-            return Ok(self.entry_pointer(id, player).await?.map(|p| (p, None)));
+            return Ok(self
+                .entry_pointer(id, player)
+                .await?
+                .map(|p| (p, Prefetch::AfterPlay)));
         }
+        let v2 = board.rank_layout == RankLayout::V2;
         let pointer_key = entity::entry(player, id);
         let mut keys = vec![pointer_key.clone()];
-        keys.extend(written_keys(id));
+        if v2 {
+            keys.push(rank_v2::root_key(id));
+        } else {
+            keys.extend(written_keys(id));
+        }
         cost.items += keys.len() as u64;
         let mut found = self
-            .batch_get(&keys, "BatchGetItem(pointer, rank written)")
+            .batch_get(&keys, "BatchGetItem(pointer, rank written or root)")
             .await?;
         let Some(pointer) = found.take(&pointer_key) else {
             return Ok(None);
         };
-        let size = Written::take_from(&mut found, id);
-        Ok(Some((from_item(pointer)?, Some(size))))
+        let before = if v2 {
+            Prefetch::Root(found.take(&keys[1]).unwrap_or_default())
+        } else {
+            Prefetch::Written(Written::take_from(&mut found, id))
+        };
+        Ok(Some((from_item(pointer)?, before)))
     }
 
     /// The entry `pointer` points at, ranked, with its freshness (also on the entry).
@@ -163,7 +178,7 @@ impl Store {
         &self,
         board: &Board,
         pointer: &EntryPointer,
-        size: Option<Written>,
+        before: Prefetch,
     ) -> Result<(RankedEntry, Freshness, RankCost), StoreError> {
         let (estimate, cost) = self
             .own_rank(
@@ -171,7 +186,7 @@ impl Store {
                 &pointer.player_id,
                 &pointer.score_sk,
                 pointer.version,
-                size,
+                before,
             )
             .await?;
         let rank = estimate.rank();
@@ -196,12 +211,12 @@ impl Store {
             )));
         }
         let mut cost = RankCost::default();
-        let Some((pointer, size)) = self.pointer_and_size(board, player, &mut cost).await? else {
+        let Some((pointer, before)) = self.pointer_and_size(board, player, &mut cost).await? else {
             return Ok(None);
         };
         let pk = entity::board_pk(&board.leaderboard_id);
         let own = &pointer.score_sk;
-        let (me, freshness, _) = self.rank_pointer(board, &pointer, size).await?;
+        let (me, freshness, _) = self.rank_pointer(board, &pointer, before).await?;
         let rank = me.rank;
         // The neighbours' ranks are the player's plus their position, as fresh as the player's.
         let at = |e: ScoreEntry, rank: u64| RankedEntry {

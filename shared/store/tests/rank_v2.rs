@@ -306,3 +306,119 @@ async fn a_built_index_is_the_applied_one_takes_later_changes_and_survives_a_riv
     let root = table.raw("RANKV2#bd", "#ROOT").await.unwrap();
     assert_eq!(root["gn"].as_n().unwrap(), "3");
 }
+
+/// Every board entry's Score sort key, from the table.
+async fn score_keys(table: &leaderboard_devkit::testing::TestTable, board: &str) -> Vec<String> {
+    let pk = leaderboard_keys::entity::board_pk(&bid(board));
+    table
+        .dump()
+        .await
+        .iter()
+        .filter(|item| item["pk"].as_s().unwrap() == &pk)
+        .map(|item| item["sk"].as_s().unwrap().clone())
+        .filter(|sk| sk.starts_with("SCORE#"))
+        .collect()
+}
+
+/// Other players' entries above `key` (one Score item per player on a `best` board).
+fn true_above(keys: &[String], key: &str) -> u64 {
+    keys.iter().filter(|k| k.as_str() > key).count() as u64
+}
+
+#[tokio::test]
+async fn ranks_from_a_v2_index_are_exact_when_settled_and_within_their_lag_when_behind() {
+    let (table, store) = store_without_stream("rank_v2_lookup").await;
+    v2_board(&store, "lk").await;
+    let board = stored_board(&store, "lk").await;
+    // 1,200 entries over 150 scores and 300 s: groups (one score within 100 s) of 0 to ~8.
+    let mut rng = StdRng::seed_from_u64(31);
+    let players: Vec<String> = (0..1_200).map(|i| format!("r{i:04}")).collect();
+    let entries: Vec<_> = players
+        .iter()
+        .map(|p| {
+            (
+                pid(p),
+                rng.random_range(0..150u64),
+                at(rng.random_range(0..300_000)),
+            )
+        })
+        .collect();
+    store.import_entries(&board, &entries).await.unwrap();
+    store.build_rank_index(&board).await.unwrap();
+    let sample: Vec<&String> = players.iter().step_by(20).collect();
+
+    // Settled: every rank exact, in at most 4 requests and 20 items read by key.
+    let keys = score_keys(&table, "lk").await;
+    let (mut tails, mut no_tails) = (0, 0);
+    for p in &sample {
+        let (entry, cost) = store
+            .player_rank_counted(&board, &pid(p))
+            .await
+            .unwrap()
+            .unwrap();
+        let truth = true_above(&keys, &key_of(&store, "lk", p).await);
+        let f = entry.freshness.unwrap();
+        assert_eq!(
+            (entry.rank, f.rank_exact, f.rank_lag),
+            (truth + 1, true, 0),
+            "{p}"
+        );
+        assert_eq!(f.player_count, 1_200);
+        assert!(cost.requests <= 4 && cost.items <= 20, "{p}: {cost:?}");
+        assert!(cost.keys_counted <= 1_000);
+        match cost.count_queries {
+            0 => no_tails += 1,
+            _ => tails += 1,
+        }
+    }
+    // both kinds of lookup were made: with the group's tail counted, and without
+    assert!(tails > 0 && no_tails > 0, "{tails} {no_tails}");
+
+    // Plays the index has not applied: each answer within its lag, exact only when right.
+    let mut log = ChangeLog::default();
+    let mut behind = 0;
+    for (i, p) in sample.iter().enumerate().take(40) {
+        let out = submit(&store, p, 150 + i as u64 % 7, &["lk"], 400_000 + i as u64).await;
+        log.after_play(&table, "lk", shard_of(p, WRITTEN_SHARDS))
+            .await;
+        let o = &out.session.outcomes[0];
+        let f = o.freshness.unwrap();
+        let keys = score_keys(&table, "lk").await;
+        let truth = true_above(&keys, &key_of(&store, "lk", p).await);
+        assert!(
+            (o.rank - 1).abs_diff(truth) <= f.rank_lag,
+            "{p}: {o:?} truth {truth}"
+        );
+        assert!(!f.rank_exact || o.rank == truth + 1, "{p}");
+    }
+    let keys = score_keys(&table, "lk").await;
+    for p in &sample {
+        let (entry, _) = store
+            .player_rank_counted(&board, &pid(p))
+            .await
+            .unwrap()
+            .unwrap();
+        let truth = true_above(&keys, &key_of(&store, "lk", p).await);
+        let f = entry.freshness.unwrap();
+        assert!((entry.rank - 1).abs_diff(truth) <= f.rank_lag, "{p}");
+        assert!(!f.rank_exact || entry.rank == truth + 1, "{p}");
+        behind += usize::from(f.rank_lag > 0);
+    }
+    assert!(behind > 0, "the index is behind: some answers say so");
+
+    // Applied: exact again.
+    store
+        .apply_lane_changes(&bid("lk"), &log.changes)
+        .await
+        .unwrap();
+    for p in &sample {
+        let (entry, _) = store
+            .player_rank_counted(&board, &pid(p))
+            .await
+            .unwrap()
+            .unwrap();
+        let truth = true_above(&keys, &key_of(&store, "lk", p).await);
+        let f = entry.freshness.unwrap();
+        assert_eq!((entry.rank, f.rank_exact), (truth + 1, true), "{p}");
+    }
+}

@@ -1,0 +1,263 @@
+//! Reading a player's own rank from a layout v2 index, in the order [`rank_v2::settle`] needs:
+//!
+//! 1. **The root**, read with the entry pointer by the caller (`BatchGetItem`, 2 items), or here
+//!    after a play (`GetItem`): the generation of the nodes, and the entries it counts.
+//! 2. **The snapshot** (`TransactGetItems`, one request): the root and the nodes on the key's
+//!    path below it (8 items at the default width). Each apply writes its nodes and the root's
+//!    watermarks in one transaction, so the snapshot holds counters and watermarks that agree.
+//!    Transactional reads cost twice the read units; this one is what makes the counters and the
+//!    watermarks belong together. A rebuild that switched generations in between makes it read
+//!    again under the new one.
+//! 3. **The tail** (`Select=COUNT` Query of at most [`TAIL_CAP`] keys), only when the snapshot
+//!    says the key's group holds other players.
+//! 4. **The lanes** (`BatchGetItem`, 10 items), last and not transactional: every play writes
+//!    them, so a transactional read would be cancelled on a busy board. Read last, they hold
+//!    every change the snapshot or the tail may have missed: the lag.
+//!
+//! A board of at most [`EXACT_TOP`] entries (as the root counts them) is counted instead, with
+//! the lanes read after for its size. Either way at most 3 requests besides the pointer's read
+//! and at most 20 items read by key at the default width (with the pointer), plus at most 1,000
+//! keys counted; a rank within the first [`EXACT_TOP`] that is not exact yet costs one capped
+//! count more.
+
+use aws_sdk_dynamodb::types::{AttributeValue, Select};
+use leaderboard_keys::entity;
+use leaderboard_keys::ids::PlayerId;
+use leaderboard_keys::rank_v2::{
+    self, CHANGE_ATTR, CountedKey, GENERATION_ATTR, LANES, LaneChange, LanesRead, NodeCounters,
+    PathRead, TAIL_CAP, TailCount, TailRange, TailSide, Watermarks, node_key, root_key,
+    watermark_attr,
+};
+use leaderboard_keys::rankindex::{CREATED_ATTR, WRITTEN_ATTR, shard_of};
+
+use crate::freshness::{EXACT_TOP, Estimate, IndexView};
+use crate::items::{Item, ItemExt};
+use crate::model::Board;
+use crate::rank_lookup::{RankCost, written_keys};
+use crate::request::Params;
+use crate::{Store, StoreError};
+
+/// Snapshot attempts when rebuilds keep switching generations under the read.
+const GENERATION_ROUNDS: usize = 3;
+
+/// The counters of a root or node item, by child label.
+fn counters(item: &Item) -> rank_v2::Counters {
+    item.iter()
+        .filter_map(|(name, value)| {
+            let label = name.strip_prefix('c')?;
+            let AttributeValue::N(v) = value else {
+                return None;
+            };
+            (!label.is_empty() && label.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| (label.to_owned(), v.parse().unwrap_or_default()))
+        })
+        .collect()
+}
+
+/// Entries the root counts: the sum of its counters.
+pub(crate) fn root_entries(root: &Item) -> i64 {
+    counters(root)
+        .values()
+        .fold(0i64, |s, c| s.saturating_add(*c))
+}
+
+/// A lane item's latest change, numbered by its written count; `None` when it has none or it
+/// cannot be read (the lookup then treats the player's own change as unknown, in the lag).
+fn latest_change(lane: u8, item: &Item) -> Option<LaneChange> {
+    let AttributeValue::M(chg) = item.get(CHANGE_ATTR)? else {
+        return None;
+    };
+    let key = |name: &str| match chg.get(name) {
+        None => Ok(None),
+        Some(AttributeValue::S(s)) => CountedKey::parse(s).map(Some).map_err(|_| ()),
+        Some(_) => Err(()),
+    };
+    Some(LaneChange {
+        lane,
+        seq: item.number(WRITTEN_ATTR)?,
+        old: key("o").ok()?,
+        new: key("n").ok()?,
+    })
+}
+
+impl Store {
+    /// The own rank of `player`'s entry at `score_sk` on a v2 board: see the module
+    /// documentation. `root` is the root as read with the pointer (`None`: read it here, as
+    /// after a play, when the index most likely does not hold the key yet).
+    pub(crate) async fn own_rank_v2(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        score_sk: &str,
+        root: Option<Item>,
+        cost: &mut RankCost,
+    ) -> Result<Estimate, StoreError> {
+        let id = &board.leaderboard_id;
+        let key = CountedKey::parse(score_sk)?;
+        let just_played = root.is_none();
+        let root = match root {
+            Some(root) => root,
+            None => {
+                cost.requests += 1;
+                cost.items += 1;
+                self.get_request(&root_key(id))
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::sdk("GetItem(rank v2 root)", e))?
+                    .item
+                    .unwrap_or_default()
+            }
+        };
+        // A small board: counting it reads fewer items than the snapshot, and is exact.
+        if root_entries(&root) <= EXACT_TOP as i64 {
+            let (counted, complete) = self
+                .count_above_capped(board, player, score_sk, cost)
+                .await?;
+            if complete {
+                let (_, entries) = self.read_lanes(board, player, cost).await?;
+                let entries = (entries.max(0) as u64).max(counted.saturating_add(1));
+                return Ok(Estimate::exact(counted, entries));
+            }
+        }
+        let (path, watermarks) = self.path_snapshot(board, &key, &root, cost).await?;
+        let tail = match TailSide::for_key(&key, &path, just_played) {
+            Some(side) => Some(self.count_tail(board, player, &key, side, cost).await?),
+            None => None,
+        };
+        let (lanes, entries) = self.read_lanes(board, player, cost).await?;
+        let settled = rank_v2::settle(&key, &path, &watermarks, tail.as_ref(), &lanes);
+        if settled.negative {
+            tracing::error!(
+                board = %id, player = %player, above = path.above, group = path.group,
+                "rank v2 index read gave a negative count: answering as not exact"
+            );
+        }
+        let estimate = Estimate::from_index(&IndexView {
+            above: settled.above.min(i64::MAX as u64) as i64,
+            entries,
+            unapplied: (settled.lag.min(i64::MAX as u64 - 1) as i64)
+                .saturating_add(i64::from(settled.negative)),
+            own_unapplied: 0,
+        });
+        if !estimate.worth_counting() {
+            return Ok(estimate);
+        }
+        let (counted, complete) = self
+            .count_above_capped(board, player, score_sk, cost)
+            .await?;
+        Ok(estimate.with_count(counted, complete))
+    }
+
+    /// Step 2: the root and the key's path nodes in one transactional read, under the
+    /// generation the root names.
+    async fn path_snapshot(
+        &self,
+        board: &Board,
+        key: &CountedKey,
+        root: &Item,
+        cost: &mut RankCost,
+    ) -> Result<(PathRead, Watermarks), StoreError> {
+        let id = &board.leaderboard_id;
+        let layout = key.layout();
+        let mut generation = root.number(GENERATION_ATTR).unwrap_or(0u64);
+        for _ in 0..GENERATION_ROUNDS {
+            let mut keys = vec![root_key(id)];
+            keys.extend(
+                (1..layout.levels())
+                    .map(|level| node_key(id, generation, layout.prefix(key.digits(), level))),
+            );
+            let items = self.snapshot(&keys, cost).await?;
+            let empty = Item::new();
+            let item = |i: usize| items.get(i).and_then(Option::as_ref).unwrap_or(&empty);
+            let now = item(0).number(GENERATION_ATTR).unwrap_or(0u64);
+            if now != generation {
+                // A rebuild switched generations since the root was read.
+                generation = now;
+                continue;
+            }
+            let mut nodes = NodeCounters::new();
+            nodes.insert(String::new(), counters(item(0)));
+            for level in 1..layout.levels() {
+                let prefix = layout.prefix(key.digits(), level).to_owned();
+                nodes.insert(prefix, counters(item(level)));
+            }
+            let watermarks = (0..LANES)
+                .filter_map(|lane| Some((lane, item(0).number(&watermark_attr(lane))?)))
+                .collect();
+            return Ok((PathRead::of(key, &nodes), Watermarks(watermarks)));
+        }
+        Err(StoreError::Contention {
+            attempts: GENERATION_ROUNDS as u32,
+        })
+    }
+
+    /// Step 3: the other players' keys of `key`'s group on `side` of it, at most [`TAIL_CAP`].
+    async fn count_tail(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        key: &CountedKey,
+        side: TailSide,
+        cost: &mut RankCost,
+    ) -> Result<TailCount, StoreError> {
+        let ranges = TailRange::of(key);
+        let (lo, hi) = match side {
+            TailSide::Above => ranges.above,
+            TailSide::Below => ranges.below,
+        };
+        let out = self
+            .range_query(
+                &entity::board_pk(&board.leaderboard_id),
+                &lo,
+                &hi,
+                Params::new().value(":me", player.as_str()),
+            )?
+            .filter_expression("playerId <> :me")
+            .select(Select::Count)
+            .consistent_read(true)
+            .limit(TAIL_CAP as i32)
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("Query(rank v2 tail)", e))?;
+        cost.requests += 1;
+        cost.count_queries += 1;
+        cost.keys_counted += out.scanned_count.max(0) as u64;
+        Ok(TailCount {
+            side,
+            counted: out.count.max(0) as u64,
+            complete: out.last_evaluated_key.is_none(),
+        })
+    }
+
+    /// Step 4: every lane's written count, the player's lane's latest change, and the board's
+    /// entries (Σ created).
+    async fn read_lanes(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        cost: &mut RankCost,
+    ) -> Result<(LanesRead, i64), StoreError> {
+        let id = &board.leaderboard_id;
+        let keys = written_keys(id);
+        let mut found = self.batch_get(&keys, "BatchGetItem(rank v2 lanes)").await?;
+        cost.requests += 1;
+        cost.items += keys.len() as u64;
+        let own_lane = shard_of(player.as_str(), LANES);
+        let mut lanes = LanesRead {
+            own_lane,
+            ..LanesRead::default()
+        };
+        let mut entries = 0i64;
+        for (lane, k) in (0..LANES).zip(&keys) {
+            let Some(item) = found.take(k) else { continue };
+            lanes
+                .written
+                .insert(lane, item.number(WRITTEN_ATTR).unwrap_or(0));
+            entries = entries.saturating_add(item.number(CREATED_ATTR).unwrap_or(0i64));
+            if lane == own_lane {
+                lanes.own_latest = latest_change(lane, &item);
+            }
+        }
+        Ok((lanes, entries))
+    }
+}
