@@ -108,7 +108,10 @@ impl Store {
                     .unwrap_or_default()
             }
         };
-        // A small board: counting it reads fewer items than the snapshot, and is exact.
+        // A small board: counting it reads fewer items than the snapshot, and is exact. (Not
+        // complete, the board has grown past what the root counts: the index answers, and this
+        // count stands in for the top's.)
+        let mut top_count = None;
         if root_entries(&root) <= EXACT_TOP as i64 {
             let (counted, complete) = self
                 .count_above_capped(board, player, score_sk, cost)
@@ -118,6 +121,7 @@ impl Store {
                 let entries = (entries.max(0) as u64).max(counted.saturating_add(1));
                 return Ok(Estimate::exact(counted, entries));
             }
+            top_count = Some((counted, complete));
         }
         let (path, watermarks) = self.path_snapshot(board, &key, &root, cost).await?;
         let tail = match TailSide::for_key(&key, &path, just_played) {
@@ -142,9 +146,13 @@ impl Store {
         if !estimate.worth_counting() {
             return Ok(estimate);
         }
-        let (counted, complete) = self
-            .count_above_capped(board, player, score_sk, cost)
-            .await?;
+        let (counted, complete) = match top_count {
+            Some(count) => count,
+            None => {
+                self.count_above_capped(board, player, score_sk, cost)
+                    .await?
+            }
+        };
         Ok(estimate.with_count(counted, complete))
     }
 
