@@ -319,21 +319,43 @@ impl Store {
         score_sk: &str,
         cost: &mut RankCost,
     ) -> Result<(u64, bool), StoreError> {
+        self.count_others(
+            board,
+            player,
+            (&entity::score_sort_keys_above(score_sk), SCORE_UPPER_BOUND),
+            EXACT_TOP,
+            "Query(capped count)",
+            cost,
+        )
+        .await
+    }
+
+    /// Other players' Score items with sort keys in `lo..=hi`, counted by one consistent
+    /// `Select=COUNT` Query that reads at most `cap` keys; `complete` when it reached `hi`.
+    /// (The player's own item is left out: it may sort anywhere, a later play having moved it.)
+    pub(crate) async fn count_others(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        (lo, hi): (&str, &str),
+        cap: u64,
+        what: &'static str,
+        cost: &mut RankCost,
+    ) -> Result<(u64, bool), StoreError> {
         let out = self
             .range_query(
                 &entity::board_pk(&board.leaderboard_id),
-                &entity::score_sort_keys_above(score_sk),
-                SCORE_UPPER_BOUND,
+                lo,
+                hi,
                 Params::new().value(":me", player.as_str()),
             )?
-            // The player's own Score item may sort above the key read (a later play moved it).
             .filter_expression("playerId <> :me")
             .select(Select::Count)
             .consistent_read(true)
-            .limit(EXACT_TOP as i32)
+            .limit(cap.min(i32::MAX as u64) as i32)
             .send()
             .await
-            .map_err(|e| StoreError::sdk("Query(capped count)", e))?;
+            .map_err(|e| StoreError::sdk(what, e))?;
         cost.requests += 1;
         cost.count_queries += 1;
         cost.keys_counted += out.scanned_count.max(0) as u64;

@@ -20,8 +20,7 @@
 //! keys counted; a rank within the first [`EXACT_TOP`] that is not exact yet costs one capped
 //! count more.
 
-use aws_sdk_dynamodb::types::{AttributeValue, Select};
-use leaderboard_keys::entity;
+use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::rank_v2::{
     self, CHANGE_ATTR, CountedKey, GENERATION_ATTR, LANES, LaneChange, LanesRead, NodeCounters,
@@ -34,7 +33,6 @@ use crate::freshness::{EXACT_TOP, Estimate, IndexView};
 use crate::items::{Item, ItemExt};
 use crate::model::Board;
 use crate::rank_lookup::{RankCost, written_keys};
-use crate::request::Params;
 use crate::{Store, StoreError};
 
 /// Snapshot attempts when rebuilds keep switching generations under the read.
@@ -213,27 +211,20 @@ impl Store {
             TailSide::Above => ranges.above,
             TailSide::Below => ranges.below,
         };
-        let out = self
-            .range_query(
-                &entity::board_pk(&board.leaderboard_id),
-                &lo,
-                &hi,
-                Params::new().value(":me", player.as_str()),
-            )?
-            .filter_expression("playerId <> :me")
-            .select(Select::Count)
-            .consistent_read(true)
-            .limit(TAIL_CAP as i32)
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("Query(rank v2 tail)", e))?;
-        cost.requests += 1;
-        cost.count_queries += 1;
-        cost.keys_counted += out.scanned_count.max(0) as u64;
+        let (counted, complete) = self
+            .count_others(
+                board,
+                player,
+                (&lo, &hi),
+                TAIL_CAP,
+                "Query(rank v2 tail)",
+                cost,
+            )
+            .await?;
         Ok(TailCount {
             side,
-            counted: out.count.max(0) as u64,
-            complete: out.last_evaluated_key.is_none(),
+            counted,
+            complete,
         })
     }
 
