@@ -339,30 +339,31 @@ async fn main() {
             applied: AtomicUsize::new(0),
             items: AtomicUsize::new(0),
         };
-        let (records, (secs, requests)): (Vec<EventRecord>, _) = if *layout == "v1" {
-            let mine: Vec<EventRecord> = records
-                .iter()
-                .filter(|r| pk(r) == entity::board_pk(id))
-                .cloned()
-                .collect();
-            eprintln!("v1: applying {} Score records", mine.len());
-            let cost = apply(&mine, &counter, |batch| async move {
+        // v1 applies the board's Score records, v2 its lanes' records.
+        let v1 = *layout == "v1";
+        let lanes = format!("RANKSEQ#{id}#");
+        let records: Vec<EventRecord> = records
+            .iter()
+            .filter(|r| {
+                if v1 {
+                    pk(r) == entity::board_pk(id)
+                } else {
+                    pk(r).starts_with(&lanes)
+                }
+            })
+            .cloned()
+            .collect();
+        eprintln!("{layout}: applying {} records", records.len());
+        let (secs, requests) = if v1 {
+            apply(&records, &counter, |batch| async move {
                 rank::index(tally, &rank::plan(&batch)).await.len()
             })
-            .await;
-            (mine, cost)
+            .await
         } else {
-            let mine: Vec<EventRecord> = records
-                .iter()
-                .filter(|r| pk(r).starts_with(&format!("RANKSEQ#{id}#")))
-                .cloned()
-                .collect();
-            eprintln!("v2: applying {} lane records", mine.len());
-            let cost = apply(&mine, &counter, |batch| async move {
+            apply(&records, &counter, |batch| async move {
                 rank_v2::index(tally, &rank_v2::plan(&batch)).await.len()
             })
-            .await;
-            (mine, cost)
+            .await
         };
         // v1 has a REMOVE and an INSERT record per entry change, v2 one lane record.
         let changes = records.iter().filter(|r| r.event_name != "REMOVE").count();

@@ -25,7 +25,6 @@ use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::rank_v2::{
     self, CHANGE_ATTR, CountedKey, GENERATION_ATTR, LANES, LaneChange, LanesRead, NodeCounters,
     PathRead, TAIL_CAP, TailCount, TailRange, TailSide, Watermarks, node_key, root_key,
-    watermark_attr,
 };
 use leaderboard_keys::rankindex::{CREATED_ATTR, WRITTEN_ATTR, shard_of};
 
@@ -33,28 +32,15 @@ use crate::freshness::{EXACT_TOP, Estimate, IndexView};
 use crate::items::{Item, ItemExt};
 use crate::model::Board;
 use crate::rank_lookup::{RankCost, written_keys};
+use crate::rank_v2::{item_counters, root_watermarks};
 use crate::{Store, StoreError};
 
 /// Snapshot attempts when rebuilds keep switching generations under the read.
 const GENERATION_ROUNDS: usize = 3;
 
-/// The counters of a root or node item, by child label.
-fn counters(item: &Item) -> rank_v2::Counters {
-    item.iter()
-        .filter_map(|(name, value)| {
-            let label = name.strip_prefix('c')?;
-            let AttributeValue::N(v) = value else {
-                return None;
-            };
-            (!label.is_empty() && label.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| (label.to_owned(), v.parse().unwrap_or_default()))
-        })
-        .collect()
-}
-
 /// Entries the root counts: the sum of its counters.
 pub(crate) fn root_entries(root: &Item) -> i64 {
-    counters(root)
+    item_counters(root)
         .values()
         .fold(0i64, |s, c| s.saturating_add(*c))
 }
@@ -182,15 +168,12 @@ impl Store {
                 continue;
             }
             let mut nodes = NodeCounters::new();
-            nodes.insert(String::new(), counters(item(0)));
+            nodes.insert(String::new(), item_counters(item(0)));
             for level in 1..layout.levels() {
                 let prefix = layout.prefix(key.digits(), level).to_owned();
-                nodes.insert(prefix, counters(item(level)));
+                nodes.insert(prefix, item_counters(item(level)));
             }
-            let watermarks = (0..LANES)
-                .filter_map(|lane| Some((lane, item(0).number(&watermark_attr(lane))?)))
-                .collect();
-            return Ok((PathRead::of(key, &nodes), Watermarks(watermarks)));
+            return Ok((PathRead::of(key, &nodes), root_watermarks(item(0))));
         }
         Err(StoreError::Contention {
             attempts: GENERATION_ROUNDS as u32,

@@ -2,7 +2,7 @@
 //! structure and the fold): the change a play records on its lane, and a batch of lanes'
 //! changes applied to the counters exactly once, and a quiet board's index built whole.
 
-use aws_sdk_dynamodb::types::{ReturnValue, TransactWriteItem};
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, TransactWriteItem};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_v2::{
     Chunk, CountedKey, Counters, GENERATION_ATTR, Gap, LANES, LaneChange, RESERVED_ATTR,
@@ -101,11 +101,8 @@ impl Store {
             .await
             .map_err(|e| StoreError::sdk("GetItem(rank v2 root)", e))?;
         let item = out.item.unwrap_or_default();
-        let watermarks = (0..LANES)
-            .filter_map(|lane| Some((lane, item.number(&watermark_attr(lane))?)))
-            .collect();
         Ok(Root {
-            watermarks: Watermarks(watermarks),
+            watermarks: root_watermarks(&item),
             generation: item.number(GENERATION_ATTR).unwrap_or(0),
         })
     }
@@ -230,6 +227,29 @@ fn counter_item(mut item: Item, counters: &Counters) -> Item {
         item.insert(count_attr(label), n(count));
     }
     item
+}
+
+/// The counters of a root or node item, by child label: what [`counter_item`] wrote.
+pub(crate) fn item_counters(item: &Item) -> Counters {
+    item.iter()
+        .filter_map(|(name, value)| {
+            let label = name.strip_prefix('c')?;
+            let AttributeValue::N(v) = value else {
+                return None;
+            };
+            (!label.is_empty() && label.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| (label.to_owned(), v.parse().unwrap_or_default()))
+        })
+        .collect()
+}
+
+/// The lanes' watermarks a root item holds (a lane never applied has none).
+pub(crate) fn root_watermarks(root: &Item) -> Watermarks {
+    Watermarks(
+        (0..LANES)
+            .filter_map(|lane| Some((lane, root.number(&watermark_attr(lane))?)))
+            .collect(),
+    )
 }
 
 /// `#c0 :c0, #c1 :c1, ...` adding each counter's delta, with its placeholders.
