@@ -279,22 +279,30 @@ async fn create_and_get_boards() {
             &json!("none")
         )
     );
-    assert!(
-        minimal.get("rankLayout").is_none(),
-        "v1 is the default: {minimal}"
-    );
-    // The rank index's layout v2, asked for at creation, is kept and shown.
-    let (status, v2) = h
+    assert_eq!(minimal["rankLayout"], 2, "v2 is the default: {minimal}");
+    // The rank index's layout v1, asked for at creation, is kept; a stored board without
+    // `rankLayout` (made before v2) is v1, so v1 is shown by leaving it out.
+    let (status, v1) = h
         .call(
             "POST",
             "/leaderboards",
             As::Admin("ops"),
-            Some(&json!({"leaderboardId": "v2", "name": "V2", "rankLayout": 2})),
+            Some(&json!({"leaderboardId": "v1", "name": "V1", "rankLayout": 1})),
         )
         .await;
-    assert_eq!((status, &v2["rankLayout"]), (201, &json!(2)), "{v2}");
-    let (_, got) = h.get("/leaderboards/v2").await;
-    assert_eq!(got["rankLayout"], 2);
+    assert_eq!(status, 201, "{v1}");
+    assert!(v1.get("rankLayout").is_none(), "{v1}");
+    let (_, got) = h.get("/leaderboards/v1").await;
+    assert!(got.get("rankLayout").is_none(), "{got}");
+    let stored = h.table.dump().await;
+    assert!(
+        stored
+            .iter()
+            .any(|i| i["pk"].as_s().unwrap() == "LEADERBOARD#v1"
+                && i["sk"].as_s().unwrap() == "#METADATA"
+                && !i.contains_key("rankLayout")),
+        "a v1 board is stored without rankLayout"
+    );
 
     let before = h.table.dump().await;
     let refusals: Vec<(As, Value, u16, &str)> = vec![

@@ -1,7 +1,9 @@
 //! The season-close function, run by an EventBridge schedule: it finds every open board whose
 //! `endsAt` has passed (GSI2's sparse `BOARDS#OPEN` index, never a Scan) and closes each one with
-//! [`Store::close_board`]: snapshot, archive, rollover. It stops a safe margin before the Lambda
-//! time limit; what it did not finish is checkpointed on the board and resumed by the next run.
+//! [`Store::close_board`]: snapshot, archive, rollover. Then, with the time left, it repairs the
+//! rank indexes whose lanes stopped at a lost change ([`Store::repair_rank_indexes`]). It stops
+//! a safe margin before the Lambda time limit; what it did not finish is checkpointed on the
+//! board and resumed by the next run.
 //!
 //! Settings (environment): `CLOSE_RETENTION_DAYS` (how long archived live items are kept,
 //! default 30) and `CLOSE_PAGE_SIZE` (entries per snapshot page, default 500).
@@ -11,7 +13,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use lambda_runtime::{Error, LambdaEvent};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
-use leaderboard_store::{CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS, Store};
+use leaderboard_store::{
+    CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS, RepairOptions, Store,
+};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -22,6 +26,8 @@ pub const DEADLINE_MARGIN: Duration = Duration::from_secs(15);
 pub struct App {
     store: Store,
     options: CloseOptions,
+    /// How the rank index repair picks its boards.
+    pub repair: RepairOptions,
     clock: fn() -> Timestamp,
 }
 
@@ -31,6 +37,7 @@ impl App {
         App {
             store,
             options,
+            repair: RepairOptions::default(),
             clock: Timestamp::now,
         }
     }
@@ -66,6 +73,12 @@ pub struct CloseSummary {
     pub paused: Vec<PausedBoard>,
     /// Boards whose close failed this time (logged; retried by the next run).
     pub failed: Vec<String>,
+    /// Boards whose rank index was rebuilt after a lane stopped at a lost change.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rank_repaired: Vec<BoardId>,
+    /// Boards whose rank index repair failed this time (logged; retried by the next run).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rank_repair_failed: Vec<BoardId>,
 }
 
 /// A board this run closed.
@@ -149,6 +162,20 @@ pub async fn run(
                 tracing::error!(board = %board, error = %e, "close failed; the next run retries");
                 summary.failed.push(board.to_string());
             }
+        }
+    }
+    if deadline.is_none_or(|d| Instant::now() < d) {
+        match app
+            .store
+            .repair_rank_indexes(now, &app.repair, deadline)
+            .await
+        {
+            Ok(repair) => {
+                summary.rank_repaired = repair.rebuilt.into_iter().map(|(b, _)| b).collect();
+                summary.rank_repair_failed = repair.failed;
+            }
+            // Closing is this function's first job: a failed repair run is retried next time.
+            Err(e) => tracing::error!(error = %e, "rank index repair run failed"),
         }
     }
     Ok(summary)

@@ -42,6 +42,8 @@ mod query;
 mod rank_index;
 mod rank_lookup;
 mod rank_lookup_v2;
+mod rank_rebuild;
+mod rank_repair;
 mod rank_v2;
 mod request;
 mod retry;
@@ -61,6 +63,8 @@ pub use projection::{ProjectedSession, ProjectionOutcome, SEQUENCE_DIGITS, Seque
 pub use query::MAX_PAGE_SIZE;
 pub use rank_index::{RankApplyOutcome, RankBuildStats, RankChange};
 pub use rank_lookup::{RankCost, UNINDEXED_LAG};
+pub use rank_rebuild::{FREE_SCANS, LANE_PAUSE, MAX_SCANS, RebuildOutcome};
+pub use rank_repair::{RepairOptions, RepairSummary};
 pub use rank_v2::LaneApplyOutcome;
 pub use scores::MAX_AROUND;
 
@@ -72,6 +76,7 @@ pub struct Store {
     client: Client,
     table: String,
     cursors: cursor::CursorCodec,
+    layouts: boards::LayoutCache,
 }
 
 impl Store {
@@ -81,6 +86,7 @@ impl Store {
             client,
             table: config.table_name.clone(),
             cursors: cursor::CursorCodec::new(&config.cursor_secret),
+            layouts: boards::LayoutCache::default(),
         }
     }
 

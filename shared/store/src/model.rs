@@ -149,28 +149,34 @@ pub struct NewBoard {
     /// The game the board belongs to, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game_id: Option<GameId>,
-    /// The rank index's layout: 1 (default) or 2.
-    #[serde(default, skip_serializing_if = "RankLayout::is_v1")]
+    /// The rank index's layout: 2 (default) or 1, kept for tests and comparisons.
+    #[serde(default)]
     pub rank_layout: RankLayout,
 }
 
 /// How a board's rank index is laid out (see the README's rank index section). Fixed at
-/// creation; a recurring board's successors keep it.
+/// creation; a recurring board's successors keep it. New boards default to v2; a stored board
+/// without `rankLayout` was made before v2 existed, and is v1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(try_from = "u8", into = "u8")]
 pub enum RankLayout {
     /// Layout v1: per-shard tries with tie sets and a per-player marker.
-    #[default]
     V1,
     /// Layout v2: one trie of counters per board, applied a batch at a time from the lanes'
     /// change log.
+    #[default]
     V2,
 }
 
 impl RankLayout {
-    /// Whether this is v1 (the default, left out of stored and shown boards).
+    /// Whether this is v1 (left out of stored and shown boards).
     pub fn is_v1(&self) -> bool {
         *self == RankLayout::V1
+    }
+
+    /// The layout of a stored board without `rankLayout`.
+    fn stored_default() -> RankLayout {
+        RankLayout::V1
     }
 }
 
@@ -244,7 +250,10 @@ pub struct Board {
     #[serde(default, skip_serializing_if = "is_false")]
     pub rank_index: bool,
     /// The rank index's layout (`rankLayout`, absent for v1).
-    #[serde(default, skip_serializing_if = "RankLayout::is_v1")]
+    #[serde(
+        default = "RankLayout::stored_default",
+        skip_serializing_if = "RankLayout::is_v1"
+    )]
     pub rank_layout: RankLayout,
 }
 

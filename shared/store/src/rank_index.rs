@@ -28,11 +28,12 @@ use leaderboard_keys::rankindex::{
     self, APPLIED_ATTR, CREATED_ATTR, IndexedKey, Layout, NodeCounts, NodeDelta, WRITTEN_ATTR,
     WRITTEN_SHARDS, count_attr, shard_of, ties_attr,
 };
+use leaderboard_keys::time::Timestamp;
 
 use crate::items::{Item, ItemExt, key_item, n, s};
 use crate::model::{Board, RankLayout};
 use crate::rank_v2::LaneChangeItem;
-use crate::request::{Index, Params, WithParams};
+use crate::request::{Params, WithParams};
 use crate::retry::Retry;
 use crate::{Store, StoreError};
 
@@ -58,6 +59,8 @@ pub struct RankApplyOutcome {
     pub items_written: usize,
     /// Requests made.
     pub requests: u32,
+    /// Changes left alone because the board's index is layout v2, kept from its lanes.
+    pub other_layout: usize,
 }
 
 /// The marker as read.
@@ -135,6 +138,11 @@ impl Store {
         let Some(first) = changes.first() else {
             return Ok(outcome);
         };
+        // A layout v2 board's index is kept from its lanes alone.
+        if self.rank_layout(board).await? == RankLayout::V2 {
+            outcome.other_layout = changes.len();
+            return Ok(outcome);
+        }
         let layout = IndexedKey::parse(&first.score_sk)?.layout();
         let shard = shard_of(player.as_str(), layout.node_shards);
         for attempt in Retry::RANK_APPLY.attempts() {
@@ -258,6 +266,7 @@ impl Store {
         player: &PlayerId,
         old: Option<&str>,
         new: &str,
+        now: Timestamp,
     ) -> Result<TransactWriteItem, StoreError> {
         let shard = shard_of(player.as_str(), WRITTEN_SHARDS);
         let key = entity::rank_written(&board.leaderboard_id, shard);
@@ -269,12 +278,24 @@ impl Store {
         }
         if board.rank_layout == RankLayout::V2 {
             update.push_str(" SET #chg = :chg");
-            params = params.name("#chg", rank_v2::CHANGE_ATTR).value(
-                ":chg",
-                LaneChangeItem {
-                    o: old,
-                    n: Some(new),
-                },
+            params = params
+                .name("#chg", rank_v2::CHANGE_ATTR)
+                .value(
+                    ":chg",
+                    LaneChangeItem {
+                        o: old,
+                        n: Some(new),
+                    },
+                )
+                .name("#pause", rank_v2::PAUSE_ATTR)
+                .value(":now", now.as_millis());
+            // A live rebuild may hold the lane's plays back for a moment (see `rank_rebuild`):
+            // the play fails this condition and retries like any other conflict.
+            return self.tx_update_if(
+                &key,
+                &update,
+                "attribute_not_exists(#pause) OR #pause < :now",
+                params,
             );
         }
         self.tx_update(&key, &update, params)
@@ -324,15 +345,35 @@ pub struct RankBuildStats {
 }
 
 impl Store {
-    /// Builds a board's rank index from its entries in one pass, and marks the board indexed:
-    /// for a board made before the index existed, or to load a benchmark. Every node, marker
-    /// and written count is computed in memory and put whole (replacing what was there). On a
-    /// layout v2 board the v2 index is built too, its watermarks at the written counts.
+    /// Builds a board's rank index from its entries, and marks the board indexed: for a board
+    /// made before the index existed, to repair one, or to load a benchmark.
     ///
-    /// **Only on a quiet board**: no plays may be recorded on it and no stream records of its
-    /// entries may be pending while it runs, because the puts replace the counters rather than
-    /// add to them.
+    /// A layout v2 board is rebuilt with [`Store::rebuild_lane_index`], safe while plays go on.
+    ///
+    /// A v1 board's nodes, markers and written counts are computed in one pass and put whole
+    /// (replacing what was there), which is right **only on a quiet board**: no plays recorded
+    /// and no stream records of its entries pending while it runs. An indexed v1 board whose
+    /// lanes move during the scan is refused ([`StoreError::Invalid`]) before anything is
+    /// written, and again after the writes if plays came in meanwhile (the index may then be
+    /// wrong until built again on a quiet board). A board made before the index has no lanes,
+    /// so its quiet is the caller's to ensure.
     pub async fn build_rank_index(&self, board: &Board) -> Result<RankBuildStats, StoreError> {
+        if board.rank_layout == RankLayout::V2 {
+            if !board.rank_index {
+                return Err(StoreError::Invalid(format!(
+                    "leaderboard {} has layout v2 but no index; v2 boards are indexed from \
+                     their creation",
+                    board.leaderboard_id
+                )));
+            }
+            let rebuilt = self.rebuild_lane_index(board).await?;
+            return Ok(RankBuildStats {
+                entries: rebuilt.entries,
+                nodes: rebuilt.nodes,
+                items: rebuilt.items_written,
+                requests: rebuilt.requests,
+            });
+        }
         use std::collections::BTreeMap;
         let id = &board.leaderboard_id;
         let layout = Layout::for_score_digits(board.spec()?.width().digits() as usize);
@@ -342,29 +383,18 @@ impl Store {
         let mut written = [0u64; WRITTEN_SHARDS as usize];
         let mut created = [0u64; WRITTEN_SHARDS as usize];
         let mut items: Vec<Item> = Vec::new();
-        let mut counted = Vec::new();
-        let mut start = None;
-        loop {
-            let out = self
-                .query_request(Index::Table)
-                .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
-                .params(
-                    Params::new()
-                        .value(":pk", entity::board_pk(id))
-                        .value(":score", entity::SCORE_PREFIX),
-                )?
-                .projection_expression("sk, playerId, version")
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::sdk("Query(rank index build)", e))?;
-            stats.requests += 1;
-            for item in out.items.unwrap_or_default() {
-                let sk = crate::items::key_string(&item, "sk");
+        let lanes_before = self.lane_counts(id).await?;
+        stats.requests += 1;
+        stats.requests += self
+            .scan_scores(id, "sk, playerId, version", |item| {
+                let sk = crate::items::key_string(item, "sk");
                 let key = IndexedKey::parse(&sk)?;
                 let player = PlayerId::parse(key.player()).map_err(KeyError::from)?;
-                let version = num(&item, "version").max(1) as u64;
+                let version = num(item, "version").max(1) as u64;
+                let written_shard = shard_of(key.player(), WRITTEN_SHARDS) as usize;
+                written[written_shard] += version;
+                created[written_shard] += 1;
+                stats.entries += 1;
                 let shard = shard_of(key.player(), layout.node_shards);
                 for level in 0..layout.levels {
                     let node = nodes
@@ -380,20 +410,24 @@ impl Store {
                     }
                 }
                 applied[shard as usize] += version;
-                let written_shard = shard_of(key.player(), WRITTEN_SHARDS) as usize;
-                written[written_shard] += version;
-                created[written_shard] += 1;
                 items.push(marker_item(id, &player, version, Some(&sk)));
-                if board.rank_layout == RankLayout::V2 {
-                    counted.push(rank_v2::CountedKey::parse(&sk)?);
-                }
-                stats.entries += 1;
+                Ok(())
+            })
+            .await?;
+        // Plays move an indexed board's lanes: compared with what they held, a lane that moved
+        // says the board is not quiet.
+        let quiet = |lanes: [u64; WRITTEN_SHARDS as usize],
+                     held: &[u64; WRITTEN_SHARDS as usize]| {
+            if !board.rank_index || lanes == *held {
+                return Ok(());
             }
-            start = out.last_evaluated_key;
-            if start.is_none() {
-                break;
-            }
-        }
+            Err(StoreError::Invalid(format!(
+                "leaderboard {id} took plays while its v1 rank index was being built; a v1 \
+                 index is built on a quiet board only: build it again when no plays come in"
+            )))
+        };
+        quiet(self.lane_counts(id).await?, &lanes_before)?;
+        stats.requests += 1;
         stats.nodes = nodes.len();
         for ((shard, prefix), node) in nodes {
             let mut item = key_item(&entity::rank_node(id, shard, &prefix));
@@ -420,10 +454,8 @@ impl Store {
         let put = self.put_all(items).await?;
         stats.items = put.items;
         stats.requests += put.requests;
-        if board.rank_layout == RankLayout::V2 {
-            self.build_lane_index(id, &counted, &written, &mut stats)
-                .await?;
-        }
+        quiet(self.lane_counts(id).await?, &written)?;
+        stats.requests += 1;
         self.update_request(&entity::board(id), "SET rankIndex = :t")
             .params(Params::new().value(":t", true))?
             .send()

@@ -1,18 +1,17 @@
 //! The rank index's layout v2 in the table (see [`leaderboard_keys::rank_v2`] for the
 //! structure and the fold): the change a play records on its lane, and a batch of lanes'
-//! changes applied to the counters exactly once, and a quiet board's index built whole.
+//! changes applied to the counters exactly once. A board's index is built by `rank_rebuild`.
 
-use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue, TransactWriteItem};
+use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_v2::{
-    Chunk, CountedKey, Counters, GENERATION_ATTR, Gap, LANES, LaneChange, RESERVED_ATTR,
-    Watermarks, build, chunk, count_attr, fold, node_key, root_key, watermark_attr,
+    Chunk, Counters, GENERATION_ATTR, Gap, LANES, LaneChange, Watermarks, chunk, count_attr, fold,
+    node_key, root_key, watermark_attr,
 };
 use serde::Serialize;
 
-use crate::items::{Item, ItemExt, key_item, n};
-use crate::rank_index::RankBuildStats;
-use crate::request::{Params, WithParams};
+use crate::items::{Item, ItemExt, n};
+use crate::request::Params;
 use crate::retry::Retry;
 use crate::{Store, StoreError};
 
@@ -89,6 +88,13 @@ impl Store {
                 }
             }
             outcome.already_applied = changes.len() - outcome.applied - held_back;
+            if !outcome.gaps.is_empty() {
+                // The gap's records are reported for redelivery, which asks again if this fails.
+                if let Err(e) = self.request_repair(board, &outcome.gaps).await {
+                    tracing::error!(%board, error = %e, "rank v2 repair request not recorded");
+                }
+                outcome.requests += 1;
+            }
             return Ok(outcome);
         }
         Err(Retry::RANK_APPLY.exhausted())
@@ -151,78 +157,8 @@ impl Store {
     }
 }
 
-impl Store {
-    /// Writes a layout v2 index counting exactly `keys`, the board's entries, with each lane's
-    /// watermark at its `written` count: the v2 half of [`Store::build_rank_index`], under its
-    /// rule that the board is quiet. The nodes go under a generation reserved for this build
-    /// (one UpdateItem), and the root, with its counters, watermarks and the new generation,
-    /// is put last and only if no later build reserved one since: until that single write the
-    /// index in service is the old one, whole, so a build that fails half way leaves unused
-    /// nodes, never watermarks ahead of their counts.
-    pub(crate) async fn build_lane_index(
-        &self,
-        board: &BoardId,
-        keys: &[CountedKey],
-        written: &[u64; LANES as usize],
-        stats: &mut RankBuildStats,
-    ) -> Result<(), StoreError> {
-        let root = root_key(board);
-        let reserved = self
-            .update_request(&root, "ADD #gn :one")
-            .params(Params::new().name("#gn", RESERVED_ATTR).value(":one", 1u64))?
-            .return_values(ReturnValue::UpdatedNew)
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("UpdateItem(rank v2 generation)", e))?;
-        stats.requests += 1;
-        let generation = reserved
-            .attributes
-            .unwrap_or_default()
-            .number(RESERVED_ATTR)
-            .ok_or_else(|| StoreError::corrupt(format!("{} / {}", root.pk, root.sk), "no gn"))?;
-
-        let mut nodes = build(keys);
-        let root_counters = nodes.remove("").unwrap_or_default();
-        let items: Vec<Item> = nodes
-            .iter()
-            .map(|(prefix, counters)| {
-                counter_item(key_item(&node_key(board, generation, prefix)), counters)
-            })
-            .collect();
-        stats.nodes += items.len() + 1;
-        let put = self.put_all(items).await?;
-        // The root is written twice: the reservation, and the put that switches to this build.
-        stats.items += put.items + 2;
-        stats.requests += put.requests + 1;
-
-        let mut item = counter_item(key_item(&root), &root_counters);
-        for (lane, &count) in (0..LANES).zip(written) {
-            if count > 0 {
-                item.insert(watermark_attr(lane), n(count));
-            }
-        }
-        item.insert(GENERATION_ATTR.into(), n(generation));
-        item.insert(RESERVED_ATTR.into(), n(generation));
-        self.put_request(item)
-            .condition_expression("#gn = :gn")
-            .params(
-                Params::new()
-                    .name("#gn", RESERVED_ATTR)
-                    .value(":gn", generation),
-            )?
-            .send()
-            .await
-            .map_err(|e| match StoreError::sdk("PutItem(rank v2 root)", e) {
-                // A later build reserved a generation and will put its own root.
-                StoreError::ConditionalCheckFailed => StoreError::Contention { attempts: 1 },
-                e => e,
-            })?;
-        Ok(())
-    }
-}
-
 /// `item` with a counter attribute per label of `counters`.
-fn counter_item(mut item: Item, counters: &Counters) -> Item {
+pub(crate) fn counter_item(mut item: Item, counters: &Counters) -> Item {
     for (label, count) in counters {
         item.insert(count_attr(label), n(count));
     }

@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
 use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
@@ -173,6 +174,7 @@ with_params!(
     QueryFluentBuilder,
     UpdateItemFluentBuilder,
     PutItemFluentBuilder,
+    DeleteItemFluentBuilder,
     PutBuilder,
     UpdateBuilder,
     DeleteBuilder,
@@ -217,6 +219,14 @@ impl Store {
             .put_item()
             .table_name(&self.table)
             .set_item(Some(item))
+    }
+
+    /// A DeleteItem of `key`.
+    pub(crate) fn delete_request(&self, key: &Key) -> DeleteItemFluentBuilder {
+        self.client
+            .delete_item()
+            .table_name(&self.table)
+            .set_key(Some(key_item(key)))
     }
 
     /// An UpdateItem of `key` with `update`.

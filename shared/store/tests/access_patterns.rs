@@ -18,7 +18,7 @@ use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::freshness::{Freshness, TopPercent};
 use leaderboard_store::model::{Board, Operator, Player, RankedEntry, ScoreEntry, Session};
-use leaderboard_store::{Store, StoreError};
+use leaderboard_store::{RankCost, Store, StoreError};
 
 /// One entry as `import_entries` takes it: player, score, attainedAt.
 type Entry = (PlayerId, u64, Timestamp);
@@ -1318,7 +1318,7 @@ async fn ap10_exact_ranks_from_the_index_on_a_board_of_15000() {
     import(&store, &board, &entries).await;
     eprintln!("imported 15,000 entries in {:?}", started.elapsed());
     let expected = rank_order(Order::Desc, entries);
-    // AND its rank index built in one pass (the board is quiet)
+    // AND its rank index (layout v2, the default) built from its entries
     store.build_rank_index(&board).await.unwrap();
     let big = stored_board(&store, "big").await;
 
@@ -1328,11 +1328,10 @@ async fn ap10_exact_ranks_from_the_index_on_a_board_of_15000() {
         .await
         .unwrap()
         .unwrap();
-    // THEN it is exact from the index alone: the pointer with the written counts, one
-    // snapshot, the written counts again
+    // THEN it is exact from the index: the pointer with the root, one snapshot of the root and
+    // the key's path, the group's tail counted when others share it, the lanes
     assert_eq!(exact(last, 15_000).rank, 15_000);
-    assert_eq!((cost.requests, cost.count_queries), (3, 0), "{cost:?}");
-    assert_eq!(cost.items, 11 + 81 + 10);
+    assert_within_v2_bounds(&cost);
 
     // AND top-N lists the whole board in the same order, 1,000 a page
     assert_eq!(top_pages(&store, "big", 1000).await.concat(), expected);
@@ -1341,29 +1340,43 @@ async fn ap10_exact_ranks_from_the_index_on_a_board_of_15000() {
     let picks = sample(&expected, 300, 2_500);
     assert!(picks.len() >= 300, "{}", picks.len());
     let started = std::time::Instant::now();
-    let got: Vec<(usize, Option<RankedEntry>)> = futures::stream::iter(picks.iter().map(|&i| {
-        let store = store.clone();
-        let player = expected[i].player_id.clone();
-        async move {
-            let big = stored_board(&store, "big").await;
-            let r = store.player_rank(&big, &player).await?;
-            Ok::<_, StoreError>((i, r))
-        }
-    }))
-    .buffer_unordered(3)
-    .try_collect()
-    .await
-    .unwrap();
+    let got: Vec<(usize, Option<(RankedEntry, RankCost)>)> =
+        futures::stream::iter(picks.iter().map(|&i| {
+            let store = store.clone();
+            let player = expected[i].player_id.clone();
+            async move {
+                let big = stored_board(&store, "big").await;
+                let r = store.player_rank_counted(&big, &player).await?;
+                Ok::<_, StoreError>((i, r))
+            }
+        }))
+        .buffer_unordered(3)
+        .try_collect()
+        .await
+        .unwrap();
     eprintln!("{} ranks in {:?}", picks.len(), started.elapsed());
     // THEN each is the entry at its place in the contract's order, exact
+    let mut tails = 0;
     for (i, r) in got {
-        assert_eq!(
-            r.map(|e| exact(e, 15_000)).as_ref(),
-            Some(&expected[i]),
-            "position {i}"
-        );
+        let (entry, cost) = r.unwrap();
+        assert_eq!(exact(entry, 15_000), expected[i], "position {i}");
+        assert_within_v2_bounds(&cost);
+        tails += cost.count_queries;
     }
+    // every group here is one score and time of 15 players: each lookup counted its tail
+    assert_eq!(tails, picks.len() as u32);
     drop_table(&table).await;
+}
+
+/// A layout v2 lookup's bound, whatever the board's size: at most 4 requests, 20 items read by
+/// key (pointer and root, root and the 8 nodes of the path, 10 lanes) and 1,000 keys counted.
+fn assert_within_v2_bounds(cost: &RankCost) {
+    assert!(cost.requests <= 4, "{cost:?}");
+    assert!(cost.items <= 20, "{cost:?}");
+    assert!(
+        cost.count_queries <= 1 && cost.keys_counted <= 1_000,
+        "{cost:?}"
+    );
 }
 
 #[tokio::test]

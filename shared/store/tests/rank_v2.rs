@@ -12,14 +12,14 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use common::*;
 use leaderboard_devkit::local::{Failures, failing_client};
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_v2::{CountedKey, LaneChange};
+use leaderboard_keys::rank_v2::LaneChange;
 use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
 use leaderboard_store::freshness::Freshness;
 use leaderboard_store::model::{Operator, RankLayout};
 use leaderboard_store::{RankCost, Store, StoreError};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rank_v2_index::{expected_index, lane, stored_index};
+use rank_v2_index::{ChangeLog, expected_index, lane, stored_index};
 
 async fn v2_board(store: &Store, id: &str) {
     let mut new = new_board(id, Order::Desc, Operator::Best, 9_999_999_999);
@@ -50,7 +50,7 @@ fn change(old: Option<&str>, new: &str) -> HashMap<String, AttributeValue> {
 async fn a_play_on_a_v2_board_records_its_change_on_its_lane_numbered_by_written() {
     let (table, store) = store_without_stream("rank_v2_lanes").await;
     v2_board(&store, "v2").await;
-    board(&store, "v1", Order::Desc, Operator::Best).await;
+    board_v1(&store, "v1", Order::Desc, Operator::Best).await;
     // Two players in different lanes.
     let ada = "ada";
     let bob = (0..)
@@ -91,40 +91,6 @@ async fn a_play_on_a_v2_board_records_its_change_on_its_lane_numbered_by_written
 
     // A v1 board counts its lanes as before, without a change log.
     assert_eq!(lane(&table, "v1", la).await, (2, None));
-}
-
-/// The lanes' changes of a board, as their stream records carry them: read back from each lane
-/// after every play (plays here are sequential, so each play's record is the lane as it left it).
-#[derive(Default)]
-struct ChangeLog {
-    changes: Vec<LaneChange>,
-    seen: HashMap<u8, u64>,
-}
-
-impl ChangeLog {
-    async fn after_play(
-        &mut self,
-        table: &leaderboard_devkit::testing::TestTable,
-        board: &str,
-        lane_of_player: u8,
-    ) {
-        let (written, chg) = lane(table, board, lane_of_player).await;
-        if written == self.seen.get(&lane_of_player).copied().unwrap_or(0) {
-            return;
-        }
-        let chg = chg.expect("a v2 lane records its change");
-        let key = |k: &str| {
-            chg.get(k)
-                .map(|v| CountedKey::parse(v.as_s().unwrap()).unwrap())
-        };
-        self.changes.push(LaneChange {
-            lane: lane_of_player,
-            seq: written,
-            old: key("o"),
-            new: key("n"),
-        });
-        self.seen.insert(lane_of_player, written);
-    }
 }
 
 #[tokio::test]

@@ -109,8 +109,9 @@ async fn players_boards_and_sessions() {
 async fn plays_and_rank_reads() {
     let mut m = Misses::default();
     let (_t, store, counter) = counted("census_plays").await;
-    board(&store, "pa", Order::Desc, Operator::Best).await;
-    board(&store, "pb", Order::Asc, Operator::Best).await;
+    // Layout v1 boards: their census is kept while v1 boards are in service.
+    board_v1(&store, "pa", Order::Desc, Operator::Best).await;
+    board_v1(&store, "pb", Order::Asc, Operator::Best).await;
     for (i, p) in ["p1", "p2", "p3", "p4"].iter().enumerate() {
         submit(&store, p, 100 + i as u64, &["pa", "pb"], 100 + i as u64).await;
     }
@@ -163,10 +164,11 @@ async fn plays_and_rank_reads() {
     // The rank index: built from the board, then one player's change applied.
     let (r, c) = census(&counter, store.build_rank_index(&pa)).await;
     r.unwrap();
+    // (the lanes are read before and after the scan, and after the writes: the quiet check)
     m.expect(
         "build_rank_index",
         &c,
-        "BatchWriteItem 3, Query 1, UpdateItem 1",
+        "BatchGetItem 3, BatchWriteItem 3, Query 1, UpdateItem 1",
     );
     let moved = submit(&store, "p1", 500, &["pa"], 5_000).await;
     let pointer = store
@@ -194,6 +196,82 @@ async fn plays_and_rank_reads() {
     .await;
     assert_eq!(r.unwrap().already_applied, 1);
     m.expect("apply_rank_changes again", &c, "GetItem 1");
+    m.none();
+}
+
+#[tokio::test]
+async fn layout_v2_lookups_plays_rebuild_and_apply() {
+    let mut m = Misses::default();
+    let (table, store, counter) = counted("census_v2").await;
+    let pv = board(&store, "pv", Order::Desc, Operator::Best).await;
+    // 1,100 entries, more than the exact top, so a lookup reads the index: one per score,
+    // except "tie" and "tie2" (one score, one time: one group).
+    let mut entries: Vec<_> = (0..1_100u64)
+        .map(|i| (pid(&format!("e{i:04}")), 10 + i * 3, at(i * 1_000)))
+        .collect();
+    entries.push((pid("tie"), 11, at(5_000_000)));
+    entries.push((pid("tie2"), 11, at(5_000_000)));
+    store.import_entries(&pv, &entries).await.unwrap();
+    let (r, c) = census(&counter, store.build_rank_index(&pv)).await;
+    assert_eq!(r.unwrap().entries, 1_102);
+    m.expect(
+        "build_rank_index (v2) of 1,102",
+        &c,
+        "BatchGetItem 2, BatchWriteItem 134, Query 1, TransactWriteItems 1, UpdateItem 1",
+    );
+
+    let (r, c) = census(&counter, store.player_rank(&pv, &pid("e0005"))).await;
+    assert_eq!(r.unwrap().unwrap().rank, 1_095);
+    m.expect(
+        "player_rank, v2, alone in its group",
+        &c,
+        "BatchGetItem 2, TransactGetItems 1",
+    );
+    let (r, c) = census(&counter, store.player_rank(&pv, &pid("tie"))).await;
+    assert_eq!(r.unwrap().unwrap().rank, 1_101);
+    m.expect(
+        "player_rank, v2, group shared",
+        &c,
+        "BatchGetItem 2, Query 1, TransactGetItems 1",
+    );
+
+    let first = play("ada", 7, &["pv"], sid(6_000_000, 1));
+    let (r, c) = census(&counter, store.record_play(&first, at(6_000_000))).await;
+    assert_eq!(r.unwrap().session.outcomes[0].rank, 1_103);
+    m.expect(
+        "first play, v2",
+        &c,
+        "BatchGetItem 2, GetItem 1, TransactGetItems 1, TransactWriteItems 1, UpdateItem 1",
+    );
+    let lane =
+        leaderboard_keys::rankindex::shard_of("ada", leaderboard_keys::rankindex::WRITTEN_SHARDS);
+    let key = leaderboard_keys::entity::rank_written(&bid("pv"), lane);
+    let written = table.raw(&key.pk, &key.sk).await.unwrap()["written"]
+        .as_n()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let pointer = store
+        .entry_pointer(&bid("pv"), &pid("ada"))
+        .await
+        .unwrap()
+        .unwrap();
+    let change = leaderboard_keys::rank_v2::LaneChange {
+        lane,
+        seq: written,
+        old: None,
+        new: Some(leaderboard_keys::rank_v2::CountedKey::parse(&pointer.score_sk).unwrap()),
+    };
+    let (r, c) = census(
+        &counter,
+        store.apply_lane_changes(&bid("pv"), std::slice::from_ref(&change)),
+    )
+    .await;
+    assert_eq!(r.unwrap().applied, 1);
+    m.expect("apply_lane_changes", &c, "GetItem 1, TransactWriteItems 1");
+    let (r, c) = census(&counter, store.apply_lane_changes(&bid("pv"), &[change])).await;
+    assert_eq!(r.unwrap().already_applied, 1);
+    m.expect("apply_lane_changes again", &c, "GetItem 1");
     m.none();
 }
 

@@ -55,7 +55,7 @@ use crate::KeyError;
 use crate::entity::Key;
 use crate::ids::BoardId;
 use crate::rank::TIEBREAK_DIGITS;
-use crate::rankindex::{IndexedKey, WRITTEN_SHARDS};
+use crate::rankindex::{IndexedKey, WRITTEN_SHARDS, shard_of};
 
 /// Score digits per trie level: a score node has at most 100 child labels.
 pub const GROUP_DIGITS: usize = 2;
@@ -169,6 +169,14 @@ impl CountedKey {
     pub fn group(&self) -> &str {
         &self.digits[..self.layout().stored_digits()]
     }
+
+    /// The lane of its player: the written count whose change numbers order the player's
+    /// changes.
+    pub fn lane(&self) -> u8 {
+        // The sort key parsed as `SCORE#<score>#<tiebreak>#<playerId>`, and ids hold no `#`.
+        let player = self.sort_key.rsplit('#').next().unwrap_or_default();
+        shard_of(player, LANES)
+    }
 }
 
 /// The root of a board's v2 index: `RANKV2#<boardId>` / `#ROOT`.
@@ -182,9 +190,23 @@ pub fn node_key(board: &BoardId, generation: u64, prefix: &str) -> Key {
     Key::new(format!("RANKV2#{board}#{generation}#{prefix}"), "#NODE")
 }
 
+/// A board's repair request: `RANKV2#REPAIR` / `<boardId>`, written when a batch finds one of
+/// its lanes stopped at a missing change, and read by the repair run (one partition, so that
+/// it lists by Query; gaps are rare, so it takes few writes).
+pub fn repair_key(board: &BoardId) -> Key {
+    Key::new(REPAIR_PK, board.as_str())
+}
+
+/// The partition of the repair requests.
+pub const REPAIR_PK: &str = "RANKV2#REPAIR";
+
 /// The attribute of a lane (a written count item) holding its latest change, `{o, n}`: the old
 /// and new sort key, either absent.
 pub const CHANGE_ATTR: &str = "chg";
+
+/// The attribute of a lane holding, while a live rebuild holds that lane's plays back, the
+/// time (epoch milliseconds) at which the hold ends whatever happens to the rebuild.
+pub const PAUSE_ATTR: &str = "pause";
 
 /// The root's attribute holding the generation of the nodes below it.
 pub const GENERATION_ATTR: &str = "g";

@@ -76,6 +76,13 @@ pub async fn board(store: &Store, id: &str, order: Order, operator: Operator) ->
         .unwrap()
 }
 
+/// A board whose rank index keeps layout v1 (boards made before v2 was the default).
+pub async fn board_v1(store: &Store, id: &str, order: Order, operator: Operator) -> Board {
+    let mut new = new_board(id, order, operator, 9_999_999_999);
+    new.rank_layout = leaderboard_store::model::RankLayout::V1;
+    store.create_board(new, at(0)).await.unwrap()
+}
+
 /// A session id whose time is `ms` after T0 (so sessions sort by `ms`) and unique by `salt`.
 pub fn sid(ms: u64, salt: u128) -> SessionId {
     SessionId::from_parts(T0 + ms, salt).unwrap()

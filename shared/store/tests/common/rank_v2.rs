@@ -1,7 +1,7 @@
 //! Reading a layout v2 rank index back from the table, for the tests of the store and of the
 //! stream projector (included by path, so that both check the index the same way): the lanes as
-//! stored, the counters and watermarks as stored, and what they must be, built from the board's
-//! entries.
+//! stored, the counters and watermarks as stored, what they must be, built from the board's
+//! entries, and the lanes' change log as the stream would carry it.
 #![allow(dead_code)]
 
 use std::collections::HashMap;
@@ -11,7 +11,7 @@ use leaderboard_devkit::testing::{RawItem, TestTable};
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_v2::{
-    CHANGE_ATTR, CountedKey, GENERATION_ATTR, NodeCounters, Watermarks, build,
+    CHANGE_ATTR, CountedKey, GENERATION_ATTR, LaneChange, NodeCounters, Watermarks, build,
 };
 use leaderboard_keys::rankindex::WRITTEN_SHARDS;
 use leaderboard_store::Store;
@@ -104,4 +104,35 @@ pub async fn expected_index(
         }
     }
     (build(&keys), written)
+}
+
+/// The lanes' changes of a board, as their stream records carry them: read back from each lane
+/// after every play (plays here are sequential, so each play's record is the lane as it left it).
+#[derive(Default)]
+pub struct ChangeLog {
+    /// The changes, in the order the plays made them.
+    pub changes: Vec<LaneChange>,
+    seen: HashMap<u8, u64>,
+}
+
+impl ChangeLog {
+    /// Logs the change the last play made on `lane_of_player`, if it made one.
+    pub async fn after_play(&mut self, table: &TestTable, board: &str, lane_of_player: u8) {
+        let (written, chg) = lane(table, board, lane_of_player).await;
+        if written == self.seen.get(&lane_of_player).copied().unwrap_or(0) {
+            return;
+        }
+        let chg = chg.expect("a v2 lane records its change");
+        let key = |k: &str| {
+            chg.get(k)
+                .map(|v| CountedKey::parse(v.as_s().unwrap()).unwrap())
+        };
+        self.changes.push(LaneChange {
+            lane: lane_of_player,
+            seq: written,
+            old: key("o"),
+            new: key("n"),
+        });
+        self.seen.insert(lane_of_player, written);
+    }
 }

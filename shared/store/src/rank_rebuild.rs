@@ -1,0 +1,356 @@
+//! Rebuilding a layout v2 board's index from its Score items while plays go on: the repair of a
+//! lane stopped at a lost change, and `build_rank_index` on a v2 board.
+//!
+//! The rebuild needs, for every lane, the board's keys exactly as they stood at one of that
+//! lane's change numbers. A scan of the Score items is not a snapshot, but a lane's players only
+//! change their entries in transactions that also add to that lane's `written`. So when a lane
+//! reads the same `written` (strongly consistent) before and after a scan, the scan saw its
+//! players exactly as of that number: the lane is *settled*. Lanes settle independently, in the
+//! same scan or in later ones.
+//!
+//! When every lane has settled, the nodes are written under a generation no other build used,
+//! and the root is replaced by one transaction: counters, each lane's watermark at its settled
+//! number, the new generation. Its condition is that, for every lane, the old index has not
+//! applied past that number (the changes after it are still to come from the stream, and the
+//! new index takes them; the ones before it are in the scan). A lane the old index passed
+//! settles again.
+//!
+//! A busy lane may never keep still for a whole scan, and a settled lane that keeps moving may
+//! be applied past its number before the switch. So after [`FREE_SCANS`] scans every lane is
+//! *paused* and the board scanned once more: a paused lane's plays fail a condition of their
+//! transaction and retry (the play's own retry budget, about 15 s), until the switch lifts the
+//! pause, or until it ends by itself after [`LANE_PAUSE`] whatever becomes of the rebuild. With
+//! every lane paused, every lane settles in that scan and the old index cannot pass any of
+//! them, so the switch succeeds unless the pause ran out first (a board whose scan and node
+//! writes take longer than [`LANE_PAUSE`]) or another rebuild took over. The outcome says
+//! whether the lanes were paused. Plays are held for one scan and the node writes at most.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use leaderboard_keys::entity;
+use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_v2::{
+    CountedKey, GENERATION_ATTR, LANES, PAUSE_ATTR, RESERVED_ATTR, build, node_key, root_key,
+    watermark_attr,
+};
+use leaderboard_keys::rankindex::WRITTEN_ATTR;
+use leaderboard_keys::time::Timestamp;
+
+use crate::error::CancelReason;
+use crate::items::{Item, ItemExt, key_item, n};
+use crate::model::Board;
+use crate::rank_lookup::written_keys;
+use crate::rank_v2::{counter_item, root_watermarks};
+use crate::request::{Index, Params, WithParams};
+use crate::{Store, StoreError};
+
+/// Scans made before the lanes that did not settle are paused.
+pub const FREE_SCANS: u32 = 2;
+/// Scans made in all before the rebuild gives up ([`StoreError::Contention`]): the free ones,
+/// and two with the lanes paused (the second only if the first outlasted its pause).
+pub const MAX_SCANS: u32 = FREE_SCANS + 2;
+/// The longest a pause holds a lane's plays back.
+pub const LANE_PAUSE: Duration = Duration::from_secs(10);
+
+/// What [`Store::rebuild_lane_index`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RebuildOutcome {
+    /// The generation now in service.
+    pub generation: u64,
+    /// Entries the new index counts.
+    pub entries: usize,
+    /// Node items of the new generation, the root included.
+    pub nodes: usize,
+    /// Scans of the board's Score items.
+    pub scans: u32,
+    /// Lanes whose plays were held back so that they would settle (none, or all of them).
+    pub paused: Vec<u8>,
+    /// Requests sent.
+    pub requests: u32,
+    /// Items written (nodes, and the root once per attempt).
+    pub items_written: usize,
+}
+
+/// A lane's players' keys as of its change number `written`.
+struct Settled {
+    written: u64,
+    keys: Vec<CountedKey>,
+}
+
+/// How a switch attempt ended.
+enum Switch {
+    Done,
+    /// The old index applied past these lanes' settled numbers: they settle again.
+    Passed(Vec<u8>),
+}
+
+impl Store {
+    /// Rebuilds a layout v2 board's index into a new generation and switches to it, safe while
+    /// plays go on (see the module documentation). Requests: per scan, 2 lane reads and
+    /// `ceil(N / 4,681)` Query pages; per switch attempt, 1 reservation, the node puts
+    /// (`ceil(nodes / 25)`), 1 transaction and, if it fails, 1 root read; one pause write per
+    /// lane paused. At most [`MAX_SCANS`] scans.
+    pub async fn rebuild_lane_index(&self, board: &Board) -> Result<RebuildOutcome, StoreError> {
+        let id = &board.leaderboard_id;
+        let mut out = RebuildOutcome::default();
+        let mut settled: BTreeMap<u8, Settled> = BTreeMap::new();
+        let mut paused: BTreeSet<u8> = BTreeSet::new();
+        let result = loop {
+            if out.scans == MAX_SCANS {
+                break Err(StoreError::Contention {
+                    attempts: MAX_SCANS,
+                });
+            }
+            if out.scans >= FREE_SCANS {
+                // Every lane, settled or not: a settled lane left to move could be applied
+                // past its number before the switch. Paused, each settles at its last number.
+                let until = Timestamp::now().plus_millis(LANE_PAUSE.as_millis() as u64);
+                for lane in 0..LANES {
+                    self.pause_lane(id, lane, until).await?;
+                    out.requests += 1;
+                    paused.insert(lane);
+                }
+                settled.clear();
+            }
+            let before = self.lane_counts(id).await?;
+            let mut keys: BTreeMap<u8, Vec<CountedKey>> = BTreeMap::new();
+            out.requests += self
+                .scan_scores(id, "sk", |item| {
+                    let key = CountedKey::parse(&crate::items::key_string(item, "sk"))?;
+                    keys.entry(key.lane()).or_default().push(key);
+                    Ok(())
+                })
+                .await?;
+            let after = self.lane_counts(id).await?;
+            out.requests += 2;
+            out.scans += 1;
+            for lane in 0..LANES {
+                if !settled.contains_key(&lane) && before[lane as usize] == after[lane as usize] {
+                    let keys = keys.remove(&lane).unwrap_or_default();
+                    let written = after[lane as usize];
+                    settled.insert(lane, Settled { written, keys });
+                }
+            }
+            if settled.len() < LANES as usize {
+                tracing::info!(board = %id, settled = settled.len(), scans = out.scans,
+                    "rank v2 rebuild: lanes moved during the scan; scanning again");
+                continue;
+            }
+            match self
+                .switch_generation(id, &settled, &paused, &mut out)
+                .await
+            {
+                Ok(Switch::Done) => break Ok(()),
+                Ok(Switch::Passed(lanes)) => {
+                    tracing::info!(board = %id, ?lanes,
+                        "rank v2 rebuild: the index applied past a settled lane; scanning again");
+                    for lane in lanes {
+                        settled.remove(&lane);
+                    }
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        out.paused = paused.iter().copied().collect();
+        if let Err(e) = &result {
+            tracing::warn!(board = %id, error = %e, scans = out.scans, ?paused,
+                "rank v2 rebuild gave up");
+            if !paused.is_empty() {
+                // The pauses end by themselves; lifting them now spares the plays the wait.
+                let _ = self.lift_pauses(id, &paused).await;
+            }
+        } else {
+            tracing::info!(board = %id, generation = out.generation, entries = out.entries,
+                scans = out.scans, ?paused, "rank v2 index rebuilt");
+        }
+        result.map(|()| out)
+    }
+
+    /// Writes the settled keys' nodes under a new generation and switches the root to them, on
+    /// condition that the old index applied no lane past its settled number.
+    async fn switch_generation(
+        &self,
+        id: &BoardId,
+        settled: &BTreeMap<u8, Settled>,
+        paused: &BTreeSet<u8>,
+        out: &mut RebuildOutcome,
+    ) -> Result<Switch, StoreError> {
+        let generation = self.reserve_generation(id).await?;
+        out.requests += 1;
+        let keys: Vec<&CountedKey> = settled.values().flat_map(|s| &s.keys).collect();
+        let mut nodes = build(keys.iter().copied());
+        let root_counters = nodes.remove("").unwrap_or_default();
+        let items: Vec<Item> = nodes
+            .iter()
+            .map(|(prefix, counters)| {
+                counter_item(key_item(&node_key(id, generation, prefix)), counters)
+            })
+            .collect();
+        let put = self.put_all(items).await?;
+        // The root is written twice: the reservation, and the switch.
+        out.items_written += put.items + 2;
+        out.requests += put.requests + 1;
+
+        let root = root_key(id);
+        let mut item = counter_item(key_item(&root), &root_counters);
+        let mut conditions = vec!["#gn = :gn".to_owned()];
+        let mut params = Params::new()
+            .name("#gn", RESERVED_ATTR)
+            .value(":gn", generation);
+        for (&lane, s) in settled {
+            if s.written > 0 {
+                item.insert(watermark_attr(lane), n(s.written));
+            }
+            conditions.push(format!(
+                "(attribute_not_exists(#w{lane}) OR #w{lane} <= :w{lane})"
+            ));
+            params = params
+                .name(format!("#w{lane}"), watermark_attr(lane))
+                .value(format!(":w{lane}"), s.written);
+        }
+        item.insert(GENERATION_ATTR.into(), n(generation));
+        item.insert(RESERVED_ATTR.into(), n(generation));
+        let mut tx = vec![self.tx_put(item, Some(&conditions.join(" AND ")), params)?];
+        for &lane in paused {
+            tx.push(self.lift_pause(id, lane)?);
+        }
+        match self
+            .transact(tx, "TransactWriteItems(rank v2 switch)")
+            .await
+        {
+            Ok(()) => {
+                out.generation = generation;
+                out.entries = keys.len();
+                out.nodes = nodes.len() + 1;
+                Ok(Switch::Done)
+            }
+            Err(StoreError::TransactionCanceled { reasons })
+                if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
+            {
+                let now = self.get_raw(&root).await?.unwrap_or_default();
+                out.requests += 1;
+                if now.number::<u64>(RESERVED_ATTR) != Some(generation) {
+                    // A later build reserved a generation: it switches, not this one.
+                    return Err(StoreError::Contention { attempts: 1 });
+                }
+                let applied = root_watermarks(&now);
+                Ok(Switch::Passed(
+                    settled
+                        .iter()
+                        .filter(|(lane, s)| applied.get(**lane) > s.written)
+                        .map(|(lane, _)| *lane)
+                        .collect(),
+                ))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Reserves a generation no build used before (`gn` on the root, one UpdateItem).
+    pub(crate) async fn reserve_generation(&self, id: &BoardId) -> Result<u64, StoreError> {
+        let root = root_key(id);
+        let reserved = self
+            .update_request(&root, "ADD #gn :one")
+            .params(Params::new().name("#gn", RESERVED_ATTR).value(":one", 1u64))?
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedNew)
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(rank v2 generation)", e))?;
+        reserved
+            .attributes
+            .unwrap_or_default()
+            .number(RESERVED_ATTR)
+            .ok_or_else(|| StoreError::corrupt(format!("{} / {}", root.pk, root.sk), "no gn"))
+    }
+
+    /// Calls `each` with every Score item of the board (the attributes of `projection`), read
+    /// strongly consistent a 1 MB page at a time: the requests made.
+    pub(crate) async fn scan_scores(
+        &self,
+        id: &BoardId,
+        projection: &str,
+        mut each: impl FnMut(&Item) -> Result<(), StoreError>,
+    ) -> Result<u32, StoreError> {
+        let mut requests = 0;
+        let mut start = None;
+        loop {
+            let out = self
+                .query_request(Index::Table)
+                .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
+                .params(
+                    Params::new()
+                        .value(":pk", entity::board_pk(id))
+                        .value(":score", entity::SCORE_PREFIX),
+                )?
+                .projection_expression(projection)
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk("Query(rank index build)", e))?;
+            requests += 1;
+            for item in out.items.as_deref().unwrap_or_default() {
+                each(item)?;
+            }
+            start = out.last_evaluated_key;
+            if start.is_none() {
+                return Ok(requests);
+            }
+        }
+    }
+
+    /// Each lane's `written` count, read strongly consistent (0 for a lane never written).
+    pub(crate) async fn lane_counts(
+        &self,
+        id: &BoardId,
+    ) -> Result<[u64; LANES as usize], StoreError> {
+        let keys = written_keys(id);
+        let mut found = self.batch_get(&keys, "BatchGetItem(rank v2 lanes)").await?;
+        let mut counts = [0u64; LANES as usize];
+        for (count, key) in counts.iter_mut().zip(&keys) {
+            *count = found
+                .take(key)
+                .and_then(|item| item.number(WRITTEN_ATTR))
+                .unwrap_or(0);
+        }
+        Ok(counts)
+    }
+
+    /// Holds `lane`'s plays back until `until` or until the switch lifts it.
+    async fn pause_lane(&self, id: &BoardId, lane: u8, until: Timestamp) -> Result<(), StoreError> {
+        self.update_request(&entity::rank_written(id, lane), "SET #p = :until")
+            .params(
+                Params::new()
+                    .name("#p", PAUSE_ATTR)
+                    .value(":until", until.as_millis()),
+            )?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(rank v2 lane pause)", e))?;
+        Ok(())
+    }
+
+    /// The transaction item lifting `lane`'s pause.
+    fn lift_pause(
+        &self,
+        id: &BoardId,
+        lane: u8,
+    ) -> Result<aws_sdk_dynamodb::types::TransactWriteItem, StoreError> {
+        self.tx_update(
+            &entity::rank_written(id, lane),
+            "REMOVE #p",
+            Params::new().name("#p", PAUSE_ATTR),
+        )
+    }
+
+    /// Lifts the pauses of a rebuild that gave up (one transaction).
+    async fn lift_pauses(&self, id: &BoardId, lanes: &BTreeSet<u8>) -> Result<(), StoreError> {
+        let items = lanes
+            .iter()
+            .map(|&lane| self.lift_pause(id, lane))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.transact(items, "TransactWriteItems(rank v2 lift pauses)")
+            .await
+    }
+}

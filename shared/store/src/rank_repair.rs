@@ -1,0 +1,174 @@
+//! The self-healing of layout v2 indexes. A lane stops at a change that never comes: a record
+//! the stream discarded after its retries, or a written count moved without a change (a failed
+//! import). The batch that finds the gap records a repair request for the board (one write);
+//! the repair run, on the season-close schedule, rebuilds each board whose request has waited
+//! [`RepairOptions::min_age`] and whose lanes are still stopped there, with
+//! [`Store::rebuild_lane_index`] while plays go on. Until then the lag shows in `rankLag` and
+//! nothing behind it is answered as exact.
+
+use std::time::{Duration, Instant};
+
+use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_v2::{Gap, LANES, REPAIR_PK, repair_key, root_key};
+use leaderboard_keys::time::Timestamp;
+
+use crate::items::{ItemExt, key_string};
+use crate::model::{BoardStatus, RankLayout};
+use crate::rank_rebuild::RebuildOutcome;
+use crate::rank_v2::root_watermarks;
+use crate::request::{Index, Params, WithParams};
+use crate::{Store, StoreError};
+
+/// The attribute of a repair request holding the missing change of `lane`.
+fn missing_attr(lane: u8) -> String {
+    format!("m{lane}")
+}
+
+/// How a repair run chooses its work.
+#[derive(Debug, Clone)]
+pub struct RepairOptions {
+    /// How long a request waits before its board is rebuilt: a missing record that comes late
+    /// (a redelivery) heals the lane without a rebuild.
+    pub min_age: Duration,
+    /// Requests read (and boards rebuilt at most) per run.
+    pub max_boards: i32,
+}
+
+impl Default for RepairOptions {
+    fn default() -> RepairOptions {
+        RepairOptions {
+            min_age: Duration::from_secs(60),
+            max_boards: 10,
+        }
+    }
+}
+
+/// What a repair run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RepairSummary {
+    /// Boards rebuilt, with what each rebuild did.
+    pub rebuilt: Vec<(BoardId, RebuildOutcome)>,
+    /// Boards whose lanes had moved past their gaps by themselves: request dropped.
+    pub caught_up: Vec<BoardId>,
+    /// Requests younger than `min_age`, left for a later run.
+    pub waiting: usize,
+    /// Boards whose rebuild failed this time (logged; the request stays for the next run).
+    pub failed: Vec<BoardId>,
+}
+
+impl Store {
+    /// Records that `board`'s lanes stopped at `gaps` (one UpdateItem): the first time seen and
+    /// the first missing change of each lane stay; the last time seen moves.
+    pub(crate) async fn request_repair(
+        &self,
+        board: &BoardId,
+        gaps: &[Gap],
+    ) -> Result<(), StoreError> {
+        let now = Timestamp::now().as_millis();
+        let mut sets = vec![
+            "#at = if_not_exists(#at, :now)".to_owned(),
+            "#seen = :now".to_owned(),
+        ];
+        let mut params = Params::new()
+            .name("#at", "at")
+            .name("#seen", "seen")
+            .value(":now", now);
+        for gap in gaps {
+            let lane = gap.lane;
+            sets.push(format!("#m{lane} = if_not_exists(#m{lane}, :m{lane})"));
+            params = params
+                .name(format!("#m{lane}"), missing_attr(lane))
+                .value(format!(":m{lane}"), gap.expected);
+        }
+        self.update_request(&repair_key(board), format!("SET {}", sets.join(", ")))
+            .params(params)?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(rank v2 repair request)", e))?;
+        Ok(())
+    }
+
+    /// Repairs the boards whose lanes stopped at a missing change: see the module
+    /// documentation. Stops starting rebuilds at `deadline`. Requests: one Query of at most
+    /// `max_boards` requests, then per board one root read, and for a board still stopped a
+    /// board read and a rebuild ([`Store::rebuild_lane_index`]), and one delete of its request.
+    pub async fn repair_rank_indexes(
+        &self,
+        now: Timestamp,
+        options: &RepairOptions,
+        deadline: Option<Instant>,
+    ) -> Result<RepairSummary, StoreError> {
+        let out = self
+            .query_request(Index::Table)
+            .key_condition_expression("pk = :pk")
+            .params(Params::new().value(":pk", REPAIR_PK))?
+            .consistent_read(true)
+            .limit(options.max_boards)
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("Query(rank v2 repair requests)", e))?;
+        let mut summary = RepairSummary::default();
+        for request in out.items.unwrap_or_default() {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            let board = BoardId::parse(&key_string(&request, "sk")).map_err(|e| {
+                StoreError::corrupt(format!("{REPAIR_PK} repair request"), e.to_string())
+            })?;
+            let at: u64 = request.number("at").unwrap_or(0);
+            let seen: u64 = request.number("seen").unwrap_or(0);
+            if now.as_millis() < at.saturating_add(options.min_age.as_millis() as u64) {
+                summary.waiting += 1;
+                continue;
+            }
+            let root = self.get_raw(&root_key(&board)).await?.unwrap_or_default();
+            let applied = root_watermarks(&root);
+            let stopped = (0..LANES).any(|lane| {
+                request
+                    .number::<u64>(&missing_attr(lane))
+                    .is_some_and(|missing| applied.get(lane) < missing)
+            });
+            if !stopped {
+                tracing::info!(%board, "rank v2 lanes moved past their gaps; no repair needed");
+                self.drop_repair_request(&board, seen).await?;
+                summary.caught_up.push(board);
+                continue;
+            }
+            let Some(b) = self.get_board(&board).await? else {
+                self.drop_repair_request(&board, seen).await?;
+                continue;
+            };
+            if b.rank_layout != RankLayout::V2 || b.status != BoardStatus::Open {
+                // A closed board's index is no longer read.
+                self.drop_repair_request(&board, seen).await?;
+                continue;
+            }
+            match self.rebuild_lane_index(&b).await {
+                Ok(rebuilt) => {
+                    self.drop_repair_request(&board, seen).await?;
+                    summary.rebuilt.push((board, rebuilt));
+                }
+                Err(e) => {
+                    tracing::error!(%board, error = %e, "rank v2 repair failed; the next run retries");
+                    summary.failed.push(board);
+                }
+            }
+        }
+        Ok(summary)
+    }
+
+    /// Deletes `board`'s repair request unless a batch saw a gap again after `seen` (that one
+    /// is looked at by the next run).
+    async fn drop_repair_request(&self, board: &BoardId, seen: u64) -> Result<(), StoreError> {
+        let sent = self
+            .delete_request(&repair_key(board))
+            .condition_expression("#seen = :seen")
+            .params(Params::new().name("#seen", "seen").value(":seen", seen))?
+            .send()
+            .await;
+        match sent.map_err(|e| StoreError::sdk("DeleteItem(rank v2 repair request)", e)) {
+            Ok(_) | Err(StoreError::ConditionalCheckFailed) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! The layout v2 index rebuilt while plays go on, on DynamoDB Local: a lane change lost on the
+//! way shows as lag, is asked to be repaired, and the repair run rebuilds the board while a
+//! second task keeps playing and applying, after which every answer is exact; a request whose
+//! lane moved past its gap by itself is dropped without a rebuild.
+
+mod common;
+#[path = "common/rank_v2.rs"]
+mod rank_v2_index;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::time::Duration;
+
+use common::*;
+use leaderboard_keys::rank::Order;
+use leaderboard_keys::rank_v2::LaneChange;
+use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::{Operator, RankLayout};
+use leaderboard_store::{RepairOptions, Store};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rank_v2_index::{ChangeLog, expected_index, stored_index};
+
+/// More than the exact top (1,000), so that ranks are read from the index.
+const PLAYERS: usize = 1_200;
+
+/// A default (v2) board of `PLAYERS` imported entries, indexed.
+async fn indexed_board(store: &Store, id: &str) -> Vec<String> {
+    let board = store
+        .create_board(
+            new_board(id, Order::Desc, Operator::Best, 9_999_999_999),
+            at(0),
+        )
+        .await
+        .unwrap();
+    assert_eq!(board.rank_layout, RankLayout::V2, "new boards are v2");
+    let mut rng = StdRng::seed_from_u64(37);
+    let players: Vec<String> = (0..PLAYERS).map(|i| format!("q{i:04}")).collect();
+    let entries: Vec<_> = players
+        .iter()
+        .map(|p| {
+            (
+                pid(p),
+                rng.random_range(0..200u64),
+                at(rng.random_range(0..300_000)),
+            )
+        })
+        .collect();
+    store.import_entries(&board, &entries).await.unwrap();
+    store.build_rank_index(&board).await.unwrap();
+    players
+}
+
+/// Plays `n` improving scores, one at a time, logging each lane change; `skip(i)` says which
+/// changes the stream loses.
+async fn play_and_log(
+    store: &Store,
+    table: &leaderboard_devkit::testing::TestTable,
+    board: &str,
+    players: &[String],
+    n: usize,
+    from_ms: u64,
+    log: &mut ChangeLog,
+) {
+    for i in 0..n {
+        let p = &players[(i * 7 + from_ms as usize) % players.len()];
+        submit(
+            store,
+            p,
+            300 + from_ms + i as u64,
+            &[board],
+            from_ms + i as u64,
+        )
+        .await;
+        log.after_play(table, board, shard_of(p, WRITTEN_SHARDS))
+            .await;
+    }
+}
+
+/// Every sampled player's rank: (answered, true, exact, lag).
+async fn answers(store: &Store, board: &str, players: &[String]) -> Vec<(u64, u64, bool, u64)> {
+    let b = stored_board(store, board).await;
+    let keys = score_keys(store, board, players).await;
+    let mut out = Vec::new();
+    for p in players.iter().step_by(25) {
+        let (entry, _) = store
+            .player_rank_counted(&b, &pid(p))
+            .await
+            .unwrap()
+            .unwrap();
+        let mine = store
+            .entry_pointer(&bid(board), &pid(p))
+            .await
+            .unwrap()
+            .unwrap()
+            .score_sk;
+        let truth = keys.iter().filter(|k| **k > mine).count() as u64 + 1;
+        let f = entry.freshness.unwrap();
+        out.push((entry.rank, truth, f.rank_exact, f.rank_lag));
+    }
+    out
+}
+
+async fn score_keys(store: &Store, board: &str, players: &[String]) -> Vec<String> {
+    let mut keys = Vec::new();
+    for p in players {
+        if let Some(ptr) = store.entry_pointer(&bid(board), &pid(p)).await.unwrap() {
+            keys.push(ptr.score_sk);
+        }
+    }
+    keys
+}
+
+/// The first change with a later one on its lane: lost, it stops its lane.
+fn followed(changes: &[LaneChange]) -> usize {
+    (0..changes.len())
+        .find(|&i| changes[i + 1..].iter().any(|c| c.lane == changes[i].lane))
+        .expect("some lane changes twice")
+}
+
+fn no_wait() -> RepairOptions {
+    RepairOptions {
+        min_age: Duration::ZERO,
+        ..RepairOptions::default()
+    }
+}
+
+#[tokio::test]
+async fn a_lost_lane_change_is_repaired_while_plays_go_on_and_every_answer_is_exact_after() {
+    let (table, store) = store_without_stream("rank_repair").await;
+    let players = indexed_board(&store, "rp").await;
+
+    // 30 plays; the stream loses a change that its lane's later ones wait for.
+    let mut log = ChangeLog::default();
+    play_and_log(&store, &table, "rp", &players, 30, 1_000_000, &mut log).await;
+    let lost: LaneChange = log.changes.remove(followed(&log.changes));
+    let out = store
+        .apply_lane_changes(&bid("rp"), &log.changes)
+        .await
+        .unwrap();
+    assert!(
+        out.gaps
+            .iter()
+            .any(|g| g.lane == lost.lane && g.expected == lost.seq),
+        "{out:?}"
+    );
+    let request = table
+        .raw("RANKV2#REPAIR", "rp")
+        .await
+        .expect("a repair request");
+    assert_eq!(
+        request[&format!("m{}", lost.lane)].as_n().unwrap(),
+        &lost.seq.to_string()
+    );
+
+    // The lag shows below the exact top (whose ranks a capped count makes exact), and no
+    // answer claims to be exact that is not.
+    let before = answers(&store, "rp", &players).await;
+    for &(rank, truth, exact, lag) in &before {
+        assert!(rank <= 1_000 || lag >= 1, "{before:?}");
+        assert!(!exact || rank == truth);
+        assert!(rank.abs_diff(truth) <= lag);
+    }
+    assert!(before.iter().any(|a| a.0 > 1_000), "{before:?}");
+
+    // A young request waits.
+    let waiting = store
+        .repair_rank_indexes(Timestamp::now(), &RepairOptions::default(), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        (waiting.waiting, waiting.rebuilt.len()),
+        (1, 0),
+        "{waiting:?}"
+    );
+
+    // The repair runs while a second task keeps playing and applying what its stream carries
+    // (everything but the lost change, again and again, as redeliveries would).
+    let done = Arc::new(AtomicBool::new(false));
+    let player = {
+        let (store, table, players, done) =
+            (store.clone(), table.clone(), players.clone(), done.clone());
+        let mut log = std::mem::take(&mut log);
+        tokio::spawn(async move {
+            let mut round = 0u64;
+            // At least 5 rounds, and on until the repair is over.
+            while round < 5 || !done.load(AtomicOrdering::SeqCst) {
+                let from = 2_000_000 + round * 100;
+                play_and_log(&store, &table, "rp", &players, 10, from, &mut log).await;
+                store
+                    .apply_lane_changes(&bid("rp"), &log.changes)
+                    .await
+                    .unwrap();
+                round += 1;
+            }
+            (log, round)
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let repaired = store
+        .repair_rank_indexes(Timestamp::now(), &no_wait(), None)
+        .await
+        .unwrap();
+    done.store(true, AtomicOrdering::SeqCst);
+    let (log, rounds) = player.await.unwrap();
+    eprintln!("repair: {repaired:?}, {rounds} rounds of plays");
+    assert_eq!(repaired.rebuilt.len(), 1, "{repaired:?}");
+    assert_eq!(repaired.rebuilt[0].0, bid("rp"));
+    assert!(repaired.failed.is_empty());
+    assert!(rounds >= 5);
+
+    // The stream's last deliveries: then the index is exactly the entries, every lane at its
+    // written count, and every answer exact.
+    let last = store
+        .apply_lane_changes(&bid("rp"), &log.changes)
+        .await
+        .unwrap();
+    assert!(last.gaps.is_empty(), "{last:?}");
+    assert_eq!(
+        stored_index(&table, "rp").await,
+        expected_index(&table, &store, "rp", &players).await
+    );
+    for (rank, truth, exact, lag) in answers(&store, "rp", &players).await {
+        assert_eq!((rank, exact, lag), (truth, true, 0));
+    }
+    // The request is gone (or, if a redelivery asked again during the rebuild, the next run
+    // finds the lanes past their gaps and drops it).
+    let again = store
+        .repair_rank_indexes(Timestamp::now(), &no_wait(), None)
+        .await
+        .unwrap();
+    assert!(again.rebuilt.is_empty(), "{again:?}");
+    assert!(table.raw("RANKV2#REPAIR", "rp").await.is_none());
+    // No lane is left paused.
+    for lane in 0..WRITTEN_SHARDS {
+        let key = leaderboard_keys::entity::rank_written(&bid("rp"), lane);
+        let item = table.raw(&key.pk, &key.sk).await;
+        assert!(item.is_none_or(|i| !i.contains_key("pause")), "lane {lane}");
+    }
+}
+
+#[tokio::test]
+async fn a_request_whose_lane_caught_up_by_itself_is_dropped_without_a_rebuild() {
+    let (table, store) = store_without_stream("rank_repair_late").await;
+    let players = indexed_board(&store, "rl").await;
+    let mut log = ChangeLog::default();
+    play_and_log(&store, &table, "rl", &players, 12, 1_000_000, &mut log).await;
+    let mut late = log.changes.clone();
+    let lost = late.remove(followed(&late));
+    store.apply_lane_changes(&bid("rl"), &late).await.unwrap();
+    assert!(table.raw("RANKV2#REPAIR", "rl").await.is_some());
+    // The missing record comes after all (a redelivery).
+    store.apply_lane_changes(&bid("rl"), &[lost]).await.unwrap();
+    store
+        .apply_lane_changes(&bid("rl"), &log.changes)
+        .await
+        .unwrap();
+    let root = table.raw("RANKV2#rl", "#ROOT").await.unwrap();
+    let run = store
+        .repair_rank_indexes(Timestamp::now(), &no_wait(), None)
+        .await
+        .unwrap();
+    assert_eq!((run.caught_up, run.rebuilt.len()), (vec![bid("rl")], 0));
+    assert!(table.raw("RANKV2#REPAIR", "rl").await.is_none());
+    assert_eq!(
+        table.raw("RANKV2#rl", "#ROOT").await.unwrap(),
+        root,
+        "no rebuild"
+    );
+    for (rank, truth, exact, _) in answers(&store, "rl", &players).await {
+        assert_eq!((rank, exact), (truth, true));
+    }
+}
