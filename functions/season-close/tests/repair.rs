@@ -1,0 +1,144 @@
+//! The scheduled run's second job, on DynamoDB Local: after its closes it rebuilds the layout v2
+//! rank indexes whose lanes stopped at a change that never comes (here, an import whose stream
+//! records were never applied), and leaves boards without a repair request alone.
+
+use std::time::Duration;
+
+use leaderboard_devkit::testing::TestTable;
+use leaderboard_keys::entity;
+use leaderboard_keys::ids::{BoardId, PlayerId, SessionId};
+use leaderboard_keys::rank::Order;
+use leaderboard_keys::rank_v2::{CountedKey, LaneChange};
+use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::{NewBoard, Operator, RankLayout, Recurrence};
+use leaderboard_store::{CloseOptions, Config, Play, RepairOptions, Store};
+use season_close::App;
+
+const DAY: u64 = 86_400_000;
+
+fn bid(s: &str) -> BoardId {
+    BoardId::parse(s).unwrap()
+}
+
+fn pid(s: &str) -> PlayerId {
+    PlayerId::parse(s).unwrap()
+}
+
+/// An open board (the default layout) running from yesterday to tomorrow.
+async fn open_board(store: &Store, id: &str) {
+    let now = Timestamp::now().as_millis();
+    let board = store
+        .create_board(
+            NewBoard {
+                leaderboard_id: bid(id),
+                name: format!("Board {id}"),
+                order: Order::Desc,
+                operator: Operator::Best,
+                max_score: 9_999_999_999,
+                starts_at: Some(Timestamp::from_millis(now - DAY).unwrap()),
+                ends_at: Some(Timestamp::from_millis(now + DAY).unwrap()),
+                recurrence: Recurrence::None,
+                game_id: None,
+                rank_layout: Default::default(),
+            },
+            Timestamp::from_millis(now - DAY).unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(board.rank_layout, RankLayout::V2);
+}
+
+/// Plays `score` for `player` on `board` and applies the change its lane record carries.
+async fn play_and_apply(table: &TestTable, store: &Store, board: &str, player: &str, score: u64) {
+    let now = Timestamp::now();
+    let play = Play {
+        player_id: pid(player),
+        session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),
+        game_id: Some(leaderboard_keys::ids::GameId::parse("tetris").unwrap()),
+        score,
+        duration_sec: None,
+        leaderboard_ids: vec![bid(board)],
+    };
+    store.record_play(&play, now).await.unwrap();
+    let lane = shard_of(player, WRITTEN_SHARDS);
+    let key = entity::rank_written(&bid(board), lane);
+    let item = table.raw(&key.pk, &key.sk).await.unwrap();
+    let chg = item["chg"].as_m().unwrap();
+    let change = LaneChange {
+        lane,
+        seq: item["written"].as_n().unwrap().parse().unwrap(),
+        old: chg
+            .get("o")
+            .map(|k| CountedKey::parse(k.as_s().unwrap()).unwrap()),
+        new: chg
+            .get("n")
+            .map(|k| CountedKey::parse(k.as_s().unwrap()).unwrap()),
+    };
+    store
+        .apply_lane_changes(&bid(board), &[change])
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn the_scheduled_run_rebuilds_a_board_whose_lane_stopped_and_only_that_one() {
+    let table = TestTable::without_stream("close_repair").await;
+    let store = Store::new(
+        table.client.clone(),
+        &Config {
+            table_name: table.name.clone(),
+            cursor_secret: b"t".to_vec(),
+        },
+    );
+    open_board(&store, "stuck").await;
+    open_board(&store, "fine").await;
+    // "stuck": 1,200 entries imported whose lane records were never applied, then a play:
+    // its change is far past its lane's watermark, a gap.
+    let board = store.get_board(&bid("stuck")).await.unwrap().unwrap();
+    let start = Timestamp::now().as_millis() - DAY / 2;
+    let entries: Vec<_> = (0..1_200u64)
+        .map(|i| {
+            let at = Timestamp::from_millis(start + i).unwrap();
+            (pid(&format!("s{i:04}")), i * 5, at)
+        })
+        .collect();
+    store.import_entries(&board, &entries).await.unwrap();
+    play_and_apply(&table, &store, "stuck", "s0007", 100_000).await;
+    assert!(table.raw("RANKV2#REPAIR", "stuck").await.is_some());
+    // "fine": plays applied as they come, no gap.
+    play_and_apply(&table, &store, "fine", "f1", 10).await;
+    play_and_apply(&table, &store, "fine", "f2", 20).await;
+    let fine_root = table.raw("RANKV2#fine", "#ROOT").await;
+
+    let (before, _) = store
+        .player_rank_counted(&board, &pid("s0100"))
+        .await
+        .unwrap()
+        .unwrap();
+    let f = before.freshness.unwrap();
+    assert!(!f.rank_exact && f.rank_lag > 0, "{f:?}");
+
+    let mut app = App::new(store.clone(), CloseOptions::default());
+    app.repair = RepairOptions {
+        min_age: Duration::ZERO,
+        ..RepairOptions::default()
+    };
+    let summary = season_close::run(&app, None).await.unwrap();
+    assert_eq!(summary.rank_repaired, vec![bid("stuck")], "{summary:?}");
+    assert!(summary.closed.is_empty() && summary.rank_repair_failed.is_empty());
+    assert!(table.raw("RANKV2#REPAIR", "stuck").await.is_none());
+    assert_eq!(table.raw("RANKV2#fine", "#ROOT").await, fine_root);
+
+    // Every rank exact now: above s0100, 1,099 imported entries and s0007's play.
+    let (after, _) = store
+        .player_rank_counted(&board, &pid("s0100"))
+        .await
+        .unwrap()
+        .unwrap();
+    let f = after.freshness.unwrap();
+    assert_eq!((after.rank, f.rank_exact, f.rank_lag), (1_101, true, 0));
+    // and a second run has nothing to do.
+    let again = season_close::run(&app, None).await.unwrap();
+    assert!(again.rank_repaired.is_empty(), "{again:?}");
+}
