@@ -8,7 +8,7 @@ use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{BoardId, PlayerId, SessionId};
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_v2::{CountedKey, LaneChange};
+use leaderboard_keys::rank_v2::{CountedKey, LaneChange, REPAIR_PK};
 use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{NewBoard, Operator, RankLayout, Recurrence};
@@ -105,7 +105,7 @@ async fn the_scheduled_run_rebuilds_a_board_whose_lane_stopped_and_only_that_one
         .collect();
     store.import_entries(&board, &entries).await.unwrap();
     play_and_apply(&table, &store, "stuck", "s0007", 100_000).await;
-    assert!(table.raw("RANKV2#REPAIR", "stuck").await.is_some());
+    assert!(table.raw(REPAIR_PK, "stuck").await.is_some());
     // "fine": plays applied as they come, no gap.
     play_and_apply(&table, &store, "fine", "f1", 10).await;
     play_and_apply(&table, &store, "fine", "f2", 20).await;
@@ -127,7 +127,7 @@ async fn the_scheduled_run_rebuilds_a_board_whose_lane_stopped_and_only_that_one
     let summary = season_close::run(&app, None).await.unwrap();
     assert_eq!(summary.rank_repaired, vec![bid("stuck")], "{summary:?}");
     assert!(summary.closed.is_empty() && summary.rank_repair_failed.is_empty());
-    assert!(table.raw("RANKV2#REPAIR", "stuck").await.is_none());
+    assert!(table.raw(REPAIR_PK, "stuck").await.is_none());
     assert_eq!(table.raw("RANKV2#fine", "#ROOT").await, fine_root);
 
     // Every rank exact now: above s0100, 1,099 imported entries and s0007's play.

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::types::{KeysAndAttributes, PutRequest, WriteRequest};
+use aws_sdk_dynamodb::types::{DeleteRequest, KeysAndAttributes, PutRequest, WriteRequest};
 use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::time::Timestamp;
@@ -98,8 +98,7 @@ impl Store {
 
     /// Puts every item, 25 a request, re-sending unprocessed items with jittered backoff.
     pub(crate) async fn put_all(&self, items: Vec<Item>) -> Result<BatchStats, StoreError> {
-        let mut stats = BatchStats::default();
-        let mut requests: Vec<WriteRequest> = items
+        let requests: Vec<WriteRequest> = items
             .into_iter()
             .map(|item| {
                 PutRequest::builder()
@@ -109,7 +108,29 @@ impl Store {
                     .map_err(StoreError::from)
             })
             .collect::<Result<_, _>>()?;
-        stats.items = requests.len();
+        self.write_all(requests).await
+    }
+
+    /// Deletes every item of `keys`, as [`Store::put_all`] puts.
+    pub(crate) async fn delete_all(&self, keys: &[Key]) -> Result<BatchStats, StoreError> {
+        let requests: Vec<WriteRequest> = keys
+            .iter()
+            .map(|key| {
+                DeleteRequest::builder()
+                    .set_key(Some(key_item(key)))
+                    .build()
+                    .map(|d| WriteRequest::builder().delete_request(d).build())
+                    .map_err(StoreError::from)
+            })
+            .collect::<Result<_, _>>()?;
+        self.write_all(requests).await
+    }
+
+    async fn write_all(&self, mut requests: Vec<WriteRequest>) -> Result<BatchStats, StoreError> {
+        let mut stats = BatchStats {
+            items: requests.len(),
+            ..BatchStats::default()
+        };
         while !requests.is_empty() {
             let rest = requests.split_off(requests.len().min(BATCH_WRITE_SIZE));
             let mut chunk = std::mem::replace(&mut requests, rest);

@@ -24,21 +24,25 @@
 //! them, so the switch succeeds unless the pause ran out first (a board whose scan and node
 //! writes take longer than [`LANE_PAUSE`]) or another rebuild took over. The outcome says
 //! whether the lanes were paused. Plays are held for one scan and the node writes at most.
+//!
+//! After its switch a rebuild deletes the generation it replaced (listed by one Query per node
+//! partition); a switch attempt that fails deletes the nodes it wrote.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use leaderboard_keys::entity;
+use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_v2::{
-    CountedKey, GENERATION_ATTR, LANES, PAUSE_ATTR, RESERVED_ATTR, build, node_key, root_key,
-    watermark_attr,
+    CountedKey, GENERATION_ATTR, LANES, NODE_PARTITIONS, PAUSE_ATTR, RESERVED_ATTR, build,
+    node_key, node_partition_pk, root_key, watermark_attr,
 };
 use leaderboard_keys::rankindex::WRITTEN_ATTR;
 use leaderboard_keys::time::Timestamp;
 
 use crate::error::CancelReason;
-use crate::items::{Item, ItemExt, key_item, n};
+use crate::items::{Item, ItemExt, key_item, key_string, n};
 use crate::model::Board;
 use crate::rank_lookup::written_keys;
 use crate::rank_v2::{counter_item, root_watermarks};
@@ -70,6 +74,8 @@ pub struct RebuildOutcome {
     pub requests: u32,
     /// Items written (nodes, and the root once per attempt).
     pub items_written: usize,
+    /// Nodes deleted: the generation replaced, and any this rebuild wrote and did not use.
+    pub nodes_deleted: usize,
 }
 
 /// A lane's players' keys as of its change number `written`.
@@ -176,16 +182,19 @@ impl Store {
         paused: &BTreeSet<u8>,
         out: &mut RebuildOutcome,
     ) -> Result<Switch, StoreError> {
-        let generation = self.reserve_generation(id).await?;
+        let (generation, replaced) = self.reserve_generation(id).await?;
         out.requests += 1;
         let keys: Vec<&CountedKey> = settled.values().flat_map(|s| &s.keys).collect();
         let mut nodes = build(keys.iter().copied());
         let root_counters = nodes.remove("").unwrap_or_default();
-        let items: Vec<Item> = nodes
+        let node_keys: Vec<Key> = nodes
+            .keys()
+            .map(|prefix| node_key(id, generation, prefix))
+            .collect();
+        let items: Vec<Item> = node_keys
             .iter()
-            .map(|(prefix, counters)| {
-                counter_item(key_item(&node_key(id, generation, prefix)), counters)
-            })
+            .zip(nodes.values())
+            .map(|(key, counters)| counter_item(key_item(key), counters))
             .collect();
         let put = self.put_all(items).await?;
         // The root is written twice: the reservation, and the switch.
@@ -215,7 +224,7 @@ impl Store {
         for &lane in paused {
             tx.push(self.lift_pause(id, lane)?);
         }
-        match self
+        let switched = match self
             .transact(tx, "TransactWriteItems(rank v2 switch)")
             .await
         {
@@ -223,7 +232,7 @@ impl Store {
                 out.generation = generation;
                 out.entries = keys.len();
                 out.nodes = nodes.len() + 1;
-                Ok(Switch::Done)
+                Switch::Done
             }
             Err(StoreError::TransactionCanceled { reasons })
                 if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
@@ -232,36 +241,115 @@ impl Store {
                 out.requests += 1;
                 if now.number::<u64>(RESERVED_ATTR) != Some(generation) {
                     // A later build reserved a generation: it switches, not this one.
+                    self.clear_nodes(id, generation, &node_keys, out).await;
                     return Err(StoreError::Contention { attempts: 1 });
                 }
                 let applied = root_watermarks(&now);
-                Ok(Switch::Passed(
+                Switch::Passed(
                     settled
                         .iter()
                         .filter(|(lane, s)| applied.get(**lane) > s.written)
                         .map(|(lane, _)| *lane)
                         .collect(),
-                ))
+                )
             }
-            Err(e) => Err(e),
+            Err(e) => return Err(e),
+        };
+        match &switched {
+            // No build can switch between this one's reservation and its switch (each needs
+            // `gn` to be its own), so the generation replaced is the one in service then.
+            Switch::Done => {
+                if let Some(replaced) = replaced {
+                    self.clear_generation(id, replaced, out).await;
+                }
+            }
+            Switch::Passed(_) => self.clear_nodes(id, generation, &node_keys, out).await,
         }
+        Ok(switched)
     }
 
-    /// Reserves a generation no build used before (`gn` on the root, one UpdateItem).
-    pub(crate) async fn reserve_generation(&self, id: &BoardId) -> Result<u64, StoreError> {
+    /// Reserves a generation no build used before (`gn` on the root, one UpdateItem): the new
+    /// generation, and the one in service when it was reserved (none on a board no apply or
+    /// build ever wrote to, which has no nodes).
+    async fn reserve_generation(&self, id: &BoardId) -> Result<(u64, Option<u64>), StoreError> {
         let root = root_key(id);
         let reserved = self
             .update_request(&root, "ADD #gn :one")
             .params(Params::new().name("#gn", RESERVED_ATTR).value(":one", 1u64))?
-            .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedNew)
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::AllNew)
             .send()
             .await
             .map_err(|e| StoreError::sdk("UpdateItem(rank v2 generation)", e))?;
-        reserved
-            .attributes
-            .unwrap_or_default()
+        let item = reserved.attributes.unwrap_or_default();
+        let generation = item
             .number(RESERVED_ATTR)
-            .ok_or_else(|| StoreError::corrupt(format!("{} / {}", root.pk, root.sk), "no gn"))
+            .ok_or_else(|| StoreError::corrupt(format!("{} / {}", root.pk, root.sk), "no gn"))?;
+        Ok((generation, item.number(GENERATION_ATTR)))
+    }
+
+    /// Deletes the nodes this rebuild wrote under a generation that will not serve. The
+    /// rebuild's outcome does not depend on it: a failure is logged and leaves unused items.
+    async fn clear_nodes(
+        &self,
+        id: &BoardId,
+        generation: u64,
+        keys: &[Key],
+        out: &mut RebuildOutcome,
+    ) {
+        match self.delete_all(keys).await {
+            Ok(done) => {
+                out.requests += done.requests;
+                out.nodes_deleted += done.items;
+            }
+            Err(e) => tracing::warn!(board = %id, generation, error = %e,
+                "rank v2 nodes of an unused generation left in the table"),
+        }
+    }
+
+    /// Deletes every node of a retired generation: one Query per node partition (and one per
+    /// further 1 MB page), then the deletes, 25 a request (the keys of a generation are held
+    /// in memory, as the rebuild holds the board's). Failures are logged, as for
+    /// [`Store::clear_nodes`].
+    async fn clear_generation(&self, id: &BoardId, generation: u64, out: &mut RebuildOutcome) {
+        let mut keys = Vec::new();
+        for partition in 0..NODE_PARTITIONS {
+            let pk = node_partition_pk(id, generation, partition);
+            let mut start = None;
+            loop {
+                let page = match self
+                    .query_request(Index::Table)
+                    .key_condition_expression("pk = :pk")
+                    .params(Params::new().value(":pk", &pk))
+                {
+                    Ok(q) => q
+                        .projection_expression("pk, sk")
+                        .set_exclusive_start_key(start),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "rank v2 node listing not built");
+                        return;
+                    }
+                };
+                let page = match page.send().await {
+                    Ok(page) => page,
+                    Err(e) => {
+                        tracing::warn!(board = %id, generation, error = %StoreError::sdk("Query(rank v2 nodes)", e),
+                            "rank v2 nodes of a retired generation left in the table");
+                        return;
+                    }
+                };
+                out.requests += 1;
+                keys.extend(
+                    page.items()
+                        .iter()
+                        .map(|item| Key::new(key_string(item, "pk"), key_string(item, "sk"))),
+                );
+                start = page.last_evaluated_key;
+                if start.is_none() {
+                    break;
+                }
+            }
+        }
+        self.clear_nodes(id, generation, &keys, out).await;
     }
 
     /// Calls `each` with every Score item of the board (the attributes of `projection`), read

@@ -13,14 +13,14 @@ use std::time::Duration;
 
 use common::*;
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_v2::LaneChange;
+use leaderboard_keys::rank_v2::{LaneChange, REPAIR_PK};
 use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{Operator, RankLayout};
 use leaderboard_store::{RepairOptions, Store};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rank_v2_index::{ChangeLog, expected_index, stored_index};
+use rank_v2_index::{ChangeLog, expected_index, nodes_by_generation, stored_index};
 
 /// More than the exact top (1,000), so that ranks are read from the index.
 const PLAYERS: usize = 1_200;
@@ -145,10 +145,7 @@ async fn a_lost_lane_change_is_repaired_while_plays_go_on_and_every_answer_is_ex
             .any(|g| g.lane == lost.lane && g.expected == lost.seq),
         "{out:?}"
     );
-    let request = table
-        .raw("RANKV2#REPAIR", "rp")
-        .await
-        .expect("a repair request");
+    let request = table.raw(REPAIR_PK, "rp").await.expect("a repair request");
     assert_eq!(
         request[&format!("m{}", lost.lane)].as_n().unwrap(),
         &lost.seq.to_string()
@@ -231,7 +228,13 @@ async fn a_lost_lane_change_is_repaired_while_plays_go_on_and_every_answer_is_ex
         .await
         .unwrap();
     assert!(again.rebuilt.is_empty(), "{again:?}");
-    assert!(table.raw("RANKV2#REPAIR", "rp").await.is_none());
+    assert!(table.raw(REPAIR_PK, "rp").await.is_none());
+    // Only the generation in service has nodes: the replaced one and any attempt's are gone.
+    let root = table.raw("RANKV2#rp", "#ROOT").await.unwrap();
+    let live: u64 = root["g"].as_n().unwrap().parse().unwrap();
+    let generations = nodes_by_generation(&table, "rp").await;
+    assert_eq!(generations.keys().copied().collect::<Vec<_>>(), vec![live]);
+    assert_eq!(live, repaired.rebuilt[0].1.generation);
     // No lane is left paused.
     for lane in 0..WRITTEN_SHARDS {
         let key = leaderboard_keys::entity::rank_written(&bid("rp"), lane);
@@ -249,7 +252,7 @@ async fn a_request_whose_lane_caught_up_by_itself_is_dropped_without_a_rebuild()
     let mut late = log.changes.clone();
     let lost = late.remove(followed(&late));
     store.apply_lane_changes(&bid("rl"), &late).await.unwrap();
-    assert!(table.raw("RANKV2#REPAIR", "rl").await.is_some());
+    assert!(table.raw(REPAIR_PK, "rl").await.is_some());
     // The missing record comes after all (a redelivery).
     store.apply_lane_changes(&bid("rl"), &[lost]).await.unwrap();
     store
@@ -262,7 +265,7 @@ async fn a_request_whose_lane_caught_up_by_itself_is_dropped_without_a_rebuild()
         .await
         .unwrap();
     assert_eq!((run.caught_up, run.rebuilt.len()), (vec![bid("rl")], 0));
-    assert!(table.raw("RANKV2#REPAIR", "rl").await.is_none());
+    assert!(table.raw(REPAIR_PK, "rl").await.is_none());
     assert_eq!(
         table.raw("RANKV2#rl", "#ROOT").await.unwrap(),
         root,

@@ -19,7 +19,7 @@ use leaderboard_store::model::{Operator, RankLayout};
 use leaderboard_store::{RankCost, Store, StoreError};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rank_v2_index::{ChangeLog, expected_index, lane, stored_index};
+use rank_v2_index::{ChangeLog, expected_index, lane, nodes_by_generation, stored_index};
 
 async fn v2_board(store: &Store, id: &str) {
     let mut new = new_board(id, Order::Desc, Operator::Best, 9_999_999_999);
@@ -269,9 +269,15 @@ async fn a_built_index_is_the_applied_one_takes_later_changes_and_survives_a_riv
     }
     assert!(a.is_ok() || b.is_ok(), "{a:?} {b:?}");
     assert_eq!(stored_index(&table, "bd").await, expected);
-    // The reservations never go back, so no later build writes over a generation's leftovers.
+    // The reservations never go back, so no later build writes over a generation's leftovers;
+    // and only the generation in service has nodes (the loser deleted its own).
     let root = table.raw("RANKV2#bd", "#ROOT").await.unwrap();
     assert_eq!(root["gn"].as_n().unwrap(), "3");
+    let generations = nodes_by_generation(&table, "bd").await;
+    assert_eq!(
+        generations.keys().map(u64::to_string).collect::<Vec<_>>(),
+        vec![root["g"].as_n().unwrap().clone()]
+    );
 }
 
 /// Every board entry's Score sort key, from the table.

@@ -214,6 +214,7 @@ async fn layout_v2_lookups_plays_rebuild_and_apply() {
     store.import_entries(&pv, &entries).await.unwrap();
     let (r, c) = census(&counter, store.build_rank_index(&pv)).await;
     assert_eq!(r.unwrap().entries, 1_102);
+    // (no generation served before it: nothing to list and delete)
     m.expect(
         "build_rank_index (v2) of 1,102",
         &c,
@@ -272,6 +273,15 @@ async fn layout_v2_lookups_plays_rebuild_and_apply() {
     let (r, c) = census(&counter, store.apply_lane_changes(&bid("pv"), &[change])).await;
     assert_eq!(r.unwrap().already_applied, 1);
     m.expect("apply_lane_changes again", &c, "GetItem 1");
+    // A rebuild replaces a generation: it lists the old one's nodes, one Query per partition,
+    // and deletes them, 25 a request.
+    let (r, c) = census(&counter, store.build_rank_index(&pv)).await;
+    assert_eq!(r.unwrap().entries, 1_103);
+    m.expect(
+        "build_rank_index (v2) again",
+        &c,
+        "BatchGetItem 2, BatchWriteItem 268, Query 101, TransactWriteItems 1, UpdateItem 1",
+    );
     m.none();
 }
 

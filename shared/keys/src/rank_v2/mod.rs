@@ -184,21 +184,32 @@ pub fn root_key(board: &BoardId) -> Key {
     Key::new(format!("RANKV2#{board}"), "#ROOT")
 }
 
-/// A node below the root: `RANKV2#<boardId>#<generation>#<prefix>` / `#NODE` (each node its own
-/// partition, so that no partition takes more than its node's writes).
+/// How many partitions one generation's nodes are spread over, by a hash of their prefix: enough
+/// that a busy board's index writes are spread (no partition takes more than its share), few
+/// enough that a retired generation is listed by that many Queries ([`node_partition_pk`]).
+pub const NODE_PARTITIONS: u8 = 100;
+
+/// A node below the root: `RANKV2#<boardId>#<generation>#<partition 00-99>` / `<prefix>`.
 pub fn node_key(board: &BoardId, generation: u64, prefix: &str) -> Key {
-    Key::new(format!("RANKV2#{board}#{generation}#{prefix}"), "#NODE")
+    let partition = shard_of(prefix, NODE_PARTITIONS);
+    Key::new(node_partition_pk(board, generation, partition), prefix)
 }
 
-/// A board's repair request: `RANKV2#REPAIR` / `<boardId>`, written when a batch finds one of
-/// its lanes stopped at a missing change, and read by the repair run (one partition, so that
-/// it lists by Query; gaps are rare, so it takes few writes).
+/// The partition key of one of a generation's [`NODE_PARTITIONS`] node partitions.
+pub fn node_partition_pk(board: &BoardId, generation: u64, partition: u8) -> String {
+    format!("RANKV2#{board}#{generation}#{partition:02}")
+}
+
+/// A board's repair request: `RANKREPAIR` / `<boardId>`, written when a batch finds one of its
+/// lanes stopped at a missing change, and read by the repair run (one partition, so that it
+/// lists by Query; gaps are rare, so it takes few writes).
 pub fn repair_key(board: &BoardId) -> Key {
     Key::new(REPAIR_PK, board.as_str())
 }
 
-/// The partition of the repair requests.
-pub const REPAIR_PK: &str = "RANKV2#REPAIR";
+/// The partition of the repair requests (a prefix of no other key: not `RANKV2#`, whose
+/// partitions a board id names).
+pub const REPAIR_PK: &str = "RANKREPAIR";
 
 /// The attribute of a lane (a written count item) holding its latest change, `{o, n}`: the old
 /// and new sort key, either absent.
@@ -372,12 +383,18 @@ mod tests {
     }
 
     #[test]
-    fn node_keys_carry_the_generation() {
+    fn node_keys_carry_the_generation_and_spread_over_its_partitions() {
         let b = BoardId::parse("b1").unwrap();
         assert_eq!(root_key(&b), Key::new("RANKV2#b1", "#ROOT"));
-        assert_eq!(
-            node_key(&b, 3, "0012"),
-            Key::new("RANKV2#b1#3#0012", "#NODE")
-        );
+        let key = node_key(&b, 3, "0012");
+        assert_eq!(key.sk, "0012");
+        let partition = shard_of("0012", NODE_PARTITIONS);
+        assert_eq!(key.pk, format!("RANKV2#b1#3#{partition:02}"));
+        assert_eq!(key.pk, node_partition_pk(&b, 3, partition));
+        // the prefixes of a level spread over (nearly) every partition
+        let used: std::collections::BTreeSet<String> = (0..10_000)
+            .map(|i| node_key(&b, 3, &format!("{i:04}")).pk)
+            .collect();
+        assert!(used.len() >= 95, "{}", used.len());
     }
 }

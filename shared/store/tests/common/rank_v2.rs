@@ -40,7 +40,8 @@ pub async fn lane(
 }
 
 /// The index's counters and watermarks as stored: the root and the nodes of the generation it
-/// names (zero counters left out, as [`build`] does).
+/// names (`RANKV2#<board>#<generation>#<partition>` / `<prefix>`; zero counters left out, as
+/// [`build`] does).
 pub async fn stored_index(table: &TestTable, board: &str) -> (NodeCounters, Watermarks) {
     index_in(&table.dump().await, board)
 }
@@ -61,8 +62,8 @@ pub fn index_in(items: &[RawItem], board: &str) -> (NodeCounters, Watermarks) {
         let pk = item["pk"].as_s().unwrap();
         let prefix = if *pk == root_pk {
             String::new()
-        } else if let Some(prefix) = pk.strip_prefix(&node_pk) {
-            prefix.to_owned()
+        } else if pk.starts_with(&node_pk) {
+            item["sk"].as_s().unwrap().clone()
         } else {
             continue;
         };
@@ -135,4 +136,20 @@ impl ChangeLog {
         });
         self.seen.insert(lane_of_player, written);
     }
+}
+
+/// How many node items each generation of `board` has in the table.
+pub async fn nodes_by_generation(
+    table: &TestTable,
+    board: &str,
+) -> std::collections::BTreeMap<u64, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    let nodes = format!("RANKV2#{board}#");
+    for item in table.dump().await {
+        if let Some(rest) = item["pk"].as_s().unwrap().strip_prefix(&nodes) {
+            let generation = rest.split('#').next().unwrap().parse().unwrap();
+            *out.entry(generation).or_default() += 1;
+        }
+    }
+    out
 }
