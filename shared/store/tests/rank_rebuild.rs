@@ -1,7 +1,8 @@
 //! The layout v2 index rebuilt while plays go on, on DynamoDB Local: a lane change lost on the
 //! way shows as lag, is asked to be repaired, and the repair run rebuilds the board while a
 //! second task keeps playing and applying, after which every answer is exact; a request whose
-//! lane moved past its gap by itself is dropped without a rebuild.
+//! lane moved past its gap by itself is dropped without a rebuild; a v1 build, which needs a
+//! quiet board, refuses one that took a play during its scan.
 
 mod common;
 #[path = "common/rank_v2.rs"]
@@ -274,4 +275,45 @@ async fn a_request_whose_lane_caught_up_by_itself_is_dropped_without_a_rebuild()
     for (rank, truth, exact, _) in answers(&store, "rl", &players).await {
         assert_eq!((rank, exact), (truth, true));
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_v1_build_refuses_a_board_that_took_a_play_during_its_scan_and_writes_nothing() {
+    let (table, store) = store_without_stream("rank_v1_live").await;
+    let board = board_v1(&store, "v1live", Order::Desc, Operator::Best).await;
+    let entries: Vec<_> = (0..50u64)
+        .map(|i| (pid(&format!("w{i:02}")), i * 10, at(i)))
+        .collect();
+    store.import_entries(&board, &entries).await.unwrap();
+
+    // The build's scan (its first Query) waits while a play lands.
+    let (client, gate) = leaderboard_devkit::local::gated_client(&table.endpoint, "Query");
+    let gated = store_with_client(&table, client);
+    let building = {
+        let board = board.clone();
+        tokio::spawn(async move { gated.build_rank_index(&board).await })
+    };
+    assert!(gate.reached().await);
+    submit(&store, "w03", 5_000, &["v1live"], 10_000).await;
+    let before = table.dump().await;
+    gate.release();
+    let refused = building.await.unwrap();
+    assert!(
+        matches!(&refused, Err(leaderboard_store::StoreError::Invalid(m)) if m.contains("quiet")),
+        "{refused:?}"
+    );
+    assert_eq!(table.dump().await, before, "a refused build writes nothing");
+
+    // Quiet, it builds, and ranks are exact.
+    let built = store
+        .build_rank_index(&stored_board(&store, "v1live").await)
+        .await
+        .unwrap();
+    assert_eq!(built.entries, 50);
+    let (entry, _) = store
+        .player_rank_counted(&stored_board(&store, "v1live").await, &pid("w03"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((entry.rank, entry.freshness.unwrap().rank_exact), (1, true));
 }
