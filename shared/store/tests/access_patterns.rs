@@ -1332,6 +1332,26 @@ async fn ap10_exact_ranks_from_the_index_on_a_board_of_15000() {
     // the key's path, the group's tail counted when others share it, the lanes
     assert_eq!(exact(last, 15_000).rank, 15_000);
     assert_within_v2_bounds(&cost);
+    // AND what a lookup says it cost is what it sent: 30 lookups, one at a time, through a
+    // client that counts every request
+    let (client, counter) = leaderboard_devkit::local::counting_client(&table.endpoint);
+    let counted = common::store_with_client(&table, client);
+    for i in (0..15_000).step_by(500) {
+        counter.reset();
+        let (entry, cost) = counted
+            .player_rank_counted(&big, &expected[i].player_id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(exact(entry, 15_000), expected[i], "position {i}");
+        assert_eq!(
+            counter.total(),
+            u64::from(cost.requests),
+            "{:?}",
+            counter.snapshot()
+        );
+        assert_within_v2_bounds(&cost);
+    }
 
     // AND top-N lists the whole board in the same order, 1,000 a page
     assert_eq!(top_pages(&store, "big", 1000).await.concat(), expected);
