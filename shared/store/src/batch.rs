@@ -158,7 +158,9 @@ impl Store {
     /// Bulk-loads entries onto a board: each player's Score item and entry pointer, with
     /// batched writes. For seeding, migrations and benchmarks, never beside live plays on the
     /// same board: it is not conditional, and a player must appear once. Entries must be in the
-    /// board's score range.
+    /// board's score range. The lanes count the entries but carry no change for them, so a
+    /// layout v2 board's index shows them as lag until [`Store::build_rank_index`] runs (or the
+    /// repair run, which the first play after the import asks for).
     pub async fn import_entries(
         &self,
         board: &Board,
