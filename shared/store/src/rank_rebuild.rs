@@ -78,6 +78,9 @@ pub struct RebuildOutcome {
     pub nodes_deleted: usize,
 }
 
+/// Each lane's `written` count.
+pub(crate) type LaneCounts = [u64; LANES as usize];
+
 /// A lane's players' keys as of its change number `written`.
 struct Settled {
     written: u64,
@@ -102,7 +105,7 @@ impl Store {
         let mut out = RebuildOutcome::default();
         let mut settled: BTreeMap<u8, Settled> = BTreeMap::new();
         let mut paused: BTreeSet<u8> = BTreeSet::new();
-        let result = loop {
+        let result = 'rounds: loop {
             if out.scans == MAX_SCANS {
                 break Err(StoreError::Contention {
                     attempts: MAX_SCANS,
@@ -113,24 +116,19 @@ impl Store {
                 // past its number before the switch. Paused, each settles at its last number.
                 let until = Timestamp::now().plus_millis(LANE_PAUSE.as_millis() as u64);
                 for lane in 0..LANES {
-                    self.pause_lane(id, lane, until).await?;
-                    out.requests += 1;
                     paused.insert(lane);
+                    out.requests += 1;
+                    if let Err(e) = self.pause_lane(id, lane, until).await {
+                        break 'rounds Err(e);
+                    }
                 }
                 settled.clear();
             }
-            let before = self.lane_counts(id).await?;
-            let mut keys: BTreeMap<u8, Vec<CountedKey>> = BTreeMap::new();
-            out.requests += self
-                .scan_scores(id, "sk", |item| {
-                    let key = CountedKey::parse(&crate::items::key_string(item, "sk"))?;
-                    keys.entry(key.lane()).or_default().push(key);
-                    Ok(())
-                })
-                .await?;
-            let after = self.lane_counts(id).await?;
-            out.requests += 2;
-            out.scans += 1;
+            let (before, keys, after) = match self.scan_lanes(id, &mut out).await {
+                Ok(scanned) => scanned,
+                Err(e) => break Err(e),
+            };
+            let mut keys = keys;
             for lane in 0..LANES {
                 if !settled.contains_key(&lane) && before[lane as usize] == after[lane as usize] {
                     let keys = keys.remove(&lane).unwrap_or_default();
@@ -171,6 +169,27 @@ impl Store {
                 scans = out.scans, ?paused, "rank v2 index rebuilt");
         }
         result.map(|()| out)
+    }
+
+    /// One scan: the lanes' written counts, the board's keys by lane, the counts again.
+    async fn scan_lanes(
+        &self,
+        id: &BoardId,
+        out: &mut RebuildOutcome,
+    ) -> Result<(LaneCounts, BTreeMap<u8, Vec<CountedKey>>, LaneCounts), StoreError> {
+        let before = self.lane_counts(id).await?;
+        let mut keys: BTreeMap<u8, Vec<CountedKey>> = BTreeMap::new();
+        out.requests += self
+            .scan_scores(id, "sk", |item| {
+                let key = CountedKey::parse(&key_string(item, "sk"))?;
+                keys.entry(key.lane()).or_default().push(key);
+                Ok(())
+            })
+            .await?;
+        let after = self.lane_counts(id).await?;
+        out.requests += 2;
+        out.scans += 1;
+        Ok((before, keys, after))
     }
 
     /// Writes the settled keys' nodes under a new generation and switches the root to them, on
@@ -389,10 +408,7 @@ impl Store {
     }
 
     /// Each lane's `written` count, read strongly consistent (0 for a lane never written).
-    pub(crate) async fn lane_counts(
-        &self,
-        id: &BoardId,
-    ) -> Result<[u64; LANES as usize], StoreError> {
+    pub(crate) async fn lane_counts(&self, id: &BoardId) -> Result<LaneCounts, StoreError> {
         let keys = written_keys(id);
         let mut found = self.batch_get(&keys, "BatchGetItem(rank v2 lanes)").await?;
         let mut counts = [0u64; LANES as usize];

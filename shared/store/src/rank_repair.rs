@@ -12,7 +12,7 @@ use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_v2::{Gap, LANES, REPAIR_PK, repair_key, root_key};
 use leaderboard_keys::time::Timestamp;
 
-use crate::items::{ItemExt, key_string};
+use crate::items::{Item, ItemExt, key_string};
 use crate::model::{BoardStatus, RankLayout};
 use crate::rank_rebuild::RebuildOutcome;
 use crate::rank_v2::root_watermarks;
@@ -54,6 +54,14 @@ pub struct RepairSummary {
     pub waiting: usize,
     /// Boards whose rebuild failed this time (logged; the request stays for the next run).
     pub failed: Vec<BoardId>,
+}
+
+/// What became of one repair request.
+enum Repaired {
+    Rebuilt(RebuildOutcome),
+    CaughtUp,
+    /// The board is gone, closed or not v2: its index needs no repair.
+    NotServed,
 }
 
 impl Store {
@@ -112,42 +120,23 @@ impl Store {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
-            let board = BoardId::parse(&key_string(&request, "sk")).map_err(|e| {
-                StoreError::corrupt(format!("{REPAIR_PK} repair request"), e.to_string())
-            })?;
+            let Ok(board) = BoardId::parse(&key_string(&request, "sk")) else {
+                tracing::error!(
+                    sk = key_string(&request, "sk"),
+                    "repair request of no board"
+                );
+                continue;
+            };
             let at: u64 = request.number("at").unwrap_or(0);
-            let seen: u64 = request.number("seen").unwrap_or(0);
             if now.as_millis() < at.saturating_add(options.min_age.as_millis() as u64) {
                 summary.waiting += 1;
                 continue;
             }
-            let root = self.get_raw(&root_key(&board)).await?.unwrap_or_default();
-            let applied = root_watermarks(&root);
-            let stopped = (0..LANES).any(|lane| {
-                request
-                    .number::<u64>(&missing_attr(lane))
-                    .is_some_and(|missing| applied.get(lane) < missing)
-            });
-            if !stopped {
-                tracing::info!(%board, "rank v2 lanes moved past their gaps; no repair needed");
-                self.drop_repair_request(&board, seen).await?;
-                summary.caught_up.push(board);
-                continue;
-            }
-            let Some(b) = self.get_board(&board).await? else {
-                self.drop_repair_request(&board, seen).await?;
-                continue;
-            };
-            if b.rank_layout != RankLayout::V2 || b.status != BoardStatus::Open {
-                // A closed board's index is no longer read.
-                self.drop_repair_request(&board, seen).await?;
-                continue;
-            }
-            match self.rebuild_lane_index(&b).await {
-                Ok(rebuilt) => {
-                    self.drop_repair_request(&board, seen).await?;
-                    summary.rebuilt.push((board, rebuilt));
-                }
+            // One board's failure is the next run's to retry, not a reason to skip the others.
+            match self.repair_board(&board, &request).await {
+                Ok(Repaired::Rebuilt(rebuilt)) => summary.rebuilt.push((board, rebuilt)),
+                Ok(Repaired::CaughtUp) => summary.caught_up.push(board),
+                Ok(Repaired::NotServed) => {}
                 Err(e) => {
                     tracing::error!(%board, error = %e, "rank v2 repair failed; the next run retries");
                     summary.failed.push(board);
@@ -155,6 +144,35 @@ impl Store {
             }
         }
         Ok(summary)
+    }
+
+    /// Rebuilds `board` if its lanes are still stopped where `request` says, and drops the
+    /// request.
+    async fn repair_board(&self, board: &BoardId, request: &Item) -> Result<Repaired, StoreError> {
+        let seen: u64 = request.number("seen").unwrap_or(0);
+        let root = self.get_raw(&root_key(board)).await?.unwrap_or_default();
+        let applied = root_watermarks(&root);
+        let stopped = (0..LANES).any(|lane| {
+            request
+                .number::<u64>(&missing_attr(lane))
+                .is_some_and(|missing| applied.get(lane) < missing)
+        });
+        if !stopped {
+            tracing::info!(%board, "rank v2 lanes moved past their gaps; no repair needed");
+            self.drop_repair_request(board, seen).await?;
+            return Ok(Repaired::CaughtUp);
+        }
+        let serving = self.get_board(board).await?.filter(|b| {
+            // A closed board's index is no longer read.
+            b.rank_layout == RankLayout::V2 && b.status == BoardStatus::Open
+        });
+        let Some(b) = serving else {
+            self.drop_repair_request(board, seen).await?;
+            return Ok(Repaired::NotServed);
+        };
+        let rebuilt = self.rebuild_lane_index(&b).await?;
+        self.drop_repair_request(board, seen).await?;
+        Ok(Repaired::Rebuilt(rebuilt))
     }
 
     /// Deletes `board`'s repair request unless a batch saw a gap again after `seen` (that one
