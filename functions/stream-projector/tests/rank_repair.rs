@@ -1,0 +1,164 @@
+//! A lane record lost on the way, through the stream projector on DynamoDB Local's real stream:
+//! delivered as Lambda's event source mapping would (the gap reported, re-delivered, then given
+//! up on), the loss shows as lag and leaves a repair request; the repair run rebuilds the board,
+//! the plays after it are delivered on top, and every answer is exact.
+
+mod common;
+#[path = "../../../shared/store/tests/common/rank_v2.rs"]
+mod rank_v2_index;
+
+use std::time::Duration;
+
+use aws_lambda_events::event::dynamodb::EventRecord;
+use common::*;
+use lambda_runtime::{Context, LambdaEvent};
+use leaderboard_devkit::stream::{EventSourceMapping, StartingPosition, StreamReader};
+use leaderboard_devkit::testing::TestTable;
+use leaderboard_keys::ids::{BoardId, GameId, SessionId};
+use leaderboard_keys::rank::Order;
+use leaderboard_keys::rank_v2::REPAIR_PK;
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::{Operator, RankLayout};
+use leaderboard_store::{Play, RepairOptions, Store};
+use rank_v2_index::{expected_index, stored_index};
+use stream_projector::handle;
+
+/// More than the exact top (1,000), so that ranks are read from the index.
+const PLAYERS: usize = 1_200;
+
+/// `n` plays, one at a time, of players spread over the board, each to a new best.
+async fn play(store: &Store, players: &[String], n: usize, from: u64) {
+    for i in 0..n {
+        let now = at(from + i as u64);
+        let play = Play {
+            player_id: pid(&players[(i * 37 + from as usize) % players.len()]),
+            session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),
+            game_id: Some(GameId::parse("tetris").unwrap()),
+            score: 1_000_000 + from + i as u64,
+            duration_sec: None,
+            leaderboard_ids: vec![BoardId::parse("lost").unwrap()],
+        };
+        store.record_play(&play, now).await.unwrap();
+    }
+}
+
+/// The board's lane records among the stream's next ones.
+async fn lane_records(reader: &mut StreamReader) -> Vec<EventRecord> {
+    let all = reader.read_to_end().await.unwrap();
+    all.into_iter()
+        .filter(|r| record_key(r, "pk").starts_with("RANKSEQ#lost#"))
+        .collect()
+}
+
+/// Sampled players' answers: (rank, true rank, exact, lag).
+async fn answers(
+    table: &TestTable,
+    store: &Store,
+    players: &[String],
+) -> Vec<(u64, u64, bool, u64)> {
+    let board = store
+        .get_board(&BoardId::parse("lost").unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    let keys: Vec<String> = table
+        .dump()
+        .await
+        .iter()
+        .filter(|i| i["pk"].as_s().unwrap() == "LEADERBOARD#lost")
+        .map(|i| i["sk"].as_s().unwrap().clone())
+        .filter(|sk| sk.starts_with("SCORE#"))
+        .collect();
+    let mut out = Vec::new();
+    for p in players.iter().step_by(40) {
+        let mine = keys.iter().find(|k| k.ends_with(&format!("#{p}"))).unwrap();
+        let truth = keys.iter().filter(|k| *k > mine).count() as u64 + 1;
+        let (entry, _) = store
+            .player_rank_counted(&board, &pid(p))
+            .await
+            .unwrap()
+            .unwrap();
+        let f = entry.freshness.unwrap();
+        out.push((entry.rank, truth, f.rank_exact, f.rank_lag));
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_lane_record_lost_on_the_way_is_repaired_and_later_plays_apply_on_top() {
+    // A DynamoDB Local of its own: its streamed writes would slow every other test's.
+    let table = TestTable::on_own_local("rank_v2_lost").await;
+    let store = store_for(&table, table.client.clone());
+    let board = store
+        .create_board(
+            new_board("lost", Order::Desc, Operator::Best, RankLayout::V2),
+            at(0),
+        )
+        .await
+        .unwrap();
+    let players: Vec<String> = (0..PLAYERS).map(|i| format!("l{i:04}")).collect();
+    let entries: Vec<_> = players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (pid(p), (i as u64 * 7_919) % 5_000, at(i as u64)))
+        .collect();
+    store.import_entries(&board, &entries).await.unwrap();
+    store.build_rank_index(&board).await.unwrap();
+    let mut reader =
+        StreamReader::for_table(&table.endpoint, &table.name, StartingPosition::TrimHorizon)
+            .await
+            .unwrap();
+    reader.read_to_end().await.unwrap();
+
+    // 40 plays; the stream loses a lane record that its lane's later ones wait for.
+    play(&store, &players, 40, 100_000).await;
+    let mut records = lane_records(&mut reader).await;
+    let lost = (0..records.len())
+        .find(|&i| {
+            let pk = record_key(&records[i], "pk");
+            records[i + 1..].iter().any(|r| record_key(r, "pk") == pk)
+        })
+        .expect("a lane with two changes");
+    records.remove(lost);
+    let delivery = EventSourceMapping::default()
+        .deliver(&records, |e| {
+            handle(&store, LambdaEvent::new(e, Context::default()))
+        })
+        .await;
+    assert!(delivery.retries >= 1, "the gap was reported");
+    assert!(!delivery.discarded.is_empty(), "and given up on");
+    assert!(table.raw(REPAIR_PK, "lost").await.is_some());
+    let before = answers(&table, &store, &players).await;
+    for &(rank, truth, exact, lag) in &before {
+        assert!(rank <= 1_000 || lag >= 1, "{before:?}");
+        assert!(!exact || rank == truth, "{before:?}");
+        assert!(rank.abs_diff(truth) <= lag, "{before:?}");
+    }
+    assert!(before.iter().any(|a| a.0 > 1_000 && a.3 >= 1), "{before:?}");
+
+    // The repair run, then 20 more plays delivered on top.
+    let options = RepairOptions {
+        min_age: Duration::ZERO,
+        ..RepairOptions::default()
+    };
+    let run = store
+        .repair_rank_indexes(Timestamp::now(), &options, None)
+        .await
+        .unwrap();
+    assert_eq!(run.rebuilt.len(), 1, "{run:?}");
+    play(&store, &players, 20, 200_000).await;
+    let later = lane_records(&mut reader).await;
+    let delivery = EventSourceMapping::default()
+        .deliver(&later, |e| {
+            handle(&store, LambdaEvent::new(e, Context::default()))
+        })
+        .await;
+    assert_eq!((delivery.retries, delivery.discarded.len()), (0, 0));
+    assert_eq!(
+        stored_index(&table, "lost").await,
+        expected_index(&table, &store, "lost", &players).await
+    );
+    for (rank, truth, exact, lag) in answers(&table, &store, &players).await {
+        assert_eq!((rank, exact, lag), (truth, true, 0));
+    }
+}
