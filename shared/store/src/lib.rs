@@ -77,6 +77,7 @@ pub struct Store {
     table: String,
     cursors: cursor::CursorCodec,
     layouts: boards::LayoutCache,
+    generations: rank_lookup_v2::GenerationCache,
 }
 
 impl Store {
@@ -87,6 +88,7 @@ impl Store {
             table: config.table_name.clone(),
             cursors: cursor::CursorCodec::new(&config.cursor_secret),
             layouts: boards::LayoutCache::default(),
+            generations: rank_lookup_v2::GenerationCache::default(),
         }
     }
 

@@ -1,13 +1,15 @@
 //! Reading a player's own rank from a layout v2 index, in the order [`rank_v2::settle`] needs:
 //!
-//! 1. **The root**, read with the entry pointer by the caller (`BatchGetItem`, 2 items), or here
-//!    after a play (`GetItem`): the generation of the nodes, and the entries it counts.
+//! 1. **The root**, read with the entry pointer by the caller (`BatchGetItem`, 2 items): the
+//!    generation of the nodes, and the entries it counts. After a play the key is known and
+//!    this read is skipped: the generation is the one this process last saw for the board
+//!    (it changes only when a rebuild switches), and the snapshot's root says the rest.
 //! 2. **The snapshot** (`TransactGetItems`, one request): the root and the nodes on the key's
 //!    path below it (8 items at the default width). Each apply writes its nodes and the root's
 //!    watermarks in one transaction, so the snapshot holds counters and watermarks that agree.
 //!    Transactional reads cost twice the read units; this one is what makes the counters and the
-//!    watermarks belong together. A rebuild that switched generations in between makes it read
-//!    again under the new one.
+//!    watermarks belong together. A root naming another generation than the one read under (a
+//!    rebuild switched) makes it read again under that one.
 //! 3. **The tail** (`Select=COUNT` Query of at most [`TAIL_CAP`] keys), only when the snapshot
 //!    says the key's group holds other players.
 //! 4. **The lanes** (`BatchGetItem`, 10 items), last and not transactional: every play writes
@@ -20,8 +22,11 @@
 //! keys counted; a rank within the first [`EXACT_TOP`] that is not exact yet costs one capped
 //! count more.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use aws_sdk_dynamodb::types::AttributeValue;
-use leaderboard_keys::ids::PlayerId;
+use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_v2::{
     self, CHANGE_ATTR, CountedKey, GENERATION_ATTR, LANES, LaneChange, LanesRead, NodeCounters,
     PathRead, TAIL_CAP, TailCount, TailRange, TailSide, Watermarks, node_key, root_key,
@@ -64,10 +69,35 @@ fn latest_change(lane: u8, item: &Item) -> Option<LaneChange> {
     })
 }
 
+/// What counting a small board gave.
+enum Small {
+    /// The count reached the end of the keys above: the exact rank.
+    Exact(Estimate),
+    /// The board has grown past what the root counted: the capped count, for the top's.
+    Grown((u64, bool)),
+}
+
+/// The generation of each board's index as this process last saw it. A guess, never trusted:
+/// the snapshot's root says which generation its nodes must be read under.
+#[derive(Clone, Default)]
+pub(crate) struct GenerationCache(Arc<Mutex<HashMap<BoardId, u64>>>);
+
+impl GenerationCache {
+    fn get(&self, board: &BoardId) -> Option<u64> {
+        self.0.lock().ok()?.get(board).copied()
+    }
+
+    fn remember(&self, board: &BoardId, generation: u64) {
+        if let Ok(mut cache) = self.0.lock() {
+            cache.insert(board.clone(), generation);
+        }
+    }
+}
+
 impl Store {
     /// The own rank of `player`'s entry at `score_sk` on a v2 board: see the module
-    /// documentation. `root` is the root as read with the pointer (`None`: read it here, as
-    /// after a play, when the index most likely does not hold the key yet).
+    /// documentation. `root` is the root as read with the pointer (`None` after a play, when
+    /// the index most likely does not hold the key yet: the snapshot reads the root).
     pub(crate) async fn own_rank_v2(
         &self,
         board: &Board,
@@ -79,35 +109,35 @@ impl Store {
         let id = &board.leaderboard_id;
         let key = CountedKey::parse(score_sk)?;
         let just_played = root.is_none();
-        let root = match root {
-            Some(root) => root,
-            None => {
-                cost.requests += 1;
-                cost.items += 1;
-                self.get_request(&root_key(id))
-                    .send()
-                    .await
-                    .map_err(|e| StoreError::sdk("GetItem(rank v2 root)", e))?
-                    .item
-                    .unwrap_or_default()
-            }
-        };
         // A small board: counting it reads fewer items than the snapshot, and is exact. (Not
         // complete, the board has grown past what the root counts: the index answers, and this
         // count stands in for the top's.)
         let mut top_count = None;
-        if root_entries(&root) <= EXACT_TOP as i64 {
-            let (counted, complete) = self
-                .count_above_capped(board, player, score_sk, cost)
-                .await?;
-            if complete {
-                let (_, entries) = self.read_lanes(board, player, cost).await?;
-                let entries = (entries.max(0) as u64).max(counted.saturating_add(1));
-                return Ok(Estimate::exact(counted, entries));
+        let generation = match &root {
+            Some(root) => {
+                if root_entries(root) <= EXACT_TOP as i64 {
+                    match self
+                        .count_small_board(board, player, score_sk, cost)
+                        .await?
+                    {
+                        Small::Exact(estimate) => return Ok(estimate),
+                        Small::Grown(count) => top_count = Some(count),
+                    }
+                }
+                root.number(GENERATION_ATTR).unwrap_or(0u64)
             }
-            top_count = Some((counted, complete));
+            None => self.generations.get(id).unwrap_or(0),
+        };
+        let (path, watermarks, root) = self.path_snapshot(board, &key, generation, cost).await?;
+        if just_played && root_entries(&root) <= EXACT_TOP as i64 {
+            match self
+                .count_small_board(board, player, score_sk, cost)
+                .await?
+            {
+                Small::Exact(estimate) => return Ok(estimate),
+                Small::Grown(count) => top_count = Some(count),
+            }
         }
-        let (path, watermarks) = self.path_snapshot(board, &key, &root, cost).await?;
         let tail = match TailSide::for_key(&key, &path, just_played) {
             Some(side) => Some(self.count_tail(board, player, &key, side, cost).await?),
             None => None,
@@ -140,40 +170,63 @@ impl Store {
         Ok(estimate.with_count(counted, complete))
     }
 
-    /// Step 2: the root and the key's path nodes in one transactional read, under the
-    /// generation the root names.
+    /// A board the root counts at most [`EXACT_TOP`] entries on: the capped count of the keys
+    /// above, exact when it reached their end (then the lanes for the board's size).
+    async fn count_small_board(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        score_sk: &str,
+        cost: &mut RankCost,
+    ) -> Result<Small, StoreError> {
+        let (counted, complete) = self
+            .count_above_capped(board, player, score_sk, cost)
+            .await?;
+        if !complete {
+            return Ok(Small::Grown((counted, complete)));
+        }
+        let (_, entries) = self.read_lanes(board, player, cost).await?;
+        let entries = (entries.max(0) as u64).max(counted.saturating_add(1));
+        Ok(Small::Exact(Estimate::exact(counted, entries)))
+    }
+
+    /// Step 2: the root and the key's path nodes in one transactional read, under `generation`
+    /// or, if the root names another, under that one; with the root as read.
     async fn path_snapshot(
         &self,
         board: &Board,
         key: &CountedKey,
-        root: &Item,
+        mut generation: u64,
         cost: &mut RankCost,
-    ) -> Result<(PathRead, Watermarks), StoreError> {
+    ) -> Result<(PathRead, Watermarks, Item), StoreError> {
         let id = &board.leaderboard_id;
         let layout = key.layout();
-        let mut generation = root.number(GENERATION_ATTR).unwrap_or(0u64);
         for _ in 0..GENERATION_ROUNDS {
             let mut keys = vec![root_key(id)];
             keys.extend(
                 (1..layout.levels())
                     .map(|level| node_key(id, generation, layout.prefix(key.digits(), level))),
             );
-            let items = self.snapshot(&keys, cost).await?;
-            let empty = Item::new();
-            let item = |i: usize| items.get(i).and_then(Option::as_ref).unwrap_or(&empty);
-            let now = item(0).number(GENERATION_ATTR).unwrap_or(0u64);
+            let mut items = self.snapshot(&keys, cost).await?;
+            let root = items.first_mut().and_then(Option::take).unwrap_or_default();
+            let now = root.number(GENERATION_ATTR).unwrap_or(0u64);
+            self.generations.remember(id, now);
             if now != generation {
-                // A rebuild switched generations since the root was read.
+                // A rebuild switched generations since the root was read (or this process
+                // last saw it).
                 generation = now;
                 continue;
             }
+            let empty = Item::new();
+            let item = |i: usize| items.get(i).and_then(Option::as_ref).unwrap_or(&empty);
             let mut nodes = NodeCounters::new();
-            nodes.insert(String::new(), item_counters(item(0)));
+            nodes.insert(String::new(), item_counters(&root));
             for level in 1..layout.levels() {
                 let prefix = layout.prefix(key.digits(), level).to_owned();
                 nodes.insert(prefix, item_counters(item(level)));
             }
-            return Ok((PathRead::of(key, &nodes), root_watermarks(item(0))));
+            let watermarks = root_watermarks(&root);
+            return Ok((PathRead::of(key, &nodes), watermarks, root));
         }
         Err(StoreError::Contention {
             attempts: GENERATION_ROUNDS as u32,

@@ -239,10 +239,11 @@ async fn layout_v2_lookups_plays_rebuild_and_apply() {
     let first = play("ada", 7, &["pv"], sid(6_000_000, 1));
     let (r, c) = census(&counter, store.record_play(&first, at(6_000_000))).await;
     assert_eq!(r.unwrap().session.outcomes[0].rank, 1_103);
+    // (the generation known from the lookups: no root read before the snapshot)
     m.expect(
         "first play, v2",
         &c,
-        "BatchGetItem 2, GetItem 1, TransactGetItems 1, TransactWriteItems 1, UpdateItem 1",
+        "BatchGetItem 2, TransactGetItems 1, TransactWriteItems 1, UpdateItem 1",
     );
     let lane =
         leaderboard_keys::rankindex::shard_of("ada", leaderboard_keys::rankindex::WRITTEN_SHARDS);
@@ -281,6 +282,24 @@ async fn layout_v2_lookups_plays_rebuild_and_apply() {
         "build_rank_index (v2) again",
         &c,
         "BatchGetItem 2, BatchWriteItem 268, Query 101, TransactWriteItems 1, UpdateItem 1",
+    );
+    // The rebuild switched generations: a play's snapshot under the one this process saw last
+    // finds the root naming another and reads again under it; the next play needs one.
+    let second = play("ada", 8, &["pv"], sid(6_100_000, 2));
+    let (r, c) = census(&counter, store.record_play(&second, at(6_100_000))).await;
+    assert_eq!(r.unwrap().session.outcomes[0].rank, 1_103);
+    m.expect(
+        "a play after a rebuild",
+        &c,
+        "BatchGetItem 2, TransactGetItems 2, TransactWriteItems 1, UpdateItem 1",
+    );
+    let third = play("ada", 9, &["pv"], sid(6_200_000, 3));
+    let (r, c) = census(&counter, store.record_play(&third, at(6_200_000))).await;
+    assert_eq!(r.unwrap().session.outcomes[0].rank, 1_103);
+    m.expect(
+        "the play after it",
+        &c,
+        "BatchGetItem 2, TransactGetItems 1, TransactWriteItems 1, UpdateItem 1",
     );
     m.none();
 }
