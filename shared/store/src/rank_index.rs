@@ -266,7 +266,6 @@ impl Store {
         player: &PlayerId,
         old: Option<&str>,
         new: &str,
-        now: Timestamp,
     ) -> Result<TransactWriteItem, StoreError> {
         let shard = shard_of(player.as_str(), WRITTEN_SHARDS);
         let key = entity::rank_written(&board.leaderboard_id, shard);
@@ -288,7 +287,7 @@ impl Store {
                     },
                 )
                 .name("#pause", rank_v2::PAUSE_ATTR)
-                .value(":now", now.as_millis());
+                .value(":now", Timestamp::now().as_millis());
             // A live rebuild may hold the lane's plays back for a moment (see `rank_rebuild`):
             // the play fails this condition and retries like any other conflict.
             return self.tx_update_if(

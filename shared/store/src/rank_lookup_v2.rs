@@ -36,7 +36,7 @@ use leaderboard_keys::rankindex::{CREATED_ATTR, WRITTEN_ATTR, shard_of};
 use crate::freshness::{EXACT_TOP, Estimate, IndexView};
 use crate::items::{Item, ItemExt};
 use crate::model::Board;
-use crate::rank_lookup::{RankCost, written_keys};
+use crate::rank_lookup::RankCost;
 use crate::rank_v2::{item_counters, root_watermarks};
 use crate::{Store, StoreError};
 
@@ -67,14 +67,6 @@ fn latest_change(lane: u8, item: &Item) -> Option<LaneChange> {
         old: key("o").ok()?,
         new: key("n").ok()?,
     })
-}
-
-/// What counting a small board gave.
-enum Small {
-    /// The count reached the end of the keys above: the exact rank.
-    Exact(Estimate),
-    /// The board has grown past what the root counted: the capped count, for the top's.
-    Grown((u64, bool)),
 }
 
 /// The generation of each board's index as this process last saw it. A guess, never trusted:
@@ -115,28 +107,23 @@ impl Store {
         let mut top_count = None;
         let generation = match &root {
             Some(root) => {
-                if root_entries(root) <= EXACT_TOP as i64 {
-                    match self
-                        .count_small_board(board, player, score_sk, cost)
-                        .await?
-                    {
-                        Small::Exact(estimate) => return Ok(estimate),
-                        Small::Grown(count) => top_count = Some(count),
-                    }
+                if let Some(exact) = self
+                    .count_small_board(board, player, score_sk, root, &mut top_count, cost)
+                    .await?
+                {
+                    return Ok(exact);
                 }
                 root.number(GENERATION_ATTR).unwrap_or(0u64)
             }
             None => self.generations.get(id).unwrap_or(0),
         };
         let (path, watermarks, root) = self.path_snapshot(board, &key, generation, cost).await?;
-        if just_played && root_entries(&root) <= EXACT_TOP as i64 {
-            match self
-                .count_small_board(board, player, score_sk, cost)
+        if just_played
+            && let Some(exact) = self
+                .count_small_board(board, player, score_sk, &root, &mut top_count, cost)
                 .await?
-            {
-                Small::Exact(estimate) => return Ok(estimate),
-                Small::Grown(count) => top_count = Some(count),
-            }
+        {
+            return Ok(exact);
         }
         let tail = match TailSide::for_key(&key, &path, just_played) {
             Some(side) => Some(self.count_tail(board, player, &key, side, cost).await?),
@@ -170,24 +157,32 @@ impl Store {
         Ok(estimate.with_count(counted, complete))
     }
 
-    /// A board the root counts at most [`EXACT_TOP`] entries on: the capped count of the keys
-    /// above, exact when it reached their end (then the lanes for the board's size).
+    /// On a board `root` counts at most [`EXACT_TOP`] entries on, the capped count of the keys
+    /// above: the exact rank when it reached their end (then the lanes give the board's size),
+    /// else kept in `top_count` for the top's count (the board has grown past what the root
+    /// counted). `None`, and nothing read, for a larger board.
     async fn count_small_board(
         &self,
         board: &Board,
         player: &PlayerId,
         score_sk: &str,
+        root: &Item,
+        top_count: &mut Option<(u64, bool)>,
         cost: &mut RankCost,
-    ) -> Result<Small, StoreError> {
+    ) -> Result<Option<Estimate>, StoreError> {
+        if root_entries(root) > EXACT_TOP as i64 {
+            return Ok(None);
+        }
         let (counted, complete) = self
             .count_above_capped(board, player, score_sk, cost)
             .await?;
         if !complete {
-            return Ok(Small::Grown((counted, complete)));
+            *top_count = Some((counted, complete));
+            return Ok(None);
         }
         let (_, entries) = self.read_lanes(board, player, cost).await?;
         let entries = (entries.max(0) as u64).max(counted.saturating_add(1));
-        Ok(Small::Exact(Estimate::exact(counted, entries)))
+        Ok(Some(Estimate::exact(counted, entries)))
     }
 
     /// Step 2: the root and the key's path nodes in one transactional read, under `generation`
@@ -272,25 +267,26 @@ impl Store {
         player: &PlayerId,
         cost: &mut RankCost,
     ) -> Result<(LanesRead, i64), StoreError> {
-        let id = &board.leaderboard_id;
-        let keys = written_keys(id);
-        let mut found = self.batch_get(&keys, "BatchGetItem(rank v2 lanes)").await?;
+        let items = self.lane_items(&board.leaderboard_id).await?;
         cost.requests += 1;
-        cost.items += keys.len() as u64;
+        cost.items += items.len() as u64;
         let own_lane = shard_of(player.as_str(), LANES);
         let mut lanes = LanesRead {
             own_lane,
             ..LanesRead::default()
         };
         let mut entries = 0i64;
-        for (lane, k) in (0..LANES).zip(&keys) {
-            let Some(item) = found.take(k) else { continue };
+        for (lane, item) in (0..LANES).zip(&items) {
+            // A lane never written has no item (an item read always holds its keys).
+            if item.is_empty() {
+                continue;
+            }
             lanes
                 .written
                 .insert(lane, item.number(WRITTEN_ATTR).unwrap_or(0));
             entries = entries.saturating_add(item.number(CREATED_ATTR).unwrap_or(0i64));
             if lane == own_lane {
-                lanes.own_latest = latest_change(lane, &item);
+                lanes.own_latest = latest_change(lane, item);
             }
         }
         Ok((lanes, entries))

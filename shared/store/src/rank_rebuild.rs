@@ -330,32 +330,34 @@ impl Store {
     /// in memory, as the rebuild holds the board's). Failures are logged, as for
     /// [`Store::clear_nodes`].
     async fn clear_generation(&self, id: &BoardId, generation: u64, out: &mut RebuildOutcome) {
+        match self.generation_nodes(id, generation, out).await {
+            Ok(keys) => self.clear_nodes(id, generation, &keys, out).await,
+            Err(e) => tracing::warn!(board = %id, generation, error = %e,
+                "rank v2 nodes of a retired generation left in the table"),
+        }
+    }
+
+    /// The keys of every node of `generation`, one Query per node partition and 1 MB page.
+    async fn generation_nodes(
+        &self,
+        id: &BoardId,
+        generation: u64,
+        out: &mut RebuildOutcome,
+    ) -> Result<Vec<Key>, StoreError> {
         let mut keys = Vec::new();
         for partition in 0..NODE_PARTITIONS {
             let pk = node_partition_pk(id, generation, partition);
             let mut start = None;
             loop {
-                let page = match self
+                let page = self
                     .query_request(Index::Table)
                     .key_condition_expression("pk = :pk")
-                    .params(Params::new().value(":pk", &pk))
-                {
-                    Ok(q) => q
-                        .projection_expression("pk, sk")
-                        .set_exclusive_start_key(start),
-                    Err(e) => {
-                        tracing::warn!(error = %e, "rank v2 node listing not built");
-                        return;
-                    }
-                };
-                let page = match page.send().await {
-                    Ok(page) => page,
-                    Err(e) => {
-                        tracing::warn!(board = %id, generation, error = %StoreError::sdk("Query(rank v2 nodes)", e),
-                            "rank v2 nodes of a retired generation left in the table");
-                        return;
-                    }
-                };
+                    .params(Params::new().value(":pk", &pk))?
+                    .projection_expression("pk, sk")
+                    .set_exclusive_start_key(start)
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::sdk("Query(rank v2 nodes)", e))?;
                 out.requests += 1;
                 keys.extend(
                     page.items()
@@ -368,7 +370,7 @@ impl Store {
                 }
             }
         }
-        self.clear_nodes(id, generation, &keys, out).await;
+        Ok(keys)
     }
 
     /// Calls `each` with every Score item of the board (the attributes of `projection`), read
@@ -409,16 +411,23 @@ impl Store {
 
     /// Each lane's `written` count, read strongly consistent (0 for a lane never written).
     pub(crate) async fn lane_counts(&self, id: &BoardId) -> Result<LaneCounts, StoreError> {
+        let lanes = self.lane_items(id).await?;
+        Ok(std::array::from_fn(|lane| {
+            lanes[lane].number(WRITTEN_ATTR).unwrap_or(0)
+        }))
+    }
+
+    /// The board's lane items, by lane, read strongly consistent in one `BatchGetItem` (empty
+    /// for a lane never written).
+    pub(crate) async fn lane_items(
+        &self,
+        id: &BoardId,
+    ) -> Result<[Item; LANES as usize], StoreError> {
         let keys = written_keys(id);
         let mut found = self.batch_get(&keys, "BatchGetItem(rank v2 lanes)").await?;
-        let mut counts = [0u64; LANES as usize];
-        for (count, key) in counts.iter_mut().zip(&keys) {
-            *count = found
-                .take(key)
-                .and_then(|item| item.number(WRITTEN_ATTR))
-                .unwrap_or(0);
-        }
-        Ok(counts)
+        Ok(std::array::from_fn(|lane| {
+            found.take(&keys[lane]).unwrap_or_default()
+        }))
     }
 
     /// Holds `lane`'s plays back until `until` or until the switch lifts it.

@@ -9,13 +9,12 @@
 use std::time::{Duration, Instant};
 
 use leaderboard_keys::ids::BoardId;
-use leaderboard_keys::rank_v2::{Gap, LANES, REPAIR_PK, repair_key, root_key};
+use leaderboard_keys::rank_v2::{Gap, LANES, REPAIR_PK, repair_key};
 use leaderboard_keys::time::Timestamp;
 
 use crate::items::{Item, ItemExt, key_string};
 use crate::model::{BoardStatus, RankLayout};
 use crate::rank_rebuild::RebuildOutcome;
-use crate::rank_v2::root_watermarks;
 use crate::request::{Index, Params, WithParams};
 use crate::{Store, StoreError};
 
@@ -150,8 +149,7 @@ impl Store {
     /// request.
     async fn repair_board(&self, board: &BoardId, request: &Item) -> Result<Repaired, StoreError> {
         let seen: u64 = request.number("seen").unwrap_or(0);
-        let root = self.get_raw(&root_key(board)).await?.unwrap_or_default();
-        let applied = root_watermarks(&root);
+        let applied = self.read_root(board).await?.watermarks;
         let stopped = (0..LANES).any(|lane| {
             request
                 .number::<u64>(&missing_attr(lane))

@@ -44,8 +44,8 @@ pub struct LaneApplyOutcome {
 }
 
 /// The root as read: the lanes' watermarks and the generation of the nodes below it.
-struct Root {
-    watermarks: Watermarks,
+pub(crate) struct Root {
+    pub(crate) watermarks: Watermarks,
     generation: u64,
 }
 
@@ -100,7 +100,8 @@ impl Store {
         Err(Retry::RANK_APPLY.exhausted())
     }
 
-    async fn read_root(&self, board: &BoardId) -> Result<Root, StoreError> {
+    /// The root's watermarks and generation, read strongly consistent.
+    pub(crate) async fn read_root(&self, board: &BoardId) -> Result<Root, StoreError> {
         let out = self
             .get_request(&root_key(board))
             .send()
