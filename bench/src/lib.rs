@@ -10,6 +10,8 @@
 //!   with a counting [`proxy`] between the stack and DynamoDB Local; DynamoDB Local's raw
 //!   PutItem rate in the same run.
 //! - [`replay`]: the in-process DynamoDB double of the CPU benchmark (`benches/handlers.rs`).
+//! - [`stack`]: the local stack wired in process behind counting proxies, and a game
+//!   client's keep-alive connection.
 //! - [`seed`]: the functions, their representative events and the data they need.
 //! - [`fragment`]: the report fragments `scripts/bench` assembles into `BENCHMARKS.md`.
 #![warn(missing_docs)]
@@ -22,6 +24,7 @@ pub mod replay;
 pub mod runtime_api;
 pub mod seed;
 pub mod sizes;
+pub mod stack;
 
 use std::time::Duration;
 

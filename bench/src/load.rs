@@ -3,37 +3,21 @@
 //! poller and projector running, against DynamoDB Local; in the same run, DynamoDB Local's raw
 //! PutItem rate from the same SDK client at the same concurrency.
 //!
-//! The stack is wired in process from `leaderboard-local`'s pieces, as `Stack::start` wires them,
-//! except that its DynamoDB clients talk to DynamoDB Local through counting [`Proxy`]s: one for
-//! the HTTP functions' store, one for the stream poller (its stream reads and the projector's
-//! writes), so their requests are told apart. The season-close schedule is not started (it
-//! would add one Query a minute).
+//! The stack is [`crate::stack`]'s: wired in process, its clients behind counting proxies.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{SecondsFormat, Utc};
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper_util::rt::TokioIo;
 use leaderboard_devkit::template::TableDefinition;
 use leaderboard_local::client::ApiClient;
-use leaderboard_local::gateway::Gateway;
-use leaderboard_local::jwt::JwtKey;
-use leaderboard_local::poller::StreamPoller;
-use leaderboard_local::schedule::Schedule;
-use leaderboard_local::template::LocalTemplate;
-use leaderboard_store::{Config, Store};
 use serde_json::json;
-use tokio::net::TcpStream;
-use tokio::sync::watch;
 
-use crate::proxy::Proxy;
+use crate::stack::{Conn, Stack};
 use crate::{fragment, ms, quantile};
 
 /// The load settings.
@@ -48,7 +32,6 @@ pub struct Options {
 /// The throughput target of issue 9: the stack's submissions/s at least this share of raw PutItem/s.
 pub const TARGET_RATIO: f64 = 0.40;
 
-const SECRET: &str = "bench-jwt-secret";
 const BOARD: &str = "load_1";
 
 struct Phase {
@@ -228,40 +211,6 @@ async fn raw_transactions(client: &Client, table: &str, workers: usize, total: u
     .await
 }
 
-/// A keep-alive HTTP/1.1 connection to the API: a game client's.
-struct Conn {
-    addr: std::net::SocketAddr,
-    sender: Option<hyper::client::conn::http1::SendRequest<Full<Bytes>>>,
-}
-
-impl Conn {
-    async fn post(&mut self, path: &str, token: &str, body: String) -> Result<u16, String> {
-        if self.sender.as_mut().is_none_or(|s| s.is_closed()) {
-            let stream = TcpStream::connect(self.addr)
-                .await
-                .map_err(|e| e.to_string())?;
-            let _ = stream.set_nodelay(true);
-            let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-                .await
-                .map_err(|e| e.to_string())?;
-            tokio::spawn(conn);
-            self.sender = Some(sender);
-        }
-        let sender = self.sender.as_mut().ok_or("no connection")?;
-        sender.ready().await.map_err(|e| e.to_string())?;
-        let req = http::Request::post(path)
-            .header(http::header::HOST, self.addr.to_string())
-            .header(http::header::AUTHORIZATION, format!("Bearer {token}"))
-            .header(http::header::CONTENT_TYPE, "application/json")
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| e.to_string())?;
-        let resp = sender.send_request(req).await.map_err(|e| e.to_string())?;
-        let status = resp.status().as_u16();
-        let _ = resp.into_body().collect().await;
-        Ok(status)
-    }
-}
-
 /// `total` submissions by `players` concurrent players, each on its own keep-alive connection.
 async fn submissions(
     addr: std::net::SocketAddr,
@@ -273,7 +222,7 @@ async fn submissions(
     phase(tokens.len(), |p| {
         let token = tokens[p].clone();
         async move {
-            let mut conn = Conn { addr, sender: None };
+            let mut conn = Conn::new(addr);
             let mut tally = Tally::with_capacity(per);
             for i in 0..per {
                 // Scores that sometimes improve the player's best and sometimes do not.
@@ -320,59 +269,25 @@ fn err<E: std::fmt::Display>(e: E) -> String {
 /// Runs the load test and returns the report fragment.
 pub async fn run(opts: &Options) -> Result<String, String> {
     let endpoint = leaderboard_devkit::testing::endpoint().await;
-    let direct = leaderboard_devkit::local::client(&endpoint);
     let definition = TableDefinition::from_repo().map_err(err)?;
     let table = crate::unique_table("load");
+    let direct = leaderboard_devkit::local::client(&endpoint);
     definition.create(&direct, &table).await.map_err(err)?;
+    let local = Stack::start(&endpoint, &table).await?;
     // The raw PutItems go to the same table (same stream, same indexes), under keys nothing else
     // reads and the stream filter drops. (A second streamed table on the same DynamoDB Local
-    // makes the stream reader of the first fail with TrimmedDataAccessException.)
+    // makes the stream reader of the first fail with TrimmedDataAccessException.) Their client
+    // is configured as the stack's and goes through the same proxy.
     let raw_table = table.clone();
-    let store_proxy = Proxy::in_front_of(&endpoint).await.map_err(err)?;
-    let poller_proxy = Proxy::in_front_of(&endpoint).await.map_err(err)?;
-
-    // The stack, wired as leaderboard_local::Stack wires it, through the proxies.
-    let template = Arc::new(LocalTemplate::from_repo().map_err(err)?);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(err)?;
-    let api_addr = listener.local_addr().map_err(err)?;
-    let config = Config {
-        table_name: table.clone(),
-        cursor_secret: b"bench-cursor-secret".to_vec(),
-    };
-    let client = leaderboard_devkit::local::client(&store_proxy.endpoint());
-    let store = Store::new(client.clone(), &config);
-    let (stop, stopped) = watch::channel(false);
-    let (poller_stats, poller) = StreamPoller::spawn(
-        &poller_proxy.endpoint(),
-        &config,
-        template.stream.clone(),
-        stopped.clone(),
-    )
-    .await
-    .map_err(err)?;
-    let close = season_close::App::from_env(store.clone()).map_err(err)?;
-    let schedule = Arc::new(Schedule::new(close, template.close_timeout));
-    let key = JwtKey::new(SECRET);
-    let gateway = Arc::new(Gateway::new(
-        Arc::clone(&template),
-        key.clone(),
-        submit_score::App::new(store.clone()),
-        leaderboard_api::App::new(store),
-        schedule,
-        api_addr.to_string(),
-    ));
-    let server = tokio::spawn(leaderboard_local::server::serve(
-        listener,
-        gateway,
-        stopped.clone(),
-    ));
+    let client = leaderboard_devkit::local::client(&local.store_proxy.endpoint());
+    let (store_proxy, poller_proxy, poller_stats) =
+        (&local.store_proxy, &local.poller_proxy, &local.poller);
+    let api_addr = local.addr;
 
     // A board (admin API) and the players' profiles.
     let api = ApiClient::new(api_addr);
     let now = Utc::now();
-    let admin = key.token_for("bench_admin", &["admin"], now.timestamp(), 3600);
+    let admin = local.token("bench_admin", &["admin"]);
     let rfc = |t: chrono::DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Millis, true);
     let r = api
         .post(
@@ -391,7 +306,7 @@ pub async fn run(opts: &Options) -> Result<String, String> {
         return Err(format!("create board: {} {}", r.status, r.body));
     }
     let tokens: Vec<String> = (0..opts.players)
-        .map(|p| key.token_for(&format!("lp_{p:04}"), &[], now.timestamp(), 3600))
+        .map(|p| local.token(&format!("lp_{p:04}"), &[]))
         .collect();
     for (p, t) in tokens.iter().enumerate() {
         let r = api
@@ -445,9 +360,7 @@ pub async fn run(opts: &Options) -> Result<String, String> {
         poller_stats.invocations.load(Ordering::Relaxed),
     );
     eprintln!("load: {poller_line}");
-    let _ = stop.send(true);
-    let _ = tokio::time::timeout(Duration::from_secs(10), server).await;
-    let _ = tokio::time::timeout(Duration::from_secs(10), poller).await;
+    local.stop().await;
 
     let raw_rate = (raw_a.rate() + raw_b.rate()) / 2.0;
     let ratio = stack.rate() / raw_rate;

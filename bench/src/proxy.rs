@@ -3,9 +3,9 @@
 //! Every request is counted by the operation its `X-Amz-Target` names (`PutItem`,
 //! `TransactWriteItems`, ...; DynamoDB Streams operations as `Streams.GetRecords`), with the
 //! time it spent upstream and the instant of the first request since the last reset. When
-//! recording is on, each exchange (operation, status, headers, body of the response) is kept,
-//! so a handler's conversation with DynamoDB Local can be replayed in-process
-//! ([`crate::replay`]).
+//! recording is on, each exchange (operation, request body, status, headers, body of the
+//! response) is kept, so a handler's conversation with DynamoDB Local can be replayed in-process
+//! ([`crate::replay`]) and what each request read and wrote can be measured.
 //!
 //! Each client connection gets one upstream connection of its own (HTTP/1.1 exchanges on one
 //! connection are sequential), so the proxy adds no pooling or queueing of its own.
@@ -36,6 +36,8 @@ pub struct Exchange {
     pub headers: Vec<(String, String)>,
     /// The response body.
     pub body: Bytes,
+    /// The request body.
+    pub request: Bytes,
 }
 
 /// What the proxy has seen since the last [`ProxyStats::reset`].
@@ -291,6 +293,7 @@ async fn forward(
                 .filter_map(|(k, v)| Some((k.to_string(), v.to_str().ok()?.to_owned())))
                 .collect(),
             body: rbody.clone(),
+            request: body,
         });
     }
     Ok(http::Response::from_parts(rparts, Full::new(rbody)))

@@ -171,6 +171,7 @@ async fn replay_answers_the_sdk_in_process() {
         status: 200,
         headers: vec![("content-type".into(), "application/x-amz-json-1.0".into())],
         body: Bytes::from_static(br#"{"Item":{"pk":{"S":"a"},"sk":{"S":"b"}}}"#),
+        request: Bytes::new(),
     }]);
     let client = replay.client();
     for _ in 0..2 {
