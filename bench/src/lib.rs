@@ -9,6 +9,8 @@
 //! - [`load`]: concurrent simulated players against the local stack's pieces, in process,
 //!   with a counting [`proxy`] between the stack and DynamoDB Local; DynamoDB Local's raw
 //!   PutItem rate in the same run.
+//! - [`live_rank`]: rank lookups and their cost on boards of several sizes under the stack's
+//!   maximum load, each answer checked against the true ranking; the cost model (issue 32).
 //! - [`replay`]: the in-process DynamoDB double of the CPU benchmark (`benches/handlers.rs`).
 //! - [`stack`]: the local stack wired in process behind counting proxies, and a game
 //!   client's keep-alive connection.
@@ -18,6 +20,7 @@
 
 pub mod coldstart;
 pub mod fragment;
+pub mod live_rank;
 pub mod load;
 pub mod proxy;
 pub mod replay;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use leaderboard_bench::{coldstart, fragment, load, sizes};
+use leaderboard_bench::{coldstart, fragment, live_rank, load, sizes};
 
 const USAGE: &str = "\
 usage: leaderboard-bench <part> [options]
@@ -14,6 +14,8 @@ parts:
   coldstart [--runs N (50)] [--probe-runs N (3)] [--bin-dir DIR]   -> $BENCH_OUT/10-coldstart.md
   sizes     [--bin-dir DIR]                                        -> $BENCH_OUT/20-sizes.md
   load      [--players N (32)] [--submissions N (3000)]            -> $BENCH_OUT/30-load.md
+  live-rank [--quick] [--sizes N,N (2000,20000,100000)] [--seconds S (60)] [--clients N (32)]
+                                                                   -> $BENCH_OUT/57-live-rank.md
 
 --bin-dir: where the release bootstraps are (default $CARGO_TARGET_DIR/release, else target/release).
 DynamoDB Local: DYNAMODB_ENDPOINT if set, else one is started (devkit).";
@@ -54,6 +56,14 @@ impl Args {
         }
     }
 
+    fn flag(&mut self, name: &str) -> bool {
+        let found = self.rest.iter().position(|a| a == name);
+        if let Some(i) = found {
+            self.rest.remove(i);
+        }
+        found.is_some()
+    }
+
     fn done(self) -> Result<(), String> {
         match self.rest.first() {
             None => Ok(()),
@@ -92,6 +102,29 @@ async fn run(part: &str, mut args: Args) -> Result<(), String> {
             };
             args.done()?;
             ("30-load.md", load::run(&opts).await?)
+        }
+        "live-rank" => {
+            let quick = args.flag("--quick") || std::env::var("QUICK").is_ok_and(|v| v == "1");
+            let sizes = match args.value("--sizes")? {
+                Some(list) => list
+                    .split(',')
+                    .map(|n| n.trim().parse::<usize>().ok().filter(|n| *n > 0))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| format!("--sizes takes positive integers, not {list:?}"))?,
+                None if quick => vec![2_000, 20_000],
+                None => vec![2_000, 20_000, 100_000],
+            };
+            let opts = live_rank::Options {
+                sizes,
+                seconds: args.number("--seconds", if quick { 20 } else { 60 })? as u64,
+                backlog_seconds: if quick { 5 } else { 10 },
+                clients: args.number("--clients", 32)?,
+                quiet_lookups: if quick { 50 } else { 200 },
+                raw_seconds: if quick { 5 } else { 15 },
+                quick,
+            };
+            args.done()?;
+            ("57-live-rank.md", live_rank::run(&opts).await?)
         }
         other => return Err(format!("unknown part {other:?}\n\n{USAGE}")),
     };

@@ -48,6 +48,7 @@ pub struct ProxyStats {
     upstream_nanos: AtomicU64,
     connections: AtomicU64,
     recording: Mutex<Option<Vec<Exchange>>>,
+    held: Mutex<Option<String>>,
 }
 
 impl ProxyStats {
@@ -103,6 +104,28 @@ impl ProxyStats {
             .ok()
             .and_then(|mut r| r.take())
             .unwrap_or_default()
+    }
+
+    /// Holds every request of operation `op` (`Streams.GetRecords`, ...) until
+    /// [`ProxyStats::release`]: a consumer stalled while its backlog builds.
+    pub fn hold(&self, op: &str) {
+        if let Ok(mut h) = self.held.lock() {
+            *h = Some(op.to_owned());
+        }
+    }
+
+    /// Lets held requests through.
+    pub fn release(&self) {
+        if let Ok(mut h) = self.held.lock() {
+            *h = None;
+        }
+    }
+
+    fn is_held(&self, op: &str) -> bool {
+        self.held
+            .lock()
+            .map(|h| h.as_deref() == Some(op))
+            .unwrap_or(false)
     }
 
     fn count(&self, op: &str, at: Instant) {
@@ -241,6 +264,9 @@ async fn forward(
             .get("x-amz-target")
             .and_then(|v| v.to_str().ok()),
     );
+    while stats.is_held(&op) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     stats.count(&op, arrived);
     let (parts, body) = req.into_parts();
     let body = body.collect().await.map_err(|e| e.to_string())?.to_bytes();

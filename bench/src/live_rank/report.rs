@@ -1,0 +1,503 @@
+//! The live-rank benchmark's report: its section of BENCHMARKS.md and its target lines, from
+//! what [`super::phases`] measured. The true-ranking checks run here, after the load.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use super::cost::{self, PerOp};
+use super::phases::{LagSample, Lookup, Measured, Sizes, When};
+use super::truth::{Answer, Truth};
+use super::units::Units;
+use super::{BoardRun, Options};
+use crate::{fragment, ms, quantile};
+
+/// Lookup latency of the largest board against the smallest's, at most (issue 32).
+const LATENCY_RATIO: f64 = 1.5;
+/// A lookup's bounds (issue 32): requests, items read by key, keys counted.
+const LOOKUP_BOUNDS: (u64, u64, u64) = (3, 20, 1_000);
+/// The index lag is bounded when it grows by less than this share of the submission rate.
+const LAG_GROWTH: f64 = 0.05;
+/// Stack submissions against raw transactions of the same shape, at least (issue 32).
+const RAW_RATIO: f64 = 0.8;
+
+fn sorted(mut v: Vec<Duration>) -> Vec<Duration> {
+    v.sort();
+    v
+}
+
+fn p(v: &[Duration], q: f64) -> String {
+    quantile(v, q).map(ms).unwrap_or_else(|| "-".into())
+}
+
+/// The `q`-quantile of integers by nearest rank.
+fn pn(sorted: &[u64], q: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// Least-squares slope of `(x, y)`, per unit of x.
+fn slope(points: &[(f64, f64)]) -> f64 {
+    let n = points.len() as f64;
+    if n < 2.0 {
+        return 0.0;
+    }
+    let (mx, my) = (
+        points.iter().map(|p| p.0).sum::<f64>() / n,
+        points.iter().map(|p| p.1).sum::<f64>() / n,
+    );
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    if sxx == 0.0 { 0.0 } else { sxy / sxx }
+}
+
+fn per(u: &Units, n: usize) -> PerOp {
+    PerOp {
+        read: u.read / n.max(1) as f64,
+        write: u.write / n.max(1) as f64,
+    }
+}
+
+/// Checks every answer against its board's true ranking: (checks, violations, mean slack).
+fn check_all(boards: &[BoardRun], m: &Measured) -> (usize, usize, f64, Vec<String>) {
+    let truths: Vec<Truth> = boards
+        .iter()
+        .enumerate()
+        .map(|(b, board)| {
+            let mut t = Truth::new(board.initial.clone());
+            t.record(m.busy.per_board[b].iter().cloned());
+            t.record(m.backlog.per_board[b].iter().cloned());
+            t
+        })
+        .collect();
+    let answers: Vec<(usize, Answer)> = m
+        .lookups
+        .iter()
+        .map(|l| (l.board, l.answer))
+        .chain(m.busy.answers.iter().copied())
+        .chain(m.backlog.answers.iter().copied())
+        .collect();
+    let (mut violations, mut slack, mut examples) = (0, 0u64, Vec::new());
+    for (b, a) in &answers {
+        let v = truths[*b].check(a);
+        slack += v.hi - v.lo;
+        if v.violation {
+            violations += 1;
+            if examples.len() < 5 {
+                examples.push(format!(
+                    "board {} player {}: rank {} lag {} exact {}, true rank in {}..={}",
+                    boards[*b].id, a.player, a.rank, a.lag, a.exact, v.lo, v.hi
+                ));
+            }
+        }
+    }
+    let n = answers.len().max(1);
+    (answers.len(), violations, slack as f64 / n as f64, examples)
+}
+
+/// The lag table: per board, the largest lag in each of `buckets` slices of the busy phase.
+fn lag_table(md: &mut String, boards: &[BoardRun], lag: &[LagSample], seconds: f64) {
+    let buckets = 6;
+    let _ = write!(md, "| board |");
+    for k in 0..buckets {
+        let _ = write!(
+            md,
+            " {:.0}-{:.0} s |",
+            seconds * k as f64 / buckets as f64,
+            seconds * (k + 1) as f64 / buckets as f64
+        );
+    }
+    let _ = writeln!(md, " growth (changes/s) |");
+    let _ = writeln!(md, "| --- |{}", " ---: |".repeat(buckets + 1));
+    for (b, board) in boards.iter().enumerate() {
+        let _ = write!(md, "| {} entries |", board.initial.len());
+        for k in 0..buckets {
+            let (lo, hi) = (
+                seconds * k as f64 / buckets as f64,
+                seconds * (k + 1) as f64 / buckets as f64,
+            );
+            let max = lag
+                .iter()
+                .filter(|s| s.board == b && s.at >= lo && s.at < hi)
+                .map(|s| s.lag)
+                .max();
+            let _ = write!(md, " {} |", max.map_or("-".into(), |m| m.to_string()));
+        }
+        let points: Vec<(f64, f64)> = lag
+            .iter()
+            .filter(|s| s.board == b && s.at < seconds)
+            .map(|s| (s.at, s.lag as f64))
+            .collect();
+        let _ = writeln!(md, " {:.2} |", slope(&points));
+    }
+}
+
+/// One lookup row: latency and cost of `lookups`.
+fn lookup_row(md: &mut String, label: &str, lookups: &[&Lookup]) -> (Vec<Duration>, Units) {
+    let lat = sorted(lookups.iter().map(|l| l.latency).collect());
+    let max = |f: fn(&Units) -> u64| lookups.iter().map(|l| f(&l.units)).max().unwrap_or(0);
+    let mut sum = Units::default();
+    for l in lookups {
+        sum += l.units;
+    }
+    let n = lookups.len().max(1) as f64;
+    let _ = writeln!(
+        md,
+        "| {label} | {} | {} | {} | {:.2} / {} | {:.1} / {} | {:.0} / {} | {:.2} |",
+        lookups.len(),
+        p(&lat, 0.5),
+        p(&lat, 0.99),
+        sum.requests as f64 / n,
+        max(|u| u.requests),
+        sum.items_by_key as f64 / n,
+        max(|u| u.items_by_key),
+        sum.keys_counted as f64 / n,
+        max(|u| u.keys_counted),
+        sum.read / n,
+    );
+    (lat, sum)
+}
+
+/// The `rankLag` distribution of `answers`.
+fn lag_row(md: &mut String, label: &str, answers: &[Answer]) {
+    let mut lags: Vec<u64> = answers.iter().map(|a| a.lag).collect();
+    lags.sort_unstable();
+    let exact = answers.iter().filter(|a| a.exact).count();
+    let n = answers.len().max(1);
+    let _ = writeln!(
+        md,
+        "| {label} | {} | {:.1}% | {} | {} | {} | {} |",
+        answers.len(),
+        100.0 * exact as f64 / n as f64,
+        pn(&lags, 0.5),
+        pn(&lags, 0.9),
+        pn(&lags, 0.99),
+        lags.last().copied().unwrap_or(0),
+    );
+}
+
+/// The section and, if the run cannot be reported as measured, why.
+pub fn write(
+    opts: &Options,
+    boards: &[BoardRun],
+    m: &Measured,
+    sizes: &Sizes,
+) -> (String, Option<String>) {
+    let mut md = String::from("## Live rank under the stack's maximum load (issue 32)\n\n");
+    let plays = m.busy.answers.len();
+    let rate = plays as f64 / m.busy.secs;
+    let _ = writeln!(
+        md,
+        "`leaderboard-bench live-rank`{}: one run on one DynamoDB Local. Boards of {} entries (`best`, \
+         layout v2, distinct scores) imported in bulk with their index built, then the table's stream \
+         enabled and the local stack started in process ({} concurrent game clients over keep-alive HTTP, \
+         half on each board, each playing its own players, every play a new best; the stream poller and \
+         projector running). Quiet: {} lookups per board before any play. Busy: {} s of plays at the \
+         stack's maximum rate while one more client looks up 100 observers per board (players spread over \
+         the ranking who never play), one at a time, through an API whose DynamoDB requests are recorded \
+         apart. Then {} s more of plays with the stream's reads held, and the drain of that backlog. Every \
+         rank answered (lookups and the plays' own) is checked against the true ranking of its request's \
+         window. Raw: TransactWriteItems of a play's shape (5 items, 4 conditions) from {} clients for {} s, \
+         before the busy phase and after the drain, on the same table.\n",
+        if opts.quick { " (quick mode)" } else { "" },
+        boards
+            .iter()
+            .map(|b| b.initial.len().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        opts.clients,
+        opts.quiet_lookups,
+        opts.seconds,
+        opts.backlog_seconds,
+        opts.clients,
+        opts.raw_seconds,
+    );
+    let _ = writeln!(
+        md,
+        "| board | import | index build |\n| --- | ---: | ---: |"
+    );
+    for b in boards {
+        let _ = writeln!(
+            md,
+            "| {} entries | {:.1} s | {:.1} s |",
+            b.initial.len(),
+            b.load_secs.0,
+            b.load_secs.1
+        );
+    }
+
+    // Submissions against the raw transactions.
+    let raw = (m.raw.0 + m.raw.1) / 2.0;
+    let latencies = sorted(m.busy.latencies.clone());
+    let _ = writeln!(
+        md,
+        "\n**Submissions**: {plays} accepted in {:.1} s = **{rate:.0}/s** ({} errors), p50 {} ms, p99 {} ms. \
+         Raw transactions of the same shape: {:.0}/s before, {:.0}/s after. Stack ÷ raw: **{:.2}** \
+         (target ≥ {RAW_RATIO}).\n",
+        m.busy.secs,
+        m.busy.errors,
+        p(&latencies, 0.5),
+        p(&latencies, 0.99),
+        m.raw.0,
+        m.raw.1,
+        rate / raw,
+    );
+
+    // The index lag over time, and the drain.
+    let _ = writeln!(
+        md,
+        "**Index lag** (changes committed, not applied; the largest sampled every 250 ms in each slice of the busy phase):\n"
+    );
+    lag_table(&mut md, boards, &m.lag, opts.seconds as f64);
+    let busy_lags: Vec<&LagSample> = m
+        .lag
+        .iter()
+        .filter(|s| s.at < opts.seconds as f64)
+        .collect();
+    let growth: f64 = (0..boards.len())
+        .map(|b| {
+            let points: Vec<(f64, f64)> = busy_lags
+                .iter()
+                .filter(|s| s.board == b)
+                .map(|s| (s.at, s.lag as f64))
+                .collect();
+            slope(&points)
+        })
+        .sum();
+    // Changes applied over the busy phase, from each board's first and last sample.
+    let applied: f64 = (0..boards.len())
+        .map(|b| {
+            let mine: Vec<&&LagSample> = busy_lags.iter().filter(|s| s.board == b).collect();
+            match (mine.first(), mine.last()) {
+                (Some(a), Some(z)) if z.at > a.at => {
+                    ((z.written - z.lag) as f64 - (a.written - a.lag) as f64) / (z.at - a.at)
+                }
+                _ => 0.0,
+            }
+        })
+        .sum();
+    let _ = writeln!(
+        md,
+        "\nThe index applied {applied:.0} changes/s over the busy phase, while {rate:.0} plays/s \
+         (one change each) were accepted."
+    );
+    let drain_rate = m.drain.0 as f64 / m.drain.1.max(1e-9);
+    let _ = writeln!(
+        md,
+        "\n**Drain**: {} changes waiting after {} s of plays with the stream held ({} plays); applied in {:.2} s \
+         after its release: **{drain_rate:.0} changes/s**, {:.2}x the submission rate (target ≥ 2x).\n",
+        m.drain.0,
+        opts.backlog_seconds,
+        m.backlog.answers.len(),
+        m.drain.1,
+        drain_rate / rate,
+    );
+
+    // Lookups.
+    let _ = writeln!(
+        md,
+        "**Lookups** (`GET /leaderboards/{{b}}/players/{{p}}`, board read included; requests, items read by key \
+         and keys counted are mean / max; read units computed from the measured item sizes):\n\n\
+         | board, phase | lookups | p50 ms | p99 ms | requests | items by key | keys counted | read units |\n\
+         | --- | ---: | ---: | ---: | --- | --- | --- | ---: |"
+    );
+    let mut busy_p50 = Vec::new();
+    let mut lookup_units = Units::default();
+    let mut max_cost = (0, 0, 0);
+    for (b, board) in boards.iter().enumerate() {
+        for (when, label) in [(When::Quiet, "quiet"), (When::Busy, "busy")] {
+            let ls: Vec<&Lookup> = m
+                .lookups
+                .iter()
+                .filter(|l| l.board == b && l.when == when)
+                .collect();
+            let (lat, sum) = lookup_row(
+                &mut md,
+                &format!("{} entries, {label}", board.initial.len()),
+                &ls,
+            );
+            for l in &ls {
+                max_cost.0 = max_cost.0.max(l.units.requests);
+                max_cost.1 = max_cost.1.max(l.units.items_by_key);
+                max_cost.2 = max_cost.2.max(l.units.keys_counted);
+            }
+            if when == When::Busy {
+                busy_p50.push(quantile(&lat, 0.5).unwrap_or_default());
+                lookup_units += sum;
+            }
+        }
+    }
+    let busy_lookups = m.lookups.iter().filter(|l| l.when == When::Busy).count();
+    let latency_ratio = match (busy_p50.first(), busy_p50.last()) {
+        (Some(small), Some(large)) if !small.is_zero() => large.as_secs_f64() / small.as_secs_f64(),
+        _ => 0.0,
+    };
+
+    // Freshness and truth.
+    let _ = writeln!(
+        md,
+        "\n**`rankLag`** answered:\n\n| answers | count | exact | p50 | p90 | p99 | max |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+    );
+    for (b, board) in boards.iter().enumerate() {
+        let busy: Vec<Answer> = m
+            .lookups
+            .iter()
+            .filter(|l| l.board == b && l.when == When::Busy)
+            .map(|l| l.answer)
+            .collect();
+        lag_row(
+            &mut md,
+            &format!("{} entries, busy lookups", board.initial.len()),
+            &busy,
+        );
+        let own: Vec<Answer> = m
+            .busy
+            .answers
+            .iter()
+            .filter(|(pb, _)| *pb == b)
+            .map(|(_, a)| *a)
+            .collect();
+        lag_row(
+            &mut md,
+            &format!("{} entries, plays' own ranks", board.initial.len()),
+            &own,
+        );
+    }
+    let (checks, violations, slack, examples) = check_all(boards, m);
+    let _ = writeln!(
+        md,
+        "\n**Against the true ranking**: {checks} answers checked (every lookup and every play's own rank), \
+         **{violations} violations** (an answer whose `rank ± rankLag` misses every true rank of its request's \
+         window; exact answers must hit it). The window's true ranks span {slack:.2} ranks on average (plays \
+         in flight at its edges): the check's only slack.\n"
+    );
+    for e in &examples {
+        let _ = writeln!(md, "- violation: {e}");
+    }
+
+    // Sizes and cost.
+    let _ = writeln!(
+        md,
+        "**Item sizes** after the run (bytes, as DynamoDB bills them):\n\n| kind | items | mean | largest |\n| --- | ---: | ---: | ---: |"
+    );
+    for (kind, (n, mean, max)) in &sizes.by_kind {
+        let _ = writeln!(md, "| {kind} | {n} | {mean:.0} | {max} |");
+    }
+    let all_plays = plays + m.backlog.answers.len();
+    let play = per(&m.play_units, plays);
+    let index = per(&m.projector_units.0, all_plays);
+    let profile = per(&m.projector_units.1, all_plays);
+    let lookup = per(&lookup_units, busy_lookups);
+    let ours_play = play.plus(index).plus(profile);
+    let score = sizes.score_mean();
+    let _ = writeln!(
+        md,
+        "\n**Cost model** (on-demand, ${} per million read units and ${} per million write units; units per \
+         operation). This design, measured in this run: a play {:.2} read + {:.2} write units through the HTTP \
+         function, {:.2} + {:.2} for the projector's rank index apply and {:.2} + {:.2} for its profile totals; a \
+         lookup {:.2} read units. The plain design (one read + one transaction per play, every rank a count of \
+         the entries above, at rank N/2 on average, of {score:.0}-byte Score items; see `bench/src/live_rank/cost.rs`):\n",
+        cost::READ_PRICE,
+        cost::WRITE_PRICE,
+        play.read,
+        play.write,
+        index.read,
+        index.write,
+        profile.read,
+        profile.write,
+        lookup.read,
+    );
+    let _ = writeln!(
+        md,
+        "| entries | play: this design (read / write units, $ per million) | play: plain | lookup: this design | lookup: plain |\n\
+         | ---: | --- | --- | --- | --- |"
+    );
+    for n in [10_000u64, 100_000, 1_000_000] {
+        let (pp, pl) = (
+            cost::plain_play(n, score, profile),
+            cost::plain_lookup(n, score),
+        );
+        let _ = writeln!(
+            md,
+            "| {n} | {:.1} / {:.1}, ${:.2} | {:.1} / {:.1}, ${:.2} | {:.1}, ${:.2} | {:.1}, ${:.2} |",
+            ours_play.read,
+            ours_play.write,
+            ours_play.dollars_per_million(),
+            pp.read,
+            pp.write,
+            pp.dollars_per_million(),
+            lookup.read,
+            lookup.dollars_per_million(),
+            pl.read,
+            pl.dollars_per_million(),
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\nThis design's units do not depend on the board's size (the lookup rows above are per board); the plain \
+         design's count grows with it. Every item here is at most {} bytes (largest: {}), so an update, a \
+         delete or a condition check is one 1 KB write unit, as counted.",
+        sizes.largest.0, sizes.largest.1
+    );
+
+    // Targets.
+    let small_large = || {
+        format!(
+            "{} and {} entries",
+            boards.first().map_or(0, |b| b.initial.len()),
+            boards.last().map_or(0, |b| b.initial.len())
+        )
+    };
+    fragment::target(
+        "Live rank (issue 32): index lag bounded at the stack's maximum load",
+        &format!(
+            "lag grows {growth:.2} changes/s over the busy phase at {rate:.0} submissions/s (bounded: < {:.0}%)",
+            LAG_GROWTH * 100.0
+        ),
+        growth < LAG_GROWTH * rate,
+    );
+    fragment::target(
+        "Live rank (issue 32): drain ≥ 2x the submission rate",
+        &format!(
+            "{drain_rate:.0} changes/s against {rate:.0} submissions/s: {:.2}x",
+            drain_rate / rate
+        ),
+        drain_rate >= 2.0 * rate,
+    );
+    fragment::target(
+        "Live rank (issue 32): busy lookup p50 of the largest board within 1.5x of the smallest",
+        &format!("{:.2}x ({})", latency_ratio, small_large()),
+        latency_ratio > 0.0 && latency_ratio <= LATENCY_RATIO,
+    );
+    fragment::target(
+        "Live rank (issue 32): per lookup at most 3 requests, 20 items by key, 1,000 keys counted",
+        &format!(
+            "max {} requests (board read included), {} items, {} keys",
+            max_cost.0, max_cost.1, max_cost.2
+        ),
+        max_cost.0 <= LOOKUP_BOUNDS.0
+            && max_cost.1 <= LOOKUP_BOUNDS.1
+            && max_cost.2 <= LOOKUP_BOUNDS.2,
+    );
+    fragment::target(
+        "Live rank (issue 32): 0 answers off the true ranking beyond their rankLag",
+        &format!("{violations} of {checks}"),
+        violations == 0 && checks > 0,
+    );
+    fragment::target(
+        "Live rank (issue 32): stack submissions ≥ 0.8 of raw TransactWriteItems of the same shape",
+        &format!("{rate:.0}/s against {raw:.0}/s: {:.2}", rate / raw),
+        rate / raw >= RAW_RATIO,
+    );
+    let errors = m.busy.errors + m.backlog.errors;
+    let failure = if errors > 0 {
+        Some(format!("{errors} plays failed"))
+    } else if busy_lookups == 0 {
+        Some("no lookup was made during the busy phase".into())
+    } else {
+        None
+    };
+    (md, failure)
+}
