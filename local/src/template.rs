@@ -370,7 +370,7 @@ mod tests {
         assert!(params.is_empty());
         assert!(t.route(&Method::DELETE, "/players/me").is_none());
         assert!(t.route(&Method::GET, "/nope").is_none());
-        assert_eq!(t.stream.batch_size, 100);
+        assert_eq!(t.stream.batch_size, 1000);
         assert_eq!(t.stream.filters.len(), 4);
         assert_eq!(t.close_every, Duration::from_secs(60));
     }

@@ -321,6 +321,15 @@ impl Run<'_> {
             )
             .await;
         let raw_client = leaderboard_devkit::local::client(&self.stack.store_proxy.endpoint());
+        // A first raw phase warms DynamoDB Local's JIT for transactions; it is not reported.
+        super::raw::rate(
+            &raw_client,
+            table,
+            self.opts.clients,
+            self.opts.raw_seconds,
+            "W",
+        )
+        .await?;
         let raw_before = super::raw::rate(
             &raw_client,
             table,
