@@ -32,7 +32,7 @@ use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::freshness::Freshness;
 use leaderboard_store::model::{Board, BoardStatus, NewBoard, Player, RankedEntry, Session};
-use leaderboard_store::{MAX_AROUND, MAX_PAGE_SIZE, Store};
+use leaderboard_store::{BoardRank, MAX_AROUND, MAX_PAGE_SIZE, Store};
 use serde::{Deserialize, Serialize};
 
 /// The default page of `GET /leaderboards/{boardId}/scores`.
@@ -190,10 +190,11 @@ fn player_id(p: &Params) -> Result<PlayerId, ApiError> {
 }
 
 async fn board(app: &App, id: &BoardId) -> Result<Board, ApiError> {
-    app.store
-        .get_board(id)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("leaderboard {id} not found")))
+    app.store.get_board(id).await?.ok_or_else(|| no_board(id))
+}
+
+fn no_board(id: &BoardId) -> ApiError {
+    ApiError::not_found(format!("leaderboard {id} not found"))
 }
 
 fn no_entry(board: &BoardId, player: &PlayerId) -> ApiError {
@@ -232,21 +233,23 @@ async fn dispatch(app: &App, req: &Request) -> Result<Response<Body>, ApiError> 
         }
         Route::PlayerRank => {
             let (id, player) = (board_id(&p)?, player_id(&p)?);
-            let board = board(app, &id).await?;
-            let entry = if board.status == BoardStatus::Closed {
-                store
-                    .season_result(&player, &id)
-                    .await?
-                    .map(|r| RankedEntry {
-                        rank: r.rank,
-                        player_id: r.player_id,
-                        score: r.score,
-                        attained_at: r.attained_at,
-                        // The final standings are exact (contract §4).
-                        freshness: Some(Freshness::exact(r.rank, r.player_count)),
-                    })
-            } else {
-                store.player_rank(&board, &player).await?
+            // The board and the player's entry are read together (one request fewer).
+            let entry = match store.board_and_rank(&id, &player).await? {
+                BoardRank::NoBoard => return Err(no_board(&id)),
+                BoardRank::Closed(_) => {
+                    store
+                        .season_result(&player, &id)
+                        .await?
+                        .map(|r| RankedEntry {
+                            rank: r.rank,
+                            player_id: r.player_id,
+                            score: r.score,
+                            attained_at: r.attained_at,
+                            // The final standings are exact (contract §4).
+                            freshness: Some(Freshness::exact(r.rank, r.player_count)),
+                        })
+                }
+                BoardRank::Open(_, entry) => entry,
             };
             ok(&entry.ok_or_else(|| no_entry(&id, &player))?)
         }

@@ -23,7 +23,7 @@ impl LayoutCache {
         self.0.lock().ok()?.get(board).copied()
     }
 
-    fn remember(&self, board: &Board) {
+    pub(crate) fn remember(&self, board: &Board) {
         if let Ok(mut cache) = self.0.lock() {
             cache.insert(board.leaderboard_id.clone(), board.rank_layout);
         }

@@ -66,7 +66,7 @@ pub use rank_lookup::{RankCost, UNINDEXED_LAG};
 pub use rank_rebuild::{FREE_SCANS, LANE_PAUSE, MAX_SCANS, RebuildOutcome};
 pub use rank_repair::{RepairOptions, RepairSummary};
 pub use rank_v2::LaneApplyOutcome;
-pub use scores::MAX_AROUND;
+pub use scores::{BoardRank, MAX_AROUND};
 
 use aws_sdk_dynamodb::Client;
 

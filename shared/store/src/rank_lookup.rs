@@ -134,6 +134,9 @@ pub(crate) enum Prefetch {
     Written(Written),
     /// The board's v2 root (empty when the board has none yet).
     Root(Item),
+    /// Nothing, on a lookup: a v2 board's snapshot is read under the generation this process
+    /// last saw (its root checks that guess), a v1 board's written counts are read.
+    Nothing,
 }
 
 impl Store {
@@ -153,12 +156,13 @@ impl Store {
     ) -> Result<(Estimate, RankCost), StoreError> {
         let mut cost = RankCost::default();
         if board.rank_index && board.rank_layout == RankLayout::V2 {
-            let root = match before {
-                Prefetch::Root(root) => Some(root),
-                _ => None,
+            let (root, just_played) = match before {
+                Prefetch::Root(root) => (Some(root), false),
+                Prefetch::AfterPlay => (None, true),
+                _ => (None, false),
             };
             let estimate = self
-                .own_rank_v2(board, player, score_sk, root, &mut cost)
+                .own_rank_v2(board, player, score_sk, root, just_played, &mut cost)
                 .await?;
             return Ok((estimate, cost));
         }

@@ -88,19 +88,21 @@ impl GenerationCache {
 
 impl Store {
     /// The own rank of `player`'s entry at `score_sk` on a v2 board: see the module
-    /// documentation. `root` is the root as read with the pointer (`None` after a play, when
-    /// the index most likely does not hold the key yet: the snapshot reads the root).
+    /// documentation. `root` is the root as read with the pointer (`None`: the snapshot reads
+    /// it, under the generation this process last saw); `just_played` says the player's play
+    /// has just changed the entry, so that the index most likely does not hold its key yet.
     pub(crate) async fn own_rank_v2(
         &self,
         board: &Board,
         player: &PlayerId,
         score_sk: &str,
         root: Option<Item>,
+        just_played: bool,
         cost: &mut RankCost,
     ) -> Result<Estimate, StoreError> {
         let id = &board.leaderboard_id;
         let key = CountedKey::parse(score_sk)?;
-        let just_played = root.is_none();
+        let prefetched = root.is_some();
         // A small board: counting it reads fewer items than the snapshot, and is exact. (Not
         // complete, the board has grown past what the root counts: the index answers, and this
         // count stands in for the top's.)
@@ -118,7 +120,7 @@ impl Store {
             None => self.generations.get(id).unwrap_or(0),
         };
         let (path, watermarks, root) = self.path_snapshot(board, &key, generation, cost).await?;
-        if just_played
+        if !prefetched
             && let Some(exact) = self
                 .count_small_board(board, player, score_sk, &root, &mut top_count, cost)
                 .await?

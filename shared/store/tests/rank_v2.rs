@@ -16,7 +16,7 @@ use leaderboard_keys::rank_v2::LaneChange;
 use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
 use leaderboard_store::freshness::Freshness;
 use leaderboard_store::model::{Operator, RankLayout};
-use leaderboard_store::{RankCost, Store, StoreError};
+use leaderboard_store::{BoardRank, RankCost, Store, StoreError};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rank_v2_index::{ChangeLog, expected_index, lane, nodes_by_generation, stored_index};
@@ -311,6 +311,15 @@ async fn looked_up(
         .unwrap()
         .unwrap();
     let truth = true_above(keys, &key_of(store, board, player).await) + 1;
+    // The API's read (the board with the pointer, the root with the snapshot) answers the same.
+    match store
+        .board_and_rank(&bid(board), &pid(player))
+        .await
+        .unwrap()
+    {
+        BoardRank::Open(_, Some(api)) => assert_eq!(api, entry, "{player}"),
+        other => panic!("{player}: expected the ranked entry, got {other:?}"),
+    }
     (entry.rank, entry.freshness.unwrap(), cost, truth)
 }
 

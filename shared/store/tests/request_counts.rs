@@ -15,7 +15,8 @@ use leaderboard_keys::ids::{Email, GameId};
 use leaderboard_keys::rank::Order;
 use leaderboard_store::model::Operator;
 use leaderboard_store::{
-    CloseOptions, CloseProgress, Config, ProjectedSession, RankChange, SequenceNumber, Store,
+    BoardRank, CloseOptions, CloseProgress, Config, ProjectedSession, RankChange, SequenceNumber,
+    Store,
 };
 
 /// Every operation's requests against the expected ones; reports all differences at once.
@@ -235,6 +236,31 @@ async fn layout_v2_lookups_plays_rebuild_and_apply() {
         &c,
         "BatchGetItem 2, Query 1, TransactGetItems 1",
     );
+
+    // The API's lookup: the board read with the pointer, the root with the snapshot.
+    let (r, c) = census(&counter, store.board_and_rank(&bid("pv"), &pid("e0005"))).await;
+    match r.unwrap() {
+        BoardRank::Open(_, Some(entry)) => assert_eq!(entry.rank, 1_095),
+        other => panic!("expected the ranked entry, got {other:?}"),
+    }
+    m.expect(
+        "board_and_rank, v2, alone in its group",
+        &c,
+        "BatchGetItem 2, TransactGetItems 1",
+    );
+    let (r, c) = census(&counter, store.board_and_rank(&bid("pv"), &pid("tie"))).await;
+    match r.unwrap() {
+        BoardRank::Open(_, Some(entry)) => assert_eq!(entry.rank, 1_101),
+        other => panic!("expected the ranked entry, got {other:?}"),
+    }
+    m.expect(
+        "board_and_rank, v2, group shared",
+        &c,
+        "BatchGetItem 2, Query 1, TransactGetItems 1",
+    );
+    let (r, c) = census(&counter, store.board_and_rank(&bid("nope"), &pid("tie"))).await;
+    assert!(matches!(r.unwrap(), BoardRank::NoBoard));
+    m.expect("board_and_rank, no such board", &c, "BatchGetItem 1");
 
     let first = play("ada", 7, &["pv"], sid(6_000_000, 1));
     let (r, c) = census(&counter, store.record_play(&first, at(6_000_000))).await;
