@@ -19,7 +19,7 @@ use crate::{Store, StoreError};
 pub(crate) struct LayoutCache(Arc<Mutex<HashMap<BoardId, RankLayout>>>);
 
 impl LayoutCache {
-    fn get(&self, board: &BoardId) -> Option<RankLayout> {
+    pub(crate) fn get(&self, board: &BoardId) -> Option<RankLayout> {
         self.0.lock().ok()?.get(board).copied()
     }
 

@@ -75,7 +75,7 @@ fn latest_change(lane: u8, item: &Item) -> Option<LaneChange> {
 pub(crate) struct GenerationCache(Arc<Mutex<HashMap<BoardId, u64>>>);
 
 impl GenerationCache {
-    fn get(&self, board: &BoardId) -> Option<u64> {
+    pub(crate) fn get(&self, board: &BoardId) -> Option<u64> {
         self.0.lock().ok()?.get(board).copied()
     }
 

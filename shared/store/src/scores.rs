@@ -132,8 +132,9 @@ impl Store {
     /// [`Store::get_board`] and [`Store::player_rank`] with one request fewer: the board and
     /// the player's entry pointer in one consistent `BatchGetItem`. On an open v2 board the rank
     /// then reads the snapshot under the generation this process last saw (its root checks
-    /// the guess), the tail when the player's group holds others, and the lanes: 3 requests
-    /// (4 with the tail) and 20 items read by key at the default width. A closed board is
+    /// the guess; the first time, the root is read with the board), the tail when the
+    /// player's group holds others, and the lanes: 3 requests (4 with the tail) and 20 items
+    /// read by key at the default width (21 the first time). A closed board is
     /// answered as it is, unranked; a v1 board's rank is read as [`Store::player_rank`] reads
     /// it.
     pub async fn board_and_rank(
@@ -141,7 +142,15 @@ impl Store {
         id: &BoardId,
         player: &PlayerId,
     ) -> Result<BoardRank, StoreError> {
-        let keys = [entity::board(id), entity::entry(player, id)];
+        // Until this process has seen the board's index generation, the root comes along: its
+        // generation guides the snapshot (the first lookup would otherwise read it twice). A
+        // board known to be v1 has none.
+        let with_root =
+            self.generations.get(id).is_none() && self.layouts.get(id) != Some(RankLayout::V1);
+        let mut keys = vec![entity::board(id), entity::entry(player, id)];
+        if with_root {
+            keys.push(rank_v2::root_key(id));
+        }
         let mut found = self
             .batch_get(&keys, "BatchGetItem(board, pointer)")
             .await?;
@@ -160,8 +169,12 @@ impl Store {
         let Some(pointer) = found.take(&keys[1]) else {
             return Ok(BoardRank::Open(board, None));
         };
+        let before = match keys.get(2) {
+            Some(root) => Prefetch::Root(found.take(root).unwrap_or_default()),
+            None => Prefetch::Nothing,
+        };
         let (entry, _, _) = self
-            .rank_pointer(&board, &from_item(pointer)?, Prefetch::Nothing)
+            .rank_pointer(&board, &from_item(pointer)?, before)
             .await?;
         Ok(BoardRank::Open(board, Some(entry)))
     }

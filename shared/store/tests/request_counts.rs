@@ -327,6 +327,28 @@ async fn layout_v2_lookups_plays_rebuild_and_apply() {
         &c,
         "BatchGetItem 2, TransactGetItems 1, TransactWriteItems 1, UpdateItem 1",
     );
+    // The API's lookup in a process that has not seen the board since the rebuild switched its
+    // generation: the root comes with the board and the pointer, so the snapshot is read once.
+    let (client, fresh_counter) = counting_client(&table.endpoint);
+    let config = Config {
+        table_name: table.name.clone(),
+        cursor_secret: b"test-secret".to_vec(),
+    };
+    let fresh = Store::new(client, &config);
+    let (r, c) = census(
+        &fresh_counter,
+        fresh.board_and_rank(&bid("pv"), &pid("e0005")),
+    )
+    .await;
+    match r.unwrap() {
+        BoardRank::Open(_, Some(entry)) => assert_eq!(entry.rank, 1_095),
+        other => panic!("expected the ranked entry, got {other:?}"),
+    }
+    m.expect(
+        "board_and_rank, v2, first in its process",
+        &c,
+        "BatchGetItem 2, TransactGetItems 1",
+    );
     m.none();
 }
 
