@@ -166,7 +166,7 @@ fn lookup_row(md: &mut String, label: &str, lookups: &[&Lookup]) -> (Vec<Duratio
         md,
         "| {label} | {} | {} | {} | {} | {:.2} / {} | {:.1} / {} | {:.0} / {} | {:.2} |",
         lookups.len(),
-        lookups.iter().filter(|l| l.units.keys_counted > 0).count(),
+        lookups.iter().filter(|l| l.units.queries > 0).count(),
         p(&lat, 0.5),
         p(&lat, 0.99),
         sum.requests as f64 / n,
@@ -475,20 +475,22 @@ pub fn write(
         "Live rank (issue 32): per lookup at most 3 requests, 20 items by key, 1,000 keys counted",
         &format!(
             "max {} requests (board read included; {} without a count, and {} of {} lookups \
-             counted their group's tail or the top), {} items, {} keys",
+             counted their group's tail or the top), {} items ({} lookups over 20: a process's \
+             first of a board reads the root with the board), {} keys",
             max_cost.0,
             m.lookups
                 .iter()
-                .filter(|l| l.units.keys_counted == 0)
+                .filter(|l| l.units.queries == 0)
                 .map(|l| l.units.requests)
                 .max()
                 .unwrap_or(0),
-            m.lookups
-                .iter()
-                .filter(|l| l.units.keys_counted > 0)
-                .count(),
+            m.lookups.iter().filter(|l| l.units.queries > 0).count(),
             m.lookups.len(),
             max_cost.1,
+            m.lookups
+                .iter()
+                .filter(|l| l.units.items_by_key > LOOKUP_BOUNDS.1)
+                .count(),
             max_cost.2
         ),
         max_cost.0 <= LOOKUP_BOUNDS.0

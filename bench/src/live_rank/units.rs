@@ -24,6 +24,8 @@ pub struct Units {
     pub requests: u64,
     /// Items read by key (GetItem, BatchGetItem, TransactGetItems).
     pub items_by_key: u64,
+    /// Queries (a rank's counts), whatever they read.
+    pub queries: u64,
     /// Keys Queries read (`ScannedCount`).
     pub keys_counted: u64,
     /// Read request units.
@@ -36,6 +38,7 @@ impl std::ops::AddAssign for Units {
     fn add_assign(&mut self, o: Units) {
         self.requests += o.requests;
         self.items_by_key += o.items_by_key;
+        self.queries += o.queries;
         self.keys_counted += o.keys_counted;
         self.read += o.read;
         self.write += o.write;
@@ -139,6 +142,7 @@ pub fn of(op: &str, request: &[u8], response: &[u8], counted_item_size: usize) -
         }
         "Query" | "Scan" => {
             let scanned = resp["ScannedCount"].as_u64().unwrap_or(0);
+            u.queries = 1;
             u.keys_counted = scanned;
             let size = match resp["Items"].as_array() {
                 Some(items) => items.iter().map(item_size).sum(),
@@ -233,7 +237,10 @@ mod tests {
             100,
         );
         // 100,000 bytes: 25 units of 4 KB, halved.
-        assert_eq!((count.keys_counted, count.read), (1000, 12.5));
+        assert_eq!(
+            (count.queries, count.keys_counted, count.read),
+            (1, 1000, 12.5)
+        );
     }
 
     #[test]
