@@ -441,6 +441,16 @@ pub fn write(
          delete or a condition check is one 1 KB write unit, as counted.",
         sizes.largest.0, sizes.largest.1
     );
+    md.push_str(
+        "\nReading the targets. A lookup's 4th request is a capped count: its group's tail when \
+         others share its group, or the top 1,000 when it may rank there and is not exact; \
+         without one it is 3. The raw yardstick is one request; a play is 5 or 6 (the write \
+         path's read and transaction, its own rank's snapshot and lanes, maybe a count, the \
+         Session's ranks), all on DynamoDB Local's one busy core, so 0.8 is beyond this design \
+         here. The index applies a board's changes in transactions of at most 100 items, one \
+         after another (each advances the root), so its drain rate is set by the transaction's \
+         latency on DynamoDB Local.\n",
+    );
 
     // Targets.
     let small_large = || {
