@@ -7,7 +7,7 @@
 //!    ranking has no ties. A hundred *observers* spread over each ranking never play.
 //! 2. **Quiet**: the observers' ranks through the HTTP API, one lookup at a time.
 //! 3. **Busy**: the local stack ([`crate::stack`]) takes plays at its maximum rate for the
-//!    load's seconds: concurrent game clients, half on each board, each playing its own
+//!    load's seconds: concurrent game clients, shared evenly among the boards, each playing its own
 //!    players (one play in flight per player), every play a new best. Meanwhile a second
 //!    client looks the observers up, one at a time, through an API of its own whose DynamoDB
 //!    requests are recorded apart ([`units`]: requests, items read by key, keys counted, units),

@@ -200,16 +200,17 @@ impl Run<'_> {
     /// Plays until `until` from the run's game clients, each on its own board and players.
     async fn plays(&self, until: Instant, bests: &mut [HashMap<usize, u64>]) -> Plays {
         let nb = self.boards.len();
-        let per_board = self.opts.clients.div_ceil(nb);
+        let clients = self.opts.clients.max(nb);
         let started = Instant::now();
         let mut tasks = Vec::new();
-        for c in 0..per_board * nb {
+        for c in 0..clients {
             let (b, k) = (c % nb, c / nb);
             let board = &self.boards[b];
-            // This client's players: every `per_board`-th non-observer, with their bests.
+            // This client's players: every `on_board`-th non-observer, with their bests.
+            let on_board = (clients - b).div_ceil(nb);
             let mine: HashMap<usize, u64> = bests[b]
                 .iter()
-                .filter(|(i, _)| **i % per_board == k)
+                .filter(|(i, _)| **i % on_board == k)
                 .map(|(i, s)| (*i, *s))
                 .collect();
             let path = format!("/leaderboards/{}/scores", board.id);

@@ -213,7 +213,7 @@ pub fn write(
         "`leaderboard-bench live-rank`{}: one run on one DynamoDB Local. Boards of {} entries (`best`, \
          layout v2, distinct scores) imported in bulk with their index built, then the table's stream \
          enabled and the local stack started in process ({} concurrent game clients over keep-alive HTTP, \
-         half on each board, each playing its own players, every play a new best; the stream poller and \
+         shared evenly among the boards, each playing its own players, every play a new best; the stream poller and \
          projector running). Quiet: {} lookups per board before any play. Busy: {} s of plays at the \
          stack's maximum rate while one more client looks up 100 observers per board (players spread over \
          the ranking who never play), one at a time, through an API whose DynamoDB requests are recorded \
