@@ -1,9 +1,10 @@
 //! Reading a player's own rank from a layout v2 index, in the order [`rank_v2::settle`] needs:
 //!
-//! 1. **The root**, read with the entry pointer by the caller (`BatchGetItem`, 2 items): the
-//!    generation of the nodes, and the entries it counts. After a play the key is known and
-//!    this read is skipped: the generation is the one this process last saw for the board
-//!    (it changes only when a rebuild switches), and the snapshot's root says the rest.
+//! 1. **The root**, read with the entry pointer by the caller (`BatchGetItem`): the generation
+//!    of the nodes, and the entries it counts. After a play, and on a lookup once this process
+//!    has seen the board's generation (`Store::board_and_rank`), this read is skipped: the
+//!    generation is the one this process last saw for the board (it changes only when a
+//!    rebuild switches), and the snapshot's root says the rest.
 //! 2. **The snapshot** (`TransactGetItems`, one request): the root and the nodes on the key's
 //!    path below it (8 items at the default width). Each apply writes its nodes and the root's
 //!    watermarks in one transaction, so the snapshot holds counters and watermarks that agree.

@@ -129,14 +129,14 @@ impl Store {
             .map(|(entry, _)| entry))
     }
 
-    /// [`Store::get_board`] and [`Store::player_rank`] with one request fewer: the board and
-    /// the player's entry pointer in one consistent `BatchGetItem`. On an open v2 board the rank
+    /// [`Store::get_board`] and [`Store::player_rank`] in one: the board and the player's entry
+    /// pointer in one consistent `BatchGetItem` (one request fewer). On an open v2 board the rank
     /// then reads the snapshot under the generation this process last saw (its root checks
     /// the guess; the first time, the root is read with the board), the tail when the
     /// player's group holds others, and the lanes: 3 requests (4 with the tail) and 20 items
-    /// read by key at the default width (21 the first time). A closed board is
-    /// answered as it is, unranked; a v1 board's rank is read as [`Store::player_rank`] reads
-    /// it.
+    /// read by key at the default width (21 the first time). A v1 board's rank reads its
+    /// written counts next, then as [`Store::player_rank`] does. A closed board is answered as
+    /// it is, unranked.
     pub async fn board_and_rank(
         &self,
         id: &BoardId,
@@ -161,10 +161,6 @@ impl Store {
         self.layouts.remember(&board);
         if board.status == BoardStatus::Closed {
             return Ok(BoardRank::Closed(board));
-        }
-        if !(board.rank_index && board.rank_layout == RankLayout::V2) {
-            let entry = self.player_rank(&board, player).await?;
-            return Ok(BoardRank::Open(board, entry));
         }
         let Some(pointer) = found.take(&keys[1]) else {
             return Ok(BoardRank::Open(board, None));

@@ -158,6 +158,17 @@ async fn plays_and_rank_reads() {
     let (r, c) = census(&counter, store.player_rank(&pa, &pid("p2"))).await;
     assert_eq!(r.unwrap().unwrap().rank, 3);
     m.expect("player_rank, small board", &c, "BatchGetItem 1, Query 1");
+    // The API's lookup on a v1 board: the board with the pointer, then the written counts.
+    let (r, c) = census(&counter, store.board_and_rank(&bid("pa"), &pid("p2"))).await;
+    match r.unwrap() {
+        BoardRank::Open(_, Some(entry)) => assert_eq!(entry.rank, 3),
+        other => panic!("expected the ranked entry, got {other:?}"),
+    }
+    m.expect(
+        "board_and_rank, v1, small board",
+        &c,
+        "BatchGetItem 2, Query 1",
+    );
     let (r, c) = census(&counter, store.around_player(&pa, &pid("p2"), 1)).await;
     assert_eq!(r.unwrap().unwrap().len(), 3);
     m.expect("around_player, small board", &c, "BatchGetItem 1, Query 3");
