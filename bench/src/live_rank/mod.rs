@@ -192,7 +192,7 @@ pub async fn run(opts: &Options) -> Result<String, String> {
         score_size: loaded.score_mean().round() as usize,
     };
     let measured = run.measure(&table.name).await?;
-    let sizes = run.item_sizes(&table.name).await?;
+    let sizes = phases::item_sizes(&lookup_proxy, &table.name).await?;
     stack.stop().await;
     let (md, failure) = report::write(opts, &boards, &measured, &sizes);
     match failure {

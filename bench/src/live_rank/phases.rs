@@ -76,8 +76,10 @@ pub struct Plays {
 
 /// Everything measured.
 pub struct Measured {
-    /// Every lookup.
+    /// Every lookup answered.
     pub lookups: Vec<Lookup>,
+    /// Lookups that failed or answered no rank.
+    pub lookup_errors: usize,
     /// The busy phase's plays.
     pub busy: Plays,
     /// The backlog phase's plays.
@@ -151,12 +153,17 @@ pub fn units_of(exchanges: &[Exchange], counted_size: usize) -> Units {
 
 impl Run<'_> {
     /// Looks observers up one at a time, round robin over the boards, `count` times or until
-    /// `until`.
-    async fn lookups(&self, when: When, count: usize, until: Option<Instant>) -> Vec<Lookup> {
+    /// `until`: the answers, and how many lookups failed.
+    async fn lookups(
+        &self,
+        when: When,
+        count: usize,
+        until: Option<Instant>,
+    ) -> (Vec<Lookup>, usize) {
         let mut conn = Conn::new(self.lookup_addr);
         let token = self.stack.token("lr_observer", &[]);
         let stats = self.lookup_proxy.stats();
-        let mut out = Vec::new();
+        let (mut out, mut errors) = (Vec::new(), 0);
         for k in 0..count {
             if until.is_some_and(|u| Instant::now() >= u) {
                 break;
@@ -172,10 +179,12 @@ impl Run<'_> {
             let exchanges = stats.take_recording();
             let Ok((200, body)) = response else {
                 eprintln!("live_rank: lookup {path} failed: {response:?}");
+                errors += 1;
                 continue;
             };
             let Some((rank, lag, exact)) = rank_of(&body) else {
                 eprintln!("live_rank: lookup {path}: no rank in {body:?}");
+                errors += 1;
                 continue;
             };
             out.push(Lookup {
@@ -194,7 +203,7 @@ impl Run<'_> {
                 units: units_of(&exchanges, self.score_size),
             });
         }
-        out
+        (out, errors)
     }
 
     /// Plays until `until` from the run's game clients, each on its own board and players.
@@ -314,7 +323,7 @@ impl Run<'_> {
 
     /// Every phase, in order.
     pub async fn measure(&self, table: &str) -> Result<Measured, String> {
-        let quiet = self
+        let (quiet, quiet_errors) = self
             .lookups(
                 When::Quiet,
                 self.opts.quiet_lookups * self.boards.len(),
@@ -359,7 +368,7 @@ impl Run<'_> {
         poller.start_recording();
         let t0 = Instant::now();
         let busy_end = t0 + Duration::from_secs(self.opts.seconds);
-        let (busy, busy_lookups, mut lag) = tokio::join!(
+        let (busy, (busy_lookups, busy_errors), mut lag) = tokio::join!(
             self.plays(busy_end, &mut bests),
             self.lookups(When::Busy, usize::MAX, Some(busy_end)),
             self.sample_lag(table, t0, busy_end, Duration::from_millis(250)),
@@ -423,6 +432,7 @@ impl Run<'_> {
         lookups.extend(busy_lookups);
         Ok(Measured {
             lookups,
+            lookup_errors: quiet_errors + busy_errors,
             busy,
             backlog,
             lag,
@@ -431,11 +441,6 @@ impl Run<'_> {
             play_units,
             projector_units,
         })
-    }
-
-    /// Every item's size, by kind, read with a Scan through the lookup proxy.
-    pub async fn item_sizes(&self, table: &str) -> Result<Sizes, String> {
-        item_sizes(self.lookup_proxy, table).await
     }
 }
 

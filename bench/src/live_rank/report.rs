@@ -520,6 +520,8 @@ pub fn write(
     let errors = m.busy.errors + m.backlog.errors;
     let failure = if errors > 0 {
         Some(format!("{errors} plays failed"))
+    } else if m.lookup_errors > 0 {
+        Some(format!("{} lookups failed", m.lookup_errors))
     } else if busy_lookups == 0 {
         Some("no lookup was made during the busy phase".into())
     } else {
