@@ -70,12 +70,13 @@ def event(method, path, sub=None, body=None, route=None, path_params=None, query
 SUBMIT = {
     "post-sessions.json": event(
         "POST", "/sessions", "p_alice",
-        {"score": 9850, "gameId": "tetris", "leaderboardIds": ["season_3", "daily_2026-11-21", "weekly_2026-w47"], "durationSec": 285}),
+        {"score": 9850, "gameId": "tetris", "leaderboardIds": ["season_3", "daily_2026-11-21", "weekly_2026-w47"], "durationSec": 285,
+         "metadata": {"character": "mage", "level": 12, "replayId": "r-01JDAW6K"}}),
     "post-sessions-with-session-id.json": event(
         "POST", "/sessions", "p_alice",
         {"score": 8420, "gameId": "tetris", "leaderboardIds": ["season_3"], "sessionId": "01JDAW6K2Z8Q4T1V5X7Y9B3C5D"}),
     "post-board-scores.json": event(
-        "POST", "/leaderboards/season_3/scores", "p_bob", {"score": 9850, "gameId": "tetris"},
+        "POST", "/leaderboards/season_3/scores", "p_bob", {"score": 9850, "gameId": "tetris", "metadata": {"character": "rogue"}},
         route="POST /leaderboards/{boardId}/scores", path_params={"boardId": "season_3"}),
     "post-sessions-no-claims.json": event(
         "POST", "/sessions", None, {"score": 1, "gameId": "tetris", "leaderboardIds": ["season_3"]}),

@@ -1,7 +1,9 @@
 //! The demo the run command seeds, over the HTTP API only (as games would): a season board and
 //! today's daily board, a few hundred players, a few thousand plays posted to both boards (with
-//! a progress bar on stderr), then the top 10, one player's rank and profile (once the stream
-//! projector has counted their plays), and ready-to-paste curl commands with signed tokens.
+//! a progress bar on stderr; each play's `metadata` names the character played), then the top 10
+//! with names and characters from the listing itself, one player's rank and profile (once the
+//! stream projector has counted their plays), and ready-to-paste curl commands with signed
+//! tokens.
 
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
@@ -74,11 +76,16 @@ fn expect(resp: ApiResponse, what: &str, ok: &[u16]) -> Result<Value, Error> {
     }
 }
 
+/// The characters a demo play is played with: each play's `metadata` names one, and the
+/// listings show it beside the entry.
+const CHARACTERS: [&str; 4] = ["knight", "ranger", "mage", "rogue"];
+
 /// One play to post.
 struct Play {
     player: usize,
     score: u64,
     duration: u64,
+    character: &'static str,
 }
 
 /// A progress bar on stderr: redrawn in place on a terminal, a line per quarter otherwise.
@@ -221,6 +228,7 @@ pub async fn run(stack: &Stack, size: DemoSize, out: &mut impl Write) -> Result<
                 player,
                 score: (skill * luck * 100_000.0) as u64,
                 duration: rng.random_range(60..900),
+                character: CHARACTERS[rng.random_range(0..CHARACTERS.len())],
             }
         })
         .collect();
@@ -234,6 +242,7 @@ pub async fn run(stack: &Stack, size: DemoSize, out: &mut impl Write) -> Result<
             let body = json!({
                 "score": play.score, "gameId": DEMO_GAME,
                 "leaderboardIds": board_ids, "durationSec": play.duration,
+                "metadata": {"character": play.character},
             });
             async move { api.post("/sessions", Some(token), &body).await }
         })
@@ -278,10 +287,6 @@ pub async fn run(stack: &Stack, size: DemoSize, out: &mut impl Write) -> Result<
         "top 10",
         &[200],
     )?;
-    let names: HashMap<&str, &str> = players
-        .iter()
-        .map(|(id, name, _)| (id.as_str(), name.as_str()))
-        .collect();
     let rank = expect(
         api.get(&format!(
             "/leaderboards/{SEASON_BOARD}/players/{DEMO_PLAYER}"
@@ -295,15 +300,16 @@ pub async fn run(stack: &Stack, size: DemoSize, out: &mut impl Write) -> Result<
 
     writeln!(out)?;
     writeln!(out, "Top 10 of {SEASON_BOARD} (Season 1):")?;
+    // Each entry carries its name and its play's metadata: no request per row.
     for e in top["entries"].as_array().into_iter().flatten() {
-        let id = e["playerId"].as_str().unwrap_or("?");
         writeln!(
             out,
-            "  {:>3}. {:<24} {:<10} {:>7}",
+            "  {:>3}. {:<24} {:<10} {:>7}  {}",
             e["rank"].as_u64().unwrap_or_default(),
-            names.get(id).copied().unwrap_or(id),
-            id,
-            e["score"].as_u64().unwrap_or_default()
+            e["name"].as_str().unwrap_or("?"),
+            e["playerId"].as_str().unwrap_or("?"),
+            e["score"].as_u64().unwrap_or_default(),
+            e["metadata"]["character"].as_str().unwrap_or("")
         )?;
     }
     writeln!(out)?;
@@ -326,7 +332,7 @@ pub async fn run(stack: &Stack, size: DemoSize, out: &mut impl Write) -> Result<
     )?;
     writeln!(
         out,
-        "  curl -s -X POST {base}/leaderboards/{SEASON_BOARD}/scores -H 'authorization: Bearer {player_token}' -H 'content-type: application/json' -d '{{\"score\": 99000, \"gameId\": \"{DEMO_GAME}\"}}'"
+        "  curl -s -X POST {base}/leaderboards/{SEASON_BOARD}/scores -H 'authorization: Bearer {player_token}' -H 'content-type: application/json' -d '{{\"score\": 99000, \"gameId\": \"{DEMO_GAME}\", \"metadata\": {{\"character\": \"mage\"}}}}'"
     )?;
     writeln!(
         out,

@@ -31,7 +31,9 @@ use leaderboard_http::{
 use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::freshness::Freshness;
-use leaderboard_store::model::{Board, BoardStatus, NewBoard, Player, RankedEntry, Session};
+use leaderboard_store::model::{
+    Board, BoardStatus, NewBoard, Player, RankedEntry, SeasonResult, Session,
+};
 use leaderboard_store::{BoardRank, MAX_AROUND, MAX_PAGE_SIZE, Store};
 use serde::{Deserialize, Serialize};
 
@@ -236,19 +238,10 @@ async fn dispatch(app: &App, req: &Request) -> Result<Response<Body>, ApiError> 
             // The board and the player's entry are read together (one request fewer).
             let entry = match store.board_and_rank(&id, &player).await? {
                 BoardRank::NoBoard => return Err(no_board(&id)),
-                BoardRank::Closed(_) => {
-                    store
-                        .season_result(&player, &id)
-                        .await?
-                        .map(|r| RankedEntry {
-                            rank: r.rank,
-                            player_id: r.player_id,
-                            score: r.score,
-                            attained_at: r.attained_at,
-                            // The final standings are exact (contract §4).
-                            freshness: Some(Freshness::exact(r.rank, r.player_count)),
-                        })
-                }
+                BoardRank::Closed(_) => store
+                    .season_result(&player, &id)
+                    .await?
+                    .map(SeasonResult::ranked),
                 BoardRank::Open(_, entry) => entry,
             };
             ok(&entry.ok_or_else(|| no_entry(&id, &player))?)

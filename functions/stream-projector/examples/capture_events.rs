@@ -11,7 +11,7 @@ use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
-use leaderboard_store::model::{NewBoard, Operator, Recurrence};
+use leaderboard_store::model::{Metadata, NewBoard, Operator, Recurrence};
 use leaderboard_store::{Config, Play, Store};
 use serde_json::{Value, json};
 
@@ -65,6 +65,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     ];
     for (i, (player, score, boards, ms)) in plays.into_iter().enumerate() {
         let play = Play {
+            // The first play carries metadata, as games may send it: a map on the Session.
+            metadata: (i == 0)
+                .then(|| Metadata::parse(json!({"character": "mage", "replayId": "r-0001"})))
+                .transpose()?,
             player_id: PlayerId::parse(player)?,
             session_id: SessionId::from_parts(T0 + ms, 0x5eed_0000 + i as u128)?,
             game_id: None,

@@ -15,6 +15,7 @@ use leaderboard_http::{ApiError, Router, identity, json, json_body, respond};
 use leaderboard_keys::ids::{BoardId, GameId, SessionId};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::freshness::Freshness;
+use leaderboard_store::model::Metadata;
 use leaderboard_store::{MAX_BOARDS_PER_PLAY, Play, PlayOutcome, Store, new_session_id};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -136,6 +137,10 @@ async fn submit(app: &App, req: &Request) -> Result<Response<Body>, ApiError> {
         score: score(body)?,
         duration_sec: duration(body)?,
         leaderboard_ids: boards,
+        metadata: match body.get("metadata") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(Metadata::parse(v.clone())?),
+        },
     };
     let outcome = app.store.record_play(&play, now).await?;
     tracing::info!(

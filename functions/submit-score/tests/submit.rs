@@ -151,6 +151,22 @@ async fn the_sample_events_work() {
             .iter()
             .all(|r| r["rank"] == 1 && r["best"] == 9850 && r["improved"] == true)
     );
+    // The sample's metadata is on its Session and on its three Score items.
+    let with_metadata = h
+        .table
+        .dump()
+        .await
+        .iter()
+        .filter(|i| {
+            s(i, "sk").is_some_and(|k| k.starts_with("SESSION#") || k.starts_with("SCORE#"))
+        })
+        .filter(|i| {
+            i.get("metadata")
+                .and_then(|m| m.as_m().ok())
+                .is_some_and(|m| m.len() == 3)
+        })
+        .count();
+    assert_eq!(with_metadata, 4);
 
     let (status, body) = h
         .call(lambda_http::request::from_str(WITH_ID).unwrap())

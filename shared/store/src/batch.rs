@@ -184,6 +184,8 @@ impl Store {
                 session_id: crate::new_session_id(*at)?,
                 score_sk: spec.score_sort_key(*score, at.as_millis(), player)?,
                 version: 1,
+                name: None,
+                metadata: None,
             };
             items.push(score_item(&pointer)?);
             items.push(pointer_item(&pointer)?);

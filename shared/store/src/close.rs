@@ -207,6 +207,8 @@ impl Store {
                     player_id: pointer.player_id.clone(),
                     score: pointer.score,
                     attained_at: pointer.attained_at,
+                    name: pointer.name.clone(),
+                    metadata: pointer.metadata.clone(),
                 };
                 writes.push(to_item(
                     &standing,
@@ -221,6 +223,8 @@ impl Store {
                     score: pointer.score,
                     player_count: total,
                     attained_at: pointer.attained_at,
+                    name: pointer.name.clone(),
+                    metadata: pointer.metadata.clone(),
                 };
                 writes.push(to_item(
                     &result,

@@ -112,5 +112,7 @@ pub(crate) fn pointer_from_score_item(item: &Item) -> Result<EntryPointer, Store
         session_id: entry.session_id,
         score_sk,
         version,
+        name: entry.name,
+        metadata: entry.metadata,
     })
 }

@@ -11,7 +11,7 @@
 //! - `request` and `retry`: the one way a request is built (table-bound builders, transaction
 //!   items, placeholders through `serde_dynamo`, the `Index` of a Query) and the retry
 //!   policies every loop takes its budget and backoff from.
-//! - [`names`]: what a display name may contain.
+//! - [`names`]: what a display name may contain; [`metadata`]: what a play's metadata may be.
 //! - `players`, `boards`, `scores`, `sessions`: the access patterns AP1-AP9 of seed 002, one
 //!   request each; `rank_index`, `rank_lookup` and [`freshness`]: ranks from the
 //!   stream-maintained rank index, with how fresh they are, at a cost that does not grow with
@@ -33,6 +33,7 @@ mod cursor;
 mod error;
 pub mod freshness;
 mod items;
+pub mod metadata;
 pub mod model;
 pub mod names;
 mod players;

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::StoreError;
 use crate::freshness::Freshness;
+pub use crate::metadata::Metadata;
 pub use crate::names::MAX_NAME_LEN;
 use crate::names::check_name;
 
@@ -334,6 +335,33 @@ pub struct ScoreEntry {
     pub attained_at: Timestamp,
     /// The session that set it.
     pub session_id: SessionId,
+    /// The player's display name when the entry last changed (absent on entries written
+    /// before names were kept: they show the playerId).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The metadata of the play that last changed the entry, if it had any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
+}
+
+impl ScoreEntry {
+    /// The entry at `rank`, as listings show it.
+    pub fn ranked(self, rank: u64) -> RankedEntry {
+        RankedEntry {
+            rank,
+            name: shown_name(self.name, &self.player_id),
+            player_id: self.player_id,
+            score: self.score,
+            attained_at: self.attained_at,
+            metadata: self.metadata,
+            freshness: None,
+        }
+    }
+}
+
+/// The name an entry shows: the one it was stored with, or else its player's id.
+pub fn shown_name(name: Option<String>, player: &PlayerId) -> String {
+    name.unwrap_or_else(|| player.to_string())
 }
 
 /// An entry with its rank on the board, as the read API shows it.
@@ -344,10 +372,15 @@ pub struct RankedEntry {
     pub rank: u64,
     /// The player.
     pub player_id: PlayerId,
+    /// The player's display name when the entry last changed (the playerId without one).
+    pub name: String,
     /// The score.
     pub score: u64,
     /// When it was attained.
     pub attained_at: Timestamp,
+    /// The metadata of the play that last changed the entry (absent when it had none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
     /// How fresh the rank is, on answers of a player's own rank (absent on top-N pages, whose
     /// positional ranks are exact by construction).
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
@@ -374,6 +407,13 @@ pub struct EntryPointer {
     pub score_sk: String,
     /// Bumped by every change; the condition of the next change.
     pub version: u64,
+    /// The player's display name when the entry last changed (absent on entries written
+    /// before names were kept: they show the playerId).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The metadata of the play that last changed the entry, if it had any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
 }
 
 impl EntryPointer {
@@ -385,6 +425,8 @@ impl EntryPointer {
             score: self.score,
             attained_at: self.attained_at,
             session_id: self.session_id.clone(),
+            name: self.name.clone(),
+            metadata: self.metadata.clone(),
         }
     }
 }
@@ -425,6 +467,9 @@ pub struct Session {
     pub duration_sec: Option<u64>,
     /// When the play was recorded.
     pub attained_at: Timestamp,
+    /// What the game attached to the play, if anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
     /// The outcome on each board, in the order of `leaderboard_ids`, so that a repeated request
     /// gets the first answer.
     pub outcomes: Vec<BoardOutcome>,
@@ -444,6 +489,13 @@ pub struct FinalStanding {
     pub score: u64,
     /// When it was attained.
     pub attained_at: Timestamp,
+    /// The player's display name when the entry last changed (absent on entries written
+    /// before names were kept: they show the playerId).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The metadata of the play that last changed the entry, if it had any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
 }
 
 /// A player's result on a closed board (the Season result item).
@@ -462,16 +514,40 @@ pub struct SeasonResult {
     pub player_count: u64,
     /// When the final score was attained.
     pub attained_at: Timestamp,
+    /// The player's display name when the entry last changed (absent on entries written
+    /// before names were kept: they show the playerId).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The metadata of the play that last changed the entry, if it had any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
+}
+
+impl SeasonResult {
+    /// The result as the read API shows a player's ranked entry: final, so exact.
+    pub fn ranked(self) -> RankedEntry {
+        RankedEntry {
+            rank: self.rank,
+            name: shown_name(self.name, &self.player_id),
+            player_id: self.player_id,
+            score: self.score,
+            attained_at: self.attained_at,
+            metadata: self.metadata,
+            freshness: Some(Freshness::exact(self.rank, self.player_count)),
+        }
+    }
 }
 
 impl FinalStanding {
     /// The standing as the read API shows a ranked entry.
-    pub fn ranked(&self) -> RankedEntry {
+    pub fn ranked(self) -> RankedEntry {
         RankedEntry {
             rank: self.rank,
-            player_id: self.player_id.clone(),
+            name: shown_name(self.name, &self.player_id),
+            player_id: self.player_id,
             score: self.score,
             attained_at: self.attained_at,
+            metadata: self.metadata,
             freshness: None,
         }
     }

@@ -1,14 +1,17 @@
 //! The write path of a play: one Session, posted to 1 to 10 boards atomically.
 //!
 //! 1. **One consistent read**: a `BatchGetItem` (strongly consistent) of the session (for
-//!    idempotency), each board's metadata, and the player's entry pointer on each board.
+//!    idempotency), the player's profile (the display name the entries take, so that a listing
+//!    needs no profile reads), each board's metadata, and the player's entry pointer on each
+//!    board.
 //! 2. **Decide**, for every board: unknown board (404), closed or outside its window (409),
 //!    score out of range (400) refuse the whole play before anything is written; otherwise the
 //!    board's operator (`best`, `latest`, `increment`) and order give the new entry, if it
 //!    changes.
 //! 3. **One transaction** (`TransactWriteItems`): put the Session if it does not exist; for
 //!    every board whose entry changes, put the pointer on condition that its version is the one
-//!    read, delete the old Score item on condition it exists, put the new one. Concurrent plays
+//!    read, delete the old Score item on condition it exists, put the new one (both carry the
+//!    name and the play's metadata). Concurrent plays
 //!    of one player on one board serialise on the pointer's version, so there is never a second
 //!    Score item and no better score is lost. A cancelled transaction is re-read and retried
 //!    with jittered exponential backoff, a bounded number of times.
@@ -35,8 +38,8 @@ use rand::Rng;
 
 use crate::error::CancelReason;
 use crate::freshness::Freshness;
-use crate::items::{from_item, pointer_item, score_item, to_item};
-use crate::model::{Board, BoardOutcome, BoardStatus, EntryPointer, Operator, Session};
+use crate::items::{ItemExt, from_item, pointer_item, score_item, to_item};
+use crate::model::{Board, BoardOutcome, BoardStatus, EntryPointer, Metadata, Operator, Session};
 use crate::rank_lookup::{Prefetch, RankCost};
 use crate::request::{Params, WithParams};
 use crate::retry::Retry;
@@ -68,6 +71,8 @@ pub struct Play {
     pub duration_sec: Option<u64>,
     /// The boards it counts on, 1 to 10, distinct.
     pub leaderboard_ids: Vec<BoardId>,
+    /// What the game attached to the play: kept on the Session and on every entry it changes.
+    pub metadata: Option<Metadata>,
 }
 
 /// What recording a play did.
@@ -100,6 +105,8 @@ pub fn new_session_id(now: Timestamp) -> Result<SessionId, StoreError> {
 /// What was read for a play.
 struct PlayState {
     session: Option<Session>,
+    /// The name the player's entries take: the profile's, else the player's id.
+    name: String,
     boards: Vec<Option<Board>>,
     pointers: Vec<Option<EntryPointer>>,
 }
@@ -137,6 +144,7 @@ fn plan_board(
     board: Board,
     old: Option<EntryPointer>,
     play: &Play,
+    name: &str,
     now: Timestamp,
 ) -> Result<BoardPlan, StoreError> {
     let spec = board.spec()?;
@@ -180,6 +188,8 @@ fn plan_board(
             session_id: play.session_id.clone(),
             score_sk: spec.score_sort_key(score, attained_at.as_millis(), &play.player_id)?,
             version: old.as_ref().map_or(1, |o| o.version + 1),
+            name: Some(name.to_owned()),
+            metadata: play.metadata.clone(),
         }),
     };
     let best = new
@@ -283,6 +293,7 @@ impl Store {
                 score: play.score,
                 duration_sec: play.duration_sec,
                 attained_at: now,
+                metadata: play.metadata.clone(),
                 outcomes: plans.iter().map(|p| p.outcome.clone()).collect(),
             };
             match self.write_play(&session, &plans).await {
@@ -359,13 +370,22 @@ impl Store {
             .iter()
             .map(|b| entity::entry(&play.player_id, b))
             .collect();
-        let mut keys = vec![session_key.clone()];
+        // The profile comes along for its name: one item more, no request more.
+        let player_key = entity::player(&play.player_id);
+        let mut keys = vec![session_key.clone(), player_key.clone()];
         keys.extend(board_keys.iter().cloned());
         keys.extend(pointer_keys.iter().cloned());
         let mut found = self.batch_get(&keys, "BatchGetItem(play)").await?;
         let mut take = |k: &Key| found.take(k);
         Ok(PlayState {
             session: take(&session_key).map(from_item).transpose()?,
+            name: take(&player_key)
+                .and_then(|p| {
+                    p.string("name")
+                        .filter(|n| !n.is_empty())
+                        .map(str::to_owned)
+                })
+                .unwrap_or_else(|| play.player_id.to_string()),
             boards: board_keys
                 .iter()
                 .map(|k| take(k).map(from_item).transpose())
@@ -402,7 +422,7 @@ impl Store {
         boards
             .into_iter()
             .zip(state.pointers)
-            .map(|(board, old)| plan_board(board, old, play, now))
+            .map(|(board, old)| plan_board(board, old, play, &state.name, now))
             .collect()
     }
 

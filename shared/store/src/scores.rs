@@ -7,7 +7,9 @@ use leaderboard_keys::rank_v2;
 
 use crate::freshness::Freshness;
 use crate::items::from_item;
-use crate::model::{Board, BoardStatus, EntryPointer, Page, RankLayout, RankedEntry, ScoreEntry};
+use crate::model::{
+    Board, BoardStatus, EntryPointer, Page, RankLayout, RankedEntry, ScoreEntry, shown_name,
+};
 use crate::query::Listing;
 use crate::rank_lookup::{Prefetch, RankCost, Written, written_keys};
 use crate::request::{Index, Params, WithParams};
@@ -26,16 +28,6 @@ pub enum BoardRank {
     Closed(Board),
     /// An open board and the player's entry on it, ranked (`None`: the player has none).
     Open(Board, Option<RankedEntry>),
-}
-
-fn ranked(entry: ScoreEntry, rank: u64) -> RankedEntry {
-    RankedEntry {
-        rank,
-        player_id: entry.player_id,
-        score: entry.score,
-        attained_at: entry.attained_at,
-        freshness: None,
-    }
 }
 
 impl Store {
@@ -62,7 +54,7 @@ impl Store {
                 .items
                 .into_iter()
                 .zip(offset + 1..)
-                .map(|(e, rank)| ranked(e, rank))
+                .map(|(e, rank)| e.ranked(rank))
                 .collect(),
             next_cursor: page.next_cursor,
         })
@@ -112,7 +104,11 @@ impl Store {
             sk_prefix: SCORE_PREFIX,
             forward: true,
         };
-        self.list_all(&listing).await
+        let mut entries: Vec<ScoreEntry> = self.list_all(&listing).await?;
+        for e in &mut entries {
+            e.name = Some(shown_name(e.name.take(), &e.player_id));
+        }
+        Ok(entries)
     }
 
     /// AP4 with its rank: the player's entry on a board with its rank and how fresh it is, or
@@ -248,7 +244,7 @@ impl Store {
             .await?;
         let rank = estimate.rank();
         let freshness = Freshness::of(rank, &estimate);
-        let mut entry = ranked(pointer.entry(), rank);
+        let mut entry = pointer.entry().ranked(rank);
         entry.freshness = Some(freshness);
         Ok((entry, freshness, cost))
     }
@@ -278,7 +274,7 @@ impl Store {
         // The neighbours' ranks are the player's plus their position, as fresh as the player's.
         let at = |e: ScoreEntry, rank: u64| RankedEntry {
             freshness: Some(freshness.for_rank(rank)),
-            ..ranked(e, rank)
+            ..e.ranked(rank)
         };
         // The n entries just above: ascending from the player's key, then reversed.
         let above = self

@@ -28,7 +28,7 @@ impl Store {
         };
         let page: Page<FinalStanding> = self.list(&listing, limit, cursor).await?.into_page()?;
         Ok(Page {
-            items: page.items.iter().map(FinalStanding::ranked).collect(),
+            items: page.items.into_iter().map(FinalStanding::ranked).collect(),
             next_cursor: page.next_cursor,
         })
     }

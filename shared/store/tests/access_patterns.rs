@@ -44,6 +44,8 @@ fn rank_order(order: Order, mut entries: Vec<Entry>) -> Vec<RankedEntry> {
         .into_iter()
         .zip(1u64..)
         .map(|((player_id, score, attained_at), rank)| RankedEntry {
+            metadata: None,
+            name: player_id.to_string(),
             rank,
             player_id,
             score,
@@ -910,6 +912,8 @@ async fn ap4_player_entry_and_entry_pointer_agree_with_the_score_item() {
         .unwrap();
     // THEN both are the 250 of the second play
     let want = ScoreEntry {
+        metadata: None,
+        name: Some("p1".into()),
         leaderboard_id: bid("b"),
         player_id: pid("p1"),
         score: 250,
@@ -960,6 +964,8 @@ async fn ap4_player_entry_and_entry_pointer_agree_with_the_score_item() {
             .unwrap()
             .map(|e| exact(e, 2)),
         Some(RankedEntry {
+            metadata: None,
+            name: "p1".into(),
             rank: 2,
             player_id: pid("p1"),
             score: 250,
@@ -1005,6 +1011,8 @@ async fn ap5_player_entries_across_boards() {
     let s1 = first.session.session_id;
     let s2 = second.session.session_id;
     let entry = |board: &str, player: &str, score, ms, session: &SessionId| ScoreEntry {
+        metadata: None,
+        name: Some(player.into()),
         leaderboard_id: bid(board),
         player_id: pid(player),
         score,
@@ -1523,6 +1531,8 @@ async fn around_player_at_the_top_the_bottom_and_the_middle() {
             .unwrap()
             .unwrap(),
         [RankedEntry {
+            metadata: None,
+            name: "only".into(),
             rank: 1,
             player_id: pid("only"),
             score: 5,

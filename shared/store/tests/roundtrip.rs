@@ -416,6 +416,7 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
         let session_id = SessionId::parse_stored(case.session).unwrap();
         let now = ts(case.at);
         let play = Play {
+            metadata: None,
             player_id: pid(case.player),
             session_id: session_id.clone(),
             game_id: Some(gid(case.game)),
@@ -427,6 +428,7 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
         let out = store.record_play(&play, now).await.unwrap();
         // THEN the Session is the one expected, and reads back identically
         let want = Session {
+            metadata: None,
             player_id: pid(case.player),
             session_id: session_id.clone(),
             leaderboard_ids: case.boards.iter().map(|b| bid(b)).collect(),
@@ -508,6 +510,8 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
                 score_sk,
                 case.at,
                 &ScoreEntry {
+                    metadata: None,
+                    name: Some(case.player.into()),
                     leaderboard_id: bid(board),
                     player_id: pid(case.player),
                     score: case.score,
@@ -687,6 +691,8 @@ async fn imported_entries_read_back_identically_at_the_edges_of_the_key_format()
             score_sk,
             when,
             &ScoreEntry {
+                metadata: None,
+                name: None,
                 leaderboard_id: bid(board_id),
                 player_id: pid(player),
                 score,

@@ -1,0 +1,208 @@
+//! What the API's handler tests share: a table on DynamoDB Local with the API and submit-score
+//! functions over it, API Gateway v2 requests as a player, an admin or nobody, boards, imported
+//! populations, and the contract's rank order.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+
+use lambda_http::Request;
+use leaderboard_api::{App, handle};
+use leaderboard_devkit::testing::TestTable;
+use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank::Order;
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::{Board, NewBoard, Operator, Recurrence};
+use leaderboard_store::{Config, Store};
+use rand::Rng;
+use serde_json::{Value, json};
+
+pub const TEMPLATE: &str = include_str!("../../../../events/leaderboard-api/get-top-scores.json");
+
+pub struct Harness {
+    pub table: TestTable,
+    pub store: Store,
+    pub api: App,
+    pub submit: submit_score::App,
+}
+
+pub async fn harness(label: &str) -> Harness {
+    // No test here reads the stream; see TestTable::without_stream.
+    let table = TestTable::without_stream(label).await;
+    let store = Store::new(
+        table.client.clone(),
+        &Config {
+            table_name: table.name.clone(),
+            cursor_secret: b"t".to_vec(),
+        },
+    );
+    Harness {
+        api: App::new(store.clone()),
+        submit: submit_score::App::new(store.clone()),
+        table,
+        store,
+    }
+}
+
+/// Who calls: nobody, a player, or an admin.
+#[derive(Clone, Copy)]
+pub enum As<'a> {
+    Anonymous,
+    Player(&'a str),
+    Admin(&'a str),
+}
+
+pub fn request(method: &str, path_and_query: &str, who: As, body: Option<&Value>) -> Request {
+    let (path, query) = path_and_query
+        .split_once('?')
+        .unwrap_or((path_and_query, ""));
+    let mut e: Value = serde_json::from_str(TEMPLATE).unwrap();
+    e["routeKey"] = json!(format!("{method} {path}"));
+    e["rawPath"] = json!(path);
+    e["rawQueryString"] = json!(query);
+    let params: HashMap<String, String> = query
+        .split('&')
+        .filter(|kv| !kv.is_empty())
+        .map(|kv| {
+            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+            (k.to_owned(), v.replace("%40", "@").replace("%2B", "+"))
+        })
+        .collect();
+    e["queryStringParameters"] = json!(params);
+    e["requestContext"]["http"]["method"] = json!(method);
+    e["requestContext"]["http"]["path"] = json!(path);
+    match who {
+        As::Anonymous => {}
+        As::Player(sub) | As::Admin(sub) => {
+            let groups = if matches!(who, As::Admin(_)) {
+                "[admin players]"
+            } else {
+                "[players]"
+            };
+            e["requestContext"]["authorizer"] =
+                json!({"jwt": {"claims": {"sub": sub, "cognito:groups": groups}, "scopes": null}});
+        }
+    }
+    if let Some(b) = body {
+        e["body"] = json!(b.to_string());
+    }
+    lambda_http::request::from_str(&e.to_string()).unwrap()
+}
+
+impl Harness {
+    pub async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        who: As<'_>,
+        body: Option<&Value>,
+    ) -> (u16, Value) {
+        let resp = handle(&self.api, request(method, path, who, body))
+            .await
+            .unwrap();
+        let status = resp.status().as_u16();
+        (
+            status,
+            serde_json::from_slice(resp.body().as_ref()).unwrap_or(Value::Null),
+        )
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        self.call("GET", path, As::Anonymous, None).await
+    }
+
+    pub async fn play(&self, player: &str, score: u64, boards: &[&str]) -> Value {
+        let req = request(
+            "POST",
+            "/sessions",
+            As::Player(player),
+            Some(&json!({"score": score, "gameId": "tetris", "leaderboardIds": boards})),
+        );
+        let resp = submit_score::handle(&self.submit, req).await.unwrap();
+        assert_eq!(resp.status(), 200);
+        serde_json::from_slice(resp.body().as_ref()).unwrap()
+    }
+
+    pub async fn board(&self, id: &str, order: Order) -> Board {
+        let now = Timestamp::now();
+        self.store
+            .create_board(
+                NewBoard {
+                    leaderboard_id: BoardId::parse(id).unwrap(),
+                    name: id.into(),
+                    order,
+                    operator: Operator::Best,
+                    max_score: 9_999_999_999,
+                    starts_at: Some(Timestamp::from_millis(now.as_millis() - 86_400_000).unwrap()),
+                    ends_at: Some(now.plus_millis(86_400_000)),
+                    recurrence: Recurrence::Season,
+                    game_id: None,
+                    rank_layout: Default::default(),
+                },
+                now,
+            )
+            .await
+            .unwrap()
+    }
+}
+
+pub fn code(body: &Value) -> &str {
+    body["error"]["code"].as_str().unwrap_or("<none>")
+}
+
+/// `n` players with scores from a small range (many ties) and a few equal times, imported.
+pub async fn populate(h: &Harness, board: &Board, n: usize) -> Vec<(PlayerId, u64, Timestamp)> {
+    let mut rng = rand::rng();
+    let base = Timestamp::now().as_millis() - 3_600_000;
+    let entries: Vec<(PlayerId, u64, Timestamp)> = (0..n)
+        .map(|i| {
+            (
+                PlayerId::parse(&format!("p{i:05}")).unwrap(),
+                rng.random_range(0..50),
+                Timestamp::from_millis(base + rng.random_range(0..20)).unwrap(),
+            )
+        })
+        .collect();
+    h.store.import_entries(board, &entries).await.unwrap();
+    // No stream here: the rank index is built in one pass, as on a quiet board.
+    h.store.build_rank_index(board).await.unwrap();
+    entries
+}
+
+/// An own-rank answer's freshness fields, checked exact on a board of `player_count` entries
+/// (`topPercent` = 100 × rank / playerCount, two decimals rounded up), and the entry without
+/// them.
+pub fn exact_own(entry: &Value, player_count: u64) -> Value {
+    let rank = entry["rank"].as_u64().unwrap();
+    assert_eq!(entry["rankExact"], true, "{entry}");
+    assert_eq!(entry["rankLag"], 0, "{entry}");
+    assert_eq!(entry["playerCount"], player_count, "{entry}");
+    let hundredths = (rank * 10_000).div_ceil(player_count);
+    assert_eq!(
+        entry["topPercent"].as_f64(),
+        Some(hundredths as f64 / 100.0),
+        "{entry}"
+    );
+    let mut plain = entry.clone();
+    for field in ["rankExact", "rankLag", "playerCount", "topPercent"] {
+        plain.as_object_mut().unwrap().remove(field);
+    }
+    plain
+}
+
+/// The rank order the contract defines: better score, then earlier time, then (a full tie) the
+/// greater player id bytes, which is where a descending read of the sort key puts it.
+pub fn ranked(
+    mut entries: Vec<(PlayerId, u64, Timestamp)>,
+    order: Order,
+) -> Vec<(PlayerId, u64, Timestamp)> {
+    entries.sort_by(|a, b| {
+        let by_score = match order {
+            Order::Desc => b.1.cmp(&a.1),
+            Order::Asc => a.1.cmp(&b.1),
+        };
+        by_score
+            .then(a.2.cmp(&b.2))
+            .then(b.0.as_str().cmp(a.0.as_str()))
+    });
+    entries
+}
