@@ -93,6 +93,9 @@ API = {
     "get-top-scores.json": event(
         "GET", "/leaderboards/season_3/scores", route="GET /leaderboards/{boardId}/scores",
         path_params={"boardId": "season_3"}, query={"limit": "10"}),
+    "get-friends.json": event(
+        "GET", "/leaderboards/season_3/scores", route="GET /leaderboards/{boardId}/scores",
+        path_params={"boardId": "season_3"}, query={"playerIds": "p_alice,p_bob,p_carol"}),
     "get-player-rank.json": event(
         "GET", "/leaderboards/season_3/players/p_alice", route="GET /leaderboards/{boardId}/players/{playerId}",
         path_params={"boardId": "season_3", "playerId": "p_alice"}),

@@ -5,7 +5,7 @@
 //! | --- | --- | --- |
 //! | `POST /leaderboards` | admin | create a board |
 //! | `GET /leaderboards/{boardId}` | any | AP9 |
-//! | `GET /leaderboards/{boardId}/scores` | any | AP3 (final standings after close) |
+//! | `GET /leaderboards/{boardId}/scores` | any | AP3 (final standings after close); with `playerIds`, the friends listing |
 //! | `GET /leaderboards/{boardId}/players/{playerId}` | any | AP4 + AP10 (season result after close) |
 //! | `GET /leaderboards/{boardId}/players/{playerId}/around` | any | rank window |
 //! | `PUT /players/me` | player | profile upsert |
@@ -34,7 +34,7 @@ use leaderboard_store::freshness::Freshness;
 use leaderboard_store::model::{
     Board, BoardStatus, NewBoard, Player, RankedEntry, SeasonResult, Session,
 };
-use leaderboard_store::{BoardRank, MAX_AROUND, MAX_PAGE_SIZE, Store};
+use leaderboard_store::{BoardRank, MAX_AROUND, MAX_PAGE_SIZE, MAX_PLAYER_IDS, Store};
 use serde::{Deserialize, Serialize};
 
 /// The default page of `GET /leaderboards/{boardId}/scores`.
@@ -195,6 +195,21 @@ async fn board(app: &App, id: &BoardId) -> Result<Board, ApiError> {
     app.store.get_board(id).await?.ok_or_else(|| no_board(id))
 }
 
+/// The comma-separated ids of a friends listing: 1 to 100 valid, distinct ids.
+fn player_ids(list: &str) -> Result<Vec<PlayerId>, ApiError> {
+    let ids: Vec<&str> = list.split(',').collect();
+    if list.is_empty() || ids.len() > MAX_PLAYER_IDS {
+        return Err(ApiError::invalid(format!(
+            "playerIds must list 1 to {MAX_PLAYER_IDS} player ids, separated by commas"
+        )));
+    }
+    // Distinct, checked by the store before any read.
+    Ok(ids
+        .into_iter()
+        .map(PlayerId::parse)
+        .collect::<Result<_, _>>()?)
+}
+
 fn no_board(id: &BoardId) -> ApiError {
     ApiError::not_found(format!("leaderboard {id} not found"))
 }
@@ -222,6 +237,21 @@ async fn dispatch(app: &App, req: &Request) -> Result<Response<Body>, ApiError> 
             let limit =
                 int_param(req, "limit", DEFAULT_TOP_LIMIT, 1, MAX_PAGE_SIZE as u64)? as usize;
             let cursor = query_param(req, "cursor");
+            if let Some(ids) = query_param(req, "playerIds") {
+                // The friends listing: chosen players, ranked board-wide, not paged.
+                if cursor.is_some() {
+                    return Err(ApiError::invalid(
+                        "cursor and playerIds cannot be used together",
+                    ));
+                }
+                let players = player_ids(&ids)?;
+                let board = board(app, &id).await?;
+                let (entries, _) = store.entries_of(&board, &players).await?;
+                return ok(&Entries {
+                    entries: &entries,
+                    next_cursor: Some(None),
+                });
+            }
             let board = board(app, &id).await?;
             let page = if board.status == BoardStatus::Closed {
                 store.final_standings(&id, limit, cursor.as_deref()).await?

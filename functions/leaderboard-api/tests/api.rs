@@ -10,7 +10,6 @@ use leaderboard_devkit::testing::s;
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
-use leaderboard_store::model::{NewBoard, Operator, Recurrence};
 use serde_json::{Value, json};
 
 use common::*;
@@ -623,27 +622,8 @@ async fn a_players_scores_sessions_and_a_games_sessions() {
 #[tokio::test]
 async fn after_close_the_reads_come_from_the_snapshot() {
     let h = harness("api_closed").await;
-    let now = Timestamp::now().as_millis();
     let id = BoardId::parse("season_9").unwrap();
-    h.store
-        .create_board(
-            NewBoard {
-                leaderboard_id: id.clone(),
-                name: "Season 9".into(),
-                order: Order::Desc,
-                operator: Operator::Best,
-                max_score: 9_999_999_999,
-                starts_at: Some(Timestamp::from_millis(now - 7_200_000).unwrap()),
-                ends_at: Some(Timestamp::from_millis(now - 3_600_000).unwrap()),
-                recurrence: Recurrence::Season,
-                game_id: None,
-                rank_layout: Default::default(),
-            },
-            Timestamp::from_millis(now - 7_200_000).unwrap(),
-        )
-        .await
-        .unwrap();
-    let board = h.store.get_board(&id).await.unwrap().unwrap();
+    let board = h.ended_board("season_9").await;
     let want = ranked(populate(&h, &board, 40).await, Order::Desc);
     let (_, live_top) = h.get("/leaderboards/season_9/scores?limit=40").await;
     let options = leaderboard_store::CloseOptions {

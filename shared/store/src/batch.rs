@@ -18,6 +18,9 @@ use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
 /// Items per `BatchWriteItem` request (DynamoDB's limit).
 pub const BATCH_WRITE_SIZE: usize = 25;
 
+/// Keys per `BatchGetItem` request (DynamoDB's limit).
+pub const BATCH_GET_SIZE: usize = 100;
+
 /// What a batched write cost.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BatchStats {
@@ -53,6 +56,20 @@ impl Found {
 }
 
 impl Store {
+    /// Reads any number of items by key, 100 a `BatchGetItem` (DynamoDB's limit), each as
+    /// [`Store::batch_get`] reads them: consistent, but not one snapshot across requests.
+    pub(crate) async fn batch_get_all(
+        &self,
+        keys: &[Key],
+        what: &'static str,
+    ) -> Result<Found, StoreError> {
+        let mut found = HashMap::new();
+        for chunk in keys.chunks(BATCH_GET_SIZE) {
+            found.extend(self.batch_get(chunk, what).await?.0);
+        }
+        Ok(Found(found))
+    }
+
     /// Reads up to 100 items by key in one strongly consistent `BatchGetItem`, re-asking for
     /// unprocessed keys with jittered backoff (a bounded number of rounds). `what` names the
     /// read in errors.

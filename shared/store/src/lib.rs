@@ -16,6 +16,7 @@
 //!   request each; `rank_index`, `rank_lookup` and [`freshness`]: ranks from the
 //!   stream-maintained rank index, with how fresh they are, at a cost that does not grow with
 //!   the board.
+//! - `friends`: the friends listing, chosen players' entries ranked board-wide together.
 //! - `close` and [`rollover`]: season close (snapshot, archive, successor), resumable and
 //!   safe to run twice at once; `standings`: reads of closed boards.
 //! - `plays`: the write path of a play: one consistent batch read, then one transaction that
@@ -32,6 +33,7 @@ pub mod config;
 mod cursor;
 mod error;
 pub mod freshness;
+mod friends;
 mod items;
 pub mod metadata;
 pub mod model;
@@ -59,6 +61,7 @@ pub use close::{CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
 pub use config::Config;
 pub use cursor::MAX_CURSOR_LEN;
 pub use error::{CancelReason, StoreError};
+pub use friends::MAX_PLAYER_IDS;
 pub use plays::{MAX_BOARDS_PER_PLAY, Play, PlayOutcome, new_session_id};
 pub use projection::{ProjectedSession, ProjectionOutcome, SEQUENCE_DIGITS, SequenceNumber};
 pub use query::MAX_PAGE_SIZE;

@@ -23,7 +23,7 @@
 //! keys counted; a rank within the first [`EXACT_TOP`] that is not exact yet costs one capped
 //! count more.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use aws_sdk_dynamodb::types::AttributeValue;
@@ -43,6 +43,16 @@ use crate::{Store, StoreError};
 
 /// Snapshot attempts when rebuilds keep switching generations under the read.
 const GENERATION_ROUNDS: usize = 3;
+
+/// The most path nodes one snapshot reads besides the root (`TransactGetItems` takes 100
+/// items).
+pub(crate) const SNAPSHOT_NODES: usize = 99;
+
+/// The prefixes of `key`'s path nodes below the root, top down (7 at the default width).
+pub(crate) fn path_nodes(key: &CountedKey) -> impl Iterator<Item = String> + '_ {
+    let layout = key.layout();
+    (1..layout.levels()).map(move |level| layout.prefix(key.digits(), level).to_owned())
+}
 
 /// Entries the root counts: the sum of its counters.
 pub(crate) fn root_entries(root: &Item) -> i64 {
@@ -68,6 +78,60 @@ fn latest_change(lane: u8, item: &Item) -> Option<LaneChange> {
         old: key("o").ok()?,
         new: key("n").ok()?,
     })
+}
+
+/// What the snapshot's `path` and `watermarks`, the `tail` count and the `lanes` read last say
+/// together about `key`'s rank on a board of `entries` entries ([`rank_v2::settle`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn settled_estimate(
+    board: &BoardId,
+    player: &PlayerId,
+    key: &CountedKey,
+    path: &PathRead,
+    watermarks: &Watermarks,
+    tail: Option<&TailCount>,
+    lanes: &LanesRead,
+    entries: i64,
+) -> Estimate {
+    let settled = rank_v2::settle(key, path, watermarks, tail, lanes);
+    if settled.negative {
+        tracing::error!(
+            board = %board, player = %player, above = path.above, group = path.group,
+            "rank v2 index read gave a negative count: answering as not exact"
+        );
+    }
+    Estimate::from_index(&IndexView {
+        above: settled.above.min(i64::MAX as u64) as i64,
+        entries,
+        unapplied: (settled.lag.min(i64::MAX as u64 - 1) as i64)
+            .saturating_add(i64::from(settled.negative)),
+        own_unapplied: 0,
+    })
+}
+
+/// `player`'s view of the lanes read last: every lane's written count and the player's lane's
+/// latest change, and the board's entries (Σ created).
+pub(crate) fn lanes_for(items: &[Item], player: &PlayerId) -> (LanesRead, i64) {
+    let own_lane = shard_of(player.as_str(), LANES);
+    let mut lanes = LanesRead {
+        own_lane,
+        ..LanesRead::default()
+    };
+    let mut entries = 0i64;
+    for (lane, item) in (0..LANES).zip(items) {
+        // A lane never written has no item (an item read always holds its keys).
+        if item.is_empty() {
+            continue;
+        }
+        lanes
+            .written
+            .insert(lane, item.number(WRITTEN_ATTR).unwrap_or(0));
+        entries = entries.saturating_add(item.number(CREATED_ATTR).unwrap_or(0i64));
+        if lane == own_lane {
+            lanes.own_latest = latest_change(lane, item);
+        }
+    }
+    (lanes, entries)
 }
 
 /// The generation of each board's index as this process last saw it. A guess, never trusted:
@@ -133,20 +197,16 @@ impl Store {
             None => None,
         };
         let (lanes, entries) = self.read_lanes(board, player, cost).await?;
-        let settled = rank_v2::settle(&key, &path, &watermarks, tail.as_ref(), &lanes);
-        if settled.negative {
-            tracing::error!(
-                board = %id, player = %player, above = path.above, group = path.group,
-                "rank v2 index read gave a negative count: answering as not exact"
-            );
-        }
-        let estimate = Estimate::from_index(&IndexView {
-            above: settled.above.min(i64::MAX as u64) as i64,
+        let estimate = settled_estimate(
+            id,
+            player,
+            &key,
+            &path,
+            &watermarks,
+            tail.as_ref(),
+            &lanes,
             entries,
-            unapplied: (settled.lag.min(i64::MAX as u64 - 1) as i64)
-                .saturating_add(i64::from(settled.negative)),
-            own_unapplied: 0,
-        });
+        );
         if !estimate.worth_counting() {
             return Ok(estimate);
         }
@@ -194,18 +254,31 @@ impl Store {
         &self,
         board: &Board,
         key: &CountedKey,
-        mut generation: u64,
+        generation: u64,
         cost: &mut RankCost,
     ) -> Result<(PathRead, Watermarks, Item), StoreError> {
+        let (mut paths, watermarks, root) = self
+            .paths_snapshot(board, std::slice::from_ref(key), generation, cost)
+            .await?;
+        Ok((paths.remove(0), watermarks, root))
+    }
+
+    /// Step 2 for several keys of one board at once: the root and the union of their path
+    /// nodes (at most [`SNAPSHOT_NODES`]: see [`path_nodes`]) in one transactional read, so
+    /// every key's path agrees with the same watermarks.
+    pub(crate) async fn paths_snapshot(
+        &self,
+        board: &Board,
+        keys: &[CountedKey],
+        mut generation: u64,
+        cost: &mut RankCost,
+    ) -> Result<(Vec<PathRead>, Watermarks, Item), StoreError> {
         let id = &board.leaderboard_id;
-        let layout = key.layout();
+        let prefixes: BTreeSet<String> = keys.iter().flat_map(path_nodes).collect();
         for _ in 0..GENERATION_ROUNDS {
-            let mut keys = vec![root_key(id)];
-            keys.extend(
-                (1..layout.levels())
-                    .map(|level| node_key(id, generation, layout.prefix(key.digits(), level))),
-            );
-            let mut items = self.snapshot(&keys, cost).await?;
+            let mut item_keys = vec![root_key(id)];
+            item_keys.extend(prefixes.iter().map(|p| node_key(id, generation, p)));
+            let mut items = self.snapshot(&item_keys, cost).await?;
             let root = items.first_mut().and_then(Option::take).unwrap_or_default();
             let now = root.number(GENERATION_ATTR).unwrap_or(0u64);
             self.generations.remember(id, now);
@@ -215,16 +288,14 @@ impl Store {
                 generation = now;
                 continue;
             }
-            let empty = Item::new();
-            let item = |i: usize| items.get(i).and_then(Option::as_ref).unwrap_or(&empty);
             let mut nodes = NodeCounters::new();
             nodes.insert(String::new(), item_counters(&root));
-            for level in 1..layout.levels() {
-                let prefix = layout.prefix(key.digits(), level).to_owned();
-                nodes.insert(prefix, item_counters(item(level)));
+            for (prefix, item) in prefixes.iter().zip(items.iter().skip(1)) {
+                let counters = item.as_ref().map(item_counters).unwrap_or_default();
+                nodes.insert(prefix.clone(), counters);
             }
-            let watermarks = root_watermarks(&root);
-            return Ok((PathRead::of(key, &nodes), watermarks, root));
+            let paths = keys.iter().map(|k| PathRead::of(k, &nodes)).collect();
+            return Ok((paths, root_watermarks(&root), root));
         }
         Err(StoreError::Contention {
             attempts: GENERATION_ROUNDS as u32,
@@ -232,7 +303,7 @@ impl Store {
     }
 
     /// Step 3: the other players' keys of `key`'s group on `side` of it, at most [`TAIL_CAP`].
-    async fn count_tail(
+    pub(crate) async fn count_tail(
         &self,
         board: &Board,
         player: &PlayerId,
@@ -273,25 +344,6 @@ impl Store {
         let items = self.lane_items(&board.leaderboard_id).await?;
         cost.requests += 1;
         cost.items += items.len() as u64;
-        let own_lane = shard_of(player.as_str(), LANES);
-        let mut lanes = LanesRead {
-            own_lane,
-            ..LanesRead::default()
-        };
-        let mut entries = 0i64;
-        for (lane, item) in (0..LANES).zip(&items) {
-            // A lane never written has no item (an item read always holds its keys).
-            if item.is_empty() {
-                continue;
-            }
-            lanes
-                .written
-                .insert(lane, item.number(WRITTEN_ATTR).unwrap_or(0));
-            entries = entries.saturating_add(item.number(CREATED_ATTR).unwrap_or(0i64));
-            if lane == own_lane {
-                lanes.own_latest = latest_change(lane, item);
-            }
-        }
-        Ok((lanes, entries))
+        Ok(lanes_for(&items, player))
     }
 }

@@ -442,3 +442,48 @@ async fn projection_import_and_close() {
     m.expect("player_results", &c, "Query 1");
     m.none();
 }
+
+#[tokio::test]
+async fn friends_listing_of_a_hundred_players_on_5000_entries() {
+    let mut m = Misses::default();
+    let (_t, store, counter) = counted("census_friends").await;
+    board(&store, "fr", Order::Desc, Operator::Best).await;
+    let fr = stored_board(&store, "fr").await;
+    // 5,000 entries, one score each: more than the exact top, and no group shared.
+    let entries: Vec<_> = (0..5_000u64)
+        .map(|i| (pid(&format!("e{i:04}")), 10 + i * 3, at(i * 1_000)))
+        .collect();
+    store.import_entries(&fr, &entries).await.unwrap();
+    store.build_rank_index(&fr).await.unwrap();
+    // 95 players spread over the whole board, and 5 who never played.
+    let mut players: Vec<_> = (0..95u64)
+        .map(|i| pid(&format!("e{:04}", i * 52)))
+        .collect();
+    players.extend((0..5).map(|i| pid(&format!("nobody{i}"))));
+    let (r, c) = census(&counter, store.entries_of(&fr, &players)).await;
+    let (listed, cost) = r.unwrap();
+    // Best first: e4940 is 5,000 - 4,940 = 60th.
+    let want: Vec<_> = (0..95u64).rev().map(|i| i * 52).collect();
+    assert_eq!(listed.len(), want.len());
+    for (e, i) in listed.iter().zip(want) {
+        assert_eq!(
+            (e.player_id.as_str(), e.rank),
+            (format!("e{i:04}").as_str(), 5_000 - i)
+        );
+        let f = e.freshness.unwrap();
+        assert!(f.rank_exact && f.player_count == 5_000, "{e:?}");
+    }
+    // Pointers and root (101 keys, 2 requests), snapshots of at most 100 items, the lanes.
+    m.expect(
+        "entries_of, 100 players on 5,000 entries",
+        &c,
+        "BatchGetItem 3, TransactGetItems 4",
+    );
+    // The cost the listing reports is what it sent.
+    let sent: u32 = c
+        .split(", ")
+        .filter_map(|s| s.rsplit(' ').next()?.parse::<u32>().ok())
+        .sum();
+    assert_eq!(cost.requests, sent);
+    m.none();
+}

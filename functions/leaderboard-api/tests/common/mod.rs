@@ -11,7 +11,7 @@ use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
-use leaderboard_store::model::{Board, NewBoard, Operator, Recurrence};
+use leaderboard_store::model::{Board, NewBoard, Operator, RankLayout, Recurrence};
 use leaderboard_store::{Config, Store};
 use rand::Rng;
 use serde_json::{Value, json};
@@ -123,7 +123,45 @@ impl Harness {
     }
 
     pub async fn board(&self, id: &str, order: Order) -> Board {
+        self.board_with(id, order, RankLayout::default()).await
+    }
+
+    /// An open board (a day ago to a day ahead) with `layout`.
+    pub async fn board_with(&self, id: &str, order: Order, layout: RankLayout) -> Board {
         let now = Timestamp::now();
+        let day = 86_400_000;
+        self.create(
+            id,
+            order,
+            layout,
+            now.as_millis() - day,
+            now.as_millis() + day,
+        )
+        .await
+    }
+
+    /// A board that ran for an hour and ended an hour ago: ready to close.
+    pub async fn ended_board(&self, id: &str) -> Board {
+        let now = Timestamp::now().as_millis();
+        self.create(
+            id,
+            Order::Desc,
+            RankLayout::default(),
+            now - 7_200_000,
+            now - 3_600_000,
+        )
+        .await
+    }
+
+    async fn create(
+        &self,
+        id: &str,
+        order: Order,
+        layout: RankLayout,
+        from: u64,
+        to: u64,
+    ) -> Board {
+        let starts_at = Timestamp::from_millis(from).unwrap();
         self.store
             .create_board(
                 NewBoard {
@@ -132,13 +170,13 @@ impl Harness {
                     order,
                     operator: Operator::Best,
                     max_score: 9_999_999_999,
-                    starts_at: Some(Timestamp::from_millis(now.as_millis() - 86_400_000).unwrap()),
-                    ends_at: Some(now.plus_millis(86_400_000)),
+                    starts_at: Some(starts_at),
+                    ends_at: Some(Timestamp::from_millis(to).unwrap()),
                     recurrence: Recurrence::Season,
                     game_id: None,
-                    rank_layout: Default::default(),
+                    rank_layout: layout,
                 },
-                now,
+                starts_at,
             )
             .await
             .unwrap()

@@ -1,0 +1,414 @@
+//! The friends listing (contract §6): the entries of up to [`MAX_PLAYER_IDS`] chosen players on
+//! one board, in rank order, each with its board-wide rank and how fresh it is, at a cost that
+//! does not grow with the board.
+//!
+//! - **A closed board** answers from the players' season results (`BatchGetItem`s, 100 keys a
+//!   request): final, exact.
+//! - **An open layout v2 board** reads, in the order a single rank reads them
+//!   (`rank_lookup_v2`):
+//!   1. the entry pointers and the index's root (`BatchGetItem`s, 100 keys a request);
+//!   2. on a board the root counts at most [`EXACT_TOP`] entries: the top page, one Query of at
+//!      most [`EXACT_TOP`] keys (sort key and player id), which ranks every listed player
+//!      exactly when it holds the whole board; then the lanes for its size, and done;
+//!   3. the snapshots: the root and the union of the players' path nodes, transactionally,
+//!      up to [`SNAPSHOT_NODES`] nodes a request (players in rank order share their upper
+//!      nodes): at most `ceil(players × 7 / 99)` = 8 requests for 100 players at the default
+//!      width;
+//!   4. a tail count for each player whose group holds others (rare: one score within 100 s);
+//!   5. the lanes, once, last;
+//!   6. the top page (if step 2 did not read it) when some answer is not exact and may be within
+//!      the first [`EXACT_TOP`]: it makes every such answer exact at once, where a rank lookup
+//!      makes one capped count per player.
+//! - **An open v1 or unindexed board** (made before layout v2) ranks each player as
+//!   [`Store::player_rank`] does: at most 4 requests a player.
+
+use std::collections::BTreeSet;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use leaderboard_keys::entity::{self, Key, SCORE_PREFIX, SCORE_UPPER_BOUND};
+use leaderboard_keys::ids::PlayerId;
+use leaderboard_keys::rank_v2::{self, CountedKey, GENERATION_ATTR, TailSide};
+
+use crate::freshness::{EXACT_TOP, Estimate, Freshness};
+use crate::items::{Item, ItemExt, from_item, key_string};
+use crate::model::{Board, BoardStatus, EntryPointer, RankLayout, RankedEntry, SeasonResult};
+use crate::rank_lookup::{Prefetch, RankCost};
+use crate::rank_lookup_v2::{
+    SNAPSHOT_NODES, lanes_for, path_nodes, root_entries, settled_estimate,
+};
+use crate::request::Params;
+use crate::{Store, StoreError};
+
+/// The most players one friends listing names.
+pub const MAX_PLAYER_IDS: usize = 100;
+
+/// The top of a board as one Query read it: sort keys and player ids, best first.
+struct TopPage {
+    keys: Vec<(String, String)>,
+    /// The page holds the board's last entry.
+    complete: bool,
+}
+
+impl TopPage {
+    /// Other players' entries above `sort_key`, when the page reaches it (the page is a prefix
+    /// of the descending keys, so every key above it is then on the page).
+    fn counted_above(&self, sort_key: &str, player: &PlayerId) -> Option<u64> {
+        let reaches = self.complete
+            || self
+                .keys
+                .last()
+                .is_some_and(|(last, _)| last.as_str() <= sort_key);
+        reaches.then(|| {
+            self.keys
+                .iter()
+                .filter(|(k, p)| k.as_str() > sort_key && p != player.as_str())
+                .count() as u64
+        })
+    }
+}
+
+/// Checks a listing's players: 1 to [`MAX_PLAYER_IDS`], no one twice.
+fn check_players(players: &[PlayerId]) -> Result<(), StoreError> {
+    if players.is_empty() || players.len() > MAX_PLAYER_IDS {
+        return Err(StoreError::Invalid(format!(
+            "playerIds must list 1 to {MAX_PLAYER_IDS} players"
+        )));
+    }
+    let mut seen = BTreeSet::new();
+    if let Some(twice) = players.iter().find(|p| !seen.insert(p.as_str())) {
+        return Err(StoreError::Invalid(format!(
+            "playerIds lists {twice} twice"
+        )));
+    }
+    Ok(())
+}
+
+/// Groups keys (in rank order) into snapshots of at most [`SNAPSHOT_NODES`] path nodes each,
+/// neighbours together so that they share their upper nodes: the index ranges of each group.
+pub(crate) fn snapshot_groups(keys: &[CountedKey]) -> Vec<std::ops::Range<usize>> {
+    let mut groups = Vec::new();
+    let mut start = 0;
+    let mut nodes = BTreeSet::new();
+    for (i, key) in keys.iter().enumerate() {
+        let path: Vec<String> = path_nodes(key).collect();
+        let new = path.iter().filter(|p| !nodes.contains(*p)).count();
+        if i > start && nodes.len() + new > SNAPSHOT_NODES {
+            groups.push(start..i);
+            start = i;
+            nodes.clear();
+        }
+        nodes.extend(path);
+    }
+    if start < keys.len() {
+        groups.push(start..keys.len());
+    }
+    groups
+}
+
+impl Store {
+    /// The entries of `players` on `board` that exist, in rank order, each ranked board-wide
+    /// with its freshness (see the module documentation), and what the ranks cost.
+    pub async fn entries_of(
+        &self,
+        board: &Board,
+        players: &[PlayerId],
+    ) -> Result<(Vec<RankedEntry>, RankCost), StoreError> {
+        check_players(players)?;
+        let id = &board.leaderboard_id;
+        let mut cost = RankCost::default();
+        if board.status == BoardStatus::Closed {
+            let keys: Vec<Key> = players
+                .iter()
+                .map(|p| entity::season_result(p, id))
+                .collect();
+            let mut found = self
+                .batch_get_all(&keys, "BatchGetItem(friends results)")
+                .await?;
+            cost.requests += keys.len().div_ceil(crate::batch::BATCH_GET_SIZE) as u32;
+            cost.items += keys.len() as u64;
+            let mut entries = keys
+                .iter()
+                .filter_map(|k| found.take(k))
+                .map(|i| from_item::<SeasonResult>(i).map(SeasonResult::ranked))
+                .collect::<Result<Vec<_>, _>>()?;
+            entries.sort_by_key(|e| e.rank);
+            return Ok((entries, cost));
+        }
+        let v2 = board.rank_index && board.rank_layout == RankLayout::V2;
+        let mut keys: Vec<Key> = players.iter().map(|p| entity::entry(p, id)).collect();
+        if v2 {
+            keys.push(rank_v2::root_key(id));
+        }
+        let mut found = self
+            .batch_get_all(&keys, "BatchGetItem(friends pointers)")
+            .await?;
+        cost.requests += keys.len().div_ceil(crate::batch::BATCH_GET_SIZE) as u32;
+        cost.items += keys.len() as u64;
+        let root = if v2 {
+            found.take(&keys[players.len()])
+        } else {
+            None
+        };
+        let mut pointers = keys[..players.len()]
+            .iter()
+            .filter_map(|k| found.take(k))
+            .map(from_item::<EntryPointer>)
+            .collect::<Result<Vec<_>, _>>()?;
+        // Rank order: descending sort keys.
+        pointers.sort_by(|a, b| b.score_sk.cmp(&a.score_sk));
+        let estimates = if v2 {
+            self.estimates_v2(board, &pointers, root.unwrap_or_default(), &mut cost)
+                .await?
+        } else {
+            let mut estimates = Vec::with_capacity(pointers.len());
+            for p in &pointers {
+                let (estimate, c) = self
+                    .own_rank(
+                        board,
+                        &p.player_id,
+                        &p.score_sk,
+                        p.version,
+                        Prefetch::Nothing,
+                    )
+                    .await?;
+                cost = cost.plus(c);
+                estimates.push(estimate);
+            }
+            estimates
+        };
+        let entries = pointers
+            .iter()
+            .zip(estimates)
+            .map(|(p, estimate)| {
+                let rank = estimate.rank();
+                let mut entry = p.entry().ranked(rank);
+                entry.freshness = Some(Freshness::of(rank, &estimate));
+                entry
+            })
+            .collect();
+        Ok((entries, cost))
+    }
+
+    /// Steps 2 to 6 of the module documentation for `pointers` (in rank order) on a v2 board,
+    /// given the root read with them.
+    async fn estimates_v2(
+        &self,
+        board: &Board,
+        pointers: &[EntryPointer],
+        root: Item,
+        cost: &mut RankCost,
+    ) -> Result<Vec<Estimate>, StoreError> {
+        if pointers.is_empty() {
+            return Ok(Vec::new());
+        }
+        let id = &board.leaderboard_id;
+        let mut top = None;
+        if root_entries(&root) <= EXACT_TOP as i64 {
+            let page = self.top_page(board, cost).await?;
+            if page.complete {
+                let (_, entries) = lanes_for(
+                    &self.read_lane_items(board, cost).await?,
+                    &pointers[0].player_id,
+                );
+                return Ok(pointers
+                    .iter()
+                    .map(|p| {
+                        let above = page.counted_above(&p.score_sk, &p.player_id).unwrap_or(0);
+                        Estimate::exact(above, (entries.max(0) as u64).max(above + 1))
+                    })
+                    .collect());
+            }
+            top = Some(page);
+        }
+        let keys = pointers
+            .iter()
+            .map(|p| CountedKey::parse(&p.score_sk))
+            .collect::<Result<Vec<_>, _>>()?;
+        let generation = root.number(GENERATION_ATTR).unwrap_or(0u64);
+        let mut reads = Vec::with_capacity(keys.len());
+        for group in snapshot_groups(&keys) {
+            let (paths, watermarks, _) = self
+                .paths_snapshot(board, &keys[group], generation, cost)
+                .await?;
+            reads.extend(paths.into_iter().map(|path| (path, watermarks.clone())));
+        }
+        let mut tails = Vec::with_capacity(keys.len());
+        for ((key, (path, _)), p) in keys.iter().zip(&reads).zip(pointers) {
+            tails.push(match TailSide::for_key(key, path, false) {
+                Some(side) => Some(
+                    self.count_tail(board, &p.player_id, key, side, cost)
+                        .await?,
+                ),
+                None => None,
+            });
+        }
+        let lanes = self.read_lane_items(board, cost).await?;
+        let mut estimates: Vec<Estimate> = keys
+            .iter()
+            .zip(&reads)
+            .zip(&tails)
+            .zip(pointers)
+            .map(|(((key, (path, watermarks)), tail), p)| {
+                let (lanes, entries) = lanes_for(&lanes, &p.player_id);
+                settled_estimate(
+                    id,
+                    &p.player_id,
+                    key,
+                    path,
+                    watermarks,
+                    tail.as_ref(),
+                    &lanes,
+                    entries,
+                )
+            })
+            .collect();
+        if estimates.iter().any(Estimate::worth_counting) {
+            let page = match top {
+                Some(page) => page,
+                None => self.top_page(board, cost).await?,
+            };
+            for (estimate, p) in estimates.iter_mut().zip(pointers) {
+                if estimate.worth_counting()
+                    && let Some(counted) = page.counted_above(&p.score_sk, &p.player_id)
+                {
+                    *estimate = estimate.with_count(counted, true);
+                }
+            }
+        }
+        Ok(estimates)
+    }
+
+    /// The lanes, one `BatchGetItem` of 10 items.
+    async fn read_lane_items(
+        &self,
+        board: &Board,
+        cost: &mut RankCost,
+    ) -> Result<Vec<Item>, StoreError> {
+        let items = self.lane_items(&board.leaderboard_id).await?;
+        cost.requests += 1;
+        cost.items += items.len() as u64;
+        Ok(items.to_vec())
+    }
+
+    /// The board's first [`EXACT_TOP`] entries' sort keys and player ids: one consistent Query,
+    /// followed past DynamoDB's 1 MB page only until it holds them (entries with large
+    /// metadata fill a page sooner: at most 3 pages).
+    async fn top_page(&self, board: &Board, cost: &mut RankCost) -> Result<TopPage, StoreError> {
+        let pk = entity::board_pk(&board.leaderboard_id);
+        let mut keys = Vec::new();
+        let mut start: Option<std::collections::HashMap<String, AttributeValue>> = None;
+        cost.count_queries += 1;
+        loop {
+            let out = self
+                .range_query(&pk, SCORE_PREFIX, SCORE_UPPER_BOUND, Params::new())?
+                .scan_index_forward(false)
+                .consistent_read(true)
+                .projection_expression("sk, playerId")
+                .limit((EXACT_TOP as usize - keys.len()) as i32)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk("Query(friends top page)", e))?;
+            cost.requests += 1;
+            cost.keys_counted += out.scanned_count.max(0) as u64;
+            for item in out.items.unwrap_or_default() {
+                keys.push((
+                    key_string(&item, "sk"),
+                    item.string("playerId").unwrap_or_default().to_owned(),
+                ));
+            }
+            start = out.last_evaluated_key;
+            if start.is_none() {
+                return Ok(TopPage {
+                    keys,
+                    complete: true,
+                });
+            }
+            if keys.len() >= EXACT_TOP as usize {
+                return Ok(TopPage {
+                    keys,
+                    complete: false,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pid(s: &str) -> PlayerId {
+        PlayerId::parse(s).unwrap()
+    }
+
+    #[test]
+    fn players_are_one_to_a_hundred_and_distinct() {
+        assert!(check_players(&[]).is_err());
+        let hundred: Vec<PlayerId> = (0..100).map(|i| pid(&format!("p{i}"))).collect();
+        assert!(check_players(&hundred).is_ok());
+        let mut more = hundred.clone();
+        more.push(pid("p100"));
+        assert!(check_players(&more).is_err());
+        let twice = [pid("a"), pid("b"), pid("a")];
+        match check_players(&twice) {
+            Err(StoreError::Invalid(why)) => assert!(why.contains("a twice"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn snapshots_hold_at_most_99_nodes_and_neighbours_share_theirs() {
+        use leaderboard_keys::rank::{Order, RankKeySpec};
+        let spec = RankKeySpec::new(Order::Desc, 9_999_999_999).unwrap();
+        let key = |score: u64, i: u64| {
+            let sk = spec
+                .score_sort_key(score, 1_700_000_000_000 + i, &pid(&format!("p{i}")))
+                .unwrap();
+            CountedKey::parse(&sk).unwrap()
+        };
+        // 100 scattered keys, in rank order: 7 nodes each, few shared.
+        let mut keys: Vec<CountedKey> = (0..100)
+            .map(|i| key((i * 7_919_113_337) % 9_999_999_999, i))
+            .collect();
+        keys.sort_by(|a, b| b.digits().cmp(a.digits()));
+        let groups = snapshot_groups(&keys);
+        assert_eq!(groups.first().map(|g| g.start), Some(0));
+        assert_eq!(groups.last().map(|g| g.end), Some(100));
+        for (g, next) in groups.iter().zip(groups.iter().skip(1)) {
+            assert_eq!(g.end, next.start);
+        }
+        for g in &groups {
+            let nodes: BTreeSet<String> = keys[g.clone()].iter().flat_map(path_nodes).collect();
+            assert!(nodes.len() <= SNAPSHOT_NODES, "{g:?}: {}", nodes.len());
+        }
+        assert!(groups.len() <= 8, "{}", groups.len());
+        // 100 keys of one score share every node but the last few: one snapshot.
+        let close: Vec<CountedKey> = (0..100).map(|i| key(5_000, i)).collect();
+        assert_eq!(
+            snapshot_groups(&close),
+            vec![std::ops::Range { start: 0, end: 100 }]
+        );
+    }
+
+    #[test]
+    fn a_top_page_ranks_only_the_keys_it_reaches_past() {
+        let page = |complete| TopPage {
+            keys: vec![
+                ("s9".into(), "a".into()),
+                ("s7".into(), "b".into()),
+                ("s5".into(), "c".into()),
+            ],
+            complete,
+        };
+        let open = page(false);
+        assert_eq!(open.counted_above("s6", &pid("x")), Some(2));
+        assert_eq!(open.counted_above("s7", &pid("b")), Some(1));
+        // The player's own key, wherever it is, is not counted.
+        assert_eq!(open.counted_above("s6", &pid("a")), Some(1));
+        // Below the page's last key: not known from it, unless it holds the whole board.
+        assert_eq!(open.counted_above("s4", &pid("x")), None);
+        assert_eq!(open.counted_above("s5", &pid("c")), Some(2));
+        assert_eq!(page(true).counted_above("s4", &pid("x")), Some(3));
+    }
+}
