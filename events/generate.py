@@ -103,6 +103,10 @@ API = {
         "GET", "/leaderboards/season_3/players/p_alice/around",
         route="GET /leaderboards/{boardId}/players/{playerId}/around",
         path_params={"boardId": "season_3", "playerId": "p_alice"}, query={"n": "5"}),
+    "delete-entry.json": event(
+        "DELETE", "/leaderboards/season_3/players/p_alice", "ops", admin=True,
+        route="DELETE /leaderboards/{boardId}/players/{playerId}",
+        path_params={"boardId": "season_3", "playerId": "p_alice"}),
     "put-players-me.json": event(
         "PUT", "/players/me", "p_alice", {"name": "alice42", "email": "alice@x.com"}),
     "get-player.json": event(

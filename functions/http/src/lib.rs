@@ -173,6 +173,13 @@ pub fn json<T: Serialize>(status: StatusCode, body: &T) -> Response<Body> {
     resp
 }
 
+/// An empty 204 response (a deletion that succeeded).
+pub fn no_content() -> Response<Body> {
+    let mut resp = Response::new(Body::Empty);
+    *resp.status_mut() = StatusCode::NO_CONTENT;
+    resp
+}
+
 /// The result of a handler: a response or an error response.
 pub fn respond(result: Result<Response<Body>, ApiError>) -> Response<Body> {
     result.unwrap_or_else(ApiError::into_response)

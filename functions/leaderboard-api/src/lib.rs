@@ -8,6 +8,7 @@
 //! | `GET /leaderboards/{boardId}/scores` | any | AP3 (final standings after close); with `playerIds`, the friends listing |
 //! | `GET /leaderboards/{boardId}/players/{playerId}` | any | AP4 + AP10 (season result after close) |
 //! | `GET /leaderboards/{boardId}/players/{playerId}/around` | any | rank window |
+//! | `DELETE /leaderboards/{boardId}/players/{playerId}` | admin | remove the entry (moderation) |
 //! | `PUT /players/me` | player | profile upsert |
 //! | `GET /players/{playerId}` | any | AP1, never the email |
 //! | `GET /players/{playerId}/scores` | any | AP5 |
@@ -26,7 +27,8 @@ use std::sync::LazyLock;
 use lambda_http::http::{Method, StatusCode};
 use lambda_http::{Body, Error, Request, Response};
 use leaderboard_http::{
-    ApiError, Params, Router, admin, identity, int_param, json, json_body, query_param, respond,
+    ApiError, Params, Router, admin, identity, int_param, json, json_body, no_content, query_param,
+    respond,
 };
 use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
@@ -59,6 +61,8 @@ pub enum Route {
     PlayerRank,
     /// `GET /leaderboards/{boardId}/players/{playerId}/around`
     Around,
+    /// `DELETE /leaderboards/{boardId}/players/{playerId}`
+    RemoveEntry,
     /// `PUT /players/me`
     PutMe,
     /// `GET /players/{playerId}`
@@ -93,6 +97,11 @@ pub static ROUTER: LazyLock<Router<Route>> = LazyLock::new(|| {
             Method::GET,
             "/leaderboards/{boardId}/players/{playerId}/around",
             Around,
+        ),
+        (
+            Method::DELETE,
+            "/leaderboards/{boardId}/players/{playerId}",
+            RemoveEntry,
         ),
         (Method::PUT, "/players/me", PutMe),
         (Method::GET, "/players/{playerId}", GetPlayer),
@@ -301,6 +310,15 @@ async fn dispatch(app: &App, req: &Request) -> Result<Response<Body>, ApiError> 
                 entries: &entries,
                 next_cursor: None,
             })
+        }
+        Route::RemoveEntry => {
+            let who = admin(req)?;
+            let (id, player) = (board_id(&p)?, player_id(&p)?);
+            if !store.remove_entry(&id, &player).await? {
+                return Err(no_entry(&id, &player));
+            }
+            tracing::info!(board = %id, player = %player, by = %who.player_id, "entry removed");
+            Ok(no_content())
         }
         Route::PutMe => {
             let who = identity(req)?;

@@ -12,13 +12,11 @@ use std::time::Duration;
 use aws_lambda_events::event::dynamodb::EventRecord;
 use common::*;
 use lambda_runtime::{Context, LambdaEvent};
-use leaderboard_devkit::stream::{EventSourceMapping, StartingPosition, StreamReader};
+use leaderboard_devkit::stream::{EventSourceMapping, StreamReader};
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::ids::{BoardId, GameId, SessionId};
-use leaderboard_keys::rank::Order;
 use leaderboard_keys::rank_v2::REPAIR_PK;
 use leaderboard_keys::time::Timestamp;
-use leaderboard_store::model::{Operator, RankLayout};
 use leaderboard_store::{Play, RepairOptions, Store};
 use rank_v2_index::{expected_index, stored_index};
 use stream_projector::handle;
@@ -90,26 +88,13 @@ async fn a_lane_record_lost_on_the_way_is_repaired_and_later_plays_apply_on_top(
     // A DynamoDB Local of its own: its streamed writes would slow every other test's.
     let table = TestTable::on_own_local("rank_v2_lost").await;
     let store = store_for(&table, table.client.clone());
-    let board = store
-        .create_board(
-            new_board("lost", Order::Desc, Operator::Best, RankLayout::V2),
-            at(0),
-        )
-        .await
-        .unwrap();
     let players: Vec<String> = (0..PLAYERS).map(|i| format!("l{i:04}")).collect();
     let entries: Vec<_> = players
         .iter()
         .enumerate()
         .map(|(i, p)| (pid(p), (i as u64 * 7_919) % 5_000, at(i as u64)))
         .collect();
-    store.import_entries(&board, &entries).await.unwrap();
-    store.build_rank_index(&board).await.unwrap();
-    let mut reader =
-        StreamReader::for_table(&table.endpoint, &table.name, StartingPosition::TrimHorizon)
-            .await
-            .unwrap();
-    reader.read_to_end().await.unwrap();
+    let (_, mut reader) = built_v2_board(&table, &store, "lost", &entries).await;
 
     // 40 plays; the stream loses a lane record that its lane's later ones wait for.
     play(&store, &players, 40, 100_000).await;

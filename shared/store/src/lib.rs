@@ -17,6 +17,7 @@
 //!   stream-maintained rank index, with how fresh they are, at a cost that does not grow with
 //!   the board.
 //! - `friends`: the friends listing, chosen players' entries ranked board-wide together.
+//! - `moderation`: removing a player's entry from an open board.
 //! - `close` and [`rollover`]: season close (snapshot, archive, successor), resumable and
 //!   safe to run twice at once; `standings`: reads of closed boards.
 //! - `plays`: the write path of a play: one consistent batch read, then one transaction that
@@ -37,6 +38,7 @@ mod friends;
 mod items;
 pub mod metadata;
 pub mod model;
+mod moderation;
 pub mod names;
 mod players;
 mod plays;

@@ -471,7 +471,12 @@ impl Store {
             items.push(self.tx_put(score_item(new)?, None, Params::new())?);
             if board.rank_index {
                 let old_key = plan.old.as_ref().map(|old| old.score_sk.as_str());
-                items.push(self.written_update(board, &new.player_id, old_key, &new.score_sk)?);
+                items.push(self.written_update(
+                    board,
+                    &new.player_id,
+                    old_key,
+                    Some(&new.score_sk),
+                )?);
             }
         }
         let send = self.transact(items, "TransactWriteItems(play)");

@@ -257,35 +257,37 @@ impl Store {
 
     /// The submit path's part of the index, in the play's transaction: add one to the player's
     /// written count (its lane), and one to its created count when the entry is the player's
-    /// first (`old` is `None`). On a layout v2 board the lane also records the change itself,
-    /// `chg = {o: old sort key, n: new sort key}`, which its stream record carries to the index
-    /// numbered by the `written` after the add.
+    /// first (`old` is `None`) or take one from it when the entry is removed (`new` is `None`).
+    /// On a layout v2 board the lane also records the change itself, `chg = {o: old sort key,
+    /// n: new sort key}`, which its stream record carries to the index numbered by the
+    /// `written` after the add.
     pub(crate) fn written_update(
         &self,
         board: &Board,
         player: &PlayerId,
         old: Option<&str>,
-        new: &str,
+        new: Option<&str>,
     ) -> Result<TransactWriteItem, StoreError> {
         let shard = shard_of(player.as_str(), WRITTEN_SHARDS);
         let key = entity::rank_written(&board.leaderboard_id, shard);
         let mut params = Params::new().name("#w", WRITTEN_ATTR).value(":one", 1u64);
         let mut update = String::from("ADD #w :one");
-        if old.is_none() {
-            update.push_str(", #c :one");
-            params = params.name("#c", CREATED_ATTR);
+        match (old, new) {
+            (None, _) => {
+                update.push_str(", #c :one");
+                params = params.name("#c", CREATED_ATTR);
+            }
+            (Some(_), None) => {
+                update.push_str(", #c :minus");
+                params = params.name("#c", CREATED_ATTR).value(":minus", -1i64);
+            }
+            (Some(_), Some(_)) => {}
         }
         if board.rank_layout == RankLayout::V2 {
             update.push_str(" SET #chg = :chg");
             params = params
                 .name("#chg", rank_v2::CHANGE_ATTR)
-                .value(
-                    ":chg",
-                    LaneChangeItem {
-                        o: old,
-                        n: Some(new),
-                    },
-                )
+                .value(":chg", LaneChangeItem { o: old, n: new })
                 .name("#pause", rank_v2::PAUSE_ATTR)
                 .value(":now", Timestamp::now().as_millis());
             // A live rebuild may hold the lane's plays back for a moment (see `rank_rebuild`):

@@ -442,3 +442,28 @@ pub async fn deliver<P: Projection + RankIndex + LaneIndex>(
     assert!(delivery.discarded.is_empty(), "records given up on");
     delivery.retries
 }
+
+/// A layout v2 board `id` holding `entries`, its index built (as a bulk load is), and a reader
+/// of the table's stream positioned after everything so far.
+pub async fn built_v2_board(
+    table: &TestTable,
+    store: &Store,
+    id: &str,
+    entries: &[(PlayerId, u64, Timestamp)],
+) -> (leaderboard_store::model::Board, StreamReader) {
+    let board = store
+        .create_board(
+            new_board(id, Order::Desc, Operator::Best, RankLayout::V2),
+            at(0),
+        )
+        .await
+        .unwrap();
+    store.import_entries(&board, entries).await.unwrap();
+    store.build_rank_index(&board).await.unwrap();
+    let mut reader =
+        StreamReader::for_table(&table.endpoint, &table.name, StartingPosition::TrimHorizon)
+            .await
+            .unwrap();
+    reader.read_to_end().await.unwrap();
+    (board, reader)
+}
