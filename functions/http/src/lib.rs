@@ -141,6 +141,7 @@ impl From<StoreError> for ApiError {
             StoreError::BoardClosed { .. } => {
                 ApiError::new(StatusCode::CONFLICT, "board_closed", e.to_string())
             }
+            StoreError::Unsupported(m) => ApiError::new(StatusCode::CONFLICT, "unsupported", m),
             other if other.is_retryable() => {
                 tracing::warn!(error = %other, "store unavailable");
                 ApiError::new(

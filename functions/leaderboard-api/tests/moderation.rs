@@ -6,6 +6,7 @@ mod common;
 use leaderboard_devkit::testing::s;
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::RankLayout;
 use serde_json::Value;
 
 use common::*;
@@ -80,6 +81,24 @@ async fn a_closed_board_is_409_and_keeps_its_entries() {
     let path = format!("/leaderboards/mod_closed/players/{}", entries[3].0);
     let (status, body) = h.call("DELETE", &path, As::Admin("ops"), None).await;
     assert_eq!((status, code(&body)), (409, "board_closed"), "{body}");
+    assert_eq!(h.table.dump().await, before);
+}
+
+#[tokio::test]
+async fn a_layout_1_board_refuses_with_409_and_keeps_its_entries() {
+    let h = harness("api_remove_v1").await;
+    let board = h.board_with("mod_v1", Order::Desc, RankLayout::V1).await;
+    let entries = populate(&h, &board, 20).await;
+    let before = h.table.dump().await;
+    let path = format!("/leaderboards/mod_v1/players/{}", entries[3].0);
+    let (status, body) = h.call("DELETE", &path, As::Admin("ops"), None).await;
+    assert_eq!((status, code(&body)), (409, "unsupported"), "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("rank layout 1")
+    );
     assert_eq!(h.table.dump().await, before);
 }
 

@@ -103,6 +103,10 @@ pub enum StoreError {
         /// Why: `closed`, `closing`, `not started`, `ended`.
         why: &'static str,
     },
+    /// The board cannot do this in its present form (for instance, an operation its rank
+    /// index's layout does not support).
+    #[error("{0}")]
+    Unsupported(String),
     /// A pagination cursor that was not issued by this service for this listing.
     #[error("the cursor is not valid for this listing")]
     BadCursor,
@@ -164,6 +168,7 @@ impl StoreError {
                 | StoreError::NotFound { .. }
                 | StoreError::AlreadyExists { .. }
                 | StoreError::BoardClosed { .. }
+                | StoreError::Unsupported(_)
                 | StoreError::BadCursor
         )
     }
