@@ -114,12 +114,7 @@ async fn small_boards_v1_boards_and_ascending_boards_rank_the_same_way() {
 #[tokio::test]
 async fn after_close_the_listing_is_the_final_standings() {
     let h = harness("api_friends_closed").await;
-    let board = h.ended_board("friends_closed").await;
-    let entries = populate(&h, &board, 150).await;
-    h.store
-        .close_board(&board.leaderboard_id, Timestamp::now(), &Default::default())
-        .await
-        .unwrap();
+    let entries = h.closed_board("friends_closed", 150).await;
     let ids = chosen(&entries, 40);
     let got = listing(&h, "friends_closed", &ids, 150).await;
     assert_eq!(got, model(&entries, Order::Desc, &ids));

@@ -5,7 +5,6 @@ mod common;
 
 use leaderboard_devkit::testing::s;
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::RankLayout;
 use serde_json::Value;
 
@@ -71,12 +70,7 @@ async fn an_admin_removes_an_entry_and_keeps_the_sessions() {
 #[tokio::test]
 async fn a_closed_board_is_409_and_keeps_its_entries() {
     let h = harness("api_remove_closed").await;
-    let board = h.ended_board("mod_closed").await;
-    let entries = populate(&h, &board, 20).await;
-    h.store
-        .close_board(&board.leaderboard_id, Timestamp::now(), &Default::default())
-        .await
-        .unwrap();
+    let entries = h.closed_board("mod_closed", 20).await;
     let before = h.table.dump().await;
     let path = format!("/leaderboards/mod_closed/players/{}", entries[3].0);
     let (status, body) = h.call("DELETE", &path, As::Admin("ops"), None).await;

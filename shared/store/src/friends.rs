@@ -29,7 +29,7 @@ use leaderboard_keys::entity::{self, Key, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::rank_v2::{self, CountedKey, GENERATION_ATTR, TailSide};
 
-use crate::freshness::{EXACT_TOP, Estimate, Freshness};
+use crate::freshness::{EXACT_TOP, Estimate};
 use crate::items::{Item, ItemExt, from_item, key_string};
 use crate::model::{Board, BoardStatus, EntryPointer, RankLayout, RankedEntry, SeasonResult};
 use crate::rank_lookup::{Prefetch, RankCost};
@@ -37,6 +37,7 @@ use crate::rank_lookup_v2::{
     SNAPSHOT_NODES, lanes_for, path_nodes, root_entries, settled_estimate,
 };
 use crate::request::Params;
+use crate::scores::own_entry;
 use crate::{Store, StoreError};
 
 /// The most players one friends listing names.
@@ -179,12 +180,7 @@ impl Store {
         let entries = pointers
             .iter()
             .zip(estimates)
-            .map(|(p, estimate)| {
-                let rank = estimate.rank();
-                let mut entry = p.entry().ranked(rank);
-                entry.freshness = Some(Freshness::of(rank, &estimate));
-                entry
-            })
+            .map(|(p, estimate)| own_entry(p, &estimate).0)
             .collect();
         Ok((entries, cost))
     }
@@ -276,18 +272,6 @@ impl Store {
             }
         }
         Ok(estimates)
-    }
-
-    /// The lanes, one `BatchGetItem` of 10 items.
-    async fn read_lane_items(
-        &self,
-        board: &Board,
-        cost: &mut RankCost,
-    ) -> Result<Vec<Item>, StoreError> {
-        let items = self.lane_items(&board.leaderboard_id).await?;
-        cost.requests += 1;
-        cost.items += items.len() as u64;
-        Ok(items.to_vec())
     }
 
     /// The board's first [`EXACT_TOP`] entries' sort keys and player ids: one consistent Query,

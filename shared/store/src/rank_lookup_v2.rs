@@ -341,9 +341,19 @@ impl Store {
         player: &PlayerId,
         cost: &mut RankCost,
     ) -> Result<(LanesRead, i64), StoreError> {
+        let items = self.read_lane_items(board, cost).await?;
+        Ok(lanes_for(&items, player))
+    }
+
+    /// The lanes' items, one `BatchGetItem` of 10 items, counted in `cost`.
+    pub(crate) async fn read_lane_items(
+        &self,
+        board: &Board,
+        cost: &mut RankCost,
+    ) -> Result<[Item; LANES as usize], StoreError> {
         let items = self.lane_items(&board.leaderboard_id).await?;
         cost.requests += 1;
         cost.items += items.len() as u64;
-        Ok(lanes_for(&items, player))
+        Ok(items)
     }
 }

@@ -5,7 +5,7 @@ use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_v2;
 
-use crate::freshness::Freshness;
+use crate::freshness::{Estimate, Freshness};
 use crate::items::from_item;
 use crate::model::{
     Board, BoardStatus, EntryPointer, Page, RankLayout, RankedEntry, ScoreEntry, shown_name,
@@ -28,6 +28,16 @@ pub enum BoardRank {
     Closed(Board),
     /// An open board and the player's entry on it, ranked (`None`: the player has none).
     Open(Board, Option<RankedEntry>),
+}
+
+/// The entry `pointer` points at, ranked as `estimate` says, with its freshness (also on the
+/// entry): a player's own rank as every route answers it.
+pub(crate) fn own_entry(pointer: &EntryPointer, estimate: &Estimate) -> (RankedEntry, Freshness) {
+    let rank = estimate.rank();
+    let freshness = Freshness::of(rank, estimate);
+    let mut entry = pointer.entry().ranked(rank);
+    entry.freshness = Some(freshness);
+    (entry, freshness)
 }
 
 impl Store {
@@ -242,10 +252,7 @@ impl Store {
                 before,
             )
             .await?;
-        let rank = estimate.rank();
-        let freshness = Freshness::of(rank, &estimate);
-        let mut entry = pointer.entry().ranked(rank);
-        entry.freshness = Some(freshness);
+        let (entry, freshness) = own_entry(pointer, &estimate);
         Ok((entry, freshness, cost))
     }
 

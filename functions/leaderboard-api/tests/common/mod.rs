@@ -153,6 +153,17 @@ impl Harness {
         .await
     }
 
+    /// An ended board of `n` imported players, closed: its entries.
+    pub async fn closed_board(&self, id: &str, n: usize) -> Vec<(PlayerId, u64, Timestamp)> {
+        let board = self.ended_board(id).await;
+        let entries = populate(self, &board, n).await;
+        self.store
+            .close_board(&board.leaderboard_id, Timestamp::now(), &Default::default())
+            .await
+            .unwrap();
+        entries
+    }
+
     async fn create(
         &self,
         id: &str,
