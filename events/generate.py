@@ -127,6 +127,12 @@ API = {
         path_params={"gameId": "tetris"}, query={"limit": "20"}),
     "get-admin-player-by-email.json": event(
         "GET", "/admin/players", "ops", admin=True, query={"email": "alice%40x.com"}),
+    "put-ban.json": event(
+        "PUT", "/admin/players/p_alice/ban", "ops", {"reason": "impossible scores"}, admin=True,
+        route="PUT /admin/players/{playerId}/ban", path_params={"playerId": "p_alice"}),
+    "delete-ban.json": event(
+        "DELETE", "/admin/players/p_alice/ban", "ops", admin=True,
+        route="DELETE /admin/players/{playerId}/ban", path_params={"playerId": "p_alice"}),
 }
 
 for folder, events in (("submit-score", SUBMIT), ("leaderboard-api", API)):

@@ -16,7 +16,7 @@
 //! 4. **Backlog and drain**: the load goes on for a few more seconds with the stream poller's
 //!    reads held, then stops; the reads are released and the time the index takes to apply
 //!    the backlog is its drain rate.
-//! 5. **Raw**: the same table takes TransactWriteItems shaped like a play's write (5 items),
+//! 5. **Raw**: the same table takes TransactWriteItems shaped like a play's write (6 items),
 //!    from the same number of clients, before the busy phase and after the drain.
 //! 6. **Truth**: every answered rank (lookups and the plays' own) is checked against the true
 //!    ranking of its request's window ([`truth`]), and the costs feed the cost model

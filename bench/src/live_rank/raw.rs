@@ -1,13 +1,15 @@
 //! Raw TransactWriteItems shaped like a play's write on a v2 board, the yardstick of the
-//! stack's submission rate: put the Session if new, put the entry pointer on its version,
-//! delete the old Score item if it exists, put the new one, and update a rank lane on the
-//! condition that it is not paused. Five items, four conditions, as the play's transaction;
-//! not the project's code. Written under keys nothing reads and the stream filter drops.
+//! stack's submission rate: put the Session if new, check that the player is not banned, put
+//! the entry pointer on its version, delete the old Score item if it exists, put the new one,
+//! and update a rank lane on the condition that it is not paused. Six items, five conditions,
+//! as the play's transaction; not the project's code. Written under keys nothing reads and the stream filter drops.
 
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, TransactWriteItem, Update};
+use aws_sdk_dynamodb::types::{
+    AttributeValue, ConditionCheck, Delete, Put, TransactWriteItem, Update,
+};
 
 fn s(v: impl Into<String>) -> AttributeValue {
     AttributeValue::S(v.into())
@@ -98,6 +100,17 @@ async fn client(
                     .condition_expression("attribute_not_exists(pk)")
                     .build()
                     .map_err(err)?,
+                )
+                .build(),
+            TransactWriteItem::builder()
+                .condition_check(
+                    ConditionCheck::builder()
+                        .table_name(&table)
+                        .key("pk", s(&entry_pk))
+                        .key("sk", s("RAWBAN"))
+                        .condition_expression("attribute_not_exists(pk)")
+                        .build()
+                        .map_err(err)?,
                 )
                 .build(),
             TransactWriteItem::builder()

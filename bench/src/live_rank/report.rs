@@ -219,7 +219,7 @@ pub fn write(
          the ranking who never play), one at a time, through an API whose DynamoDB requests are recorded \
          apart. Then {} s more of plays with the stream's reads held, and the drain of that backlog. Every \
          rank answered (lookups and the plays' own) is checked against the true ranking of its request's \
-         window. Raw: TransactWriteItems of a play's shape (5 items, 4 conditions) from {} clients for {} s, \
+         window. Raw: TransactWriteItems of a play's shape (6 items, 5 conditions) from {} clients for {} s, \
          before the busy phase and after the drain, on the same table.\n",
         if opts.quick { " (quick mode)" } else { "" },
         boards

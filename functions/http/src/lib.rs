@@ -141,6 +141,9 @@ impl From<StoreError> for ApiError {
             StoreError::BoardClosed { .. } => {
                 ApiError::new(StatusCode::CONFLICT, "board_closed", e.to_string())
             }
+            StoreError::Banned { .. } => {
+                ApiError::new(StatusCode::FORBIDDEN, "banned", e.to_string())
+            }
             StoreError::Unsupported(m) => ApiError::new(StatusCode::CONFLICT, "unsupported", m),
             other if other.is_retryable() => {
                 tracing::warn!(error = %other, "store unavailable");
@@ -524,6 +527,13 @@ mod tests {
                 },
                 409,
                 "board_closed",
+            ),
+            (
+                StoreError::Banned {
+                    player: PlayerId::parse("p1").unwrap(),
+                },
+                403,
+                "banned",
             ),
             (StoreError::Contention { attempts: 3 }, 503, "unavailable"),
             (

@@ -17,6 +17,8 @@
 //! | `GET /players/{playerId}/results` | any | season results |
 //! | `GET /games/{gameId}/sessions` | any | AP7 |
 //! | `GET /admin/players?email=` | admin | AP2 |
+//! | `PUT /admin/players/{playerId}/ban` | admin | ban: plays refused, entries on open boards removed |
+//! | `DELETE /admin/players/{playerId}/ban` | admin | lift the ban |
 //!
 //! Errors: 400 bad parameters (limit out of range, malformed cursor, bad ids), 401 without
 //! identity, 403 admin routes without the admin group, 404 unknown resources, 405 a known path
@@ -79,6 +81,10 @@ pub enum Route {
     GameSessions,
     /// `GET /admin/players`
     AdminPlayerByEmail,
+    /// `PUT /admin/players/{playerId}/ban`
+    BanPlayer,
+    /// `DELETE /admin/players/{playerId}/ban`
+    UnbanPlayer,
 }
 
 /// The route table, in match order.
@@ -115,6 +121,8 @@ pub static ROUTER: LazyLock<Router<Route>> = LazyLock::new(|| {
         (Method::GET, "/players/{playerId}/results", PlayerResults),
         (Method::GET, "/games/{gameId}/sessions", GameSessions),
         (Method::GET, "/admin/players", AdminPlayerByEmail),
+        (Method::PUT, "/admin/players/{playerId}/ban", BanPlayer),
+        (Method::DELETE, "/admin/players/{playerId}/ban", UnbanPlayer),
     ])
 });
 
@@ -177,6 +185,11 @@ struct Entries<'a> {
 struct Sessions<'a> {
     sessions: &'a [Session],
     next_cursor: Option<&'a str>,
+}
+
+#[derive(Debug, Deserialize)]
+struct BanBody {
+    reason: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -391,6 +404,26 @@ async fn dispatch(app: &App, req: &Request) -> Result<Response<Body>, ApiError> 
                 .await?
                 .ok_or_else(|| ApiError::not_found("no player has that email"))?;
             ok(&player)
+        }
+        Route::BanPlayer => {
+            let who = admin(req)?;
+            let player = player_id(&p)?;
+            let body: BanBody = json_body(req)?;
+            let reason = body
+                .reason
+                .ok_or_else(|| ApiError::invalid("reason is required"))?;
+            let outcome = store
+                .ban_player(&player, &reason, &who.player_id, (app.clock)())
+                .await?;
+            ok(&outcome)
+        }
+        Route::UnbanPlayer => {
+            let who = admin(req)?;
+            let player = player_id(&p)?;
+            // Lifting a ban that is not there is done too: 204 either way.
+            let lifted = store.unban_player(&player).await?;
+            tracing::info!(player = %player, by = %who.player_id, lifted, "ban lifted");
+            Ok(no_content())
         }
     }
 }

@@ -13,20 +13,6 @@ use serde_json::{Value, json};
 use common::*;
 
 impl Harness {
-    /// `POST /sessions` (or the shorthand of `board`) with `body` as `player`.
-    async fn post(&self, player: &str, board: Option<&str>, body: &Value) -> (u16, Value) {
-        let path = board.map_or("/sessions".to_owned(), |b| {
-            format!("/leaderboards/{b}/scores")
-        });
-        let req = request("POST", &path, As::Player(player), Some(body));
-        let resp = submit_score::handle(&self.submit, req).await.unwrap();
-        let status = resp.status().as_u16();
-        (
-            status,
-            serde_json::from_slice(resp.body().as_ref()).unwrap_or(Value::Null),
-        )
-    }
-
     async fn rename(&self, player: &str, name: &str) {
         let body = json!({ "name": name });
         let (status, profile) = self

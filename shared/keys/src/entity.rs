@@ -13,6 +13,7 @@
 //! | Rank index node (ours) | `RANKNODE#<boardId>#<shard>#<digits prefix>` | `#NODE` | |
 //! | Rank index written count (ours) | `RANKSEQ#<boardId>#<shard>` | `#WRITTEN` | |
 //! | Rank index marker (ours) | `PLAYER#<playerId>` | `RANKED#<boardId>` | |
+//! | Ban (ours) | `PLAYER#<playerId>` | `#BAN` | |
 //!
 //! The entry pointer records a player's current Score sort key on a board, so that the submit
 //! path finds the Score item to replace with one *strongly consistent* read (a GSI1 read can't
@@ -56,6 +57,8 @@ pub const FINAL_PREFIX: &str = "FINAL#";
 pub const RESULT_PREFIX: &str = "RESULT#";
 /// Sort key prefix of a player's entry pointers (this project's addition).
 pub const ENTRY_PREFIX: &str = "ENTRY#";
+/// The sort key of a player's ban (this project's addition).
+pub const BAN: &str = "#BAN";
 
 /// Partition prefix of a rank index node.
 pub const RANK_NODE_PREFIX: &str = "RANKNODE#";
@@ -227,11 +230,18 @@ pub fn rank_marker(player: &PlayerId, board: &BoardId) -> Key {
     Key::new(player_pk(player), join(RANKED_PREFIX, board.as_str()))
 }
 
+/// A player's ban: `PLAYER#<playerId>` / `#BAN`, present while the player is banned.
+pub fn ban(player: &PlayerId) -> Key {
+    Key::new(player_pk(player), BAN)
+}
+
 /// An item key parsed back into what it identifies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ItemKey {
     /// A Player item.
     Player(PlayerId),
+    /// A player's ban.
+    Ban(PlayerId),
     /// A Leaderboard item.
     Leaderboard(BoardId),
     /// A Score item; decode `sort_key` with the board's [`crate::rank::RankKeySpec`].
@@ -301,6 +311,9 @@ impl ItemKey {
             let player = PlayerId::parse(p)?;
             if sk == METADATA {
                 return Ok(ItemKey::Player(player));
+            }
+            if sk == BAN {
+                return Ok(ItemKey::Ban(player));
             }
             if let Some(s) = sk.strip_prefix(SESSION_PREFIX) {
                 let session = SessionId::parse_stored(s)?;
@@ -493,6 +506,7 @@ mod tests {
     fn parse_back_every_item_type() {
         let cases = [
             ("PLAYER#p1", "#METADATA", ItemKey::Player(p("p1"))),
+            ("PLAYER#p1", "#BAN", ItemKey::Ban(p("p1"))),
             ("LEADERBOARD#b1", "#METADATA", ItemKey::Leaderboard(b("b1"))),
             (
                 "LEADERBOARD#b1",
@@ -540,6 +554,7 @@ mod tests {
         }
         for (pk, sk) in [
             ("PLAYER#p1", "#META"),
+            ("PLAYER#p1", "#BANNED"),
             ("PLAYER#p#1", "#METADATA"),
             ("PLAYER#", "#METADATA"),
             ("LEADERBOARD#b1", "FINAL#42"),

@@ -5,7 +5,7 @@
 
 use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use leaderboard_keys::KeyError;
-use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::ids::{BoardId, PlayerId};
 
 /// Why one item of a cancelled transaction failed, in the order the items were sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,6 +103,12 @@ pub enum StoreError {
         /// Why: `closed`, `closing`, `not started`, `ended`.
         why: &'static str,
     },
+    /// The player is banned: their plays are refused and write nothing.
+    #[error("player {player} is banned")]
+    Banned {
+        /// The player.
+        player: PlayerId,
+    },
     /// The board cannot do this in its present form (for instance, an operation its rank
     /// index's layout does not support).
     #[error("{0}")]
@@ -168,6 +174,7 @@ impl StoreError {
                 | StoreError::NotFound { .. }
                 | StoreError::AlreadyExists { .. }
                 | StoreError::BoardClosed { .. }
+                | StoreError::Banned { .. }
                 | StoreError::Unsupported(_)
                 | StoreError::BadCursor
         )

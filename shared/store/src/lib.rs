@@ -17,7 +17,8 @@
 //!   stream-maintained rank index, with how fresh they are, at a cost that does not grow with
 //!   the board.
 //! - `friends`: the friends listing, chosen players' entries ranked board-wide together.
-//! - `moderation`: removing a player's entry from an open board.
+//! - `moderation`: removing a player's entry from an open board; `bans`: banning a player
+//!   (their plays refused, their entries on open boards removed) and lifting the ban.
 //! - `close` and [`rollover`]: season close (snapshot, archive, successor), resumable and
 //!   safe to run twice at once; `standings`: reads of closed boards.
 //! - `plays`: the write path of a play: one consistent batch read, then one transaction that
@@ -27,6 +28,7 @@
 //! leave two entries for one player on one board.
 #![warn(missing_docs)]
 
+mod bans;
 mod batch;
 mod boards;
 mod close;
@@ -58,6 +60,7 @@ mod sessions;
 mod standings;
 pub mod tls;
 
+pub use bans::{Ban, BanOutcome, KeptEntry, MAX_BAN_REASON};
 pub use batch::{BATCH_WRITE_SIZE, BatchStats};
 pub use close::{CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
 pub use config::Config;

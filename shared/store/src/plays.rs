@@ -2,13 +2,16 @@
 //!
 //! 1. **One consistent read**: a `BatchGetItem` (strongly consistent) of the session (for
 //!    idempotency), the player's profile (the display name the entries take, so that a listing
-//!    needs no profile reads), each board's metadata, and the player's entry pointer on each
+//!    needs no profile reads), the player's ban (a banned player's play is refused here, before
+//!    anything is written), each board's metadata, and the player's entry pointer on each
 //!    board.
 //! 2. **Decide**, for every board: unknown board (404), closed or outside its window (409),
 //!    score out of range (400) refuse the whole play before anything is written; otherwise the
 //!    board's operator (`best`, `latest`, `increment`) and order give the new entry, if it
 //!    changes.
-//! 3. **One transaction** (`TransactWriteItems`): put the Session if it does not exist; for
+//! 3. **One transaction** (`TransactWriteItems`): put the Session if it does not exist; check
+//!    that the player is still not banned (a ban's removal of their entries lists them after
+//!    the ban is written, so a play must not commit after it); for
 //!    every board whose entry changes, put the pointer on condition that its version is the one
 //!    read, delete the old Score item on condition it exists, put the new one (both carry the
 //!    name and the play's metadata). Concurrent plays
@@ -50,6 +53,11 @@ pub const MAX_BOARDS_PER_PLAY: usize = 10;
 
 /// How close to its end a board must be for a play's transaction to check its status.
 pub const FENCE_WINDOW_MS: u64 = 60_000;
+
+/// The place in a play's transaction of the check that the player is not banned (after the
+/// Session): a ban that commits before the play cancels it there, so no play of a banned
+/// player commits after the ban's removal of their entries has listed them.
+const BAN_CHECK: usize = 1;
 
 /// The longest a play's transaction may take before it is abandoned: well inside the fence
 /// window.
@@ -307,6 +315,11 @@ impl Store {
                     {
                         return Ok(Written::Duplicate(session, attempt));
                     }
+                    if reasons.get(BAN_CHECK) == Some(&CancelReason::ConditionalCheckFailed) {
+                        return Err(StoreError::Banned {
+                            player: play.player_id.clone(),
+                        });
+                    }
                     if !CancelReason::all_retryable(&reasons) {
                         return Err(StoreError::TransactionCanceled { reasons });
                     }
@@ -370,12 +383,19 @@ impl Store {
             .iter()
             .map(|b| entity::entry(&play.player_id, b))
             .collect();
-        // The profile comes along for its name: one item more, no request more.
+        // The profile comes along for its name, and the ban for the refusal: items more, no
+        // request more.
         let player_key = entity::player(&play.player_id);
-        let mut keys = vec![session_key.clone(), player_key.clone()];
+        let ban_key = entity::ban(&play.player_id);
+        let mut keys = vec![session_key.clone(), player_key.clone(), ban_key.clone()];
         keys.extend(board_keys.iter().cloned());
         keys.extend(pointer_keys.iter().cloned());
         let mut found = self.batch_get(&keys, "BatchGetItem(play)").await?;
+        if found.take(&ban_key).is_some() {
+            return Err(StoreError::Banned {
+                player: play.player_id.clone(),
+            });
+        }
         let mut take = |k: &Key| found.take(k);
         Ok(PlayState {
             session: take(&session_key).map(from_item).transpose()?,
@@ -430,11 +450,19 @@ impl Store {
     async fn write_play(&self, session: &Session, plans: &[BoardPlan]) -> Result<(), StoreError> {
         let session_key = entity::session(&session.player_id, &session.session_id);
         let gsi2 = entity::session_gsi2(&session.game_id, &session.session_id);
-        let mut items = vec![self.tx_put(
-            to_item(session, &session_key, None, Some(&gsi2))?,
-            Some("attribute_not_exists(pk)"),
-            Params::new(),
-        )?];
+        let mut items = vec![
+            self.tx_put(
+                to_item(session, &session_key, None, Some(&gsi2))?,
+                Some("attribute_not_exists(pk)"),
+                Params::new(),
+            )?,
+            // A ban that commits first refuses the play (see `BAN_CHECK`).
+            self.tx_check(
+                &entity::ban(&session.player_id),
+                "attribute_not_exists(pk)",
+                Params::new(),
+            )?,
+        ];
         let now = Timestamp::now();
         for plan in plans {
             let board = &plan.board;

@@ -110,16 +110,26 @@ impl Harness {
         self.call("GET", path, As::Anonymous, None).await
     }
 
-    pub async fn play(&self, player: &str, score: u64, boards: &[&str]) -> Value {
-        let req = request(
-            "POST",
-            "/sessions",
-            As::Player(player),
-            Some(&json!({"score": score, "gameId": "tetris", "leaderboardIds": boards})),
-        );
+    /// `POST /sessions` (or the shorthand of `board`) with `body` as `player`.
+    pub async fn post(&self, player: &str, board: Option<&str>, body: &Value) -> (u16, Value) {
+        let path = board.map_or("/sessions".to_owned(), |b| {
+            format!("/leaderboards/{b}/scores")
+        });
+        let req = request("POST", &path, As::Player(player), Some(body));
         let resp = submit_score::handle(&self.submit, req).await.unwrap();
-        assert_eq!(resp.status(), 200);
-        serde_json::from_slice(resp.body().as_ref()).unwrap()
+        let status = resp.status().as_u16();
+        (
+            status,
+            serde_json::from_slice(resp.body().as_ref()).unwrap_or(Value::Null),
+        )
+    }
+
+    /// A play of `player` on `boards`, which must be accepted: its answer.
+    pub async fn play(&self, player: &str, score: u64, boards: &[&str]) -> Value {
+        let body = json!({"score": score, "gameId": "tetris", "leaderboardIds": boards});
+        let (status, answer) = self.post(player, None, &body).await;
+        assert_eq!(status, 200, "{answer}");
+        answer
     }
 
     pub async fn board(&self, id: &str, order: Order) -> Board {
