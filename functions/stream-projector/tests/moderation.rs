@@ -30,6 +30,23 @@ fn board_id() -> BoardId {
     BoardId::parse("mod").unwrap()
 }
 
+/// The board `mod` of [`PLAYERS`] players, its index built, on a DynamoDB Local of its own
+/// (its streamed writes would slow every other test's): its table, store, players, and a
+/// reader of the stream from here on. 300 scores a millisecond apart make groups of full
+/// ties within 100 s.
+async fn tied_board(label: &str) -> (TestTable, Store, Vec<String>, StreamReader) {
+    let table = TestTable::on_own_local(label).await;
+    let store = store_for(&table, table.client.clone());
+    let players: Vec<String> = (0..PLAYERS).map(|i| format!("m{i:04}")).collect();
+    let imported: Vec<_> = players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (pid(p), (i as u64 * 7_919) % 300, at(i as u64)))
+        .collect();
+    let (_, reader) = built_v2_board(&table, &store, "mod", &imported).await;
+    (table, store, players, reader)
+}
+
 /// A play of `player` to `score` on `boards`, at `ms`: its session id and how it ended.
 async fn play_on(
     store: &Store,
@@ -79,17 +96,7 @@ async fn entries(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn removed_entries_leave_the_index_exact_and_never_half_removed() {
-    // A DynamoDB Local of its own: its streamed writes would slow every other test's.
-    let table = TestTable::on_own_local("moderation").await;
-    let store = store_for(&table, table.client.clone());
-    let players: Vec<String> = (0..PLAYERS).map(|i| format!("m{i:04}")).collect();
-    // 300 scores a millisecond apart: groups of full ties within 100 s.
-    let imported: Vec<_> = players
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (pid(p), (i as u64 * 7_919) % 300, at(i as u64)))
-        .collect();
-    let (_, mut reader) = built_v2_board(&table, &store, "mod", &imported).await;
+    let (table, store, players, mut reader) = tied_board("moderation").await;
 
     // 40 removals, every 50th player; 10 of them race a play of their own, and 32 other
     // players play meanwhile.
@@ -143,15 +150,7 @@ async fn removed_entries_leave_the_index_exact_and_never_half_removed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_ban_racing_32_plays_of_the_player_leaves_no_entry_on_any_open_board() {
-    let table = TestTable::on_own_local("bans").await;
-    let store = store_for(&table, table.client.clone());
-    let players: Vec<String> = (0..PLAYERS).map(|i| format!("m{i:04}")).collect();
-    let imported: Vec<_> = players
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (pid(p), (i as u64 * 7_919) % 300, at(i as u64)))
-        .collect();
-    let (_, mut reader) = built_v2_board(&table, &store, "mod", &imported).await;
+    let (table, store, players, mut reader) = tied_board("bans").await;
     // A second open board, where the cheater and 100 others have played.
     store
         .create_board(
