@@ -6,6 +6,8 @@
 //! Every error leaves as `{"error": {"code": "<snake_case>", "message": "<sentence>"}}`.
 #![warn(missing_docs)]
 
+pub mod budget;
+
 use std::collections::HashMap;
 
 use lambda_http::http::{HeaderValue, Method, StatusCode, header};
@@ -56,6 +58,16 @@ impl ApiError {
             StatusCode::UNAUTHORIZED,
             "unauthorized",
             "a valid bearer token is required",
+        )
+    }
+
+    /// 503 `unavailable` (the answer carries `Retry-After`): too much contention or
+    /// throttling, or no time left before the deadline.
+    pub fn unavailable() -> Self {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            "the service is busy; retry shortly",
         )
     }
 
@@ -147,11 +159,7 @@ impl From<StoreError> for ApiError {
             StoreError::Unsupported(m) => ApiError::new(StatusCode::CONFLICT, "unsupported", m),
             other if other.is_retryable() => {
                 tracing::warn!(error = %other, "store unavailable");
-                ApiError::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "unavailable",
-                    "the service is busy; retry shortly",
-                )
+                ApiError::unavailable()
             }
             other => {
                 tracing::error!(error = %other, "store failure");

@@ -28,6 +28,7 @@ use std::sync::LazyLock;
 
 use lambda_http::http::{Method, StatusCode};
 use lambda_http::{Body, Error, Request, Response};
+use leaderboard_http::budget::within_budget;
 use leaderboard_http::{
     ApiError, Params, Router, admin, identity, int_param, json, json_body, no_content, query_param,
     respond,
@@ -199,10 +200,11 @@ struct ProfileBody {
     email: Option<String>,
 }
 
-/// Handles one request. Never fails: every error becomes the contract's error response.
+/// Handles one request. Never fails: every error becomes the contract's error response, and
+/// work past the request's time budget (`leaderboard_http::budget`) a 503 with `Retry-After`.
 #[tracing::instrument(skip_all, fields(method = %req.method(), path = %req.uri().path()))]
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Error> {
-    Ok(respond(dispatch(app, &req).await))
+    Ok(respond(within_budget(&req, dispatch(app, &req)).await))
 }
 
 fn board_id(p: &Params) -> Result<BoardId, ApiError> {

@@ -37,10 +37,16 @@
 //! The same batches carry the Score items' changes, which keep the board's rank index (see
 //! [`rank`]): [`handle`] runs both halves over every batch and reports the failures of both.
 //!
+//! # Time
+//! A batch works within the invocation's deadline less [`DEADLINE_MARGIN`], every retry
+//! included (the store's and the SDK's); past it, the batch is reported failed from its first
+//! record and re-delivered, which the watermarks make safe.
+//!
 //! The handler never panics on input: with `panic = "abort"` a panic would fail the whole batch.
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::time::{Duration, SystemTime};
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
@@ -55,6 +61,14 @@ use serde_dynamo::AttributeValue;
 
 pub mod rank;
 pub mod rank_v2;
+
+/// How long before the invocation's deadline a batch stops and fails whole: room to answer
+/// before Lambda stops the function (which would fail the batch without a word, and count as
+/// a function error).
+pub const DEADLINE_MARGIN: Duration = Duration::from_secs(2);
+
+/// A batch's time without a Lambda deadline (the local stack): the template's timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 pub use rank::RankIndex;
 pub use rank_v2::LaneIndex;
 
@@ -327,16 +341,51 @@ pub async fn handle<P: Projection + RankIndex + LaneIndex>(
     event: LambdaEvent<Event>,
 ) -> Result<DynamoDbEventResponse, Error> {
     let records = event.payload.records;
+    // Stream order: the first record with a sequence number is the batch's lowest.
+    let first = records
+        .iter()
+        .find_map(|r| r.change.sequence_number.clone());
+    let budget = budget(event.context.deadline);
     let ranks = rank::plan(&records);
     let lanes = rank_v2::plan(&records);
-    let (mut response, rank_failures, lane_failures) = futures::join!(
-        project(store, records, Timestamp::now()),
-        rank::index(store, &ranks),
-        rank_v2::index(store, &lanes)
-    );
-    response.batch_item_failures.extend(rank_failures);
-    response.batch_item_failures.extend(lane_failures);
-    Ok(response)
+    let work = async {
+        futures::join!(
+            project(store, records, Timestamp::now()),
+            rank::index(store, &ranks),
+            rank_v2::index(store, &lanes)
+        )
+    };
+    match tokio::time::timeout(budget, work).await {
+        Ok((mut response, rank_failures, lane_failures)) => {
+            response.batch_item_failures.extend(rank_failures);
+            response.batch_item_failures.extend(lane_failures);
+            Ok(response)
+        }
+        Err(_) => {
+            // Whatever was applied is recognised on the re-delivery (see "Exactly once").
+            tracing::warn!(
+                ?budget,
+                "out of time before the deadline; the batch fails whole"
+            );
+            let mut response = DynamoDbEventResponse::default();
+            response.batch_item_failures.push(failure(first));
+            Ok(response)
+        }
+    }
+}
+
+/// How long a batch may work: until the invocation's deadline (epoch milliseconds; 0 when
+/// there is none, as in the local stack) less [`DEADLINE_MARGIN`], or [`DEFAULT_TIMEOUT`] less
+/// the margin without a deadline.
+pub fn budget(deadline_ms: u64) -> Duration {
+    let left = if deadline_ms == 0 {
+        DEFAULT_TIMEOUT
+    } else {
+        (SystemTime::UNIX_EPOCH + Duration::from_millis(deadline_ms))
+            .duration_since(SystemTime::now())
+            .unwrap_or_default()
+    };
+    left.saturating_sub(DEADLINE_MARGIN)
 }
 
 #[cfg(test)]

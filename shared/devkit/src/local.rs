@@ -37,7 +37,7 @@ pub fn http_client() -> aws_sdk_dynamodb::config::SharedHttpClient {
 
 /// The configuration of every local client: static test credentials, so the SDK never probes
 /// the EC2 metadata service.
-fn local_config(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
+pub(crate) fn local_config(endpoint: &str) -> aws_sdk_dynamodb::config::Builder {
     aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(Region::new(LOCAL_REGION))
@@ -53,7 +53,7 @@ pub fn client(endpoint: &str) -> Client {
 }
 
 /// The operation a request names (DynamoDB's JSON protocol puts it in `x-amz-target`).
-fn operation(
+pub(crate) fn operation(
     context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
 ) -> String {
     context

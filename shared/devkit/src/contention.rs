@@ -1,0 +1,125 @@
+//! A client that meets the contention and throttling DynamoDB Local never has: every request of
+//! the chosen operations is answered with the chosen [`Fault`] and is never applied (what
+//! reaches DynamoDB Local in its place is a `ListTables`). For tests of what a function does
+//! when a board is too busy or the table out of capacity: retry within its time budget, then
+//! answer 503 or fail its batch, with nothing written.
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::interceptors::{
+    BeforeDeserializationInterceptorContextMut, BeforeTransmitInterceptorContextMut,
+};
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_smithy_runtime_api::http::StatusCode;
+use aws_smithy_types::body::SdkBody;
+use aws_smithy_types::config_bag::{Storable, StoreReplace};
+
+use crate::local::local_config;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What an injected answer says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// A `TransactionCanceledException` whose reason is `TransactionConflict`: another
+    /// transaction on one of the items was in flight.
+    Conflict,
+    /// A `ProvisionedThroughputExceededException`: the table is out of capacity.
+    Throttled,
+}
+
+impl Fault {
+    fn body(self) -> &'static str {
+        match self {
+            Fault::Conflict => CONFLICT,
+            Fault::Throttled => THROTTLED,
+        }
+    }
+}
+
+/// What DynamoDB answers a request over the table's capacity.
+const THROTTLED: &str = r#"{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException","message":"The level of configured provisioned throughput for the table was exceeded."}"#;
+
+/// What DynamoDB answers a transaction cancelled by another one in flight.
+const CONFLICT: &str = r#"{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","Message":"Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]","CancellationReasons":[{"Code":"TransactionConflict","Message":"Transaction is ongoing for the item"}]}"#;
+
+/// Marks, in the request's config bag, a request this client answers itself.
+#[derive(Debug, Clone)]
+struct Contended;
+
+impl Storable for Contended {
+    type Storer = StoreReplace<Self>;
+}
+
+#[derive(Debug)]
+struct Contention {
+    operations: Vec<&'static str>,
+    fault: Fault,
+    seen: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Intercept for Contention {
+    fn name(&self) -> &'static str {
+        "injected-contention"
+    }
+
+    fn modify_before_transmit(
+        &self,
+        context: &mut BeforeTransmitInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let target = context.request().headers().get("x-amz-target");
+        let operation = target.and_then(|t| t.rsplit('.').next()).unwrap_or("");
+        if !self.operations.contains(&operation) {
+            return Ok(());
+        }
+        self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        // What goes out instead reads nothing of the tests' and writes nothing.
+        let request = context.request_mut();
+        let headers = request.headers_mut();
+        headers.insert("x-amz-target", "DynamoDB_20120810.ListTables");
+        headers.insert("content-length", "2");
+        *request.body_mut() = SdkBody::from("{}");
+        cfg.interceptor_state().store_put(Contended);
+        Ok(())
+    }
+
+    fn modify_before_deserialization(
+        &self,
+        context: &mut BeforeDeserializationInterceptorContextMut<'_>,
+        _: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        if cfg.load::<Contended>().is_none() {
+            return Ok(());
+        }
+        let response = context.response_mut();
+        *response.status_mut() = StatusCode::try_from(400)?;
+        let headers = response.headers_mut();
+        headers.remove("x-amz-crc32");
+        headers.insert("content-type", "application/x-amz-json-1.0");
+        let body = self.fault.body();
+        headers.insert("content-length", body.len().to_string());
+        *response.body_mut() = SdkBody::from(body);
+        Ok(())
+    }
+}
+
+/// A client like [`crate::local::client`] on which every request of `operations` (say,
+/// `TransactWriteItems`) is answered with `fault`, the SDK's own resends included, and never
+/// applied. The count is how many such requests were sent.
+pub fn faulty_client(
+    endpoint: &str,
+    operations: &[&'static str],
+    fault: Fault,
+) -> (Client, std::sync::Arc<std::sync::atomic::AtomicU64>) {
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let config = local_config(endpoint)
+        .interceptor(Contention {
+            operations: operations.to_vec(),
+            fault,
+            seen: seen.clone(),
+        })
+        .build();
+    (Client::from_conf(config), seen)
+}
