@@ -1,6 +1,8 @@
 //! The season-close function, run by an EventBridge schedule: it finds every open board whose
 //! `endsAt` has passed (GSI2's sparse `BOARDS#OPEN` index, never a Scan) and closes each one with
-//! [`Store::close_board`]: snapshot, archive, rollover. Then, with the time left, it repairs the
+//! [`Store::close_board`]: rollover, snapshot, archive. Boards take turns of
+//! [`PAGES_PER_TURN`] snapshot pages, oldest first, so no due board waits behind another's long
+//! snapshot. Then, with the time left, it repairs the
 //! rank indexes whose lanes stopped at a lost change ([`Store::repair_rank_indexes`]). It stops
 //! a safe margin before the Lambda time limit; what it did not finish is checkpointed on the
 //! board and resumed by the next run.
@@ -8,6 +10,7 @@
 //! Settings (environment): `CLOSE_RETENTION_DAYS` (how long archived live items are kept,
 //! default 30) and `CLOSE_PAGE_SIZE` (entries per snapshot page, default 500).
 
+use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use lambda_runtime::{Error, LambdaEvent};
@@ -18,6 +21,10 @@ use leaderboard_store::{
 };
 use serde::Serialize;
 use serde_json::Value;
+
+/// The snapshot pages a board gets per turn: due boards take turns, so a board of millions of
+/// entries does not hold back every board due after it.
+pub const PAGES_PER_TURN: u32 = 4;
 
 /// How long before the Lambda deadline the function stops starting new pages.
 pub const DEADLINE_MARGIN: Duration = Duration::from_secs(15);
@@ -132,38 +139,64 @@ pub async fn run(
 ) -> Result<CloseSummary, leaderboard_store::StoreError> {
     let now = (app.clock)();
     let due = app.store.due_boards(now).await?;
+    let due_order = due.clone();
     tracing::info!(due = due.len(), "season close run");
     let options = CloseOptions {
         deadline,
         ..app.options.clone()
     };
     let mut summary = CloseSummary::default();
-    for board in due {
+    // Boards take turns of a few pages each, oldest first, so that no due board waits behind
+    // another's long snapshot. A run whose options cap its pages (a test of interruption) gives
+    // each board one turn of that many.
+    let turn = app.options.max_pages.unwrap_or(PAGES_PER_TURN);
+    let mut waiting: VecDeque<BoardId> = due.into();
+    let mut progress: HashMap<BoardId, PausedBoard> = HashMap::new();
+    while let Some(board) = waiting.pop_front() {
         if deadline.is_some_and(|d| Instant::now() >= d) {
+            waiting.push_front(board);
             break;
         }
+        let options = CloseOptions {
+            max_pages: Some(turn),
+            ..options.clone()
+        };
         match app.store.close_board(&board, now, &options).await {
             Ok(CloseProgress::Closed {
                 board,
                 player_count,
                 next,
-            }) => summary.closed.push(ClosedBoard {
-                leaderboard_id: board,
-                player_count,
-                next_leaderboard_id: next,
-            }),
-            Ok(CloseProgress::Paused { board, done, total }) => summary.paused.push(PausedBoard {
-                leaderboard_id: board,
-                done,
-                total,
-            }),
+            }) => {
+                progress.remove(&board);
+                summary.closed.push(ClosedBoard {
+                    leaderboard_id: board,
+                    player_count,
+                    next_leaderboard_id: next,
+                });
+            }
+            Ok(CloseProgress::Paused { board, done, total }) => {
+                let paused = PausedBoard {
+                    leaderboard_id: board.clone(),
+                    done,
+                    total,
+                };
+                progress.insert(board.clone(), paused);
+                if app.options.max_pages.is_none() {
+                    waiting.push_back(board);
+                }
+            }
             Ok(CloseProgress::NotDue { .. }) => {}
             Err(e) => {
                 tracing::error!(board = %board, error = %e, "close failed; the next run retries");
+                progress.remove(&board);
                 summary.failed.push(board.to_string());
             }
         }
     }
+    // What the time left unfinished, in the order it was due; the next run resumes it.
+    let mut paused: Vec<PausedBoard> = progress.into_values().collect();
+    paused.sort_by_key(|p| due_order.iter().position(|b| *b == p.leaderboard_id));
+    summary.paused = paused;
     if deadline.is_none_or(|d| Instant::now() < d) {
         match app
             .store

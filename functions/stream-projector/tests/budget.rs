@@ -29,7 +29,8 @@ async fn a_throttled_batch_fails_before_the_deadline_and_its_redelivery_is_exact
         "DeleteItem",
         "BatchWriteItem",
     ];
-    let (client, throttled) = faulty_client(&sc.table.endpoint, &writes, Fault::Throttled);
+    let (client, throttled) =
+        faulty_client(&sc.table.endpoint, &writes, Fault::Throttled, u64::MAX);
     let out_of_capacity = store_for(&sc.table, client);
 
     let before = sc.table.dump().await;

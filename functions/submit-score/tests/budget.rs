@@ -48,8 +48,12 @@ async fn a_play_under_contention_answers_503_before_the_deadline_and_writes_noth
         )
         .await
         .unwrap();
-    let (client, transactions) =
-        faulty_client(&table.endpoint, &["TransactWriteItems"], Fault::Conflict);
+    let (client, transactions) = faulty_client(
+        &table.endpoint,
+        &["TransactWriteItems"],
+        Fault::Conflict,
+        u64::MAX,
+    );
     let app = App::new(Store::new(client, &config));
 
     let mut event: Value = serde_json::from_str(SESSIONS).unwrap();

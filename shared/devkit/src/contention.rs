@@ -23,6 +23,9 @@ pub enum Fault {
     /// A `TransactionCanceledException` whose reason is `TransactionConflict`: another
     /// transaction on one of the items was in flight.
     Conflict,
+    /// A `TransactionConflictException`: a single-item write met a transaction in flight on
+    /// its item.
+    ItemConflict,
     /// A `ProvisionedThroughputExceededException`: the table is out of capacity.
     Throttled,
 }
@@ -31,10 +34,14 @@ impl Fault {
     fn body(self) -> &'static str {
         match self {
             Fault::Conflict => CONFLICT,
+            Fault::ItemConflict => ITEM_CONFLICT,
             Fault::Throttled => THROTTLED,
         }
     }
 }
+
+/// What DynamoDB answers a single-item write that meets a transaction in flight on its item.
+const ITEM_CONFLICT: &str = r#"{"__type":"com.amazonaws.dynamodb.v20120810#TransactionConflictException","message":"Transaction is ongoing for the item"}"#;
 
 /// What DynamoDB answers a request over the table's capacity.
 const THROTTLED: &str = r#"{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException","message":"The level of configured provisioned throughput for the table was exceeded."}"#;
@@ -54,6 +61,7 @@ impl Storable for Contended {
 struct Contention {
     operations: Vec<&'static str>,
     fault: Fault,
+    times: u64,
     seen: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
@@ -70,10 +78,11 @@ impl Intercept for Contention {
     ) -> Result<(), BoxError> {
         let target = context.request().headers().get("x-amz-target");
         let operation = target.and_then(|t| t.rsplit('.').next()).unwrap_or("");
-        if !self.operations.contains(&operation) {
+        if !self.operations.contains(&operation)
+            || self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= self.times
+        {
             return Ok(());
         }
-        self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         // What goes out instead reads nothing of the tests' and writes nothing.
         let request = context.request_mut();
         let headers = request.headers_mut();
@@ -105,19 +114,22 @@ impl Intercept for Contention {
     }
 }
 
-/// A client like [`crate::local::client`] on which every request of `operations` (say,
-/// `TransactWriteItems`) is answered with `fault`, the SDK's own resends included, and never
-/// applied. The count is how many such requests were sent.
+/// A client like [`crate::local::client`] on which the first `times` requests of `operations`
+/// (say, `TransactWriteItems`; `u64::MAX` for all) are answered with `fault`, the SDK's own
+/// resends included, and never applied. The count is how many requests of `operations` were
+/// sent.
 pub fn faulty_client(
     endpoint: &str,
     operations: &[&'static str],
     fault: Fault,
+    times: u64,
 ) -> (Client, std::sync::Arc<std::sync::atomic::AtomicU64>) {
     let seen = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let config = local_config(endpoint)
         .interceptor(Contention {
             operations: operations.to_vec(),
             fault,
+            times,
             seen: seen.clone(),
         })
         .build();

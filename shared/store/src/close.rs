@@ -3,14 +3,15 @@
 //! 1. **Close**: `status` goes `open` -> `closing` (conditional). From then on the board is
 //!    frozen: plays read the status (409), and a play sent near the board's end carries a
 //!    condition on `status = open` (see `plays`), so no score lands after `closing` commits.
-//! 2. **Count** the entries once (`playerCount`, kept on the board item).
-//! 3. **Snapshot**: walk the live entries in rank order, a page at a time, and write each
+//! 2. **Roll over** a recurring board: its successor (same settings, predictable id) is
+//!    created if it does not exist, before the snapshot, so the next board takes plays however
+//!    long the snapshot takes.
+//! 3. **Count** the entries once (`playerCount`, kept on the board item).
+//! 4. **Snapshot**: walk the live entries in rank order, a page at a time, and write each
 //!    player's Final standing (`FINAL#<rank>`) and Season result (`RESULT#<boardId>`), and
 //!    **archive** the live Score item and the entry pointer by re-putting them with a `ttl`,
 //!    all in batches (unprocessed items retried). After each page the progress is checkpointed on
 //!    the board item (`closeRank`, `closeCursor`), monotonically.
-//! 4. **Roll over** a recurring board: its successor (same settings, predictable id) is created
-//!    if it does not exist.
 //! 5. **Finish**: `status = closed`, `closedAt`, `nextLeaderboardId`; the sparse `BOARDS#OPEN`
 //!    key is removed.
 //!
@@ -28,6 +29,7 @@ use leaderboard_keys::time::Timestamp;
 use crate::items::{Item, ItemExt, key_string, n, pointer_from_score_item, pointer_item, to_item};
 use crate::model::{Board, BoardStatus, FinalStanding, SeasonResult};
 use crate::request::{Index, Params, WithParams};
+use crate::retry::Retry;
 use crate::{Store, StoreError};
 
 /// How long archived live items are kept by default (days).
@@ -150,6 +152,12 @@ impl Store {
         if board.status == BoardStatus::Open {
             self.begin_closing(id, now).await?;
         }
+        // The successor first, so that the next board takes plays while this one's snapshot
+        // is written (a resumed close finds it there).
+        let rolled = self.roll_over(&board).await?;
+        if let Err(why) = &rolled {
+            tracing::error!(board = %id, error = %why, "rollover failed: the board closes without a successor");
+        }
         let total = match board.player_count {
             Some(count) => count,
             None => self.count_entries(id).await?,
@@ -255,10 +263,6 @@ impl Store {
                 "snapshot progress"
             );
         }
-        let rolled = self.roll_over(&board).await?;
-        if let Err(why) = &rolled {
-            tracing::error!(board = %id, error = %why, "rollover failed: the board closes without a successor");
-        }
         self.finish_closing(id, now, total, &rolled).await?;
         let next = rolled.ok().flatten();
         tracing::info!(board = %id, players = total, next = ?next, "closed");
@@ -269,8 +273,22 @@ impl Store {
         })
     }
 
-    /// `open` -> `closing`; a close already under way is fine.
+    /// `open` -> `closing`; a close already under way is fine. Retried when a play's
+    /// transaction in flight on the board item conflicts with it, or on throttling.
     async fn begin_closing(&self, id: &BoardId, now: Timestamp) -> Result<(), StoreError> {
+        for attempt in Retry::BOARD_UPDATE.attempts() {
+            match self.try_begin_closing(id, now).await {
+                Err(e) if e.is_retryable() => {
+                    tracing::debug!(attempt, error = %e, "closing the board failed; retrying");
+                }
+                done => return done,
+            }
+            Retry::BOARD_UPDATE.pause(attempt).await;
+        }
+        Err(Retry::BOARD_UPDATE.exhausted())
+    }
+
+    async fn try_begin_closing(&self, id: &BoardId, now: Timestamp) -> Result<(), StoreError> {
         let result = self
             .update_request(
                 &entity::board(id),

@@ -32,6 +32,9 @@ impl Retry {
     /// of the same player (which Lambda does not run) or a concurrent writer of the watermark
     /// makes a round fail (10 ms .. 320 ms).
     pub(crate) const PROJECTION: Retry = Retry::new(8, 10, 5);
+    /// A single-item update of a board item that a play's transaction in flight may conflict
+    /// with, such as the start of its close (10 ms .. 320 ms).
+    pub(crate) const BOARD_UPDATE: Retry = Retry::new(8, 10, 5);
     /// Rounds of a batch read or write re-sending what DynamoDB left unprocessed
     /// (10 ms .. 640 ms).
     pub(crate) const BATCH_ROUNDS: Retry = Retry::new(30, 10, 6);

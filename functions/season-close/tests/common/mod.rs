@@ -1,0 +1,101 @@
+//! What the season-close tests share: a table on DynamoDB Local with a store over it, ended
+//! boards, imported entries with ties, the contract's rank order, and the snapshot's items.
+#![allow(dead_code)]
+
+use leaderboard_devkit::testing::{RawItem, TestTable, s};
+use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank::Order;
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::{NewBoard, Operator, Recurrence};
+use leaderboard_store::{Config, Store};
+use rand::Rng;
+
+pub const HOUR: u64 = 3_600_000;
+
+pub async fn store(label: &str) -> (TestTable, Store) {
+    let table = TestTable::without_stream(label).await;
+    let store = Store::new(
+        table.client.clone(),
+        &Config {
+            table_name: table.name.clone(),
+            cursor_secret: b"t".to_vec(),
+        },
+    );
+    (table, store)
+}
+
+pub fn bid(s: &str) -> BoardId {
+    BoardId::parse(s).unwrap()
+}
+
+/// A board that ran from `start` to `end` (epoch ms).
+pub async fn board(
+    store: &Store,
+    id: &str,
+    order: Order,
+    recurrence: Recurrence,
+    start: u64,
+    end: u64,
+) {
+    store
+        .create_board(
+            NewBoard {
+                leaderboard_id: bid(id),
+                name: format!("Board {id}"),
+                order,
+                operator: Operator::Best,
+                max_score: 9_999_999_999,
+                starts_at: Some(Timestamp::from_millis(start).unwrap()),
+                ends_at: Some(Timestamp::from_millis(end).unwrap()),
+                recurrence,
+                game_id: None,
+                rank_layout: Default::default(),
+            },
+            Timestamp::from_millis(start).unwrap(),
+        )
+        .await
+        .unwrap();
+}
+
+/// `n` entries with many ties, the same for every table that gets them.
+pub fn entries(n: usize, seed_base: u64) -> Vec<(PlayerId, u64, Timestamp)> {
+    let mut rng = rand::rng();
+    (0..n)
+        .map(|i| {
+            (
+                PlayerId::parse(&format!("p{i:05}")).unwrap(),
+                rng.random_range(0..500),
+                Timestamp::from_millis(seed_base + rng.random_range(0..1000)).unwrap(),
+            )
+        })
+        .collect()
+}
+
+pub fn ranked(
+    mut e: Vec<(PlayerId, u64, Timestamp)>,
+    order: Order,
+) -> Vec<(PlayerId, u64, Timestamp)> {
+    e.sort_by(|a, b| {
+        let by_score = match order {
+            Order::Desc => b.1.cmp(&a.1),
+            Order::Asc => a.1.cmp(&b.1),
+        };
+        by_score
+            .then(a.2.cmp(&b.2))
+            .then(b.0.as_str().cmp(a.0.as_str()))
+    });
+    e
+}
+
+/// The snapshot: every Final standing and Season result, and the board's summary.
+pub async fn snapshot(table: &TestTable) -> Vec<RawItem> {
+    table
+        .dump()
+        .await
+        .into_iter()
+        .filter(|i| {
+            let sk = s(i, "sk").unwrap();
+            sk.starts_with("FINAL#") || sk.starts_with("RESULT#")
+        })
+        .collect()
+}
