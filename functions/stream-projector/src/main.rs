@@ -6,6 +6,6 @@ use leaderboard_store::Store;
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     lambda_runtime::tracing::init_default_subscriber();
-    let store = Store::from_env().await?;
+    let store = Store::from_env_without_cursors().await?;
     run(service_fn(|event| stream_projector::handle(&store, event))).await
 }

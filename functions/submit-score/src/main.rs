@@ -7,6 +7,6 @@ use submit_score::App;
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     lambda_http::tracing::init_default_subscriber();
-    let app = App::new(Store::from_env().await?);
+    let app = App::new(Store::from_env_without_cursors().await?);
     run(service_fn(|req| submit_score::handle(&app, req))).await
 }

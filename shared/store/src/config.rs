@@ -4,7 +4,10 @@
 //! - `CURSOR_SECRET`: the key that signs pagination cursors (required, at least
 //!   [`MIN_CURSOR_SECRET_LEN`] characters). Anyone who knows it can forge a cursor, so it is never
 //!   derived from anything public: a function refuses to start without one. The template
-//!   generates one per stack in Secrets Manager; the local stack makes one per run.
+//!   generates one per stack in Secrets Manager and gives it only to the function that hands
+//!   cursors out (leaderboard-api); the local stack makes one per run. A function that never
+//!   hands a cursor out reads [`Config::from_env_without_cursors`] instead: its own listings page
+//!   with cursors signed by a key made at start, which never leaves the process.
 //! - The SDK's own variables (`AWS_REGION`, `AWS_ENDPOINT_URL`, credentials) choose the
 //!   endpoint; nothing here names one.
 
@@ -38,6 +41,16 @@ impl Config {
         Self::from_lookup(|k| std::env::var(k).ok())
     }
 
+    /// Reads `TABLE_NAME` only, for a function that never hands a cursor out: the cursors its
+    /// own listings page with are signed by a random key made now, which never leaves the
+    /// process, so it needs (and is given) no `CURSOR_SECRET`.
+    pub fn from_env_without_cursors() -> Result<Config, StoreError> {
+        Self::from_lookup(|k| match k {
+            "CURSOR_SECRET" => Some(private_cursor_key()),
+            _ => std::env::var(k).ok(),
+        })
+    }
+
     /// Reads the settings through `lookup` (the environment, or a map in tests).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, StoreError> {
         let table_name = lookup("TABLE_NAME")
@@ -63,6 +76,17 @@ impl Config {
     }
 }
 
+/// A random cursor key for one process: 48 alphanumeric characters, as the template's.
+fn private_cursor_key() -> String {
+    use rand::Rng;
+    use rand::distr::Alphanumeric;
+    rand::rng()
+        .sample_iter(Alphanumeric)
+        .take(48)
+        .map(char::from)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +109,14 @@ mod tests {
         assert_eq!(c.table_name, "t");
         assert_eq!(c.cursor_secret, SECRET.as_bytes());
         assert!(!format!("{c:?}").contains(SECRET));
+    }
+
+    #[test]
+    fn a_process_without_cursors_gets_its_own_random_key() {
+        let a = private_cursor_key();
+        assert_eq!(a.len(), 48);
+        assert!(a.len() >= MIN_CURSOR_SECRET_LEN);
+        assert_ne!(a, private_cursor_key());
     }
 
     #[test]

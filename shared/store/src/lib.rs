@@ -105,7 +105,16 @@ impl Store {
     /// `LEADERBOARD_TLS_ROOTS` (see [`tls`]), and the SDK's own region, credentials and endpoint
     /// variables.
     pub async fn from_env() -> Result<Store, StoreError> {
-        let config = Config::from_env()?;
+        Self::with_sdk_from_env(Config::from_env()?).await
+    }
+
+    /// The same for a function that never hands a cursor out: no `CURSOR_SECRET` (see
+    /// [`Config::from_env_without_cursors`]).
+    pub async fn from_env_without_cursors() -> Result<Store, StoreError> {
+        Self::with_sdk_from_env(Config::from_env_without_cursors()?).await
+    }
+
+    async fn with_sdk_from_env(config: Config) -> Result<Store, StoreError> {
         let sdk = aws_config::defaults(aws_config::BehaviorVersion::latest())
             .http_client(tls::http_client(tls::TlsRoots::from_env()?)?)
             .load()
