@@ -9,7 +9,6 @@ use common::*;
 use leaderboard_devkit::contention::{Fault, faulty_client};
 use leaderboard_devkit::testing::s;
 use leaderboard_keys::ids::{GameId, PlayerId, SessionId};
-use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{BoardStatus, Recurrence};
 use leaderboard_store::{CloseOptions, CloseProgress, Config, Play, Store};
@@ -26,27 +25,10 @@ fn small_pages() -> CloseOptions {
 #[tokio::test]
 async fn a_long_snapshot_does_not_hold_back_a_board_due_after_it() {
     let (table, store) = store("close_turns").await;
-    let now = Timestamp::now().as_millis();
     // The long board ended first, so it is due first; it needs three turns.
     let pages = 3 * PAGES_PER_TURN as usize;
-    for (id, end, n) in [
-        ("long", now - 2 * HOUR, pages * 10),
-        ("short", now - HOUR, 5),
-    ] {
-        board(
-            &store,
-            id,
-            Order::Desc,
-            Recurrence::None,
-            now - 3 * HOUR,
-            end,
-        )
-        .await;
-        let b = store.get_board(&bid(id)).await.unwrap().unwrap();
-        store
-            .import_entries(&b, &entries(n, now - 3 * HOUR))
-            .await
-            .unwrap();
+    for (id, ended, n) in [("long", 2 * HOUR, pages * 10), ("short", HOUR, 5)] {
+        ended_board(&store, id, Recurrence::None, ended, n).await;
     }
     let summary = run(&App::new(store.clone(), small_pages()), None)
         .await
@@ -73,20 +55,7 @@ async fn a_long_snapshot_does_not_hold_back_a_board_due_after_it() {
 async fn the_successor_takes_plays_as_soon_as_the_close_begins() {
     let (_table, store) = store("close_successor_first").await;
     let now = Timestamp::now().as_millis();
-    board(
-        &store,
-        "season_3",
-        Order::Desc,
-        Recurrence::Season,
-        now - 3 * HOUR,
-        now - HOUR,
-    )
-    .await;
-    let b = store.get_board(&bid("season_3")).await.unwrap().unwrap();
-    store
-        .import_entries(&b, &entries(50, now - 2 * HOUR))
-        .await
-        .unwrap();
+    ended_board(&store, "season_3", Recurrence::Season, HOUR, 50).await;
     // One page of ten, then the close stops: the successor is there already.
     let first_page = CloseOptions {
         max_pages: Some(1),
@@ -136,21 +105,7 @@ async fn the_successor_takes_plays_as_soon_as_the_close_begins() {
 #[tokio::test]
 async fn closing_is_retried_when_a_transaction_in_flight_conflicts() {
     let (table, store) = store("close_conflict").await;
-    let now = Timestamp::now().as_millis();
-    board(
-        &store,
-        "busy",
-        Order::Desc,
-        Recurrence::None,
-        now - 3 * HOUR,
-        now - HOUR,
-    )
-    .await;
-    let b = store.get_board(&bid("busy")).await.unwrap().unwrap();
-    store
-        .import_entries(&b, &entries(20, now - 2 * HOUR))
-        .await
-        .unwrap();
+    ended_board(&store, "busy", Recurrence::None, HOUR, 20).await;
     // The first four UpdateItems (more than the SDK's own three attempts) meet a conflict.
     let (client, updates) = faulty_client(&table.endpoint, &["UpdateItem"], Fault::ItemConflict, 4);
     let conflicted = Store::new(

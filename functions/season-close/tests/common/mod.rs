@@ -99,3 +99,29 @@ pub async fn snapshot(table: &TestTable) -> Vec<RawItem> {
         })
         .collect()
 }
+
+/// A board `id` that ran from three hours ago until `ended_ms_ago` milliseconds ago, holding
+/// `n` imported entries (from [`entries`]).
+pub async fn ended_board(
+    store: &Store,
+    id: &str,
+    recurrence: Recurrence,
+    ended_ms_ago: u64,
+    n: usize,
+) {
+    let now = Timestamp::now().as_millis();
+    board(
+        store,
+        id,
+        Order::Desc,
+        recurrence,
+        now - 3 * HOUR,
+        now - ended_ms_ago,
+    )
+    .await;
+    let b = store.get_board(&bid(id)).await.unwrap().unwrap();
+    store
+        .import_entries(&b, &entries(n, now - 3 * HOUR))
+        .await
+        .unwrap();
+}
