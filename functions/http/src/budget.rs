@@ -10,9 +10,10 @@
 //! with the first outcome if it had committed.
 
 use std::future::Future;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use lambda_http::{Body, Request, RequestExt, Response};
+use leaderboard_keys::time::time_left;
 
 use crate::ApiError;
 
@@ -28,17 +29,10 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// [`DEADLINE_MARGIN`] (nothing when that has passed), or [`DEFAULT_TIMEOUT`] less the margin
 /// when the request carries no deadline.
 pub fn budget(req: &Request) -> Duration {
-    let deadline = req
-        .lambda_context_ref()
-        .map(|c| c.deadline)
-        .filter(|&ms| ms > 0);
-    let left = match deadline {
-        Some(ms) => (SystemTime::UNIX_EPOCH + Duration::from_millis(ms))
-            .duration_since(SystemTime::now())
-            .unwrap_or_default(),
-        None => DEFAULT_TIMEOUT,
-    };
-    left.saturating_sub(DEADLINE_MARGIN)
+    req.lambda_context_ref()
+        .and_then(|c| time_left(c.deadline))
+        .unwrap_or(DEFAULT_TIMEOUT)
+        .saturating_sub(DEADLINE_MARGIN)
 }
 
 /// Runs `work` within the budget of `req`; past it, 503 `unavailable` with `Retry-After`.
@@ -60,6 +54,7 @@ where
 mod tests {
     use super::*;
     use lambda_http::Context;
+    use leaderboard_keys::time::Timestamp;
 
     fn request_with_deadline(ms: u64) -> Request {
         let mut context = Context::default();
@@ -68,10 +63,7 @@ mod tests {
     }
 
     fn now_ms() -> u64 {
-        SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .unwrap()
-            .as_millis() as u64
+        Timestamp::now().as_millis()
     }
 
     #[test]

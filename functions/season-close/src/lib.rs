@@ -11,11 +11,11 @@
 //! default 30) and `CLOSE_PAGE_SIZE` (entries per snapshot page, default 500).
 
 use std::collections::{HashMap, VecDeque};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use lambda_runtime::{Error, LambdaEvent};
 use leaderboard_keys::ids::BoardId;
-use leaderboard_keys::time::Timestamp;
+use leaderboard_keys::time::{Timestamp, time_left};
 use leaderboard_store::{
     CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS, RepairOptions, Store,
 };
@@ -113,22 +113,11 @@ pub struct PausedBoard {
     pub total: u64,
 }
 
-/// The instant `DEADLINE_MARGIN` before the invocation's deadline (epoch milliseconds).
-fn stop_at(deadline_ms: u64) -> Option<Instant> {
-    let now_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .ok()?
-        .as_millis() as u64;
-    let left = Duration::from_millis(deadline_ms.saturating_sub(now_ms));
-    Some(Instant::now() + left.saturating_sub(DEADLINE_MARGIN))
-}
-
 /// Handles one scheduled invocation (any payload: the schedule's event is not needed).
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<CloseSummary, Error> {
-    let deadline = match event.context.deadline {
-        0 => None,
-        ms => stop_at(ms),
-    };
+    // `DEADLINE_MARGIN` before the invocation's deadline, if it has one.
+    let deadline = time_left(event.context.deadline)
+        .map(|left| Instant::now() + left.saturating_sub(DEADLINE_MARGIN));
     Ok(run(app, deadline).await?)
 }
 

@@ -38,7 +38,7 @@
 //! [`rank`]): [`handle`] runs both halves over every batch and reports the failures of both.
 //!
 //! # Time
-//! A batch works within the invocation's deadline less [`DEADLINE_MARGIN`], every retry
+//! A batch works within the invocation's deadline less [`budget::DEADLINE_MARGIN`], every retry
 //! included (the store's and the SDK's); past it, the batch is reported failed from its first
 //! record and re-delivered, which the watermarks make safe.
 //!
@@ -46,7 +46,6 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::time::{Duration, SystemTime};
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
@@ -59,16 +58,9 @@ use leaderboard_store::model::Session;
 use leaderboard_store::{ProjectedSession, ProjectionOutcome, SequenceNumber, Store, StoreError};
 use serde_dynamo::AttributeValue;
 
+pub mod budget;
 pub mod rank;
 pub mod rank_v2;
-
-/// How long before the invocation's deadline a batch stops and fails whole: room to answer
-/// before Lambda stops the function (which would fail the batch without a word, and count as
-/// a function error).
-pub const DEADLINE_MARGIN: Duration = Duration::from_secs(2);
-
-/// A batch's time without a Lambda deadline (the local stack): the template's timeout.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 pub use rank::RankIndex;
 pub use rank_v2::LaneIndex;
 
@@ -345,7 +337,7 @@ pub async fn handle<P: Projection + RankIndex + LaneIndex>(
     let first = records
         .iter()
         .find_map(|r| r.change.sequence_number.clone());
-    let budget = budget(event.context.deadline);
+    let budget = budget::budget(event.context.deadline);
     let ranks = rank::plan(&records);
     let lanes = rank_v2::plan(&records);
     let work = async {
@@ -372,20 +364,6 @@ pub async fn handle<P: Projection + RankIndex + LaneIndex>(
             Ok(response)
         }
     }
-}
-
-/// How long a batch may work: until the invocation's deadline (epoch milliseconds; 0 when
-/// there is none, as in the local stack) less [`DEADLINE_MARGIN`], or [`DEFAULT_TIMEOUT`] less
-/// the margin without a deadline.
-pub fn budget(deadline_ms: u64) -> Duration {
-    let left = if deadline_ms == 0 {
-        DEFAULT_TIMEOUT
-    } else {
-        (SystemTime::UNIX_EPOCH + Duration::from_millis(deadline_ms))
-            .duration_since(SystemTime::now())
-            .unwrap_or_default()
-    };
-    left.saturating_sub(DEADLINE_MARGIN)
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 //! ```
 
 use std::fmt;
+use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
@@ -70,6 +71,14 @@ impl Timestamp {
     }
 }
 
+/// How long from now until a Lambda invocation's deadline, `deadline_ms` milliseconds after the
+/// epoch as its context gives it: zero once it has passed, and `None` for 0, the context's "no
+/// deadline" (the local stack calls the handlers directly, without one).
+pub fn time_left(deadline_ms: u64) -> Option<Duration> {
+    (deadline_ms > 0)
+        .then(|| Duration::from_millis(deadline_ms.saturating_sub(Timestamp::now().as_millis())))
+}
+
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // In range by construction, so the conversion cannot fail; fall back to the epoch
@@ -95,6 +104,17 @@ impl<'de> serde::Deserialize<'de> for Timestamp {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_left_before_a_deadline() {
+        assert_eq!(time_left(0), None);
+        assert_eq!(time_left(1), Some(Duration::ZERO));
+        let left = time_left(Timestamp::now().as_millis() + 60_000).unwrap();
+        assert!(
+            left <= Duration::from_secs(60) && left > Duration::from_secs(30),
+            "{left:?}"
+        );
+    }
 
     #[test]
     fn formats_fixed_width_utc_millis() {

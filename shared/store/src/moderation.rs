@@ -14,7 +14,6 @@
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 
-use crate::error::CancelReason;
 use crate::items::from_item;
 use crate::model::{Board, BoardStatus, EntryPointer, RankLayout};
 use crate::request::Params;
@@ -60,15 +59,10 @@ impl Store {
             let pointer: EntryPointer = from_item(pointer)?;
             match self.remove_pointed(&board, &pointer).await {
                 Ok(()) => return Ok(true),
-                Err(StoreError::TransactionCanceled { reasons })
-                    if CancelReason::all_retryable(&reasons)
-                        || reasons.contains(&CancelReason::ConditionalCheckFailed) =>
-                {
-                    // The board started closing, or the player's entry changed: read again.
-                    tracing::debug!(attempt, ?reasons, "entry removal cancelled; reading again");
-                }
-                Err(e) if e.is_retryable() => {
-                    tracing::debug!(attempt, error = %e, "entry removal failed; retrying");
+                // The board started closing, the player's entry changed, or a conflict or
+                // throttling: read again.
+                Err(e) if e.worth_rereading() => {
+                    tracing::debug!(attempt, error = %e, "entry removal failed; reading again");
                 }
                 Err(e) => return Err(e),
             }
@@ -85,13 +79,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         let id = &board.leaderboard_id;
         let mut items = vec![
-            self.tx_check(
-                &entity::board(id),
-                "#status = :open",
-                Params::new()
-                    .name("#status", "status")
-                    .value(":open", BoardStatus::Open),
-            )?,
+            self.tx_board_open(id)?,
             self.tx_delete(
                 &entity::entry(&pointer.player_id, id),
                 "version = :v",

@@ -34,6 +34,7 @@
 
 use std::time::Duration;
 
+use aws_sdk_dynamodb::types::TransactWriteItem;
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
@@ -446,6 +447,18 @@ impl Store {
             .collect()
     }
 
+    /// A transaction's check that the board `id` is still open: the fence against season
+    /// close, which sets `closing` before it reads the entries.
+    pub(crate) fn tx_board_open(&self, id: &BoardId) -> Result<TransactWriteItem, StoreError> {
+        self.tx_check(
+            &entity::board(id),
+            "#status = :open",
+            Params::new()
+                .name("#status", "status")
+                .value(":open", BoardStatus::Open),
+        )
+    }
+
     /// The one transaction of a play.
     async fn write_play(&self, session: &Session, plans: &[BoardPlan]) -> Result<(), StoreError> {
         let session_key = entity::session(&session.player_id, &session.session_id);
@@ -470,15 +483,7 @@ impl Store {
                 .ends_at
                 .is_some_and(|end| now.plus_millis(FENCE_WINDOW_MS) >= end);
             if near_end {
-                items.push(
-                    self.tx_check(
-                        &entity::board(&board.leaderboard_id),
-                        "#status = :open",
-                        Params::new()
-                            .name("#status", "status")
-                            .value(":open", BoardStatus::Open),
-                    )?,
-                );
+                items.push(self.tx_board_open(&board.leaderboard_id)?);
             }
             let Some(new) = &plan.new else { continue };
             let (condition, params) = match &plan.old {
