@@ -6,8 +6,8 @@
 cfn-lint checks the result: plain cfn-lint reads AWS::Serverless::Function as an opaque
 resource, so what SAM makes of it (roles and their policies, permissions, the event source
 mapping, the API's routes and authorizer, the schedule) is only checked after translation.
-Nothing here calls AWS: local code paths become the placeholder S3 location `sam package`
-would upload them to, and the template names no managed policy, so the policy loader (which
+Nothing here calls AWS: local code paths and nested templates become the placeholder S3
+locations `sam package` would upload them to, and the template names no managed policy, so the policy loader (which
 would ask IAM for the managed policies' ARNs) is a stub that knows none.
 """
 import json
@@ -34,6 +34,10 @@ def main():
         if resource.get("Type") == "AWS::Serverless::Function" and isinstance(props.get("CodeUri"), str):
             if not props["CodeUri"].startswith("s3://"):
                 props["CodeUri"] = "s3://placeholder-bucket/code.zip"
+        # A nested template in a local file (monitoring.yaml) is linted on its own.
+        if resource.get("Type") == "AWS::Serverless::Application" and isinstance(props.get("Location"), str):
+            if not props["Location"].startswith("https://"):
+                props["Location"] = "https://placeholder-bucket.s3.amazonaws.com/nested.yaml"
     cfn = transform(sam, {}, NoManagedPolicies())
     with open(sys.argv[2], "w", encoding="utf-8") as f:
         json.dump(cfn, f, indent=2)

@@ -117,7 +117,10 @@ impl Gateway {
             match function {
                 HttpFunction::SubmitScore => submit_score::handle(&gateway.submit, request).await,
                 HttpFunction::LeaderboardApi => {
-                    leaderboard_api::handle(&gateway.api, request).await
+                    leaderboard_api::handle_reads(&gateway.api, request).await
+                }
+                HttpFunction::LeaderboardWrites => {
+                    leaderboard_api::handle_writes(&gateway.api, request).await
                 }
             }
         })

@@ -33,11 +33,16 @@ impl Schedule {
         let _one_at_a_time = self.running.lock().await;
         let deadline = Instant::now() + self.timeout.saturating_sub(season_close::DEADLINE_MARGIN);
         let summary = season_close::run(&self.app, Some(deadline)).await?;
-        if !summary.closed.is_empty() || !summary.paused.is_empty() || !summary.failed.is_empty() {
+        if !summary.closed.is_empty()
+            || !summary.paused.is_empty()
+            || !summary.failed.is_empty()
+            || !summary.busy.is_empty()
+        {
             tracing::info!(
                 closed = summary.closed.len(),
                 paused = summary.paused.len(),
                 failed = summary.failed.len(),
+                busy = summary.busy.len(),
                 "season close"
             );
         }

@@ -13,8 +13,10 @@ use crate::Error;
 
 /// Logical id of the submit-score function in the template.
 pub const SUBMIT_SCORE_ID: &str = "SubmitScoreFunction";
-/// Logical id of the leaderboard-api function.
+/// Logical id of the leaderboard-api function (the anonymous reads).
 pub const LEADERBOARD_API_ID: &str = "LeaderboardApiFunction";
+/// Logical id of the leaderboard-writes function (the API's routes that need a token).
+pub const LEADERBOARD_WRITES_ID: &str = "LeaderboardWritesFunction";
 /// Logical id of the stream projector.
 pub const STREAM_PROJECTOR_ID: &str = "StreamProjectorFunction";
 /// Logical id of season close.
@@ -25,8 +27,10 @@ pub const SEASON_CLOSE_ID: &str = "SeasonCloseFunction";
 pub enum HttpFunction {
     /// `submit_score::handle`.
     SubmitScore,
-    /// `leaderboard_api::handle`.
+    /// `leaderboard_api::handle_reads`.
     LeaderboardApi,
+    /// `leaderboard_api::handle_writes`.
+    LeaderboardWrites,
 }
 
 /// Who may call a route.
@@ -185,6 +189,7 @@ fn routes(doc: &Value) -> Result<Vec<Route>, Error> {
             let function = match id {
                 SUBMIT_SCORE_ID => HttpFunction::SubmitScore,
                 LEADERBOARD_API_ID => HttpFunction::LeaderboardApi,
+                LEADERBOARD_WRITES_ID => HttpFunction::LeaderboardWrites,
                 other => {
                     return Err(bad(format!(
                         "{other} has HttpApi events but no local handler"

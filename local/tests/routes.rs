@@ -1,5 +1,5 @@
 //! One route table: the template's `HttpApi` routes (what API Gateway and the local gateway
-//! serve) are exactly the routes the two HTTP functions' routers handle, and exactly the
+//! serve) are exactly the routes the three HTTP functions' routers handle, and exactly the
 //! operations of `openapi.yaml`; and each route goes to the function whose router has it.
 
 use std::collections::BTreeSet;
@@ -27,12 +27,16 @@ fn template_routes_are_the_routers_and_the_openapi_paths() {
             .collect()
     };
     let submit = router_routes(&submit_score::ROUTER);
+    let reads = router_routes(&leaderboard_api::READ_ROUTER);
+    let writes = router_routes(&leaderboard_api::WRITE_ROUTER);
     let api = router_routes(&leaderboard_api::ROUTER);
     assert_eq!(of(HttpFunction::SubmitScore), submit);
-    assert_eq!(of(HttpFunction::LeaderboardApi), api);
+    assert_eq!(of(HttpFunction::LeaderboardApi), reads);
+    assert_eq!(of(HttpFunction::LeaderboardWrites), writes);
+    assert_eq!(api, reads.union(&writes).cloned().collect());
     assert_eq!(
         template.routes.len(),
-        submit.len() + api.len(),
+        submit.len() + reads.len() + writes.len(),
         "a route is listed twice in template.yaml"
     );
 
@@ -78,4 +82,12 @@ fn only_the_contracts_any_routes_skip_the_authorizer() {
     .map(str::to_owned)
     .collect();
     assert_eq!(open, expected);
+    // And they are the routes of the function whose role can only read.
+    let read_only: BTreeSet<String> = template
+        .routes
+        .iter()
+        .filter(|r| r.function == HttpFunction::LeaderboardApi)
+        .map(|r| r.route_key())
+        .collect();
+    assert_eq!(read_only, expected);
 }

@@ -1,4 +1,5 @@
-//! The leaderboard-api Lambda: setup only. The handler is [`leaderboard_api::handle`].
+//! The leaderboard-api Lambda (`LeaderboardApiFunction`): setup only. It serves the anonymous
+//! read routes, [`leaderboard_api::handle_reads`], and signs the cursors of their listings.
 
 use lambda_http::{Error, run, service_fn};
 use leaderboard_api::App;
@@ -8,5 +9,5 @@ use leaderboard_store::Store;
 async fn main() -> Result<(), Error> {
     lambda_http::tracing::init_default_subscriber();
     let app = App::new(Store::from_env().await?);
-    run(service_fn(|req| leaderboard_api::handle(&app, req))).await
+    run(service_fn(|req| leaderboard_api::handle_reads(&app, req))).await
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use futures::StreamExt;
 use leaderboard_api::ROUTER;
-use leaderboard_devkit::testing::s;
+use leaderboard_devkit::testing::{ranked, s};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;

@@ -12,6 +12,7 @@ use leaderboard_store::model::RankLayout;
 use serde_json::Value;
 
 use common::*;
+use leaderboard_devkit::testing::ranked;
 
 /// The listing of `ids` on `board`, each entry checked exact on a board of `player_count`
 /// (rankExact, no lag, topPercent), as `(playerId, rank, score)`.

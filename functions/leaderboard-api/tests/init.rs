@@ -1,10 +1,15 @@
-//! The deployed binary's start-up: without a real cursor key it refuses to start, and says
-//! which setting is missing, before it asks the Lambda runtime for any work.
+//! The deployed binaries' start-up: leaderboard-api, which hands cursors out, refuses to start
+//! without a real cursor key, and says which setting is missing, before it asks the Lambda
+//! runtime for any work; leaderboard-writes, which hands none out, starts without one.
 
 use std::process::Command;
 
 fn start(cursor_secret: Option<&str>) -> std::process::Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_leaderboard-api"));
+    start_binary(env!("CARGO_BIN_EXE_leaderboard-api"), cursor_secret)
+}
+
+fn start_binary(binary: &str, cursor_secret: Option<&str>) -> std::process::Output {
+    let mut cmd = Command::new(binary);
     cmd.env_clear()
         .env("TABLE_NAME", "leaderboard")
         .env("AWS_REGION", "us-east-1")
@@ -30,4 +35,13 @@ fn refuses_to_start_without_a_cursor_secret_and_names_it() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(!stderr.contains("CURSOR_SECRET"), "{stderr}");
+}
+
+#[test]
+fn the_writes_function_starts_without_a_cursor_secret() {
+    let out = start_binary(env!("CARGO_BIN_EXE_leaderboard-writes"), None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(!stderr.contains("CURSOR_SECRET"), "{stderr}");
+    assert!(!stderr.contains("TABLE_NAME"), "{stderr}");
 }

@@ -2,7 +2,8 @@
 //! `endsAt` has passed (GSI2's sparse `BOARDS#OPEN` index, never a Scan) and closes each one with
 //! [`Store::close_board`]: rollover, snapshot, archive. Boards take turns of
 //! [`PAGES_PER_TURN`] snapshot pages, oldest first, so no due board waits behind another's long
-//! snapshot. Then, with the time left, it repairs the
+//! snapshot. A board another run is closing (it holds the board's close lease) is left to that
+//! run. Then, with the time left, it repairs the
 //! rank indexes whose lanes stopped at a lost change ([`Store::repair_rank_indexes`]). It stops
 //! a safe margin before the Lambda time limit; what it did not finish is checkpointed on the
 //! board and resumed by the next run.
@@ -80,6 +81,9 @@ pub struct CloseSummary {
     pub paused: Vec<PausedBoard>,
     /// Boards whose close failed this time (logged; retried by the next run).
     pub failed: Vec<String>,
+    /// Boards another run was closing (it holds their close lease), left to it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub busy: Vec<BoardId>,
     /// Boards whose rank index was rebuilt after a lane stopped at a lost change.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rank_repaired: Vec<BoardId>,
@@ -175,6 +179,10 @@ pub async fn run(
                 }
             }
             Ok(CloseProgress::NotDue { .. }) => {}
+            Ok(CloseProgress::Busy { board, .. }) => {
+                progress.remove(&board);
+                summary.busy.push(board);
+            }
             Err(e) => {
                 tracing::error!(board = %board, error = %e, "close failed; the next run retries");
                 progress.remove(&board);
@@ -183,9 +191,10 @@ pub async fn run(
         }
     }
     // What the time left unfinished, in the order it was due; the next run resumes it.
-    let mut paused: Vec<PausedBoard> = progress.into_values().collect();
-    paused.sort_by_key(|p| due_order.iter().position(|b| *b == p.leaderboard_id));
-    summary.paused = paused;
+    summary.paused = due_order
+        .iter()
+        .filter_map(|b| progress.remove(b))
+        .collect();
     if deadline.is_none_or(|d| Instant::now() < d) {
         match app
             .store

@@ -1,5 +1,5 @@
-//! season-close against DynamoDB Local: the snapshot is exact, resumable, safe to run twice at
-//! once, and no submission lands during or after the close.
+//! season-close against DynamoDB Local: the snapshot is exact, resumable, written once when two
+//! closes start together, and no submission lands during or after the close.
 
 mod common;
 
@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use common::*;
-use leaderboard_devkit::testing::{RawItem, n, s};
+use leaderboard_devkit::local::counting_client;
+use leaderboard_devkit::testing::{RawItem, n, ranked, s};
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{BoardStatus, NewBoard, Operator, Recurrence};
@@ -209,14 +210,34 @@ async fn interrupted_resumed_and_concurrent_closes_give_the_same_snapshot() {
     assert!(runs > 2, "the close was interrupted {runs} times");
     assert_eq!(snapshot(table).await, reference);
 
-    // Two closes at once.
-    let (table, store) = &tables[2];
+    // Two closes at once: one holds the board's close lease and writes the snapshot once; the
+    // other finds the board busy (or closed, had it come after).
+    let (table, _) = &tables[2];
+    let (client, counter) = counting_client(&table.endpoint);
+    let store = store_over(table, client);
     let (a, b) = tokio::join!(
         store.close_board(&id, at, &options),
         store.close_board(&id, at, &options)
     );
-    assert!(matches!(a.unwrap(), CloseProgress::Closed { .. }));
-    assert!(matches!(b.unwrap(), CloseProgress::Closed { .. }));
+    let outcomes = [a.unwrap(), b.unwrap()];
+    assert!(
+        outcomes.iter().any(|o| matches!(
+            o,
+            CloseProgress::Closed {
+                player_count: 3000,
+                ..
+            }
+        )),
+        "{outcomes:?}"
+    );
+    assert!(
+        outcomes
+            .iter()
+            .all(|o| matches!(o, CloseProgress::Closed { .. } | CloseProgress::Busy { .. })),
+        "{outcomes:?}"
+    );
+    // 20 pages of 150 entries, each 600 items in batches of 25: written once.
+    assert_eq!(counter.snapshot().get("BatchWriteItem"), Some(&(20 * 24)));
     assert_eq!(snapshot(table).await, reference);
     for (table, _) in &tables {
         let boards: Vec<RawItem> = table

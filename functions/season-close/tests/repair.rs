@@ -120,7 +120,15 @@ async fn the_scheduled_run_rebuilds_a_board_whose_lane_stopped_and_only_that_one
     let f = before.freshness.unwrap();
     assert!(!f.rank_exact && f.rank_lag > 0, "{f:?}");
 
-    let mut app = App::new(store.clone(), CloseOptions::default());
+    let (client, log) = leaderboard_devkit::policy::recording_client(&table.endpoint);
+    let recorded = Store::new(
+        client,
+        &Config {
+            table_name: table.name.clone(),
+            cursor_secret: b"t".to_vec(),
+        },
+    );
+    let mut app = App::new(recorded, CloseOptions::default());
     app.repair = RepairOptions {
         min_age: Duration::ZERO,
         ..RepairOptions::default()
@@ -130,6 +138,14 @@ async fn the_scheduled_run_rebuilds_a_board_whose_lane_stopped_and_only_that_one
     assert!(summary.closed.is_empty() && summary.rank_repair_failed.is_empty());
     assert!(table.raw(REPAIR_PK, "stuck").await.is_none());
     assert_eq!(table.raw("RANKV2#fine", "#ROOT").await, fine_root);
+    // Its requests stay within season close's policy, the one delete (the served repair
+    // request) included.
+    let policy = leaderboard_devkit::policy::Policy::of("SeasonCloseFunction").unwrap();
+    assert_eq!(policy.refusals(&log), Vec::<String>::new());
+    assert!(
+        log.touched()
+            .contains(&("dynamodb:DeleteItem".to_owned(), REPAIR_PK.to_owned()))
+    );
 
     // Every rank exact now: above s0100, 1,099 imported entries and s0007's play.
     let (after, _) = store

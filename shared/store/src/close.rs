@@ -15,10 +15,12 @@
 //! 5. **Finish**: `status = closed`, `closedAt`, `nextLeaderboardId`; the sparse `BOARDS#OPEN`
 //!    key is removed.
 //!
-//! Because the board is frozen, the walk is deterministic and every write is idempotent: a
-//! close stopped anywhere (time limit, crash) resumes from its checkpoint, and two closes at once
-//! write the same items, so the snapshot has no duplicate or missing rank and there is one
-//! successor.
+//! One close at a time works a board: each turn holds the board's close lease (`close_lease`),
+//! and a close that finds it held by another run does nothing. Because the board is frozen, the
+//! walk is deterministic and every write is idempotent: a close stopped anywhere (time limit,
+//! crash) resumes from its checkpoint, and even a holder that outlived its lease writes the
+//! same items as the run that took the lease over, so the snapshot has no duplicate or missing
+//! rank and there is one successor.
 
 use std::time::Instant;
 
@@ -26,6 +28,7 @@ use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
 
+use crate::close_lease::{CloseLease, Taken};
 use crate::items::{Item, ItemExt, key_string, n, pointer_from_score_item, pointer_item, to_item};
 use crate::model::{Board, BoardStatus, FinalStanding, SeasonResult};
 use crate::request::{Index, Params, WithParams};
@@ -85,6 +88,14 @@ pub enum CloseProgress {
         /// The board.
         board: BoardId,
     },
+    /// Another close run holds the board's close lease (see `close_lease`); nothing was done
+    /// (or, if that run took the lease over from this one mid-way, this one stopped).
+    Busy {
+        /// The board.
+        board: BoardId,
+        /// When the other run's lease expires, at the latest.
+        until: Timestamp,
+    },
 }
 
 /// What a rollover did: the successor's id (`None`: the board does not recur), or why there is
@@ -122,7 +133,8 @@ impl Store {
     }
 
     /// Closes one board as far as `options` allow: see the module docs. Safe to run again, and
-    /// at the same time as another close of the same board.
+    /// at the same time as another close of the same board: one of them holds the board's close
+    /// lease and the other answers [`CloseProgress::Busy`] without writing.
     #[tracing::instrument(skip(self, options), fields(board = %id))]
     pub async fn close_board(
         &self,
@@ -138,17 +150,43 @@ impl Store {
                 what: "leaderboard",
                 id: id.to_string(),
             })?;
-        let board: Board = crate::items::from_item(raw.clone())?;
+        let board: Board = crate::items::from_item(raw)?;
         if board.status == BoardStatus::Closed {
-            return Ok(CloseProgress::Closed {
-                board: id.clone(),
-                player_count: board.player_count.unwrap_or(0),
-                next: board.next_leaderboard_id,
-            });
+            return Ok(closed(board));
         }
         if board.ends_at.is_none_or(|end| end > now) {
             return Ok(CloseProgress::NotDue { board: id.clone() });
         }
+        let lease = CloseLease::new(options.deadline);
+        let raw = match self.take_close_lease(id, &lease).await? {
+            Taken::Held(raw) => raw,
+            Taken::Busy(until) => {
+                tracing::info!(board = %id, until = %until, "another run is closing the board");
+                return Ok(CloseProgress::Busy {
+                    board: id.clone(),
+                    until,
+                });
+            }
+            Taken::Closed(raw) => return Ok(closed(crate::items::from_item(raw)?)),
+        };
+        let progress = self.close_leased(id, raw, now, options, &lease).await;
+        // The finished close removed the lease; anything else gives it back.
+        if !matches!(progress, Ok(CloseProgress::Closed { .. })) {
+            self.release_close_lease(id, &lease).await;
+        }
+        progress
+    }
+
+    /// The close of board `id` under `lease`, from `raw`, its item as the lease was taken.
+    async fn close_leased(
+        &self,
+        id: &BoardId,
+        raw: Item,
+        now: Timestamp,
+        options: &CloseOptions,
+        lease: &CloseLease,
+    ) -> Result<CloseProgress, StoreError> {
+        let board: Board = crate::items::from_item(raw.clone())?;
         if board.status == BoardStatus::Open {
             self.begin_closing(id, now).await?;
         }
@@ -253,7 +291,16 @@ impl Store {
             done += items.len() as u64;
             cursor = Some(last_sk);
             pages += 1;
-            (done, cursor) = self.checkpoint(id, done, cursor).await?;
+            match self.checkpoint_under_lease(id, lease, done, cursor).await? {
+                Some(furthest) => (done, cursor) = furthest,
+                None => {
+                    tracing::warn!(board = %id, done, "another run took the close lease over; stopping");
+                    return Ok(CloseProgress::Busy {
+                        board: id.clone(),
+                        until: Timestamp::now(),
+                    });
+                }
+            }
             let secs = started.elapsed().as_secs_f64().max(1e-6);
             tracing::info!(
                 board = %id,
@@ -276,16 +323,9 @@ impl Store {
     /// `open` -> `closing`; a close already under way is fine. Retried when a play's
     /// transaction in flight on the board item conflicts with it, or on throttling.
     async fn begin_closing(&self, id: &BoardId, now: Timestamp) -> Result<(), StoreError> {
-        for attempt in Retry::BOARD_UPDATE.attempts() {
-            match self.try_begin_closing(id, now).await {
-                Err(e) if e.is_retryable() => {
-                    tracing::debug!(attempt, error = %e, "closing the board failed; retrying");
-                }
-                done => return done,
-            }
-            Retry::BOARD_UPDATE.pause(attempt).await;
-        }
-        Err(Retry::BOARD_UPDATE.exhausted())
+        Retry::BOARD_UPDATE
+            .run("closing the board", || self.try_begin_closing(id, now))
+            .await
     }
 
     async fn try_begin_closing(&self, id: &BoardId, now: Timestamp) -> Result<(), StoreError> {
@@ -328,43 +368,6 @@ impl Store {
         Ok(count)
     }
 
-    /// Records progress `done` / `cursor` unless another close got further; returns the
-    /// furthest progress, so a close that fell behind jumps ahead.
-    async fn checkpoint(
-        &self,
-        id: &BoardId,
-        done: u64,
-        cursor: Option<String>,
-    ) -> Result<(u64, Option<String>), StoreError> {
-        let result = self
-            .update_request(
-                &entity::board(id),
-                "SET closeRank = :done, closeCursor = :cursor",
-            )
-            .condition_expression("attribute_not_exists(closeRank) OR closeRank < :done")
-            .params(
-                Params::new()
-                    .value(":done", done)
-                    .value(":cursor", cursor.as_deref().unwrap_or_default()),
-            )?
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("UpdateItem(close checkpoint)", e));
-        match result {
-            Ok(_) => Ok((done, cursor)),
-            Err(StoreError::ConditionalCheckFailed) => {
-                let raw = self.get_raw(&entity::board(id)).await?.unwrap_or_default();
-                let theirs = raw.number("closeRank").unwrap_or(0);
-                if theirs > done {
-                    Ok((theirs, raw.string("closeCursor").map(str::to_owned)))
-                } else {
-                    Ok((done, cursor))
-                }
-            }
-            Err(e) => Err(e),
-        }
-    }
-
     /// Creates the successor of a recurring board unless it exists: its id, `None` if the board
     /// does not recur, or why it can have no successor (the board then closes without one).
     async fn roll_over(&self, board: &Board) -> Result<Rolled, StoreError> {
@@ -394,7 +397,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         let mut update = String::from(
             "SET #status = :closed, closedAt = if_not_exists(closedAt, :now), playerCount = :count \
-             REMOVE gsi2pk, gsi2sk",
+             REMOVE gsi2pk, gsi2sk, closeLeaseBy, closeLeaseUntil",
         );
         let mut params = Params::new()
             .name("#status", "status")
@@ -420,5 +423,14 @@ impl Store {
             .await
             .map_err(|e| StoreError::sdk("UpdateItem(closed)", e))?;
         Ok(())
+    }
+}
+
+/// The progress of a board found closed.
+fn closed(board: Board) -> CloseProgress {
+    CloseProgress::Closed {
+        board: board.leaderboard_id,
+        player_count: board.player_count.unwrap_or(0),
+        next: board.next_leaderboard_id,
     }
 }

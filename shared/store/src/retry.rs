@@ -71,6 +71,28 @@ impl Retry {
             attempts: self.attempts,
         }
     }
+
+    /// Runs `attempt` again after every failure a retry can clear
+    /// ([`StoreError::is_retryable`]), until it succeeds or the attempts run out.
+    pub(crate) async fn run<T, F>(
+        self,
+        what: &'static str,
+        mut attempt: impl FnMut() -> F,
+    ) -> Result<T, StoreError>
+    where
+        F: Future<Output = Result<T, StoreError>>,
+    {
+        for n in self.attempts() {
+            match attempt().await {
+                Err(e) if e.is_retryable() => {
+                    tracing::debug!(attempt = n, error = %e, "{what} failed; retrying");
+                }
+                done => return done,
+            }
+            self.pause(n).await;
+        }
+        Err(self.exhausted())
+    }
 }
 
 /// A fresh idempotency token (`ClientRequestToken`) for one attempt of a transaction: the SDK's

@@ -30,17 +30,8 @@ fn email(s: &str) -> Email {
 /// The contract's rank order: the better score first (higher on `desc`, lower on `asc`), then
 /// the earlier `attainedAt`, then, for full ties, the greater playerId bytes (the sort key
 /// `SCORE#<rankKey>#<playerId>` read descending).
-fn rank_order(order: Order, mut entries: Vec<Entry>) -> Vec<RankedEntry> {
-    entries.sort_by(|a, b| {
-        let by_score = match order {
-            Order::Desc => b.1.cmp(&a.1),
-            Order::Asc => a.1.cmp(&b.1),
-        };
-        by_score
-            .then(a.2.cmp(&b.2))
-            .then(b.0.as_str().as_bytes().cmp(a.0.as_str().as_bytes()))
-    });
-    entries
+fn rank_order(order: Order, entries: Vec<Entry>) -> Vec<RankedEntry> {
+    leaderboard_devkit::testing::ranked(entries, order)
         .into_iter()
         .zip(1u64..)
         .map(|((player_id, score, attained_at), rank)| RankedEntry {

@@ -425,7 +425,7 @@ async fn projection_import_and_close() {
     m.expect(
         "close_board of 30 in pages of 10",
         &c,
-        "BatchWriteItem 6, GetItem 1, Query 4, UpdateItem 6",
+        "BatchWriteItem 6, GetItem 1, Query 4, UpdateItem 7",
     );
 
     let (r, c) = census(&counter, store.final_standings(&bid("cl"), 5, None)).await;

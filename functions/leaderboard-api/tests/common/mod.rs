@@ -247,21 +247,3 @@ pub fn exact_own(entry: &Value, player_count: u64) -> Value {
     }
     plain
 }
-
-/// The rank order the contract defines: better score, then earlier time, then (a full tie) the
-/// greater player id bytes, which is where a descending read of the sort key puts it.
-pub fn ranked(
-    mut entries: Vec<(PlayerId, u64, Timestamp)>,
-    order: Order,
-) -> Vec<(PlayerId, u64, Timestamp)> {
-    entries.sort_by(|a, b| {
-        let by_score = match order {
-            Order::Desc => b.1.cmp(&a.1),
-            Order::Asc => a.1.cmp(&b.1),
-        };
-        by_score
-            .then(a.2.cmp(&b.2))
-            .then(b.0.as_str().cmp(a.0.as_str()))
-    });
-    entries
-}

@@ -14,14 +14,36 @@ pub const HOUR: u64 = 3_600_000;
 
 pub async fn store(label: &str) -> (TestTable, Store) {
     let table = TestTable::without_stream(label).await;
-    let store = Store::new(
-        table.client.clone(),
+    let store = store_over(&table, table.client.clone());
+    (table, store)
+}
+
+/// A store over `table` whose requests are recorded, for [`assert_within_policy`].
+pub fn recorded_store(
+    table: &TestTable,
+) -> (Store, std::sync::Arc<leaderboard_devkit::policy::KeyLog>) {
+    let (client, log) = leaderboard_devkit::policy::recording_client(&table.endpoint);
+    (store_over(table, client), log)
+}
+
+/// Every item the recorded requests touched is allowed by season close's policy in
+/// `template.yaml` (DynamoDB Local enforces no IAM).
+pub fn assert_within_policy(log: &leaderboard_devkit::policy::KeyLog) {
+    let policy = leaderboard_devkit::policy::Policy::of("SeasonCloseFunction").unwrap();
+    assert!(!log.touched().is_empty());
+    assert_eq!(policy.refusals(log), Vec::<String>::new());
+}
+
+/// A store over `table` that sends its requests with `client` (one that counts, gates or
+/// faults them).
+pub fn store_over(table: &TestTable, client: aws_sdk_dynamodb::Client) -> Store {
+    Store::new(
+        client,
         &Config {
             table_name: table.name.clone(),
             cursor_secret: b"t".to_vec(),
         },
-    );
-    (table, store)
+    )
 }
 
 pub fn bid(s: &str) -> BoardId {
@@ -69,22 +91,6 @@ pub fn entries(n: usize, seed_base: u64) -> Vec<(PlayerId, u64, Timestamp)> {
             )
         })
         .collect()
-}
-
-pub fn ranked(
-    mut e: Vec<(PlayerId, u64, Timestamp)>,
-    order: Order,
-) -> Vec<(PlayerId, u64, Timestamp)> {
-    e.sort_by(|a, b| {
-        let by_score = match order {
-            Order::Desc => b.1.cmp(&a.1),
-            Order::Asc => a.1.cmp(&b.1),
-        };
-        by_score
-            .then(a.2.cmp(&b.2))
-            .then(b.0.as_str().cmp(a.0.as_str()))
-    });
-    e
 }
 
 /// The snapshot: every Final standing and Season result, and the board's summary.

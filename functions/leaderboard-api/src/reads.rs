@@ -1,0 +1,226 @@
+//! The read routes: anonymous, and served by the function whose role can only read
+//! (`LeaderboardApiFunction`). Boards, top-N and final standings, ranks, the around window, the
+//! friends listing, public profiles, entries, sessions and season results.
+
+use lambda_http::{Body, Request, Response};
+use leaderboard_http::{ApiError, Params, int_param, query_param};
+use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::freshness::Freshness;
+use leaderboard_store::model::{Board, BoardStatus, Player, RankedEntry, SeasonResult, Session};
+use leaderboard_store::{BoardRank, MAX_AROUND, MAX_PAGE_SIZE, MAX_PLAYER_IDS};
+use serde::Serialize;
+
+use crate::{
+    App, DEFAULT_AROUND, DEFAULT_SESSION_LIMIT, DEFAULT_TOP_LIMIT, MAX_SESSION_LIMIT, Route,
+    board_id, no_entry, ok, player_id,
+};
+
+/// A profile as any caller may see it: never the email.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PublicProfile<'a> {
+    player_id: &'a PlayerId,
+    name: &'a str,
+    lifetime_score: u64,
+    games_played: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    last_played_at: Option<Timestamp>,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+}
+
+impl<'a> From<&'a Player> for PublicProfile<'a> {
+    fn from(p: &'a Player) -> Self {
+        PublicProfile {
+            player_id: &p.player_id,
+            name: &p.name,
+            lifetime_score: p.lifetime_score,
+            games_played: p.games_played,
+            last_played_at: p.last_played_at,
+            created_at: p.created_at,
+            updated_at: p.updated_at,
+        }
+    }
+}
+
+/// A ranked listing. `nextCursor` is present (null at the end) on paged listings and absent on
+/// the around window, which is not paged.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Entries<'a> {
+    entries: &'a [RankedEntry],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_cursor: Option<Option<&'a str>>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Sessions<'a> {
+    sessions: &'a [Session],
+    next_cursor: Option<&'a str>,
+}
+
+async fn board(app: &App, id: &BoardId) -> Result<Board, ApiError> {
+    app.store.get_board(id).await?.ok_or_else(|| no_board(id))
+}
+
+fn no_board(id: &BoardId) -> ApiError {
+    ApiError::not_found(format!("leaderboard {id} not found"))
+}
+
+/// The comma-separated ids of a friends listing: 1 to 100 valid, distinct ids.
+fn player_ids(list: &str) -> Result<Vec<PlayerId>, ApiError> {
+    let ids: Vec<&str> = list.split(',').collect();
+    if list.is_empty() || ids.len() > MAX_PLAYER_IDS {
+        return Err(ApiError::invalid(format!(
+            "playerIds must list 1 to {MAX_PLAYER_IDS} player ids, separated by commas"
+        )));
+    }
+    // Distinct, checked by the store before any read.
+    Ok(ids
+        .into_iter()
+        .map(PlayerId::parse)
+        .collect::<Result<_, _>>()?)
+}
+
+fn session_limit(req: &Request) -> Result<usize, ApiError> {
+    Ok(int_param(req, "limit", DEFAULT_SESSION_LIMIT, 1, MAX_SESSION_LIMIT)? as usize)
+}
+
+/// Answers read route `route` (with its path parameters `p`).
+pub(crate) async fn read_route(
+    app: &App,
+    route: Route,
+    p: &Params,
+    req: &Request,
+) -> Result<Response<Body>, ApiError> {
+    let store = &app.store;
+    match route {
+        Route::GetBoard => ok(&board(app, &board_id(p)?).await?),
+        Route::TopScores => {
+            let id = board_id(p)?;
+            let limit =
+                int_param(req, "limit", DEFAULT_TOP_LIMIT, 1, MAX_PAGE_SIZE as u64)? as usize;
+            let cursor = query_param(req, "cursor");
+            if let Some(ids) = query_param(req, "playerIds") {
+                // The friends listing: chosen players, ranked board-wide, not paged.
+                if cursor.is_some() {
+                    return Err(ApiError::invalid(
+                        "cursor and playerIds cannot be used together",
+                    ));
+                }
+                let players = player_ids(&ids)?;
+                let board = board(app, &id).await?;
+                let (entries, _) = store.entries_of(&board, &players).await?;
+                return ok(&Entries {
+                    entries: &entries,
+                    next_cursor: Some(None),
+                });
+            }
+            let board = board(app, &id).await?;
+            let page = if board.status == BoardStatus::Closed {
+                store.final_standings(&id, limit, cursor.as_deref()).await?
+            } else {
+                store.top_scores(&id, limit, cursor.as_deref()).await?
+            };
+            ok(&Entries {
+                entries: &page.items,
+                next_cursor: Some(page.next_cursor.as_deref()),
+            })
+        }
+        Route::PlayerRank => {
+            let (id, player) = (board_id(p)?, player_id(p)?);
+            // The board and the player's entry are read together (one request fewer).
+            let entry = match store.board_and_rank(&id, &player).await? {
+                BoardRank::NoBoard => return Err(no_board(&id)),
+                BoardRank::Closed(_) => store
+                    .season_result(&player, &id)
+                    .await?
+                    .map(SeasonResult::ranked),
+                BoardRank::Open(_, entry) => entry,
+            };
+            ok(&entry.ok_or_else(|| no_entry(&id, &player))?)
+        }
+        Route::Around => {
+            let (id, player) = (board_id(p)?, player_id(p)?);
+            let n = int_param(req, "n", DEFAULT_AROUND, 1, MAX_AROUND as u64)?;
+            let board = board(app, &id).await?;
+            let entries = if board.status == BoardStatus::Closed {
+                let result = store.season_result(&player, &id).await?;
+                let result = result.ok_or_else(|| no_entry(&id, &player))?;
+                let rank = result.rank;
+                let mut entries = store
+                    .final_standings_between(&id, rank.saturating_sub(n), rank.saturating_add(n))
+                    .await?;
+                for e in &mut entries {
+                    e.freshness = Some(Freshness::exact(e.rank, result.player_count));
+                }
+                entries
+            } else {
+                store
+                    .around_player(&board, &player, n as usize)
+                    .await?
+                    .ok_or_else(|| no_entry(&id, &player))?
+            };
+            ok(&Entries {
+                entries: &entries,
+                next_cursor: None,
+            })
+        }
+        Route::GetPlayer => {
+            let player = player_id(p)?;
+            let profile = store
+                .get_player(&player)
+                .await?
+                .ok_or_else(|| ApiError::not_found(format!("player {player} not found")))?;
+            ok(&PublicProfile::from(&profile))
+        }
+        Route::PlayerScores => {
+            let player = player_id(p)?;
+            let entries = store.player_entries(&player).await?;
+            ok(&serde_json::json!({ "playerId": player, "entries": entries }))
+        }
+        Route::PlayerSessions => {
+            let player = player_id(p)?;
+            let limit = session_limit(req)?;
+            let cursor = query_param(req, "cursor");
+            let page = store
+                .player_sessions(&player, limit, cursor.as_deref())
+                .await?;
+            ok(&Sessions {
+                sessions: &page.items,
+                next_cursor: page.next_cursor.as_deref(),
+            })
+        }
+        Route::GetSession => {
+            let player = player_id(p)?;
+            let session = SessionId::parse_stored(p.get("sessionId"))?;
+            let found = store.get_session(&player, &session).await?.ok_or_else(|| {
+                ApiError::not_found(format!("session {session} of player {player} not found"))
+            })?;
+            ok(&found)
+        }
+        Route::PlayerResults => {
+            let player = player_id(p)?;
+            let results = store.player_results(&player).await?;
+            ok(&serde_json::json!({ "playerId": player, "results": results }))
+        }
+        Route::GameSessions => {
+            let game = GameId::parse(p.get("gameId"))?;
+            let limit = session_limit(req)?;
+            let cursor = query_param(req, "cursor");
+            let page = store.game_sessions(&game, limit, cursor.as_deref()).await?;
+            ok(&Sessions {
+                sessions: &page.items,
+                next_cursor: page.next_cursor.as_deref(),
+            })
+        }
+        Route::CreateBoard
+        | Route::RemoveEntry
+        | Route::PutMe
+        | Route::AdminPlayerByEmail
+        | Route::BanPlayer
+        | Route::UnbanPlayer => Err(ApiError::not_found("no such read route")),
+    }
+}

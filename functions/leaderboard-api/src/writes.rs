@@ -1,0 +1,108 @@
+//! The routes that need a token: board creation, the caller's profile, entry removal, bans
+//! and the admin lookup by email. They are served by the function whose role may write
+//! (`LeaderboardWritesFunction`), so the anonymous read routes run under a role that cannot.
+
+use lambda_http::http::StatusCode;
+use lambda_http::{Body, Request, Response};
+use leaderboard_http::{
+    ApiError, Params, admin, identity, json, json_body, no_content, query_param,
+};
+use leaderboard_keys::ids::Email;
+use leaderboard_store::model::NewBoard;
+use serde::Deserialize;
+
+use crate::{App, Route, board_id, no_entry, ok, player_id};
+
+#[derive(Debug, Deserialize)]
+struct BanBody {
+    reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ProfileBody {
+    name: Option<String>,
+    email: Option<String>,
+}
+
+/// Answers write route `route` (with its path parameters `p`).
+pub(crate) async fn write_route(
+    app: &App,
+    route: Route,
+    p: &Params,
+    req: &Request,
+) -> Result<Response<Body>, ApiError> {
+    let store = &app.store;
+    match route {
+        Route::CreateBoard => {
+            admin(req)?;
+            let new: NewBoard = json_body(req)?;
+            let board = store.create_board(new, (app.clock)()).await?;
+            tracing::info!(board = %board.leaderboard_id, "board created");
+            Ok(json(StatusCode::CREATED, &board))
+        }
+        Route::RemoveEntry => {
+            let who = admin(req)?;
+            let (id, player) = (board_id(p)?, player_id(p)?);
+            if !store.remove_entry(&id, &player).await? {
+                return Err(no_entry(&id, &player));
+            }
+            tracing::info!(board = %id, player = %player, by = %who.player_id, "entry removed");
+            Ok(no_content())
+        }
+        Route::PutMe => {
+            let who = identity(req)?;
+            let body: ProfileBody = json_body(req)?;
+            let name = body
+                .name
+                .ok_or_else(|| ApiError::invalid("name is required"))?;
+            let email = body.email.as_deref().map(Email::parse).transpose()?;
+            let player = store
+                .put_profile(&who.player_id, &name, email.as_ref(), (app.clock)())
+                .await?;
+            // The caller's own profile: the one place the email is shown.
+            ok(&player)
+        }
+        Route::AdminPlayerByEmail => {
+            admin(req)?;
+            let raw = query_param(req, "email")
+                .ok_or_else(|| ApiError::invalid("the email parameter is required"))?;
+            let email = Email::parse(&raw)?;
+            let player = store
+                .find_player_by_email(&email)
+                .await?
+                .ok_or_else(|| ApiError::not_found("no player has that email"))?;
+            ok(&player)
+        }
+        Route::BanPlayer => {
+            let who = admin(req)?;
+            let player = player_id(p)?;
+            let body: BanBody = json_body(req)?;
+            let reason = body
+                .reason
+                .ok_or_else(|| ApiError::invalid("reason is required"))?;
+            let outcome = store
+                .ban_player(&player, &reason, &who.player_id, (app.clock)())
+                .await?;
+            ok(&outcome)
+        }
+        Route::UnbanPlayer => {
+            let who = admin(req)?;
+            let player = player_id(p)?;
+            // Lifting a ban that is not there is done too: 204 either way.
+            let lifted = store.unban_player(&player).await?;
+            tracing::info!(player = %player, by = %who.player_id, lifted, "ban lifted");
+            Ok(no_content())
+        }
+        Route::GetBoard
+        | Route::TopScores
+        | Route::PlayerRank
+        | Route::Around
+        | Route::GetPlayer
+        | Route::PlayerScores
+        | Route::PlayerSessions
+        | Route::GetSession
+        | Route::PlayerResults
+        | Route::GameSessions => Err(ApiError::not_found("no such write route")),
+    }
+}

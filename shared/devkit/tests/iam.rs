@@ -1,0 +1,127 @@
+//! The IAM check: each function's policy in `template.yaml` grants exactly the DynamoDB actions
+//! its code can call, on the resources it calls them on (the table, or its indexes), no more and
+//! no fewer. The code side is read from the source (`code_calls`), from the binary's `main`
+//! down to the SDK's request builders, so a new request in a store method shows up here before
+//! it meets AccessDenied in a deployed stack.
+
+mod code_calls;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use code_calls::{Code, Grant};
+use leaderboard_devkit::policy::Policy;
+use leaderboard_devkit::repo_root;
+
+/// The workspace libraries a function's code reaches the table through.
+const LIBRARIES: &[&str] = &["shared/keys/src", "shared/store/src", "functions/http/src"];
+
+/// What a policy grants, by resource, conditions aside (the conditions are checked against
+/// the requests the functions' tests send: `leaderboard_devkit::policy`).
+fn grants(policy: &Policy) -> BTreeSet<Grant> {
+    let mut grants = BTreeSet::new();
+    for s in &policy.statements {
+        for action in &s.actions {
+            grants.insert((s.resource, &*action.clone().leak()));
+        }
+    }
+    grants
+}
+
+/// The entry file of `binary` (its `main`) and the crate's other entry files: a package's
+/// `src/main.rs` is the binary named like the package, `src/bin/<name>.rs` the others.
+fn entry_of(binary: &str) -> (PathBuf, Vec<PathBuf>) {
+    let root = repo_root().join("functions");
+    for dir in std::fs::read_dir(&root).unwrap() {
+        let dir = dir.unwrap().path();
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+        let mut entries = vec![(
+            manifest.contains(&format!("name = \"{binary}\"")),
+            dir.join("src/main.rs"),
+        )];
+        if let Ok(bins) = std::fs::read_dir(dir.join("src/bin")) {
+            for bin in bins {
+                let bin = bin.unwrap().path();
+                let named = bin.file_stem().is_some_and(|s| s == binary);
+                entries.push((named, bin));
+            }
+        }
+        if let Some((_, entry)) = entries.iter().find(|(named, path)| *named && path.exists()) {
+            let others = entries
+                .iter()
+                .filter(|(_, path)| path != entry)
+                .map(|(_, path)| path.clone())
+                .collect();
+            return (entry.clone(), others);
+        }
+    }
+    panic!("no crate builds {binary}");
+}
+
+/// The code of `binary`: its crate, less the other binaries' entry files, and the libraries.
+fn code_of(binary: &str) -> Code {
+    let (entry, others) = entry_of(binary);
+    let src = entry
+        .ancestors()
+        .find(|a| a.ends_with("src"))
+        .unwrap()
+        .to_owned();
+    let mut dirs: Vec<PathBuf> = LIBRARIES.iter().map(|l| repo_root().join(l)).collect();
+    dirs.push(src);
+    Code::read(&dirs, &others)
+}
+
+#[test]
+fn every_policy_grants_exactly_what_its_code_calls() {
+    let policies = Policy::all().unwrap();
+    assert!(policies.len() >= 5, "{policies:?}");
+    let mut wrong = Vec::new();
+    for policy in &policies {
+        let (id, binary) = (&policy.function, &policy.binary);
+        let granted = grants(policy);
+        let code = code_of(binary);
+        let needed = code.grants_from("main");
+        for grant in needed.difference(&granted) {
+            let path = code.path_to("main", *grant);
+            wrong.push(format!(
+                "{id} ({binary}) is not granted {grant:?}, which it needs by {}",
+                path.join(" -> ")
+            ));
+        }
+        for grant in granted.difference(&needed) {
+            wrong.push(format!(
+                "{id} ({binary}) is granted {grant:?}, which its code never calls"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_reading_of_code_follows_calls_to_the_sdk_and_nothing_else() {
+    let mut code = Code::default();
+    code.add_source(
+        r#"
+        fn main() { let app = App::new(); helper(&app); tokio::join!(app.listed(), app.other()); }
+        fn helper(app: &App) { app.client.put_item().send(); }
+        impl Store {
+            fn listed(&self) { self.query_request(Index::Gsi1); }
+            fn query_request(&self, i: Index) { self.client.query().index_name(i.name()); }
+            fn unreached(&self) { self.client.delete_item(); }
+            fn name(self) -> &str { match self { Index::Gsi2 => "gsi2", Index::Table => "" } }
+            fn tx(&self) { Update::builder(); }
+        }
+        #[cfg(test)]
+        mod tests { fn other() { client.batch_write_item(); } }
+        "#,
+    );
+    let grants = code.grants_from("main");
+    assert_eq!(
+        grants,
+        BTreeSet::from([("table", "dynamodb:PutItem"), ("index", "dynamodb:Query")])
+    );
+    assert_eq!(
+        code.path_to("main", ("index", "dynamodb:Query")),
+        ["main", "listed"]
+    );
+}
