@@ -47,10 +47,9 @@
 use std::collections::HashMap;
 use std::future::Future;
 
-use aws_lambda_events::event::dynamodb::{Event, EventRecord};
+use aws_lambda_events::event::dynamodb::EventRecord;
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use futures::StreamExt;
-use lambda_runtime::{Error, LambdaEvent};
 use leaderboard_keys::entity::{ItemKey, PLAYER_PREFIX, SESSION_PREFIX};
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::time::Timestamp;
@@ -59,8 +58,11 @@ use leaderboard_store::{ProjectedSession, ProjectionOutcome, SequenceNumber, Sto
 use serde_dynamo::AttributeValue;
 
 pub mod budget;
+mod handler;
+pub mod metrics;
 pub mod rank;
 pub mod rank_v2;
+pub use handler::{handle, handle_measured};
 pub use rank::RankIndex;
 pub use rank_v2::LaneIndex;
 
@@ -244,7 +246,7 @@ pub fn plan(records: &mut [EventRecord]) -> Plan {
     out
 }
 
-fn failure(sequence_number: Option<String>) -> DynamoDbBatchItemFailure {
+pub(crate) fn failure(sequence_number: Option<String>) -> DynamoDbBatchItemFailure {
     let mut f = DynamoDbBatchItemFailure::default();
     f.item_identifier = sequence_number;
     f
@@ -255,9 +257,31 @@ fn failure(sequence_number: Option<String>) -> DynamoDbBatchItemFailure {
 /// the batch is applied.
 pub async fn project<P: Projection>(
     projection: &P,
-    mut records: Vec<EventRecord>,
+    records: Vec<EventRecord>,
     now: Timestamp,
 ) -> DynamoDbEventResponse {
+    project_counted(projection, records, now).await.0
+}
+
+/// What [`project`] did with a batch's records, for its metrics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Projected {
+    /// Sessions counted now.
+    pub applied: usize,
+    /// Sessions counted before (a re-delivery), skipped now.
+    pub replayed: usize,
+    /// Records that are not Session INSERTs.
+    pub skipped: usize,
+    /// Session records that cannot be projected.
+    pub poisoned: usize,
+}
+
+/// [`project`], and what it did.
+pub async fn project_counted<P: Projection>(
+    projection: &P,
+    mut records: Vec<EventRecord>,
+    now: Timestamp,
+) -> (DynamoDbEventResponse, Projected) {
     let total = records.len();
     let plan = plan(&mut records);
     drop(records);
@@ -322,48 +346,13 @@ pub async fn project<P: Projection>(
         reads,
         "batch projected"
     );
-    response
-}
-
-/// The Lambda handler: one stream batch in, its failed records out. The batch's Session
-/// INSERTs go to the players' totals ([`project`]) and its Score changes to the rank index
-/// ([`rank::index`]), side by side; the failures of both are reported.
-pub async fn handle<P: Projection + RankIndex + LaneIndex>(
-    store: &P,
-    event: LambdaEvent<Event>,
-) -> Result<DynamoDbEventResponse, Error> {
-    let records = event.payload.records;
-    // Stream order: the first record with a sequence number is the batch's lowest.
-    let first = records
-        .iter()
-        .find_map(|r| r.change.sequence_number.clone());
-    let budget = budget::budget(event.context.deadline);
-    let ranks = rank::plan(&records);
-    let lanes = rank_v2::plan(&records);
-    let work = async {
-        futures::join!(
-            project(store, records, Timestamp::now()),
-            rank::index(store, &ranks),
-            rank_v2::index(store, &lanes)
-        )
+    let projected = Projected {
+        applied,
+        replayed,
+        skipped: plan.skipped,
+        poisoned: plan.poisoned.len(),
     };
-    match tokio::time::timeout(budget, work).await {
-        Ok((mut response, rank_failures, lane_failures)) => {
-            response.batch_item_failures.extend(rank_failures);
-            response.batch_item_failures.extend(lane_failures);
-            Ok(response)
-        }
-        Err(_) => {
-            // Whatever was applied is recognised on the re-delivery (see "Exactly once").
-            tracing::warn!(
-                ?budget,
-                "out of time before the deadline; the batch fails whole"
-            );
-            let mut response = DynamoDbEventResponse::default();
-            response.batch_item_failures.push(failure(first));
-            Ok(response)
-        }
-    }
+    (response, projected)
 }
 
 #[cfg(test)]

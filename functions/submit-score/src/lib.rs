@@ -7,6 +7,8 @@
 //! (unknown board 404, closed board 409, score out of range 400) writes nothing on any board.
 //! A repeated `sessionId` of the same player gets the first outcome with `duplicate: true`.
 
+pub mod metrics;
+
 use std::sync::LazyLock;
 
 use lambda_http::http::{Method, StatusCode};
@@ -15,33 +17,48 @@ use leaderboard_http::budget::within_budget;
 use leaderboard_http::{ApiError, Router, identity, json, json_body, respond};
 use leaderboard_keys::ids::{BoardId, GameId, SessionId};
 use leaderboard_keys::time::Timestamp;
+use leaderboard_metrics::Sink;
 use leaderboard_store::freshness::Freshness;
 use leaderboard_store::model::Metadata;
 use leaderboard_store::{MAX_BOARDS_PER_PLAY, Play, PlayOutcome, Store, new_session_id};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::metrics::PlayMetrics;
+
 /// The longest play a `durationSec` may describe: a year.
 pub const MAX_DURATION_SEC: u64 = 365 * 24 * 3600;
 
-/// The function's state: the store, and the clock (replaceable in tests).
+/// The function's state: the store, the clock (replaceable in tests) and where its metrics go.
 pub struct App {
     store: Store,
     clock: fn() -> Timestamp,
+    metrics: Sink,
+    function_name: String,
 }
 
 impl App {
-    /// The function over `store`, on the system clock.
+    /// The function over `store`, on the system clock, its metrics on standard output.
     pub fn new(store: Store) -> App {
-        App {
-            store,
-            clock: Timestamp::now,
-        }
+        App::with_clock(store, Timestamp::now)
     }
 
     /// The same, on another clock.
     pub fn with_clock(store: Store, clock: fn() -> Timestamp) -> App {
-        App { store, clock }
+        App {
+            store,
+            clock,
+            metrics: Sink::stdout(),
+            function_name: leaderboard_metrics::function_name("submit-score"),
+        }
+    }
+
+    /// The same, its metrics to `sink`.
+    pub fn with_metrics(self, sink: Sink) -> App {
+        App {
+            metrics: sink,
+            ..self
+        }
     }
 }
 
@@ -109,10 +126,17 @@ pub static ROUTER: LazyLock<Router<Route>> = LazyLock::new(|| {
 /// work past the request's time budget (`leaderboard_http::budget`) a 503 with `Retry-After`.
 #[tracing::instrument(skip_all, fields(method = %req.method(), path = %req.uri().path()))]
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Error> {
-    Ok(respond(within_budget(&req, submit(app, &req)).await))
+    let mut metrics = PlayMetrics::start(&app.function_name, &app.metrics);
+    let answer = within_budget(&req, submit(app, &req, &mut metrics)).await;
+    metrics.write(&app.metrics, &answer);
+    Ok(respond(answer))
 }
 
-async fn submit(app: &App, req: &Request) -> Result<Response<Body>, ApiError> {
+async fn submit(
+    app: &App,
+    req: &Request,
+    metrics: &mut PlayMetrics,
+) -> Result<Response<Body>, ApiError> {
     let (route, params) = ROUTER.find(req.method(), leaderboard_http::path(req))?;
     let who = identity(req)?;
     let now = (app.clock)();
@@ -145,6 +169,7 @@ async fn submit(app: &App, req: &Request) -> Result<Response<Body>, ApiError> {
         },
     };
     let outcome = app.store.record_play(&play, now).await?;
+    metrics.recorded(&outcome);
     tracing::info!(
         player = %play.player_id,
         session = %outcome.session.session_id,

@@ -19,7 +19,8 @@ use rand::Rng;
 use serde_json::{Value, json};
 use submit_score::{App, handle};
 
-const SESSIONS: &str = include_str!("../../../events/submit-score/post-sessions.json");
+use common::{SESSIONS, request};
+
 const WITH_ID: &str =
     include_str!("../../../events/submit-score/post-sessions-with-session-id.json");
 const BOARD_SCORES: &str = include_str!("../../../events/submit-score/post-board-scores.json");
@@ -91,23 +92,6 @@ impl Harness {
 
 /// A POST to `path` built from the fixture, with `sub` as the verified subject (None: no
 /// authorizer claims at all) and `body` as the raw body.
-fn request(path: &str, sub: Option<&str>, body: &str) -> Request {
-    let mut e: Value = serde_json::from_str(SESSIONS).unwrap();
-    e["rawPath"] = json!(path);
-    e["requestContext"]["http"]["path"] = json!(path);
-    e["body"] = json!(body);
-    match sub {
-        Some(sub) => e["requestContext"]["authorizer"]["jwt"]["claims"]["sub"] = json!(sub),
-        None => {
-            e["requestContext"]
-                .as_object_mut()
-                .unwrap()
-                .remove("authorizer");
-        }
-    }
-    lambda_http::request::from_str(&e.to_string()).unwrap()
-}
-
 fn with_method(req: Request, method: &str) -> Request {
     let (mut parts, body) = req.into_parts();
     parts.method = method.parse().unwrap();

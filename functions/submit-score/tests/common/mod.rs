@@ -1,4 +1,4 @@
-//! What the submit-score tests share: the open boards they play on.
+//! What the submit-score tests share: the open boards they play on, and the requests they post.
 #![allow(dead_code)]
 
 use leaderboard_keys::ids::BoardId;
@@ -6,6 +6,28 @@ use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::Store;
 use leaderboard_store::model::{NewBoard, Operator, Recurrence};
+use serde_json::{Value, json};
+
+/// The sample `POST /sessions` event.
+pub const SESSIONS: &str = include_str!("../../../../events/submit-score/post-sessions.json");
+
+/// The sample event, posted to `path` with `body`, by the player `sub` (no authorizer without).
+pub fn request(path: &str, sub: Option<&str>, body: &str) -> lambda_http::Request {
+    let mut e: Value = serde_json::from_str(SESSIONS).unwrap();
+    e["rawPath"] = json!(path);
+    e["requestContext"]["http"]["path"] = json!(path);
+    e["body"] = json!(body);
+    match sub {
+        Some(sub) => e["requestContext"]["authorizer"]["jwt"]["claims"]["sub"] = json!(sub),
+        None => {
+            e["requestContext"]
+                .as_object_mut()
+                .unwrap()
+                .remove("authorizer");
+        }
+    }
+    lambda_http::request::from_str(&e.to_string()).unwrap()
+}
 
 /// An open board `id` that started an hour ago and ends in a day.
 pub async fn open_board(store: &Store, id: &str, order: Order, operator: Operator, max_score: u64) {

@@ -1,0 +1,83 @@
+//! The functions' metrics twice: as the README's "Metrics" table documents them, and as their
+//! Embedded Metric Format lines declare them. Each function's metrics test compares the two, and
+//! the alarms' check reads the table.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+/// A metric and the dimensions it is published under, joined with `", "`
+/// (`("Invocations", "FunctionName, Outcome")`).
+pub type Published = (String, String);
+
+/// The CloudWatch namespace the README documents, and the functions write to.
+pub const NAMESPACE: &str = "Leaderboard";
+
+/// The README's metrics table: the rows of `function` and of "every function". With `None`,
+/// every row.
+pub fn documented(function: Option<&str>) -> BTreeSet<Published> {
+    let readme = std::fs::read_to_string(crate::repo_root().join("README.md")).expect("README.md");
+    let table = readme
+        .split_once("\n### Metrics\n")
+        .expect("README has a Metrics section")
+        .1;
+    table
+        .lines()
+        .skip_while(|line| !line.starts_with("| function |"))
+        .skip(2)
+        .take_while(|line| line.starts_with('|'))
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let (owner, metric, dimensions) = (cells[1], cells[2], cells[3]);
+            let wanted = match function {
+                None => true,
+                Some(f) => owner == f || owner == "every function",
+            };
+            wanted.then(|| (metric.trim_matches('`').to_owned(), dimensions.to_owned()))
+        })
+        .collect()
+}
+
+/// What EMF lines declare, over all of them. Panics, naming the line, on a line outside the
+/// [`NAMESPACE`], or one whose dimension is missing or not a string.
+pub fn emitted(lines: &[Value]) -> BTreeSet<Published> {
+    let mut published = BTreeSet::new();
+    for line in lines {
+        let directives = line["_aws"]["CloudWatchMetrics"]
+            .as_array()
+            .unwrap_or_else(|| panic!("not an EMF line: {line}"));
+        for directive in directives {
+            assert_eq!(directive["Namespace"], NAMESPACE, "{line}");
+            let names: Vec<&str> = directive["Metrics"]
+                .as_array()
+                .unwrap_or_else(|| panic!("no metrics: {line}"))
+                .iter()
+                .map(|m| m["Name"].as_str().expect("a metric's name"))
+                .collect();
+            for set in directive["Dimensions"].as_array().expect("dimension sets") {
+                let set: Vec<&str> = set
+                    .as_array()
+                    .expect("a dimension set")
+                    .iter()
+                    .map(|d| d.as_str().expect("a dimension's name"))
+                    .collect();
+                for d in &set {
+                    assert!(line[*d].is_string(), "dimension {d} has no value: {line}");
+                }
+                for name in &names {
+                    published.insert(((*name).to_owned(), set.join(", ")));
+                }
+            }
+        }
+    }
+    published
+}
+
+/// The integer metric `name` of every entry, in order. Panics, naming the entry, where it is
+/// missing.
+pub fn column(entries: &[&Value], name: &str) -> Vec<u64> {
+    entries
+        .iter()
+        .map(|e| e[name].as_u64().unwrap_or_else(|| panic!("{name}: {e}")))
+        .collect()
+}
