@@ -60,6 +60,14 @@ async fn invoke(f: Function, store: &Store, event: &str) -> Result<String, Strin
                 .map_err(|e| e.to_string())?;
             Ok(resp.status().to_string())
         }
+        Function::LeaderboardWrites => {
+            let app = leaderboard_api::App::new(store.clone());
+            let req = lambda_http::request::from_str(event).map_err(|e| e.to_string())?;
+            let resp = leaderboard_api::handle_writes(&app, req)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(resp.status().to_string())
+        }
         Function::StreamProjector => {
             let e: aws_lambda_events::event::dynamodb::Event =
                 serde_json::from_str(event).map_err(|e| e.to_string())?;

@@ -109,7 +109,9 @@ fn check_body(f: Function, body: &Bytes) -> Result<(), String> {
     let v: serde_json::Value =
         serde_json::from_slice(body).map_err(|e| format!("response is not JSON: {e}"))?;
     let ok = match f {
-        Function::SubmitScore | Function::LeaderboardApi => v["statusCode"] == 200,
+        Function::SubmitScore | Function::LeaderboardApi | Function::LeaderboardWrites => {
+            v["statusCode"] == 200
+        }
         Function::StreamProjector => v["batchItemFailures"]
             .as_array()
             .is_some_and(|a| a.is_empty()),

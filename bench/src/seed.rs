@@ -21,8 +21,11 @@ pub const CLOSE_ENTRIES: usize = 20;
 pub enum Function {
     /// submit-score.
     SubmitScore,
-    /// leaderboard-api.
+    /// leaderboard-api: the anonymous reads.
     LeaderboardApi,
+    /// leaderboard-writes (a binary of the leaderboard-api package): the routes that need a
+    /// token.
+    LeaderboardWrites,
     /// stream-projector.
     StreamProjector,
     /// season-close.
@@ -30,19 +33,21 @@ pub enum Function {
 }
 
 impl Function {
-    /// All four, in the order reports list them.
-    pub const ALL: [Function; 4] = [
+    /// All five, in the order reports list them.
+    pub const ALL: [Function; 5] = [
         Function::SubmitScore,
         Function::LeaderboardApi,
+        Function::LeaderboardWrites,
         Function::StreamProjector,
         Function::SeasonClose,
     ];
 
-    /// The package and binary name.
+    /// The binary's name.
     pub fn name(self) -> &'static str {
         match self {
             Function::SubmitScore => "submit-score",
             Function::LeaderboardApi => "leaderboard-api",
+            Function::LeaderboardWrites => "leaderboard-writes",
             Function::StreamProjector => "stream-projector",
             Function::SeasonClose => "season-close",
         }
@@ -53,6 +58,7 @@ impl Function {
         match self {
             Function::SubmitScore => "events/submit-score/post-board-scores.json",
             Function::LeaderboardApi => "events/leaderboard-api/get-top-scores.json",
+            Function::LeaderboardWrites => "events/leaderboard-api/put-players-me.json",
             Function::StreamProjector => "events/stream-projector/captured-plays.json",
             Function::SeasonClose => "events/season-close/scheduled-event.json",
         }
@@ -67,6 +73,7 @@ impl Function {
             Function::LeaderboardApi => {
                 "GET /leaderboards/season_3/scores?limit=10 on a 100-entry board"
             }
+            Function::LeaderboardWrites => "PUT /players/me: the caller's profile",
             Function::StreamProjector => {
                 "19 captured stream records, 3 Session INSERTs of 2 players"
             }

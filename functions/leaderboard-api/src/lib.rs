@@ -28,6 +28,7 @@
 //! identity, 403 admin routes without the admin group, 404 unknown resources, 405 a known path
 //! with the wrong method.
 
+pub mod metrics;
 mod reads;
 mod writes;
 
@@ -39,8 +40,11 @@ use leaderboard_http::budget::within_budget;
 use leaderboard_http::{ApiError, Params, Router, json, respond};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::time::Timestamp;
+use leaderboard_metrics::Sink;
 use leaderboard_store::Store;
 use serde::Serialize;
+
+use crate::metrics::RequestMetrics;
 
 /// The default page of `GET /leaderboards/{boardId}/scores`.
 pub const DEFAULT_TOP_LIMIT: u64 = 100;
@@ -145,18 +149,28 @@ pub static WRITE_ROUTER: LazyLock<Router<Route>> = LazyLock::new(|| Router::new(
 pub static ROUTER: LazyLock<Router<Route>> =
     LazyLock::new(|| Router::new(&[write_routes(), read_routes()].concat()));
 
-/// The function's state: the store and the clock.
+/// The function's state: the store, the clock and where its metrics go.
 pub struct App {
     store: Store,
     clock: fn() -> Timestamp,
+    metrics: Sink,
 }
 
 impl App {
-    /// The function over `store`, on the system clock.
+    /// The function over `store`, on the system clock, its metrics on standard output.
     pub fn new(store: Store) -> App {
         App {
             store,
             clock: Timestamp::now,
+            metrics: Sink::stdout(),
+        }
+    }
+
+    /// The same, its metrics to `sink`.
+    pub fn with_metrics(self, sink: Sink) -> App {
+        App {
+            metrics: sink,
+            ..self
         }
     }
 }
@@ -167,37 +181,53 @@ impl App {
 /// (`leaderboard_http::budget`) a 503 with `Retry-After`.
 #[tracing::instrument(skip_all, fields(method = %req.method(), path = %req.uri().path()))]
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Error> {
+    let mut metrics = RequestMetrics::start(READS_NAME, &app.metrics);
     let answer = async {
         let (route, p) = ROUTER.find(req.method(), leaderboard_http::path(&req))?;
+        metrics.route(route);
         if route.is_read() {
-            reads::read_route(app, route, &p, &req).await
+            reads::read_route(app, route, &p, &req, &mut metrics).await
         } else {
             writes::write_route(app, route, &p, &req).await
         }
     };
-    Ok(respond(within_budget(&req, answer).await))
+    let answer = within_budget(&req, answer).await;
+    metrics.write(&app.metrics, &answer);
+    Ok(respond(answer))
 }
 
 /// Handles one request of the read routes (`LeaderboardApiFunction`), as [`handle`] does.
 #[tracing::instrument(skip_all, fields(method = %req.method(), path = %req.uri().path()))]
 pub async fn handle_reads(app: &App, req: Request) -> Result<Response<Body>, Error> {
+    let mut metrics = RequestMetrics::start(READS_NAME, &app.metrics);
     let answer = async {
         let (route, p) = READ_ROUTER.find(req.method(), leaderboard_http::path(&req))?;
-        reads::read_route(app, route, &p, &req).await
+        metrics.route(route);
+        reads::read_route(app, route, &p, &req, &mut metrics).await
     };
-    Ok(respond(within_budget(&req, answer).await))
+    let answer = within_budget(&req, answer).await;
+    metrics.write(&app.metrics, &answer);
+    Ok(respond(answer))
 }
 
 /// Handles one request of the routes that need a token (`LeaderboardWritesFunction`), as
 /// [`handle`] does.
 #[tracing::instrument(skip_all, fields(method = %req.method(), path = %req.uri().path()))]
 pub async fn handle_writes(app: &App, req: Request) -> Result<Response<Body>, Error> {
+    let mut metrics = RequestMetrics::start(WRITES_NAME, &app.metrics);
     let answer = async {
         let (route, p) = WRITE_ROUTER.find(req.method(), leaderboard_http::path(&req))?;
+        metrics.route(route);
         writes::write_route(app, route, &p, &req).await
     };
-    Ok(respond(within_budget(&req, answer).await))
+    let answer = within_budget(&req, answer).await;
+    metrics.write(&app.metrics, &answer);
+    Ok(respond(answer))
 }
+
+/// The functions' names in their metrics off Lambda (on Lambda, the stack's names for them).
+const READS_NAME: &str = "leaderboard-api";
+const WRITES_NAME: &str = "leaderboard-writes";
 
 impl Route {
     /// Whether the route is one of the anonymous reads.

@@ -11,6 +11,7 @@ use leaderboard_store::model::{Board, BoardStatus, Player, RankedEntry, SeasonRe
 use leaderboard_store::{BoardRank, MAX_AROUND, MAX_PAGE_SIZE, MAX_PLAYER_IDS};
 use serde::Serialize;
 
+use crate::metrics::RequestMetrics;
 use crate::{
     App, DEFAULT_AROUND, DEFAULT_SESSION_LIMIT, DEFAULT_TOP_LIMIT, MAX_SESSION_LIMIT, Route,
     board_id, no_entry, ok, player_id,
@@ -94,6 +95,7 @@ pub(crate) async fn read_route(
     route: Route,
     p: &Params,
     req: &Request,
+    metrics: &mut RequestMetrics,
 ) -> Result<Response<Body>, ApiError> {
     let store = &app.store;
     match route {
@@ -113,6 +115,7 @@ pub(crate) async fn read_route(
                 let players = player_ids(&ids)?;
                 let board = board(app, &id).await?;
                 let (entries, _) = store.entries_of(&board, &players).await?;
+                metrics.ranks(&entries);
                 return ok(&Entries {
                     entries: &entries,
                     next_cursor: Some(None),
@@ -140,7 +143,9 @@ pub(crate) async fn read_route(
                     .map(SeasonResult::ranked),
                 BoardRank::Open(_, entry) => entry,
             };
-            ok(&entry.ok_or_else(|| no_entry(&id, &player))?)
+            let entry = entry.ok_or_else(|| no_entry(&id, &player))?;
+            metrics.ranks(std::slice::from_ref(&entry));
+            ok(&entry)
         }
         Route::Around => {
             let (id, player) = (board_id(p)?, player_id(p)?);
@@ -163,6 +168,7 @@ pub(crate) async fn read_route(
                     .await?
                     .ok_or_else(|| no_entry(&id, &player))?
             };
+            metrics.ranks(&entries);
             ok(&Entries {
                 entries: &entries,
                 next_cursor: None,

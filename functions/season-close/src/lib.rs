@@ -11,17 +11,22 @@
 //! Settings (environment): `CLOSE_RETENTION_DAYS` (how long archived live items are kept,
 //! default 30) and `CLOSE_PAGE_SIZE` (entries per snapshot page, default 500).
 
+pub mod metrics;
+
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use lambda_runtime::{Error, LambdaEvent};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::{Timestamp, time_left};
+use leaderboard_metrics::Sink;
 use leaderboard_store::{
     CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS, RepairOptions, Store,
 };
 use serde::Serialize;
 use serde_json::Value;
+
+use crate::metrics::RunMetrics;
 
 /// The snapshot pages a board gets per turn: due boards take turns, so a board of millions of
 /// entries does not hold back every board due after it.
@@ -37,6 +42,7 @@ pub struct App {
     /// How the rank index repair picks its boards.
     pub repair: RepairOptions,
     clock: fn() -> Timestamp,
+    metrics: Sink,
 }
 
 impl App {
@@ -47,6 +53,15 @@ impl App {
             options,
             repair: RepairOptions::default(),
             clock: Timestamp::now,
+            metrics: Sink::stdout(),
+        }
+    }
+
+    /// The same, its metrics to `sink`.
+    pub fn with_metrics(self, sink: Sink) -> App {
+        App {
+            metrics: sink,
+            ..self
         }
     }
 
@@ -122,7 +137,10 @@ pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<CloseSummary
     // `DEADLINE_MARGIN` before the invocation's deadline, if it has one.
     let deadline = time_left(event.context.deadline)
         .map(|left| Instant::now() + left.saturating_sub(DEADLINE_MARGIN));
-    Ok(run(app, deadline).await?)
+    let mut metrics = RunMetrics::start(&app.metrics);
+    let summary = run_measured(app, deadline, &mut metrics).await;
+    metrics.write(&app.metrics, summary.as_ref().ok(), (app.clock)());
+    Ok(summary?)
 }
 
 /// Closes every due board, stopping at `deadline`.
@@ -130,8 +148,18 @@ pub async fn run(
     app: &App,
     deadline: Option<Instant>,
 ) -> Result<CloseSummary, leaderboard_store::StoreError> {
+    run_measured(app, deadline, &mut RunMetrics::default()).await
+}
+
+async fn run_measured(
+    app: &App,
+    deadline: Option<Instant>,
+    metrics: &mut RunMetrics,
+) -> Result<CloseSummary, leaderboard_store::StoreError> {
     let now = (app.clock)();
-    let due = app.store.due_boards(now).await?;
+    let due = app.store.due_boards_ending(now).await?;
+    metrics.due(&due);
+    let due: Vec<BoardId> = due.into_iter().map(|(_, board)| board).collect();
     let due_order = due.clone();
     tracing::info!(due = due.len(), "season close run");
     let options = CloseOptions {

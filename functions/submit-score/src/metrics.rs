@@ -6,6 +6,7 @@ use lambda_http::{Body, Response};
 use leaderboard_http::ApiError;
 use leaderboard_metrics::Sink;
 use leaderboard_store::PlayOutcome;
+use leaderboard_store::freshness::Freshness;
 use metrique::timers::Timer;
 use metrique::unit::Millisecond;
 use metrique::unit_of_work::metrics;
@@ -61,13 +62,8 @@ impl PlayMetrics {
             self.accepted = 1;
             self.entries_changed = boards.iter().filter(|b| b.improved).count() as u64;
         }
-        for freshness in boards.iter().filter_map(|b| b.freshness) {
-            if freshness.rank_exact {
-                self.ranks_exact += 1;
-            } else {
-                self.ranks_within_lag += 1;
-            }
-        }
+        (self.ranks_exact, self.ranks_within_lag) =
+            Freshness::tally(boards.iter().filter_map(|b| b.freshness));
     }
 
     /// Writes the entry and the outcome's count, for the answer the play got.

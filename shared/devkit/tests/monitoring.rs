@@ -1,11 +1,12 @@
 //! The monitoring stack (`monitoring.yaml`, nested in `template.yaml`) holds together: the main
-//! template passes exactly the parameters it declares, every alarm watches a metric in a
-//! namespace something emits and notifies the optional topic, and the dashboard's body is JSON
-//! that shows every alarm.
+//! template passes exactly the parameters it declares, every alarm watches a metric something
+//! emits (an AWS service's, or one the README's metrics table documents with those dimensions,
+//! which each function's metrics test checks against its lines) and notifies the optional
+//! topic, and the dashboard's body is JSON that shows every alarm and only documented metrics.
 
 use std::collections::BTreeSet;
 
-use leaderboard_devkit::repo_root;
+use leaderboard_devkit::{emf, repo_root};
 use serde_yaml::Value;
 
 fn yaml(file: &str) -> Value {
@@ -22,24 +23,33 @@ fn resources_of_type<'a>(t: &'a Value, kind: &str) -> Vec<(String, &'a Value)> {
         .collect()
 }
 
-/// The namespaces and metric names an alarm watches, from `MetricName` or its `Metrics`.
-fn watched(alarm: &Value) -> Vec<(String, String)> {
+/// A watched metric: its namespace, name and dimension names (joined with `", "`).
+type Watched = (String, String, String);
+
+fn metric(m: &Value) -> Watched {
+    let dimensions: Vec<&str> = m["Dimensions"]
+        .as_sequence()
+        .map(|ds| ds.iter().map(|d| d["Name"].as_str().unwrap()).collect())
+        .unwrap_or_default();
+    (
+        m["Namespace"].as_str().unwrap().to_owned(),
+        m["MetricName"].as_str().unwrap().to_owned(),
+        dimensions.join(", "),
+    )
+}
+
+/// The metrics an alarm watches, from `MetricName` or its `Metrics`.
+fn watched(alarm: &Value) -> Vec<Watched> {
     let p = &alarm["Properties"];
-    if let Some(name) = p["MetricName"].as_str() {
-        return vec![(p["Namespace"].as_str().unwrap().to_owned(), name.to_owned())];
+    if p["MetricName"].is_string() {
+        return vec![metric(p)];
     }
     p["Metrics"]
         .as_sequence()
         .unwrap()
         .iter()
         .filter(|m| !m["MetricStat"].is_null())
-        .map(|m| {
-            let metric = &m["MetricStat"]["Metric"];
-            (
-                metric["Namespace"].as_str().unwrap().to_owned(),
-                metric["MetricName"].as_str().unwrap().to_owned(),
-            )
-        })
+        .map(|m| metric(&m["MetricStat"]["Metric"]))
         .collect()
 }
 
@@ -72,17 +82,27 @@ fn the_main_template_passes_exactly_the_monitoring_parameters() {
 fn every_alarm_watches_an_emitted_metric_and_notifies_the_topic() {
     let monitoring = yaml("monitoring.yaml");
     let alarms = resources_of_type(&monitoring, "AWS::CloudWatch::Alarm");
-    assert!(alarms.len() >= 6, "{alarms:?}");
-    // The AWS services' own metrics; the functions' own ones come with their metrics.
-    let emitted_namespaces = ["AWS/Lambda", "AWS/SQS", "AWS/DynamoDB", "AWS/ApiGateway"];
+    assert!(alarms.len() >= 8, "{alarms:?}");
+    // The AWS services' own metrics, and the functions' own, as documented.
+    let services = ["AWS/Lambda", "AWS/SQS", "AWS/DynamoDB", "AWS/ApiGateway"];
+    let documented = emf::documented(None);
+    let mut own = 0;
     for (id, alarm) in &alarms {
         let metrics = watched(alarm);
         assert!(!metrics.is_empty(), "{id}");
-        for (namespace, name) in metrics {
-            assert!(
-                emitted_namespaces.contains(&namespace.as_str()),
-                "{id} watches {namespace}/{name}, which nothing emits"
-            );
+        for (namespace, name, dimensions) in metrics {
+            if namespace == emf::NAMESPACE {
+                own += 1;
+                assert!(
+                    documented.contains(&(name.clone(), dimensions.clone())),
+                    "{id} watches {name} by [{dimensions}], which no function emits"
+                );
+            } else {
+                assert!(
+                    services.contains(&namespace.as_str()),
+                    "{id} watches {namespace}/{name}, which nothing emits"
+                );
+            }
         }
         let p = &alarm["Properties"];
         for actions in ["AlarmActions", "OKActions"] {
@@ -98,6 +118,7 @@ fn every_alarm_watches_an_emitted_metric_and_notifies_the_topic() {
             "{id} does not point to the README"
         );
     }
+    assert!(own >= 2, "the index lag and close backlog alarms");
 }
 
 /// `text` with every `${name}` replaced by `value(name)`.
@@ -149,4 +170,37 @@ fn the_dashboard_is_json_and_shows_every_alarm() {
         .map(|(id, _)| format!("<{id}.Arn>"))
         .collect();
     assert_eq!(shown, alarms.iter().map(String::as_str).collect());
+
+    // Every metric of the functions' own on a graph is documented, with its dimensions (a
+    // row's "." repeats the row before's value).
+    let documented = emf::documented(None);
+    let mut own = 0;
+    for widget in json["widgets"].as_array().unwrap() {
+        let Some(rows) = widget["properties"]["metrics"].as_array() else {
+            continue;
+        };
+        let mut before: Vec<String> = vec![];
+        for row in rows {
+            let row: Vec<String> = row
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .enumerate()
+                .map(|(i, v)| if v == "." { before[i].clone() } else { v })
+                .collect();
+            if row.first().map(String::as_str) == Some(emf::NAMESPACE) {
+                own += 1;
+                let dimensions: Vec<&str> =
+                    row[2..].iter().step_by(2).map(String::as_str).collect();
+                let published = (row[1].clone(), dimensions.join(", "));
+                assert!(
+                    documented.contains(&published),
+                    "{published:?} is not documented"
+                );
+            }
+            before = row;
+        }
+    }
+    assert!(own >= 8, "{own} graphs of the functions' own metrics");
 }

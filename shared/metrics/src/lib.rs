@@ -32,9 +32,20 @@ pub fn function_name(local: &str) -> String {
 /// Where a function's metric lines go: standard output, or (in tests) a list to read back.
 #[derive(Clone)]
 pub struct Sink {
-    recorded: Option<Recorded>,
+    out: Out,
     started: Arc<AtomicBool>,
 }
+
+#[derive(Clone)]
+enum Out {
+    Stdout,
+    /// Formatted, then dropped: off Lambda, unless asked for.
+    Dropped,
+    Recorded(Recorded),
+}
+
+/// Set to `stdout` to see the lines off Lambda (the local stack, a test run).
+pub const METRICS_ENV: &str = "LEADERBOARD_METRICS";
 
 /// The lines a recording [`Sink`] was given, in order.
 #[derive(Clone, Default)]
@@ -61,11 +72,21 @@ impl Recorded {
 
 impl Sink {
     /// Standard output: what Lambda ships to CloudWatch. One per process, so that its
-    /// [`cold_start`](Sink::cold_start) is the Lambda environment's.
+    /// [`cold_start`](Sink::cold_start) is the Lambda environment's. Off Lambda (no
+    /// `AWS_LAMBDA_FUNCTION_NAME`) the lines are formatted and dropped unless [`METRICS_ENV`]
+    /// is `stdout`: the tests and the local stack would print two lines a request.
     pub fn stdout() -> Sink {
-        static STDOUT: LazyLock<Sink> = LazyLock::new(|| Sink {
-            recorded: None,
-            started: Arc::default(),
+        static STDOUT: LazyLock<Sink> = LazyLock::new(|| {
+            let on_lambda = std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some();
+            let asked = std::env::var(METRICS_ENV).is_ok_and(|v| v == "stdout");
+            Sink {
+                out: if on_lambda || asked {
+                    Out::Stdout
+                } else {
+                    Out::Dropped
+                },
+                started: Arc::default(),
+            }
         });
         STDOUT.clone()
     }
@@ -74,7 +95,7 @@ impl Sink {
     pub fn recording() -> (Sink, Recorded) {
         let recorded = Recorded::default();
         let sink = Sink {
-            recorded: Some(recorded.clone()),
+            out: Out::Recorded(recorded.clone()),
             started: Arc::default(),
         };
         (sink, recorded)
@@ -99,14 +120,19 @@ impl Sink {
         let formatted = Emf::builder(NAMESPACE.to_owned(), vec![vec![]])
             .build()
             .format(&entry, &mut line);
-        match (formatted, &self.recorded) {
-            (Ok(()), None) => {
+        match (formatted, &self.out) {
+            (Ok(()), Out::Stdout) => {
                 // A write to a closed standard output is lost either way.
                 let _ = std::io::stdout().lock().write_all(&line);
             }
-            (Ok(()), Some(recorded)) => recorded.push(String::from_utf8_lossy(&line).trim().into()),
-            (Err(e), None) => tracing::warn!(error = %e, "metrics entry dropped"),
-            (Err(e), Some(recorded)) => recorded.push(format!("invalid metrics entry: {e}")),
+            (Ok(()), Out::Dropped) => {}
+            (Ok(()), Out::Recorded(recorded)) => {
+                recorded.push(String::from_utf8_lossy(&line).trim().into())
+            }
+            (Err(e), Out::Recorded(recorded)) => {
+                recorded.push(format!("invalid metrics entry: {e}"))
+            }
+            (Err(e), _) => tracing::warn!(error = %e, "metrics entry dropped"),
         }
     }
 }

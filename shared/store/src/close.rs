@@ -106,6 +106,15 @@ impl Store {
     /// The open (or closing) boards whose `endsAt` is at or before `now`, from GSI2's sparse
     /// `BOARDS#OPEN` partition (never a Scan), oldest end first.
     pub async fn due_boards(&self, now: Timestamp) -> Result<Vec<BoardId>, StoreError> {
+        let due = self.due_boards_ending(now).await?;
+        Ok(due.into_iter().map(|(_, board)| board).collect())
+    }
+
+    /// [`Store::due_boards`], each with its `endsAt`.
+    pub async fn due_boards_ending(
+        &self,
+        now: Timestamp,
+    ) -> Result<Vec<(Timestamp, BoardId)>, StoreError> {
         let mut due = Vec::new();
         let mut start = None;
         loop {
@@ -122,8 +131,9 @@ impl Store {
                 .await
                 .map_err(|e| StoreError::sdk("Query(GSI2 due boards)", e))?;
             for item in out.items.unwrap_or_default() {
-                let (_, board) = entity::parse_board_open_gsi2_sk(&key_string(&item, "gsi2sk"))?;
-                due.push(board);
+                due.push(entity::parse_board_open_gsi2_sk(&key_string(
+                    &item, "gsi2sk",
+                ))?);
             }
             start = out.last_evaluated_key;
             if start.is_none() {

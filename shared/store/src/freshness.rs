@@ -67,6 +67,18 @@ pub struct Freshness {
 }
 
 impl Freshness {
+    /// Of these answered ranks, how many count every committed change, and how many are
+    /// within the index's lag (for the functions' metrics).
+    pub fn tally(answers: impl IntoIterator<Item = Freshness>) -> (u64, u64) {
+        answers.into_iter().fold((0, 0), |(exact, within), f| {
+            if f.rank_exact {
+                (exact + 1, within)
+            } else {
+                (exact, within + 1)
+            }
+        })
+    }
+
     /// An exact rank on a board of `player_count` entries (closed boards, caught-up indexes).
     pub fn exact(rank: u64, player_count: u64) -> Freshness {
         Freshness::of(rank, &Estimate::exact(rank.saturating_sub(1), player_count))

@@ -1,0 +1,82 @@
+//! What season close reports (README "Metrics"), read back from its EMF lines after real runs
+//! on DynamoDB Local: a run that closes one due board and leaves another part-way (its close
+//! backlog the age of the one left), the next run that finishes it (no backlog), and a run that
+//! cannot list the due boards. Each line has the metrics and dimensions the README documents,
+//! and no board's id.
+
+mod common;
+
+use common::*;
+use lambda_runtime::{Context, LambdaEvent};
+use leaderboard_devkit::contention::{Fault, faulty_client};
+use leaderboard_devkit::emf;
+use leaderboard_metrics::Sink;
+use leaderboard_store::CloseOptions;
+use leaderboard_store::model::Recurrence;
+use season_close::{App, handle};
+use serde_json::{Value, json};
+
+const BOARDS: [&str; 2] = ["ended-metrics-long", "ended-metrics-short"];
+
+#[tokio::test]
+async fn each_run_writes_its_entry_and_its_outcome() {
+    let (table, store) = store("metrics_close").await;
+    // The long one ended two hours ago and needs three pages of ten; the short one, one.
+    ended_board(&store, BOARDS[0], Recurrence::None, 2 * HOUR, 30).await;
+    ended_board(&store, BOARDS[1], Recurrence::None, HOUR, 5).await;
+    let (sink, recorded) = Sink::recording();
+    let pages = |max_pages| CloseOptions {
+        page_size: 10,
+        max_pages,
+        ..CloseOptions::default()
+    };
+    let invoke = |app: App| async move {
+        let event = LambdaEvent::new(json!({}), Context::default());
+        handle(&app, event).await.is_ok()
+    };
+
+    // One page each: the short board closes, the long one pauses.
+    assert!(invoke(App::new(store.clone(), pages(Some(1))).with_metrics(sink.clone())).await);
+    // Unlimited: the long one finishes.
+    assert!(invoke(App::new(store.clone(), pages(None)).with_metrics(sink.clone())).await);
+    // The due boards cannot be listed.
+    let (client, _) = faulty_client(&table.endpoint, &["Query"], Fault::Throttled, u64::MAX);
+    let failing = App::new(store_over(&table, client), pages(None)).with_metrics(sink.clone());
+    assert!(!invoke(failing).await);
+
+    for line in recorded.lines() {
+        for id in BOARDS {
+            assert!(!line.contains(id), "{id} in {line}");
+        }
+    }
+    let entries = recorded.entries();
+    assert_eq!(
+        emf::emitted(&entries),
+        emf::documented(Some("season-close"))
+    );
+    assert_eq!(entries.len(), 6, "two lines per run");
+    let runs: Vec<&Value> = entries.iter().skip(1).step_by(2).collect();
+    let outcomes: Vec<&str> = runs
+        .iter()
+        .map(|e| e["Outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["ok", "ok", "failed"]);
+    let column = |name: &str| emf::column(&runs[..2], name);
+    assert_eq!(column("BoardsDue"), [2, 1]);
+    assert_eq!(column("BoardsClosed"), [1, 1]);
+    assert_eq!(column("BoardsPaused"), [1, 0]);
+    assert_eq!(column("BoardsBusy"), [0, 0]);
+    assert_eq!(column("BoardsFailed"), [0, 0]);
+    assert_eq!(column("IndexesRepaired"), [0, 0]);
+    assert_eq!(column("RepairsFailed"), [0, 0]);
+    assert_eq!(emf::column(&runs, "ColdStart"), [1, 0, 0]);
+    // The long board, left part-way, ended two hours before the run (which took well under
+    // ten minutes); the next run left nothing; the failed run could not say.
+    let backlog = column("CloseBacklogAge");
+    assert!(
+        (2 * HOUR..2 * HOUR + 600_000).contains(&backlog[0]),
+        "{backlog:?}"
+    );
+    assert_eq!(backlog[1], 0);
+    assert!(runs[2].get("CloseBacklogAge").is_none(), "{}", runs[2]);
+}
