@@ -58,16 +58,8 @@ async fn each_request_writes_its_entry_and_its_outcome() {
     .await
     .unwrap();
 
-    for line in recorded.lines() {
-        for id in [a, b, BOARD, "no-such-board"] {
-            assert!(!line.contains(id), "{id} in {line}");
-        }
-    }
-    let entries = recorded.entries();
-    assert_eq!(
-        emf::emitted(&entries),
-        emf::documented(Some("leaderboard-api"))
-    );
+    let ids = [a, b, BOARD, "no-such-board"];
+    let entries = emf::checked(&recorded.lines(), &ids, "leaderboard-api");
     assert_eq!(entries.len(), 12, "two lines per request");
     let requests: Vec<&Value> = entries.iter().skip(1).step_by(2).collect();
     let text =

@@ -57,17 +57,8 @@ async fn each_play_writes_its_entry_and_its_outcome() {
     }
     assert_eq!(codes[..3], [None, None, None]);
 
-    let lines = recorded.lines();
-    for line in &lines {
-        for id in [PLAYER, session, "weekly-m", "daily-m", "no-such-board"] {
-            assert!(!line.contains(id), "{id} in {line}");
-        }
-    }
-    let entries = recorded.entries();
-    assert_eq!(
-        emf::emitted(&entries),
-        emf::documented(Some("submit-score"))
-    );
+    let ids = [PLAYER, session, "weekly-m", "daily-m", "no-such-board"];
+    let entries = emf::checked(&recorded.lines(), &ids, "submit-score");
 
     // Two lines per play, the count first.
     assert_eq!(entries.len(), 10);

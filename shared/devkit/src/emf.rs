@@ -81,3 +81,19 @@ pub fn column(entries: &[&Value], name: &str) -> Vec<u64> {
         .map(|e| e[name].as_u64().unwrap_or_else(|| panic!("{name}: {e}")))
         .collect()
 }
+
+/// A function's lines, parsed, once checked: none names any of `ids` (players, sessions,
+/// boards the test used), and together they declare exactly the README's rows of `function`.
+pub fn checked(lines: &[String], ids: &[&str], function: &str) -> Vec<Value> {
+    for line in lines {
+        for id in ids {
+            assert!(!line.contains(id), "{id} in {line}");
+        }
+    }
+    let entries: Vec<Value> = lines
+        .iter()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    assert_eq!(emitted(&entries), documented(Some(function)), "{function}");
+    entries
+}
