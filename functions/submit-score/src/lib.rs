@@ -34,7 +34,6 @@ pub struct App {
     store: Store,
     clock: fn() -> Timestamp,
     metrics: Sink,
-    function_name: String,
 }
 
 impl App {
@@ -49,7 +48,6 @@ impl App {
             store,
             clock,
             metrics: Sink::stdout(),
-            function_name: leaderboard_metrics::function_name("submit-score"),
         }
     }
 
@@ -126,7 +124,7 @@ pub static ROUTER: LazyLock<Router<Route>> = LazyLock::new(|| {
 /// work past the request's time budget (`leaderboard_http::budget`) a 503 with `Retry-After`.
 #[tracing::instrument(skip_all, fields(method = %req.method(), path = %req.uri().path()))]
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Error> {
-    let mut metrics = PlayMetrics::start(&app.function_name, &app.metrics);
+    let mut metrics = PlayMetrics::start(&app.metrics);
     let answer = within_budget(&req, submit(app, &req, &mut metrics)).await;
     metrics.write(&app.metrics, &answer);
     Ok(respond(answer))

@@ -42,9 +42,9 @@ pub struct PlayMetrics {
 
 impl PlayMetrics {
     /// Starts one submission's entry; its duration runs until it is written.
-    pub fn start(function_name: &str, sink: &Sink) -> PlayMetrics {
+    pub fn start(sink: &Sink) -> PlayMetrics {
         PlayMetrics {
-            function_name: function_name.to_owned(),
+            function_name: leaderboard_metrics::function_name("submit-score"),
             cold_start: sink.cold_start(),
             duration: Timer::start_now(),
             ..PlayMetrics::default()

@@ -20,13 +20,18 @@ use metrique::{CloseValue, InflectableEntry, RootEntry};
 /// The CloudWatch namespace of every function's metrics.
 pub const NAMESPACE: &str = "Leaderboard";
 
-/// The function's name as Lambda gives it (`AWS_LAMBDA_FUNCTION_NAME`: the stack's own name for
-/// it, so two stacks in one account keep their metrics apart), or `local` off Lambda.
-pub fn function_name(local: &str) -> String {
+/// Lambda's name for the function (`AWS_LAMBDA_FUNCTION_NAME`), read once per process; `None`
+/// off Lambda.
+static LAMBDA_NAME: LazyLock<Option<String>> = LazyLock::new(|| {
     std::env::var("AWS_LAMBDA_FUNCTION_NAME")
         .ok()
         .filter(|name| !name.is_empty())
-        .unwrap_or_else(|| local.to_owned())
+});
+
+/// The function's name as Lambda gives it (the stack's own name for it, so two stacks in one
+/// account keep their metrics apart), or `local` off Lambda.
+pub fn function_name(local: &str) -> String {
+    LAMBDA_NAME.as_deref().unwrap_or(local).to_owned()
 }
 
 /// Where a function's metric lines go: standard output, or (in tests) a list to read back.
@@ -77,7 +82,7 @@ impl Sink {
     /// is `stdout`: the tests and the local stack would print two lines a request.
     pub fn stdout() -> Sink {
         static STDOUT: LazyLock<Sink> = LazyLock::new(|| {
-            let on_lambda = std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some();
+            let on_lambda = LAMBDA_NAME.is_some();
             let asked = std::env::var(METRICS_ENV).is_ok_and(|v| v == "stdout");
             Sink {
                 out: if on_lambda || asked {
