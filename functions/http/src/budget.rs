@@ -35,6 +35,13 @@ pub fn budget(req: &Request) -> Duration {
         .saturating_sub(DEADLINE_MARGIN)
 }
 
+/// The instant the handler of `req` must have answered by: now plus its [`budget`]. A
+/// handler that must answer differently depending on where the time ran out (a play that
+/// committed is answered 200 whatever its rank reads do) works against this instant itself.
+pub fn deadline(req: &Request) -> tokio::time::Instant {
+    tokio::time::Instant::now() + budget(req)
+}
+
 /// Runs `work` within the budget of `req`; past it, 503 `unavailable` with `Retry-After`.
 pub async fn within_budget<F>(req: &Request, work: F) -> Result<Response<Body>, ApiError>
 where

@@ -35,6 +35,9 @@ pub struct ApiError {
     pub code: &'static str,
     /// A sentence for humans.
     pub message: String,
+    /// The play's `sessionId`, on the answer to a play that got as far as choosing it: the
+    /// client retries with it, and a play that had committed is then answered as a duplicate.
+    pub session_id: Option<String>,
 }
 
 impl ApiError {
@@ -44,6 +47,15 @@ impl ApiError {
             status,
             code,
             message: message.into(),
+            session_id: None,
+        }
+    }
+
+    /// The same error, naming the play's `sessionId` (`error.sessionId`).
+    pub fn with_session(self, session_id: impl Into<String>) -> Self {
+        ApiError {
+            session_id: Some(session_id.into()),
+            ..self
         }
     }
 
@@ -97,9 +109,12 @@ impl ApiError {
     /// The response carrying this error.
     pub fn into_response(self) -> Response<Body> {
         #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
         struct Inner<'a> {
             code: &'a str,
             message: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            session_id: Option<&'a str>,
         }
         #[derive(Serialize)]
         struct Outer<'a> {
@@ -109,6 +124,7 @@ impl ApiError {
             error: Inner {
                 code: self.code,
                 message: &self.message,
+                session_id: self.session_id.as_deref(),
             },
         };
         let mut resp = json(self.status, &body);
@@ -493,6 +509,12 @@ mod tests {
             body,
             serde_json::json!({"error": {"code": "not_found", "message": "leaderboard x not found"}})
         );
+        let resp = ApiError::unavailable()
+            .with_session("01J0000000000000000000000A")
+            .into_response();
+        let body: serde_json::Value = serde_json::from_slice(resp.body().as_ref()).unwrap();
+        assert_eq!(body["error"]["sessionId"], "01J0000000000000000000000A");
+        assert_eq!(body["error"]["code"], "unavailable");
     }
 
     #[test]

@@ -13,16 +13,17 @@ use std::sync::LazyLock;
 
 use lambda_http::http::{Method, StatusCode};
 use lambda_http::{Body, Error, Request, Response};
-use leaderboard_http::budget::within_budget;
+use leaderboard_http::budget::deadline;
 use leaderboard_http::{ApiError, Router, identity, json, json_body, respond};
-use leaderboard_keys::ids::{BoardId, GameId, SessionId};
+use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_metrics::Sink;
 use leaderboard_store::freshness::Freshness;
-use leaderboard_store::model::Metadata;
+use leaderboard_store::model::{BoardOutcome, Metadata};
 use leaderboard_store::{MAX_BOARDS_PER_PLAY, Play, PlayOutcome, Store, new_session_id};
 use serde::Serialize;
 use serde_json::{Map, Value};
+use tokio::time::Instant;
 
 use crate::metrics::PlayMetrics;
 
@@ -67,9 +68,12 @@ struct BoardResult<'a> {
     leaderboard_id: &'a BoardId,
     best: u64,
     improved: bool,
-    rank: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rank: Option<u64>,
     #[serde(flatten)]
     freshness: Option<Freshness>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rank_exact: Option<bool>,
 }
 
 /// The answer to `POST /sessions`.
@@ -93,10 +97,13 @@ struct ScoreResponse<'a> {
     score: u64,
     best: u64,
     improved: bool,
-    rank: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rank: Option<u64>,
     duplicate: bool,
     #[serde(flatten)]
     freshness: Option<Freshness>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rank_exact: Option<bool>,
 }
 
 /// The routes this function serves.
@@ -120,12 +127,14 @@ pub static ROUTER: LazyLock<Router<Route>> = LazyLock::new(|| {
     ])
 });
 
-/// Handles one request. Never fails: every error becomes the contract's error response, and
-/// work past the request's time budget (`leaderboard_http::budget`) a 503 with `Retry-After`.
+/// Handles one request. Never fails: every error becomes the contract's error response. Work
+/// past the request's time budget (`leaderboard_http::budget`) before the play's write has
+/// committed is a 503 with `Retry-After`; once it has committed the answer is 200, with the
+/// ranks read in the time left. Every answer after the `sessionId` is chosen carries it.
 #[tracing::instrument(skip_all, fields(method = %req.method(), path = %req.uri().path()))]
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Error> {
     let mut metrics = PlayMetrics::start(&app.metrics);
-    let answer = within_budget(&req, submit(app, &req, &mut metrics)).await;
+    let answer = submit(app, &req, deadline(&req), &mut metrics).await;
     metrics.write(&app.metrics, &answer);
     Ok(respond(answer))
 }
@@ -133,6 +142,7 @@ pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Error> {
 async fn submit(
     app: &App,
     req: &Request,
+    deadline: Instant,
     metrics: &mut PlayMetrics,
 ) -> Result<Response<Body>, ApiError> {
     let (route, params) = ROUTER.find(req.method(), leaderboard_http::path(req))?;
@@ -142,31 +152,29 @@ async fn submit(
     let body = body
         .as_object()
         .ok_or_else(|| ApiError::invalid("the body must be a JSON object"))?;
+    let session_id = match body.get("sessionId") {
+        None | Some(Value::Null) => new_session_id(now)?,
+        Some(Value::String(s)) => SessionId::parse(s, now.as_millis())?,
+        Some(_) => return Err(ApiError::invalid("sessionId must be a ULID string")),
+    };
+    let with_session = |e: ApiError| e.with_session(session_id.as_str());
     let boards = match route {
-        Route::Sessions => board_ids(body)?,
-        Route::BoardScores => vec![BoardId::parse(params.get("boardId"))?],
+        Route::Sessions => board_ids(body),
+        Route::BoardScores => BoardId::parse(params.get("boardId"))
+            .map(|b| vec![b])
+            .map_err(ApiError::from),
+    }
+    .map_err(with_session)?;
+    let play = play(who.player_id, session_id.clone(), boards, body).map_err(with_session)?;
+    let committed = match tokio::time::timeout_at(deadline, app.store.commit_play(&play, now)).await
+    {
+        Ok(committed) => committed.map_err(|e| with_session(e.into()))?,
+        Err(_) => {
+            tracing::warn!("out of time before the play committed; answering 503");
+            return Err(with_session(ApiError::unavailable()));
+        }
     };
-    let play = Play {
-        player_id: who.player_id,
-        session_id: match body.get("sessionId") {
-            None | Some(Value::Null) => new_session_id(now)?,
-            Some(Value::String(s)) => SessionId::parse(s, now.as_millis())?,
-            Some(_) => return Err(ApiError::invalid("sessionId must be a ULID string")),
-        },
-        game_id: match body.get("gameId") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(GameId::parse(s)?),
-            Some(_) => return Err(ApiError::invalid("gameId must be a string")),
-        },
-        score: score(body)?,
-        duration_sec: duration(body)?,
-        leaderboard_ids: boards,
-        metadata: match body.get("metadata") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(Metadata::parse(v.clone())?),
-        },
-    };
-    let outcome = app.store.record_play(&play, now).await?;
+    let outcome = app.store.rank_play(committed, Some(deadline)).await;
     metrics.recorded(&outcome);
     tracing::info!(
         player = %play.player_id,
@@ -185,6 +193,42 @@ async fn submit(
     })
 }
 
+/// The play the body describes, by `player_id`, with its session id and boards chosen.
+fn play(
+    player_id: PlayerId,
+    session_id: SessionId,
+    leaderboard_ids: Vec<BoardId>,
+    body: &Map<String, Value>,
+) -> Result<Play, ApiError> {
+    Ok(Play {
+        player_id,
+        session_id,
+        game_id: match body.get("gameId") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(GameId::parse(s)?),
+            Some(_) => return Err(ApiError::invalid("gameId must be a string")),
+        },
+        score: score(body)?,
+        duration_sec: duration(body)?,
+        leaderboard_ids,
+        metadata: match body.get("metadata") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(Metadata::parse(v.clone())?),
+        },
+    })
+}
+
+/// A board's rank as answered: absent when it could not be read after the play committed.
+fn answered_rank(o: &BoardOutcome) -> Option<u64> {
+    (o.rank > 0).then_some(o.rank)
+}
+
+/// `rankExact: false` where the rank's freshness is unknown (the rank could not be read, or
+/// the Session predates freshness); absent where the freshness says it.
+fn unknown_freshness(o: &BoardOutcome) -> Option<bool> {
+    o.freshness.is_none().then_some(false)
+}
+
 fn session_response(outcome: &PlayOutcome) -> SessionResponse<'_> {
     let s = &outcome.session;
     SessionResponse {
@@ -199,8 +243,9 @@ fn session_response(outcome: &PlayOutcome) -> SessionResponse<'_> {
                 leaderboard_id: &o.leaderboard_id,
                 best: o.best,
                 improved: o.improved,
-                rank: o.rank,
+                rank: answered_rank(o),
                 freshness: o.freshness,
+                rank_exact: unknown_freshness(o),
             })
             .collect(),
     }
@@ -222,9 +267,10 @@ fn score_response<'a>(outcome: &'a PlayOutcome, board: &'a BoardId) -> ScoreResp
         score: s.score,
         best: o.map_or(s.score, |o| o.best),
         improved: o.is_some_and(|o| o.improved),
-        rank: o.map_or(0, |o| o.rank),
+        rank: o.and_then(answered_rank),
         duplicate: outcome.duplicate,
         freshness: o.and_then(|o| o.freshness),
+        rank_exact: o.and_then(unknown_freshness),
     }
 }
 

@@ -24,6 +24,14 @@ const SESSIONS: &str = include_str!("../../../events/submit-score/post-sessions.
 /// How far ahead the invocation's deadline is.
 const DEADLINE_IN: Duration = Duration::from_secs(2);
 
+/// The store's configuration for `table`.
+fn config(table: &TestTable) -> Config {
+    Config {
+        table_name: table.name.clone(),
+        cursor_secret: b"t".to_vec(),
+    }
+}
+
 /// The board `busy`, open from an hour ago to a day ahead.
 async fn busy_board(table: &TestTable, config: &Config) {
     let store = Store::new(table.client.clone(), config);
@@ -47,10 +55,7 @@ fn play_request(play: &Value, deadline: SystemTime) -> lambda_http::Request {
 #[tokio::test]
 async fn a_play_under_contention_answers_503_before_the_deadline_and_writes_nothing() {
     let table = TestTable::without_stream("budget_submit").await;
-    let config = Config {
-        table_name: table.name.clone(),
-        cursor_secret: b"t".to_vec(),
-    };
+    let config = config(&table);
     busy_board(&table, &config).await;
     let (client, transactions) = faulty_client(
         &table.endpoint,
@@ -72,6 +77,12 @@ async fn a_play_under_contention_answers_503_before_the_deadline_and_writes_noth
     assert_eq!(resp.headers()["retry-after"], "1");
     let body: Value = serde_json::from_slice(resp.body().as_ref()).unwrap();
     assert_eq!(body["error"]["code"], "unavailable", "{body}");
+    // The answer names the session id the server chose, for the client's retry.
+    let chosen = body["error"]["sessionId"].as_str().unwrap_or_default();
+    assert!(
+        leaderboard_keys::ids::SessionId::parse(chosen, Timestamp::now().as_millis()).is_ok(),
+        "{body}"
+    );
     // It kept trying until the budget ran out, and answered before the deadline.
     assert!(transactions.load(Ordering::SeqCst) >= 2);
     assert!(
@@ -89,10 +100,7 @@ async fn a_play_under_contention_answers_503_before_the_deadline_and_writes_noth
 #[tokio::test]
 async fn a_play_whose_answer_comes_too_late_is_503_and_its_repeat_answers_what_committed() {
     let table = TestTable::without_stream("budget_slow").await;
-    let config = Config {
-        table_name: table.name.clone(),
-        cursor_secret: b"t".to_vec(),
-    };
+    let config = config(&table);
     busy_board(&table, &config).await;
     // The transaction is applied at once; its answer arrives after the deadline.
     let slow = slow_client(&table.endpoint, &["TransactWriteItems"], DEADLINE_IN * 2);
@@ -109,6 +117,8 @@ async fn a_play_whose_answer_comes_too_late_is_503_and_its_repeat_answers_what_c
     assert!(SystemTime::now() < deadline, "answered after the deadline");
     assert_eq!(resp.status(), 503);
     assert_eq!(resp.headers()["retry-after"], "1");
+    let body: Value = serde_json::from_slice(resp.body().as_ref()).unwrap();
+    assert_eq!(body["error"]["sessionId"], json!(session), "{body}");
 
     // The play committed all the same; the client's retry with its sessionId answers it, as a
     // duplicate, and writes nothing.
@@ -136,4 +146,103 @@ async fn a_play_whose_answer_comes_too_late_is_503_and_its_repeat_answers_what_c
         "{answer}"
     );
     assert_eq!(table.dump().await, committed, "the repeat wrote");
+}
+
+/// The items of the table that are Sessions.
+fn sessions(items: &[leaderboard_devkit::testing::RawItem]) -> usize {
+    items
+        .iter()
+        .filter(|i| {
+            leaderboard_devkit::testing::s(i, "sk").is_some_and(|sk| sk.starts_with("SESSION#"))
+        })
+        .count()
+}
+
+#[tokio::test]
+async fn a_play_whose_rank_reads_fail_after_the_commit_is_200_and_its_retry_a_duplicate() {
+    let table = TestTable::without_stream("budget_ranks").await;
+    let config = config(&table);
+    busy_board(&table, &config).await;
+    let store = Store::new(table.client.clone(), &config);
+    common::open_board(&store, "second", Order::Asc, Operator::Increment, 1_000).await;
+    // Every read of the rank index is throttled, retries included: the play's transaction is
+    // not, so it commits and only its ranks fail.
+    let (client, rank_reads) = faulty_client(
+        &table.endpoint,
+        &["TransactGetItems", "Query"],
+        Fault::Throttled,
+        u64::MAX,
+    );
+    let play = json!({"score": 5, "gameId": "tetris", "leaderboardIds": ["busy", "second"]});
+    let resp = handle(
+        &App::new(Store::new(client, &config)),
+        play_request(&play, SystemTime::now() + DEADLINE_IN * 3),
+    )
+    .await
+    .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert!(
+        rank_reads.load(Ordering::SeqCst) >= 1,
+        "no rank read was tried"
+    );
+    let answer: Value = serde_json::from_slice(resp.body().as_ref()).unwrap();
+    assert_eq!(answer["duplicate"], false, "{answer}");
+    for result in answer["results"].as_array().unwrap() {
+        // Written, its rank unknown: absent, and said not to be exact.
+        assert_eq!(result["best"], 5, "{answer}");
+        assert_eq!(result["improved"], true, "{answer}");
+        assert_eq!(result.get("rank"), None, "{answer}");
+        assert_eq!(result["rankExact"], false, "{answer}");
+    }
+    let session = answer["sessionId"].as_str().unwrap().to_owned();
+    let committed = table.dump().await;
+    assert_eq!(sessions(&committed), 1);
+
+    // The client's retry with that sessionId is the same play: a duplicate that reads the
+    // ranks now and writes nothing (so no entry, lifetimeScore or gamesPlayed counts it twice).
+    let retry = json!({"score": 5, "gameId": "tetris", "leaderboardIds": ["busy", "second"], "sessionId": session});
+    let resp = handle(
+        &App::new(Store::new(table.client.clone(), &config)),
+        play_request(&retry, SystemTime::now() + DEADLINE_IN),
+    )
+    .await
+    .unwrap();
+    assert_eq!(resp.status(), 200);
+    let answer: Value = serde_json::from_slice(resp.body().as_ref()).unwrap();
+    assert_eq!(answer["duplicate"], true, "{answer}");
+    for result in answer["results"].as_array().unwrap() {
+        assert_eq!(
+            (&result["best"], &result["rank"], &result["rankExact"]),
+            (&json!(5), &json!(1), &json!(true)),
+            "{answer}"
+        );
+    }
+    assert_eq!(table.dump().await, committed, "the retry wrote");
+}
+
+#[tokio::test]
+async fn a_play_whose_budget_ends_after_the_commit_is_200() {
+    let table = TestTable::without_stream("budget_late_ranks").await;
+    let config = config(&table);
+    busy_board(&table, &config).await;
+    // The rank index's reads answer only after the deadline.
+    let slow = slow_client(
+        &table.endpoint,
+        &["TransactGetItems", "Query"],
+        DEADLINE_IN * 2,
+    );
+    let play = json!({"score": 7, "gameId": "tetris", "leaderboardIds": ["busy"]});
+    let deadline = SystemTime::now() + DEADLINE_IN;
+    let req = play_request(&play, deadline);
+    let resp = handle(&App::new(Store::new(slow, &config)), req)
+        .await
+        .unwrap();
+    assert!(SystemTime::now() < deadline, "answered after the deadline");
+    assert_eq!(resp.status(), 200);
+    let answer: Value = serde_json::from_slice(resp.body().as_ref()).unwrap();
+    let result = &answer["results"][0];
+    assert_eq!(result["best"], 7, "{answer}");
+    assert_eq!(result.get("rank"), None, "{answer}");
+    assert_eq!(result["rankExact"], false, "{answer}");
+    assert_eq!(sessions(&table.dump().await), 1);
 }

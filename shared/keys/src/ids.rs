@@ -54,6 +54,8 @@ pub enum IdProblem {
     },
     /// Not an email address (`local@domain`).
     NotEmail,
+    /// Contains a character that is not printable ASCII.
+    NotPrintable(char),
 }
 
 /// An identifier that broke a rule. The message names the field, so it can be shown to the
@@ -87,6 +89,10 @@ impl fmt::Display for IdProblem {
                 "is a ULID whose time ({timestamp_ms} ms) is more than 5 minutes in the future"
             ),
             IdProblem::NotEmail => f.write_str("must be an email address like name@example.com"),
+            IdProblem::NotPrintable(c) => write!(
+                f,
+                "must contain only printable ASCII characters (space to '~'), not {c:?}"
+            ),
         }
     }
 }
@@ -285,6 +291,63 @@ impl fmt::Display for SessionId {
     }
 }
 
+/// The longest `Idempotency-Key`.
+pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 64;
+
+/// A play's `Idempotency-Key` header: 1 to 64 printable ASCII characters (space to `~`), in
+/// any format the client likes (a UUID, a counter, a hash). It names a play for its player:
+/// retried with the same key, the play is the same one. It is the last part of its item's sort
+/// key, after a fixed prefix, so a `#` in it cannot collide with another key.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct IdempotencyKey(String);
+
+impl IdempotencyKey {
+    /// The field name used in errors.
+    pub const FIELD: &'static str = "Idempotency-Key";
+
+    /// Validates a key: 1 to 64 characters, each printable ASCII.
+    pub fn parse(s: &str) -> Result<Self, IdError> {
+        let err = |problem| {
+            Err(IdError {
+                field: Self::FIELD,
+                problem,
+            })
+        };
+        if s.is_empty() {
+            return err(IdProblem::Empty);
+        }
+        if let Some(c) = s.chars().find(|c| !(' '..='~').contains(c)) {
+            return err(IdProblem::NotPrintable(c));
+        }
+        if s.len() > MAX_IDEMPOTENCY_KEY_LEN {
+            return err(IdProblem::TooLong {
+                len: s.len(),
+                max: MAX_IDEMPOTENCY_KEY_LEN,
+            });
+        }
+        Ok(IdempotencyKey(s.to_owned()))
+    }
+
+    /// The key as the client sent it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for IdempotencyKey {
+    type Error = IdError;
+    fn try_from(s: String) -> Result<Self, IdError> {
+        Self::parse(&s)
+    }
+}
+
+impl From<IdempotencyKey> for String {
+    fn from(k: IdempotencyKey) -> String {
+        k.0
+    }
+}
+
 /// A player's email address: the login lookup key of GSI1 (`PLAYER_EMAIL#<email>`). Kept as
 /// given (no case folding), so the raw key is exactly the address the player set.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -449,6 +512,33 @@ mod tests {
             IdProblem::Future { .. }
         ));
         assert!(SessionId::from_parts(1 << 48, 0).is_err());
+    }
+
+    #[test]
+    fn idempotency_keys_are_printable_ascii_up_to_64() {
+        for ok in [
+            "a",
+            "550e8400-e29b-41d4-a716-446655440000",
+            "retry #3 / play 7",
+            &"~".repeat(64),
+        ] {
+            assert_eq!(IdempotencyKey::parse(ok).unwrap().as_str(), ok);
+        }
+        let problem = |s: &str| IdempotencyKey::parse(s).unwrap_err().problem;
+        assert_eq!(problem(""), IdProblem::Empty);
+        assert_eq!(
+            problem(&"k".repeat(65)),
+            IdProblem::TooLong { len: 65, max: 64 }
+        );
+        assert_eq!(problem("a\tb"), IdProblem::NotPrintable('\t'));
+        assert_eq!(problem("clé"), IdProblem::NotPrintable('é'));
+        assert_eq!(problem("a\u{7f}"), IdProblem::NotPrintable('\u{7f}'));
+        let e = IdempotencyKey::parse("a\nb").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("Idempotency-Key must contain only printable"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -431,6 +431,11 @@ impl EntryPointer {
     }
 }
 
+/// Whether a rank is unread (0: ranks start at 1).
+fn is_unread(rank: &u64) -> bool {
+    *rank == 0
+}
+
 /// What one play did on one board.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -441,7 +446,9 @@ pub struct BoardOutcome {
     pub best: u64,
     /// Whether the entry got better (or was created).
     pub improved: bool,
-    /// The player's rank on the board after the play (1 = top).
+    /// The player's rank on the board after the play (1 = top); 0 while it has not been read
+    /// (the play committed and its rank read failed or ran out of time), and then left out.
+    #[serde(default, skip_serializing_if = "is_unread")]
     pub rank: u64,
     /// How fresh that rank is (absent on sessions recorded before ranks carried it).
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]

@@ -26,11 +26,8 @@
 //! transaction sent earlier is bounded by a timeout well inside the window, so it commits before
 //! the board ends, and season close only starts on ended boards.
 //!
-//! **Ranks.** Each board's outcome carries the player's rank after the write and how fresh it
-//! is, read once from the rank index after the transaction committed (not on every attempt):
-//! the play's own change counts even before the index applied it, because the player's entry
-//! as the index holds it is never counted above the new one. The ranks are then stored in the
-//! Session (one `UpdateItem`), so a repeated request gets the first answer.
+//! **Ranks** are read after the transaction committed, by `crate::play_ranks`: from there on
+//! the play is accepted whatever the reads do.
 
 use std::time::Duration;
 
@@ -41,11 +38,10 @@ use leaderboard_keys::time::Timestamp;
 use rand::Rng;
 
 use crate::error::CancelReason;
-use crate::freshness::Freshness;
 use crate::items::{ItemExt, from_item, pointer_item, score_item, to_item};
 use crate::model::{Board, BoardOutcome, BoardStatus, EntryPointer, Metadata, Operator, Session};
-use crate::rank_lookup::{Prefetch, RankCost};
-use crate::request::{Params, WithParams};
+use crate::play_ranks::{CommittedPlay, PlayOutcome};
+use crate::request::Params;
 use crate::retry::Retry;
 use crate::{Store, StoreError};
 
@@ -84,21 +80,8 @@ pub struct Play {
     pub metadata: Option<Metadata>,
 }
 
-/// What recording a play did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlayOutcome {
-    /// The Session as stored: its outcomes are the per-board results.
-    pub session: Session,
-    /// Whether the session existed already (nothing was written this time).
-    pub duplicate: bool,
-    /// How many read-decide-write attempts it took (1 without contention).
-    pub attempts: u32,
-    /// What reading the ranks cost (after the write, once).
-    pub rank_cost: RankCost,
-}
-
 /// How a play's write ended.
-enum Written {
+pub(crate) enum Written {
     /// Written now: the Session (ranks not read yet), its plans, and the attempts it took.
     New(Session, Vec<BoardPlan>, u32),
     /// A request with the same session id wrote first: its Session, and the attempts.
@@ -121,12 +104,12 @@ struct PlayState {
 }
 
 /// The change a play makes on one board.
-struct BoardPlan {
-    board: Board,
-    old: Option<EntryPointer>,
+pub(crate) struct BoardPlan {
+    pub(crate) board: Board,
+    pub(crate) old: Option<EntryPointer>,
     /// The new entry, if the entry changes.
-    new: Option<EntryPointer>,
-    outcome: BoardOutcome,
+    pub(crate) new: Option<EntryPointer>,
+    pub(crate) outcome: BoardOutcome,
 }
 
 impl Play {
@@ -229,55 +212,27 @@ impl Store {
     /// Records a play: the Session, and the player's entry on every board it counts on, all or
     /// nothing. A repeated `session_id` of the same player returns the first outcome with
     /// `duplicate: true` and writes nothing, also when the two requests race. Each board's rank
-    /// is read once, after the write succeeded.
+    /// is read once, after the write succeeded ([`Store::commit_play`], then
+    /// [`Store::rank_play`] with no deadline).
     pub async fn record_play(
         &self,
         play: &Play,
         now: Timestamp,
     ) -> Result<PlayOutcome, StoreError> {
+        let committed = self.commit_play(play, now).await?;
+        Ok(self.rank_play(committed, None).await)
+    }
+
+    /// The write of a play, retried on conflicts, or the Session an earlier request with the
+    /// same session id wrote. Every refusal is here, before anything is written.
+    pub async fn commit_play(
+        &self,
+        play: &Play,
+        now: Timestamp,
+    ) -> Result<CommittedPlay, StoreError> {
         play.check()?;
-        let (mut session, plans, attempts) = match self.write_with_retries(play, now).await? {
-            Written::Duplicate(session, attempts) => {
-                let (session, rank_cost) = self.rank_duplicate(session).await?;
-                return Ok(PlayOutcome {
-                    session,
-                    duplicate: true,
-                    attempts,
-                    rank_cost,
-                });
-            }
-            Written::New(session, plans, attempts) => (session, plans, attempts),
-        };
-        let mut rank_cost = RankCost::default();
-        for (outcome, plan) in session.outcomes.iter_mut().zip(&plans) {
-            // The entry after the play: the new one, or the one kept.
-            let Some(entry) = plan.new.as_ref().or(plan.old.as_ref()) else {
-                continue;
-            };
-            let (estimate, cost) = self
-                .own_rank(
-                    &plan.board,
-                    &play.player_id,
-                    &entry.score_sk,
-                    entry.version,
-                    Prefetch::AfterPlay,
-                )
-                .await?;
-            outcome.rank = estimate.rank();
-            outcome.freshness = Some(Freshness::of(outcome.rank, &estimate));
-            rank_cost = rank_cost.plus(cost);
-        }
-        // The play has committed: failing to keep its ranks must not answer it as failed (a
-        // repeated request then reads them again).
-        if let Err(e) = self.store_outcomes(&session).await {
-            tracing::warn!(error = %e, session = %session.session_id, "ranks not kept in the session");
-        }
-        Ok(PlayOutcome {
-            session,
-            duplicate: false,
-            attempts,
-            rank_cost,
-        })
+        let written = self.write_with_retries(play, now).await?;
+        Ok(CommittedPlay::new(written))
     }
 
     /// Read, decide, write, retried on conflicts: the Session as written (ranks not read yet)
@@ -334,45 +289,6 @@ impl Store {
             Retry::PLAY.pause(attempt).await;
         }
         Err(Retry::PLAY.exhausted())
-    }
-
-    /// Keeps the ranks read after the write in the Session, so that a repeated request is
-    /// answered with them. A Session whose ranks were never stored (the function stopped in
-    /// between) is answered with ranks read when it is repeated.
-    async fn store_outcomes(&self, session: &Session) -> Result<(), StoreError> {
-        let key = entity::session(&session.player_id, &session.session_id);
-        self.update_request(&key, "SET outcomes = :o")
-            .condition_expression("attribute_exists(pk)")
-            .params(Params::new().value(":o", &session.outcomes))?
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("UpdateItem(session ranks)", e))?;
-        Ok(())
-    }
-
-    /// A repeated play's answer: the first outcome, with ranks read now for the boards whose
-    /// rank was not stored with it.
-    async fn rank_duplicate(
-        &self,
-        mut session: Session,
-    ) -> Result<(Session, RankCost), StoreError> {
-        let mut rank_cost = RankCost::default();
-        for outcome in &mut session.outcomes {
-            if outcome.freshness.is_some() {
-                continue;
-            }
-            let Some(board) = self.get_board(&outcome.leaderboard_id).await? else {
-                continue;
-            };
-            let Some((entry, cost)) = self.player_rank_counted(&board, &session.player_id).await?
-            else {
-                continue;
-            };
-            outcome.rank = entry.rank;
-            outcome.freshness = entry.freshness;
-            rank_cost = rank_cost.plus(cost);
-        }
-        Ok((session, rank_cost))
     }
 
     /// The one consistent read of a play.

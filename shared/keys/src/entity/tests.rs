@@ -1,0 +1,214 @@
+//! The key schema's own tests: every contract key exactly, and every key parsed back.
+
+use super::*;
+
+fn p(s: &str) -> PlayerId {
+    PlayerId::parse(s).unwrap()
+}
+fn b(s: &str) -> BoardId {
+    BoardId::parse(s).unwrap()
+}
+
+#[test]
+fn rank_index_keys_exactly_and_back() {
+    let alice = p("p_alice");
+    let season = b("season_3");
+    let node = rank_node(&season, 7, "000000985");
+    assert_eq!(node, Key::new("RANKNODE#season_3#07#000000985", "#NODE"));
+    let root = rank_node(&season, 0, "");
+    assert_eq!(root.pk, "RANKNODE#season_3#00#");
+    let written = rank_written(&season, 9);
+    assert_eq!(written, Key::new("RANKSEQ#season_3#09", "#WRITTEN"));
+    let marker = rank_marker(&alice, &season);
+    assert_eq!(marker, Key::new("PLAYER#p_alice", "RANKED#season_3"));
+    assert_eq!(
+        ItemKey::parse(&node.pk, &node.sk).unwrap(),
+        ItemKey::RankNode {
+            board: season.clone(),
+            shard: 7,
+            prefix: "000000985".into()
+        }
+    );
+    assert_eq!(
+        ItemKey::parse(&root.pk, &root.sk).unwrap(),
+        ItemKey::RankNode {
+            board: season.clone(),
+            shard: 0,
+            prefix: String::new()
+        }
+    );
+    assert_eq!(
+        ItemKey::parse(&written.pk, &written.sk).unwrap(),
+        ItemKey::RankWritten {
+            board: season.clone(),
+            shard: 9
+        }
+    );
+    assert_eq!(
+        ItemKey::parse(&marker.pk, &marker.sk).unwrap(),
+        ItemKey::RankMarker {
+            player: alice,
+            board: season
+        }
+    );
+    for (pk, sk) in [
+        ("RANKNODE#season_3#7#000", "#NODE"),
+        ("RANKNODE#season_3#07#0a0", "#NODE"),
+        ("RANKNODE#season_3#07#000", "#METADATA"),
+        ("RANKSEQ#season_3#100", "#WRITTEN"),
+    ] {
+        assert!(ItemKey::parse(pk, sk).is_err(), "{pk} / {sk}");
+    }
+}
+
+#[test]
+fn every_contract_key_exactly() {
+    let alice = p("p_alice");
+    let season = b("season_3");
+    let sid = SessionId::parse_stored("01HW0000000000000000000000").unwrap();
+    let email = Email::parse("alice@x.com").unwrap();
+    let ends = Timestamp::parse_rfc3339("endsAt", "2026-12-01T00:00:00Z").unwrap();
+
+    assert_eq!(player(&alice), Key::new("PLAYER#p_alice", "#METADATA"));
+    assert_eq!(
+        player_email_gsi1(&email, &alice),
+        Key::new("PLAYER_EMAIL#alice@x.com", "PLAYER#p_alice")
+    );
+    assert_eq!(
+        board(&season),
+        Key::new("LEADERBOARD#season_3", "#METADATA")
+    );
+    assert_eq!(
+        board_open_gsi2(ends, &season),
+        Key::new("BOARDS#OPEN", "2026-12-01T00:00:00.000Z#season_3")
+    );
+    assert_eq!(
+        score_gsi1(&alice, &season),
+        Key::new("PLAYER#p_alice", "SCORE#season_3")
+    );
+    assert_eq!(
+        session(&alice, &sid),
+        Key::new("PLAYER#p_alice", "SESSION#01HW0000000000000000000000")
+    );
+    assert_eq!(
+        session_gsi2(&GameId::parse("tetris").unwrap(), &sid),
+        Key::new("GAME#tetris", "SESSION#01HW0000000000000000000000")
+    );
+    assert_eq!(
+        final_standing(&season, 1).unwrap(),
+        Key::new("LEADERBOARD#season_3", "FINAL#0000000001")
+    );
+    assert_eq!(
+        final_standing(&season, 9_999_999_999).unwrap().sk,
+        "FINAL#9999999999"
+    );
+    assert_eq!(final_standing(&season, 0), Err(KeyError::RankOutOfRange(0)));
+    assert!(final_standing(&season, 10_000_000_000).is_err());
+    assert_eq!(
+        season_result(&alice, &season),
+        Key::new("PLAYER#p_alice", "RESULT#season_3")
+    );
+    assert_eq!(
+        entry(&alice, &season),
+        Key::new("PLAYER#p_alice", "ENTRY#season_3")
+    );
+    assert_eq!(
+        idempotency(&alice, &IdempotencyKey::parse("550e8400-e29b").unwrap()),
+        Key::new("PLAYER#p_alice", "IDEMPOTENCY#550e8400-e29b")
+    );
+}
+
+#[test]
+fn parse_back_every_item_type() {
+    let cases = [
+        ("PLAYER#p1", "#METADATA", ItemKey::Player(p("p1"))),
+        ("PLAYER#p1", "#BAN", ItemKey::Ban(p("p1"))),
+        (
+            "PLAYER#p1",
+            "IDEMPOTENCY#retry #2/a b",
+            ItemKey::Idempotency {
+                player: p("p1"),
+                key: IdempotencyKey::parse("retry #2/a b").unwrap(),
+            },
+        ),
+        ("LEADERBOARD#b1", "#METADATA", ItemKey::Leaderboard(b("b1"))),
+        (
+            "LEADERBOARD#b1",
+            "SCORE#0000000001#9999999999999#p1",
+            ItemKey::Score {
+                board: b("b1"),
+                sort_key: "SCORE#0000000001#9999999999999#p1".into(),
+            },
+        ),
+        (
+            "PLAYER#p1",
+            "SESSION#01HW0000000000000000000000",
+            ItemKey::Session {
+                player: p("p1"),
+                session: SessionId::parse_stored("01HW0000000000000000000000").unwrap(),
+            },
+        ),
+        (
+            "LEADERBOARD#b1",
+            "FINAL#0000000042",
+            ItemKey::FinalStanding {
+                board: b("b1"),
+                rank: 42,
+            },
+        ),
+        (
+            "PLAYER#p1",
+            "RESULT#b1",
+            ItemKey::SeasonResult {
+                player: p("p1"),
+                board: b("b1"),
+            },
+        ),
+        (
+            "PLAYER#p1",
+            "ENTRY#b1",
+            ItemKey::Entry {
+                player: p("p1"),
+                board: b("b1"),
+            },
+        ),
+    ];
+    for (pk, sk, want) in cases {
+        assert_eq!(ItemKey::parse(pk, sk).unwrap(), want, "{pk} {sk}");
+    }
+    for (pk, sk) in [
+        ("PLAYER#p1", "#META"),
+        ("PLAYER#p1", "#BANNED"),
+        ("PLAYER#p#1", "#METADATA"),
+        ("PLAYER#", "#METADATA"),
+        ("LEADERBOARD#b1", "FINAL#42"),
+        ("LEADERBOARD#b1", "FINAL#0000000000"),
+        ("PLAYER#p1", "SESSION#nope"),
+        ("GAME#g", "SESSION#01HW0000000000000000000000"),
+    ] {
+        assert!(ItemKey::parse(pk, sk).is_err(), "{pk} {sk}");
+    }
+}
+
+#[test]
+fn open_board_keys_sort_by_end_and_parse_back() {
+    let a = Timestamp::from_millis(1_000).unwrap();
+    let z = Timestamp::from_millis(2_000).unwrap();
+    let ka = board_open_gsi2(a, &b("zz"));
+    let kz = board_open_gsi2(z, &b("aa"));
+    assert!(ka.sk < kz.sk);
+    assert!(ka.sk < boards_open_ended_by(a));
+    assert!(kz.sk > boards_open_ended_by(a));
+    assert_eq!(parse_board_open_gsi2_sk(&kz.sk).unwrap(), (z, b("aa")));
+    assert!(parse_board_open_gsi2_sk("nope").is_err());
+}
+
+#[test]
+fn keys_above_bound() {
+    let sk = "SCORE#0000000005#9999999999999#p1";
+    let lo = score_sort_keys_above(sk);
+    assert!(lo.as_str() > sk);
+    assert!("SCORE#0000000005#9999999999999#p1x" > lo.as_str());
+    assert!("SCORE#0000000006#0000000000000#a" > lo.as_str());
+    assert!(SCORE_UPPER_BOUND > "SCORE#9999999999#9999999999999#zzzz");
+}
