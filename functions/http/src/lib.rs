@@ -173,6 +173,9 @@ impl From<StoreError> for ApiError {
                 ApiError::new(StatusCode::FORBIDDEN, "banned", e.to_string())
             }
             StoreError::Unsupported(m) => ApiError::new(StatusCode::CONFLICT, "unsupported", m),
+            StoreError::IdempotencyMismatch { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "idempotency_mismatch", e.to_string())
+            }
             other if other.is_retryable() => {
                 tracing::warn!(error = %other, "store unavailable");
                 ApiError::unavailable()
@@ -566,6 +569,17 @@ mod tests {
                 "banned",
             ),
             (StoreError::Contention { attempts: 3 }, 503, "unavailable"),
+            (
+                StoreError::IdempotencyMismatch {
+                    session: leaderboard_keys::ids::SessionId::parse_stored(
+                        "01HW0000000000000000000000",
+                    )
+                    .unwrap(),
+                    what: "score",
+                },
+                409,
+                "idempotency_mismatch",
+            ),
             (
                 StoreError::Corrupt {
                     key: "k".into(),

@@ -207,12 +207,18 @@ async fn metadata_is_kept_on_the_play_and_on_the_entries_it_changed() {
         .count();
     assert_eq!(maps, 1 + 2 * 2, "the session, and two items per board");
 
-    // A repeat of the session id with other metadata changes nothing.
+    // A repeat of the session id is the first play; with other metadata it is another play,
+    // refused. Neither changes anything.
     let mut repeat = body.clone();
     repeat["sessionId"] = json!(sid);
-    repeat["metadata"] = json!({"car": "green"});
     let (status, again) = h.post("p_alice", None, &repeat).await;
     assert_eq!((status, &again["duplicate"]), (200, &json!(true)));
+    repeat["metadata"] = json!({"car": "green"});
+    let (status, again) = h.post("p_alice", None, &repeat).await;
+    assert_eq!(
+        (status, &again["error"]["code"]),
+        (409, &json!("idempotency_mismatch"))
+    );
     assert_eq!(h.table.dump().await, dump);
 
     // The shorthand's play changes md_b: md_b shows its metadata, md_c still the first.

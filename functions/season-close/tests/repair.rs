@@ -53,6 +53,7 @@ async fn open_board(store: &Store, id: &str) {
 async fn play_and_apply(table: &TestTable, store: &Store, board: &str, player: &str, score: u64) {
     let now = Timestamp::now();
     let play = Play {
+        idempotency_key: None,
         metadata: None,
         player_id: pid(player),
         session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),

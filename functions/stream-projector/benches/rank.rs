@@ -245,6 +245,7 @@ async fn busy(
         let player = entries[rng.random_range(0..entries.len())].0.clone();
         let now = Timestamp::from_millis(T0 + 120_000 + i as u64).unwrap();
         let play = Play {
+            idempotency_key: None,
             metadata: None,
             player_id: player,
             session_id: SessionId::from_parts(now.as_millis(), rng.random()).unwrap(),

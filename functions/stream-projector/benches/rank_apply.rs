@@ -158,6 +158,7 @@ async fn play(store: &Store, board: &BoardId, players: &[PlayerId], plays: usize
         .map(|(p, score, ms)| async move {
             let now = at(*ms);
             let play = Play {
+                idempotency_key: None,
                 metadata: None,
                 player_id: p.clone(),
                 session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),

@@ -65,6 +65,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     ];
     for (i, (player, score, boards, ms)) in plays.into_iter().enumerate() {
         let play = Play {
+            idempotency_key: None,
             // The first play carries metadata, as games may send it: a map on the Session.
             metadata: (i == 0)
                 .then(|| Metadata::parse(json!({"character": "mage", "replayId": "r-0001"})))

@@ -57,6 +57,7 @@ async fn play_on(
 ) -> (SessionId, Result<PlayOutcome, StoreError>) {
     let now = at(ms);
     let play = Play {
+        idempotency_key: None,
         player_id: pid(player),
         session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),
         game_id: Some(GameId::parse("tetris").unwrap()),

@@ -264,6 +264,7 @@ async fn ranks_from_the_index_equal_counted_ranks_at_10k_players() {
             async move {
                 let now = at(*ms);
                 let play = Play {
+                    idempotency_key: None,
                     metadata: None,
                     player_id: p.clone(),
                     session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),
@@ -337,6 +338,7 @@ async fn ranks_from_the_index_equal_counted_ranks_at_10k_players() {
     let player = after[after.len() / 2].clone();
     let now = at(20_000);
     let play = Play {
+        idempotency_key: None,
         metadata: None,
         player_id: player.clone(),
         session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),

@@ -86,6 +86,7 @@ async fn lane_records_failed_half_way_replayed_and_reversed_leave_exactly_the_bu
             async move {
                 let now = at(*ms);
                 let play = Play {
+                    idempotency_key: None,
                     metadata: None,
                     player_id: pid(p),
                     session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),

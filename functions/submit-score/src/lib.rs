@@ -15,7 +15,7 @@ use lambda_http::http::{Method, StatusCode};
 use lambda_http::{Body, Error, Request, Response};
 use leaderboard_http::budget::deadline;
 use leaderboard_http::{ApiError, Router, identity, json, json_body, respond};
-use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
+use leaderboard_keys::ids::{BoardId, GameId, IdempotencyKey, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_metrics::Sink;
 use leaderboard_store::freshness::Freshness;
@@ -165,7 +165,8 @@ async fn submit(
             .map_err(ApiError::from),
     }
     .map_err(with_session)?;
-    let play = play(who.player_id, session_id.clone(), boards, body).map_err(with_session)?;
+    let mut play = play(who.player_id, session_id.clone(), boards, body).map_err(with_session)?;
+    play.idempotency_key = idempotency_key(req).map_err(with_session)?;
     let committed = match tokio::time::timeout_at(deadline, app.store.commit_play(&play, now)).await
     {
         Ok(committed) => committed.map_err(|e| with_session(e.into()))?,
@@ -203,6 +204,7 @@ fn play(
     Ok(Play {
         player_id,
         session_id,
+        idempotency_key: None,
         game_id: match body.get("gameId") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(GameId::parse(s)?),
@@ -216,6 +218,18 @@ fn play(
             Some(v) => Some(Metadata::parse(v.clone())?),
         },
     })
+}
+
+/// The play's `Idempotency-Key` header, if sent: 1 to 64 printable ASCII characters (the
+/// white space HTTP allows around a header value is not part of it).
+fn idempotency_key(req: &Request) -> Result<Option<IdempotencyKey>, ApiError> {
+    let Some(value) = req.headers().get("idempotency-key") else {
+        return Ok(None);
+    };
+    let text = value.to_str().map_err(|_| {
+        ApiError::invalid("Idempotency-Key must contain only printable ASCII characters")
+    })?;
+    Ok(Some(IdempotencyKey::parse(text.trim_matches([' ', '\t']))?))
 }
 
 /// A board's rank as answered: absent when it could not be read after the play committed.

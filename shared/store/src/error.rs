@@ -5,7 +5,7 @@
 
 use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use leaderboard_keys::KeyError;
-use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::ids::{BoardId, PlayerId, SessionId};
 
 /// Why one item of a cancelled transaction failed, in the order the items were sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,6 +108,17 @@ pub enum StoreError {
     Banned {
         /// The player.
         player: PlayerId,
+    },
+    /// A play repeated (by its `sessionId` or `Idempotency-Key`) with another score, other
+    /// boards or other metadata than the play first recorded under it; nothing was written.
+    #[error(
+        "session {session} was recorded with another {what}; send a new sessionId or Idempotency-Key for a new play"
+    )]
+    IdempotencyMismatch {
+        /// The session first recorded.
+        session: SessionId,
+        /// What differs (`score`, `leaderboardIds`, `metadata`, `gameId`, `durationSec`).
+        what: &'static str,
     },
     /// The board cannot do this in its present form (for instance, an operation its rank
     /// index's layout does not support).

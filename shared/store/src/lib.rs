@@ -38,6 +38,7 @@ mod cursor;
 mod error;
 pub mod freshness;
 mod friends;
+pub mod idempotency;
 mod items;
 pub mod metadata;
 pub mod model;

@@ -33,11 +33,12 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
 use leaderboard_keys::entity::{self, Key};
-use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
+use leaderboard_keys::ids::{BoardId, GameId, IdempotencyKey, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
 use rand::Rng;
 
 use crate::error::CancelReason;
+use crate::idempotency::{KeyedSession, same_play};
 use crate::items::{ItemExt, from_item, pointer_item, score_item, to_item};
 use crate::model::{Board, BoardOutcome, BoardStatus, EntryPointer, Metadata, Operator, Session};
 use crate::play_ranks::{CommittedPlay, PlayOutcome};
@@ -56,6 +57,10 @@ pub const FENCE_WINDOW_MS: u64 = 60_000;
 /// player commits after the ban's removal of their entries has listed them.
 const BAN_CHECK: usize = 1;
 
+/// The place of the put of the play's `Idempotency-Key`, when it has one: a request with the
+/// same key that commits first cancels the play there.
+const KEY_PUT: usize = 2;
+
 /// The longest a play's transaction may take before it is abandoned: well inside the fence
 /// window.
 const TRANSACTION_TIMEOUT: Duration = Duration::from_secs(20);
@@ -67,6 +72,9 @@ pub struct Play {
     pub player_id: PlayerId,
     /// Its id; a repeat of it is answered with the first outcome.
     pub session_id: SessionId,
+    /// The client's `Idempotency-Key`, if it sent one: a repeat of it is answered with the
+    /// first outcome too, whatever `session_id` the repeat carries (`crate::idempotency`).
+    pub idempotency_key: Option<IdempotencyKey>,
     /// The game; when absent, the game of the first of its boards that has one (a play without
     /// either is refused).
     pub game_id: Option<GameId>,
@@ -97,6 +105,8 @@ pub fn new_session_id(now: Timestamp) -> Result<SessionId, StoreError> {
 /// What was read for a play.
 struct PlayState {
     session: Option<Session>,
+    /// The session the play's `Idempotency-Key` names, if the key was used before.
+    keyed: Option<SessionId>,
     /// The name the player's entries take: the profile's, else the player's id.
     name: String,
     boards: Vec<Option<Board>>,
@@ -239,8 +249,9 @@ impl Store {
     /// and its plans, or the Session a request with the same id wrote first.
     async fn write_with_retries(&self, play: &Play, now: Timestamp) -> Result<Written, StoreError> {
         for attempt in Retry::PLAY.attempts() {
-            let state = self.read_play_state(play).await?;
-            if let Some(session) = state.session {
+            let mut state = self.read_play_state(play).await?;
+            if let Some(session) = self.recorded(play, &mut state).await? {
+                same_play(&session, play)?;
                 return Ok(Written::Duplicate(session, attempt));
             }
             let plans = self.plan_play(play, state, now)?;
@@ -260,7 +271,7 @@ impl Store {
                 metadata: play.metadata.clone(),
                 outcomes: plans.iter().map(|p| p.outcome.clone()).collect(),
             };
-            match self.write_play(&session, &plans).await {
+            match self.write_play(play, &session, &plans, now).await {
                 Ok(()) => return Ok(Written::New(session, plans, attempt)),
                 Err(StoreError::TransactionCanceled { reasons }) => {
                     // Item 0 is the Session: it exists, so a concurrent request with the same
@@ -269,7 +280,14 @@ impl Store {
                         && let Some(session) =
                             self.get_session(&play.player_id, &play.session_id).await?
                     {
+                        same_play(&session, play)?;
                         return Ok(Written::Duplicate(session, attempt));
+                    }
+                    // A request with the same key won: the next read finds its session.
+                    if play.idempotency_key.is_some()
+                        && reasons.get(KEY_PUT) == Some(&CancelReason::ConditionalCheckFailed)
+                    {
+                        continue;
                     }
                     if reasons.get(BAN_CHECK) == Some(&CancelReason::ConditionalCheckFailed) {
                         return Err(StoreError::Banned {
@@ -291,6 +309,29 @@ impl Store {
         Err(Retry::PLAY.exhausted())
     }
 
+    /// The Session the play repeats, if it was recorded before: by its session id, or by its
+    /// `Idempotency-Key` (then one consistent `GetItem` more: only a repeat pays it).
+    async fn recorded(
+        &self,
+        play: &Play,
+        state: &mut PlayState,
+    ) -> Result<Option<Session>, StoreError> {
+        if let Some(session) = state.session.take() {
+            return Ok(Some(session));
+        }
+        let Some(keyed) = &state.keyed else {
+            return Ok(None);
+        };
+        match self.get_session(&play.player_id, keyed).await? {
+            Some(session) => Ok(Some(session)),
+            // The key and its session are written in one transaction.
+            None => Err(StoreError::Corrupt {
+                key: format!("{} / IDEMPOTENCY#", entity::player_pk(&play.player_id)),
+                reason: format!("the key names session {keyed}, which does not exist"),
+            }),
+        }
+    }
+
     /// The one consistent read of a play.
     async fn read_play_state(&self, play: &Play) -> Result<PlayState, StoreError> {
         let session_key = entity::session(&play.player_id, &play.session_id);
@@ -307,6 +348,11 @@ impl Store {
         let mut keys = vec![session_key.clone(), player_key.clone(), ban_key.clone()];
         keys.extend(board_keys.iter().cloned());
         keys.extend(pointer_keys.iter().cloned());
+        let idempotency_key = play
+            .idempotency_key
+            .as_ref()
+            .map(|k| entity::idempotency(&play.player_id, k));
+        keys.extend(idempotency_key.iter().cloned());
         let mut found = self.batch_get(&keys, "BatchGetItem(play)").await?;
         if found.take(&ban_key).is_some() {
             return Err(StoreError::Banned {
@@ -314,8 +360,13 @@ impl Store {
             });
         }
         let mut take = |k: &Key| found.take(k);
+        let keyed: Option<KeyedSession> = idempotency_key
+            .and_then(|k| take(&k))
+            .map(from_item)
+            .transpose()?;
         Ok(PlayState {
             session: take(&session_key).map(from_item).transpose()?,
+            keyed: keyed.map(|k| k.session_id),
             name: take(&player_key)
                 .and_then(|p| {
                     p.string("name")
@@ -376,7 +427,13 @@ impl Store {
     }
 
     /// The one transaction of a play.
-    async fn write_play(&self, session: &Session, plans: &[BoardPlan]) -> Result<(), StoreError> {
+    async fn write_play(
+        &self,
+        play: &Play,
+        session: &Session,
+        plans: &[BoardPlan],
+        played_at: Timestamp,
+    ) -> Result<(), StoreError> {
         let session_key = entity::session(&session.player_id, &session.session_id);
         let gsi2 = entity::session_gsi2(&session.game_id, &session.session_id);
         let mut items = vec![
@@ -392,6 +449,10 @@ impl Store {
                 Params::new(),
             )?,
         ];
+        // The play's key, if it has one, on condition that it is new (see `KEY_PUT`).
+        if let Some(key) = &play.idempotency_key {
+            items.push(self.tx_put_key(play, key, played_at)?);
+        }
         let now = Timestamp::now();
         for plan in plans {
             let board = &plan.board;

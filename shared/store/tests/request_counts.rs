@@ -11,7 +11,7 @@ use std::sync::Arc;
 use common::*;
 use leaderboard_devkit::local::{RequestCounter, counting_client};
 use leaderboard_devkit::testing::TestTable;
-use leaderboard_keys::ids::{Email, GameId};
+use leaderboard_keys::ids::{Email, GameId, IdempotencyKey};
 use leaderboard_keys::rank::Order;
 use leaderboard_store::model::Operator;
 use leaderboard_store::{
@@ -144,6 +144,22 @@ async fn plays_and_rank_reads() {
     let (r, c) = census(&counter, store.record_play(&first, at(4_000))).await;
     assert!(r.unwrap().duplicate);
     m.expect("the same session again", &c, "BatchGetItem 1");
+    // With an Idempotency-Key: one key more in the read and one item more in the transaction;
+    // its repeat (under a new session id, as a client that sends only the key makes) reads the
+    // session the key names.
+    let mut keyed = play("ada", 1, &["pa"], sid(5_000, 5));
+    keyed.idempotency_key = Some(IdempotencyKey::parse("k-1").unwrap());
+    let (r, c) = census(&counter, store.record_play(&keyed, at(5_000))).await;
+    assert!(!r.unwrap().duplicate);
+    m.expect(
+        "a play with an Idempotency-Key",
+        &c,
+        "BatchGetItem 2, Query 1, TransactWriteItems 1, UpdateItem 1",
+    );
+    keyed.session_id = sid(5_001, 6);
+    let (r, c) = census(&counter, store.record_play(&keyed, at(5_001))).await;
+    assert_eq!(r.unwrap().session.session_id, sid(5_000, 5));
+    m.expect("the same key again", &c, "BatchGetItem 1, GetItem 1");
 
     let pa = store.get_board(&bid("pa")).await.unwrap().unwrap();
     let (r, c) = census(&counter, store.top_scores(&bid("pa"), 3, None)).await;

@@ -416,6 +416,7 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
         let session_id = SessionId::parse_stored(case.session).unwrap();
         let now = ts(case.at);
         let play = Play {
+            idempotency_key: None,
             metadata: None,
             player_id: pid(case.player),
             session_id: session_id.clone(),

@@ -288,6 +288,7 @@ async fn record(store: &Store, player: &str, score: u64, boards: usize, ms: u64)
     ids.truncate(boards.clamp(1, 3));
     let session = SessionId::from_parts(T0 + ms, rand::random()).unwrap();
     let play = Play {
+        idempotency_key: None,
         metadata: None,
         player_id: pid(player),
         session_id: session.clone(),

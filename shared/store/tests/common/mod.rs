@@ -90,6 +90,7 @@ pub fn sid(ms: u64, salt: u128) -> SessionId {
 
 pub fn play(player: &str, score: u64, boards: &[&str], session: SessionId) -> Play {
     Play {
+        idempotency_key: None,
         metadata: None,
         player_id: pid(player),
         session_id: session,
