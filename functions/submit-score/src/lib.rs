@@ -68,6 +68,8 @@ struct BoardResult<'a> {
     leaderboard_id: &'a BoardId,
     best: u64,
     improved: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    saturated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     rank: Option<u64>,
     #[serde(flatten)]
@@ -97,6 +99,8 @@ struct ScoreResponse<'a> {
     score: u64,
     best: u64,
     improved: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    saturated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     rank: Option<u64>,
     duplicate: bool,
@@ -257,6 +261,7 @@ fn session_response(outcome: &PlayOutcome) -> SessionResponse<'_> {
                 leaderboard_id: &o.leaderboard_id,
                 best: o.best,
                 improved: o.improved,
+                saturated: o.saturated,
                 rank: answered_rank(o),
                 freshness: o.freshness,
                 rank_exact: unknown_freshness(o),
@@ -281,6 +286,7 @@ fn score_response<'a>(outcome: &'a PlayOutcome, board: &'a BoardId) -> ScoreResp
         score: s.score,
         best: o.map_or(s.score, |o| o.best),
         improved: o.is_some_and(|o| o.improved),
+        saturated: o.is_some_and(|o| o.saturated),
         rank: o.and_then(answered_rank),
         duplicate: outcome.duplicate,
         freshness: o.and_then(|o| o.freshness),

@@ -345,3 +345,59 @@ async fn ties_rank_the_earlier_first_and_asc_boards_rank_lower_first() {
     assert_eq!(faster["results"][0]["rank"], 1);
     assert_eq!(faster["results"][0]["improved"], true);
 }
+
+#[tokio::test]
+async fn an_increment_entry_saturates_at_max_score_and_the_other_boards_go_on() {
+    let h = harness("saturation").await;
+    h.board("sum", Order::Desc, Operator::Increment, 100).await;
+    h.board("best", Order::Desc, Operator::Best, 1_000).await;
+    let play =
+        |score: u64| json!({"score": score, "gameId": "g", "leaderboardIds": ["sum", "best"]});
+    let (status, first) = h.post("p1", play(60)).await;
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(first["results"][0].get("saturated"), None, "{first}");
+
+    // 60 + 50 passes 100: the entry stops at 100 and says so; the best board takes the play.
+    let (status, capped) = h.post("p1", play(50)).await;
+    assert_eq!(status, 200, "{capped}");
+    let (sum, best) = (&capped["results"][0], &capped["results"][1]);
+    assert_eq!(
+        (&sum["best"], &sum["improved"], &sum["saturated"]),
+        (&json!(100), &json!(true), &json!(true)),
+        "{capped}"
+    );
+    assert_eq!((&best["best"], best.get("saturated")), (&json!(60), None));
+    let entry = h.table.raw("PLAYER#p1", "ENTRY#sum").await.unwrap();
+    assert_eq!(num(&entry, "score"), 100);
+    assert_eq!(entry["saturated"].as_bool(), Ok(&true));
+    let scores = h.score_items().await;
+    let saturated: Vec<_> = scores
+        .iter()
+        .filter(|i| i.get("saturated").is_some())
+        .map(|i| (s(i, "pk").unwrap(), num(i, "score")))
+        .collect();
+    assert_eq!(saturated, [("LEADERBOARD#sum", 100)]);
+
+    // At 100 the entry takes no more (nothing written on it), and the best board still moves.
+    let (status, more) = h.post("p1", play(70)).await;
+    assert_eq!(status, 200, "{more}");
+    let (sum, best) = (&more["results"][0], &more["results"][1]);
+    assert_eq!(
+        (&sum["best"], &sum["improved"], &sum["saturated"]),
+        (&json!(100), &json!(false), &json!(true)),
+        "{more}"
+    );
+    assert_eq!(
+        (&best["best"], &best["improved"]),
+        (&json!(70), &json!(true))
+    );
+    assert_eq!(h.table.raw("PLAYER#p1", "ENTRY#sum").await.unwrap(), entry);
+    // A single play above maxScore is still out of range, on every board.
+    let before = h.table.dump().await;
+    let (status, refused) = h.post("p1", play(101)).await;
+    assert_eq!(
+        (status, &refused["error"]["code"]),
+        (400, &json!("score_out_of_range"))
+    );
+    assert_eq!(h.table.dump().await, before);
+}

@@ -203,6 +203,7 @@ impl Store {
                 version: 1,
                 name: None,
                 metadata: None,
+                saturated: false,
             };
             items.push(score_item(&pointer)?);
             items.push(pointer_item(&pointer)?);

@@ -114,5 +114,6 @@ pub(crate) fn pointer_from_score_item(item: &Item) -> Result<EntryPointer, Store
         version,
         name: entry.name,
         metadata: entry.metadata,
+        saturated: entry.saturated,
     })
 }

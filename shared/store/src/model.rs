@@ -342,6 +342,10 @@ pub struct ScoreEntry {
     /// The metadata of the play that last changed the entry, if it had any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
+    /// An `increment` entry whose total was capped at the board's `maxScore` (present only
+    /// when true).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub saturated: bool,
 }
 
 impl ScoreEntry {
@@ -414,6 +418,9 @@ pub struct EntryPointer {
     /// The metadata of the play that last changed the entry, if it had any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
+    /// An `increment` entry whose total was capped at the board's `maxScore`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub saturated: bool,
 }
 
 impl EntryPointer {
@@ -427,6 +434,7 @@ impl EntryPointer {
             session_id: self.session_id.clone(),
             name: self.name.clone(),
             metadata: self.metadata.clone(),
+            saturated: self.saturated,
         }
     }
 }
@@ -446,6 +454,10 @@ pub struct BoardOutcome {
     pub best: u64,
     /// Whether the entry got better (or was created).
     pub improved: bool,
+    /// On an `increment` board: the play's score would have taken the entry past `maxScore`,
+    /// so the entry stopped there (present only when true).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub saturated: bool,
     /// The player's rank on the board after the play (1 = top); 0 while it has not been read
     /// (the play committed and its rank read failed or ran out of time), and then left out.
     #[serde(default, skip_serializing_if = "is_unread")]

@@ -161,7 +161,12 @@ fn plan_board(
     // The rules do not depend on the order in which concurrent plays commit (a play's `now` is
     // fixed before its retries): `best` keeps the better score, and of equal scores the earlier
     // one (it ranks higher); `latest` keeps the play with the greatest (time, session id);
-    // `increment` adds every play once and its time never goes backwards.
+    // `increment` adds every play once and its time never goes backwards; its total saturates
+    // at `maxScore` (the play's other boards go on), and an entry at `maxScore` takes no more.
+    let capped = board.operator == Operator::Increment
+        && old
+            .as_ref()
+            .is_some_and(|cur| cur.score.saturating_add(play.score) > board.max_score);
     let new_entry: Option<(u64, Timestamp)> = match (&old, board.operator) {
         (None, _) => Some((play.score, now)),
         (Some(cur), Operator::Best) => (order.is_better(play.score, cur.score)
@@ -170,13 +175,9 @@ fn plan_board(
         (Some(cur), Operator::Latest) => ((now, &play.session_id)
             > (cur.attained_at, &cur.session_id))
             .then_some((play.score, now)),
-        (Some(_), Operator::Increment) if play.score == 0 => None,
+        (Some(cur), Operator::Increment) if play.score == 0 || cur.score >= board.max_score => None,
         (Some(cur), Operator::Increment) => {
-            let total = cur
-                .score
-                .checked_add(play.score)
-                .filter(|&t| t <= board.max_score)
-                .ok_or_else(|| out_of_range(cur.score.saturating_add(play.score)))?;
+            let total = cur.score.saturating_add(play.score).min(board.max_score);
             Some((total, now.max(cur.attained_at)))
         }
     };
@@ -192,6 +193,7 @@ fn plan_board(
             version: old.as_ref().map_or(1, |o| o.version + 1),
             name: Some(name.to_owned()),
             metadata: play.metadata.clone(),
+            saturated: capped || old.as_ref().is_some_and(|o| o.saturated),
         }),
     };
     let best = new
@@ -209,6 +211,7 @@ fn plan_board(
             leaderboard_id: board.leaderboard_id.clone(),
             best,
             improved,
+            saturated: capped,
             rank: 0,
             freshness: None,
         },

@@ -903,6 +903,7 @@ async fn ap4_player_entry_and_entry_pointer_agree_with_the_score_item() {
         .unwrap();
     // THEN both are the 250 of the second play
     let want = ScoreEntry {
+        saturated: false,
         metadata: None,
         name: Some("p1".into()),
         leaderboard_id: bid("b"),
@@ -1002,6 +1003,7 @@ async fn ap5_player_entries_across_boards() {
     let s1 = first.session.session_id;
     let s2 = second.session.session_id;
     let entry = |board: &str, player: &str, score, ms, session: &SessionId| ScoreEntry {
+        saturated: false,
         metadata: None,
         name: Some(player.into()),
         leaderboard_id: bid(board),

@@ -442,6 +442,7 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
                 .iter()
                 .zip(case.outcomes)
                 .map(|(b, &(best, improved, rank))| BoardOutcome {
+                    saturated: false,
                     leaderboard_id: bid(b),
                     best,
                     improved,
@@ -511,6 +512,7 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
                 score_sk,
                 case.at,
                 &ScoreEntry {
+                    saturated: false,
                     metadata: None,
                     name: Some(case.player.into()),
                     leaderboard_id: bid(board),
@@ -692,6 +694,7 @@ async fn imported_entries_read_back_identically_at_the_edges_of_the_key_format()
             score_sk,
             when,
             &ScoreEntry {
+                saturated: false,
                 metadata: None,
                 name: None,
                 leaderboard_id: bid(board_id),
