@@ -52,6 +52,10 @@ pub const DEFAULT_TOP_LIMIT: u64 = 100;
 pub const MAX_SESSION_LIMIT: u64 = 100;
 /// The default page of session listings.
 pub const DEFAULT_SESSION_LIMIT: u64 = 20;
+/// The largest page of a player's entries or results.
+pub const MAX_PLAYER_LIMIT: u64 = 100;
+/// The default page of a player's entries or results.
+pub const DEFAULT_PLAYER_LIMIT: u64 = 50;
 /// The default `n` of the around window.
 pub const DEFAULT_AROUND: u64 = 5;
 

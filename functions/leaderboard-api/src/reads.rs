@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use crate::metrics::RequestMetrics;
 use crate::{
-    App, DEFAULT_AROUND, DEFAULT_SESSION_LIMIT, DEFAULT_TOP_LIMIT, MAX_SESSION_LIMIT, Route,
-    board_id, no_entry, ok, player_id,
+    App, DEFAULT_AROUND, DEFAULT_PLAYER_LIMIT, DEFAULT_SESSION_LIMIT, DEFAULT_TOP_LIMIT,
+    MAX_PLAYER_LIMIT, MAX_SESSION_LIMIT, Route, board_id, no_entry, ok, player_id,
 };
 
 /// A profile as any caller may see it: never the email.
@@ -87,6 +87,11 @@ fn player_ids(list: &str) -> Result<Vec<PlayerId>, ApiError> {
 
 fn session_limit(req: &Request) -> Result<usize, ApiError> {
     Ok(int_param(req, "limit", DEFAULT_SESSION_LIMIT, 1, MAX_SESSION_LIMIT)? as usize)
+}
+
+/// The page size of a player's entries or results: `limit`, 1 to 100, 50 by default.
+fn player_limit(req: &Request) -> Result<usize, ApiError> {
+    Ok(int_param(req, "limit", DEFAULT_PLAYER_LIMIT, 1, MAX_PLAYER_LIMIT)? as usize)
 }
 
 /// Answers read route `route` (with its path parameters `p`).
@@ -184,8 +189,15 @@ pub(crate) async fn read_route(
         }
         Route::PlayerScores => {
             let player = player_id(p)?;
-            let entries = store.player_entries(&player).await?;
-            ok(&serde_json::json!({ "playerId": player, "entries": entries }))
+            let cursor = query_param(req, "cursor");
+            let page = store
+                .player_entries(&player, player_limit(req)?, cursor.as_deref())
+                .await?;
+            ok(&serde_json::json!({
+                "playerId": player,
+                "entries": page.items,
+                "nextCursor": page.next_cursor,
+            }))
         }
         Route::PlayerSessions => {
             let player = player_id(p)?;
@@ -209,8 +221,17 @@ pub(crate) async fn read_route(
         }
         Route::PlayerResults => {
             let player = player_id(p)?;
-            let results = store.player_results(&player).await?;
-            ok(&serde_json::json!({ "playerId": player, "results": results }))
+            let cursor = query_param(req, "cursor");
+            let page = store
+                .player_results(&player, player_limit(req)?, cursor.as_deref())
+                .await?;
+            // `results` as the route always answered, `entries` as every paged listing does.
+            ok(&serde_json::json!({
+                "playerId": player,
+                "results": page.items,
+                "entries": page.items,
+                "nextCursor": page.next_cursor,
+            }))
         }
         Route::GameSessions => {
             let game = GameId::parse(p.get("gameId"))?;

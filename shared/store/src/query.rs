@@ -171,23 +171,6 @@ impl Store {
         })
     }
 
-    /// Every item of `listing`, page after page, as entities.
-    pub(crate) async fn list_all<T: DeserializeOwned>(
-        &self,
-        listing: &Listing,
-    ) -> Result<Vec<T>, StoreError> {
-        let mut all = Vec::new();
-        let mut cursor = None;
-        loop {
-            let page = self.list(listing, MAX_PAGE_SIZE, cursor.as_deref()).await?;
-            cursor = page.next_cursor.clone();
-            all.extend(page.into_page::<T>()?.items);
-            if cursor.is_none() {
-                return Ok(all);
-            }
-        }
-    }
-
     /// Counts the items of partition `pk` whose sort key is in `lo..=hi`, strongly
     /// consistently, following every page. Returns the count and the number of requests made.
     pub(crate) async fn count_range(

@@ -105,8 +105,14 @@ impl Store {
     }
 
     /// AP5: the player's entries across boards (GSI1 `PLAYER#<p>` / `begins_with SCORE#`), in
-    /// board id order, every page.
-    pub async fn player_entries(&self, player: &PlayerId) -> Result<Vec<ScoreEntry>, StoreError> {
+    /// board id order, `limit` at a time after `cursor` (one Query a page, whatever the number
+    /// of boards the player has played).
+    pub async fn player_entries(
+        &self,
+        player: &PlayerId,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<Page<ScoreEntry>, StoreError> {
         let listing = Listing {
             name: "player_scores",
             index: Index::Gsi1,
@@ -114,11 +120,11 @@ impl Store {
             sk_prefix: SCORE_PREFIX,
             forward: true,
         };
-        let mut entries: Vec<ScoreEntry> = self.list_all(&listing).await?;
-        for e in &mut entries {
+        let mut page: Page<ScoreEntry> = self.list(&listing, limit, cursor).await?.into_page()?;
+        for e in &mut page.items {
             e.name = Some(shown_name(e.name.take(), &e.player_id));
         }
-        Ok(entries)
+        Ok(page)
     }
 
     /// AP4 with its rank: the player's entry on a board with its rank and how fresh it is, or

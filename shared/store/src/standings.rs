@@ -67,8 +67,14 @@ impl Store {
         self.get(&entity::season_result(player, board)).await
     }
 
-    /// A player's results on every closed board, by board id.
-    pub async fn player_results(&self, player: &PlayerId) -> Result<Vec<SeasonResult>, StoreError> {
+    /// A player's results on closed boards, by board id, `limit` at a time after `cursor` (one
+    /// Query a page: results never expire, so a daily player's grow without end).
+    pub async fn player_results(
+        &self,
+        player: &PlayerId,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<Page<SeasonResult>, StoreError> {
         let listing = Listing {
             name: "results",
             index: Index::Table,
@@ -76,6 +82,6 @@ impl Store {
             sk_prefix: RESULT_PREFIX,
             forward: true,
         };
-        self.list_all(&listing).await
+        self.list(&listing, limit, cursor).await?.into_page()
     }
 }

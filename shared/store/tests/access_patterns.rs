@@ -1013,7 +1013,9 @@ async fn ap5_player_entries_across_boards() {
         session_id: session.clone(),
     };
     // WHEN p1's entries are listed
-    let got = store.player_entries(&pid("p1")).await.unwrap();
+    let got = store.player_entries(&pid("p1"), 100, None).await.unwrap();
+    assert_eq!(got.next_cursor, None);
+    let got = got.items;
     // THEN one per board, in board id byte order, each as its operator left it
     assert_eq!(
         got,
@@ -1033,11 +1035,39 @@ async fn ap5_player_entries_across_boards() {
         assert_eq!(&pointer.entry(), e);
     }
     assert_eq!(
-        store.player_entries(&pid("p2")).await.unwrap(),
+        store
+            .player_entries(&pid("p2"), 100, None)
+            .await
+            .unwrap()
+            .items,
         vec![entry("alpha", "p2", 7, 3, &p2.session.session_id)]
     );
     // AND a player with no entries gets none
-    assert!(store.player_entries(&pid("p3")).await.unwrap().is_empty());
+    let none = store.player_entries(&pid("p3"), 100, None).await.unwrap();
+    assert!(none.items.is_empty() && none.next_cursor.is_none());
+    // AND pages of 2 follow one another to the end
+    let first = store.player_entries(&pid("p1"), 2, None).await.unwrap();
+    assert_eq!(first.items, got[..2]);
+    let cursor = first.next_cursor.expect("a second page");
+    let second = store
+        .player_entries(&pid("p1"), 2, Some(&cursor))
+        .await
+        .unwrap();
+    assert_eq!(
+        (second.items.as_slice(), second.next_cursor),
+        (&got[2..], None)
+    );
+    // AND the cursor is bound to its listing and its player: another player's, another
+    // listing's, or an edited one is refused before any read
+    for (player, c) in [("p2", cursor.clone()), ("p1", format!("{}x", cursor))] {
+        let refused = store.player_entries(&pid(player), 2, Some(&c)).await;
+        assert!(
+            matches!(refused, Err(StoreError::BadCursor)),
+            "{player}: {refused:?}"
+        );
+    }
+    let refused = store.player_results(&pid("p1"), 2, Some(&cursor)).await;
+    assert!(matches!(refused, Err(StoreError::BadCursor)), "{refused:?}");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -168,8 +168,8 @@ async fn plays_and_rank_reads() {
     let (r, c) = census(&counter, store.player_entry(&bid("pa"), &pid("ada"))).await;
     assert!(r.unwrap().is_some());
     m.expect("player_entry", &c, "Query 1");
-    let (r, c) = census(&counter, store.player_entries(&pid("ada"))).await;
-    assert_eq!(r.unwrap().len(), 2);
+    let (r, c) = census(&counter, store.player_entries(&pid("ada"), 50, None)).await;
+    assert_eq!(r.unwrap().items.len(), 2);
     m.expect("player_entries", &c, "Query 1");
     let (r, c) = census(&counter, store.player_rank(&pa, &pid("p2"))).await;
     assert_eq!(r.unwrap().unwrap().rank, 3);
@@ -453,8 +453,8 @@ async fn projection_import_and_close() {
     let (r, c) = census(&counter, store.season_result(&pid("q05"), &bid("cl"))).await;
     assert!(r.unwrap().is_some());
     m.expect("season_result", &c, "GetItem 1");
-    let (r, c) = census(&counter, store.player_results(&pid("q05"))).await;
-    assert_eq!(r.unwrap().len(), 1);
+    let (r, c) = census(&counter, store.player_results(&pid("q05"), 50, None)).await;
+    assert_eq!(r.unwrap().items.len(), 1);
     m.expect("player_results", &c, "Query 1");
     m.none();
 }
