@@ -14,7 +14,9 @@
 //!      up to [`SNAPSHOT_NODES`] nodes a request (players in rank order share their upper
 //!      nodes): at most `ceil(players × 7 / 99)` = 8 requests for 100 players at the default
 //!      width;
-//!   4. a tail count for each player whose group holds others (rare: one score within 100 s);
+//!   4. a tail count for each player whose group holds others (rare: one score within 100 s),
+//!      all of them together reading at most [`TAIL_BUDGET`] keys: a player past it is
+//!      answered from the index, the rest of the group in `rankLag`;
 //!   5. the lanes, once, last;
 //!   6. the top page (if step 2 did not read it) when some answer is not exact and may be within
 //!      the first [`EXACT_TOP`]: it makes every such answer exact at once, where a rank lookup
@@ -27,9 +29,9 @@ use std::collections::BTreeSet;
 use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::entity::{self, Key, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::PlayerId;
-use leaderboard_keys::rank_v2::{self, CountedKey, GENERATION_ATTR, TailSide};
+use leaderboard_keys::rank_v2::{self, CountedKey, GENERATION_ATTR, TAIL_CAP, TailSide};
 
-use crate::freshness::{EXACT_TOP, Estimate};
+use crate::freshness::{EXACT_TOP, Estimate, TopPercent};
 use crate::items::{Item, ItemExt, from_item, key_string};
 use crate::model::{Board, BoardStatus, EntryPointer, RankLayout, RankedEntry, SeasonResult};
 use crate::rank_lookup::{Prefetch, RankCost};
@@ -42,6 +44,11 @@ use crate::{Store, StoreError};
 
 /// The most players one friends listing names.
 pub const MAX_PLAYER_IDS: usize = 100;
+
+/// The keys the tail counts of one listing may read together, whatever the number of players
+/// and however many share their score: with the top page's [`EXACT_TOP`], a listing counts at
+/// most 2,000 keys, as one rank lookup does.
+pub const TAIL_BUDGET: u64 = 1_000;
 
 /// The top of a board as one Query read it: sort keys and player ids, best first.
 struct TopPage {
@@ -104,6 +111,39 @@ pub(crate) fn snapshot_groups(keys: &[CountedKey]) -> Vec<std::ops::Range<usize>
         groups.push(start..keys.len());
     }
     groups
+}
+
+/// Makes the ranks of `entries` (listed in key order) strictly increase, as the true ranks do.
+/// Two neighbours answered differently (one counted exactly, the other from the index with its
+/// group in its lag) can show out of order; a rank that is not exact is then moved next to its
+/// neighbour's, with the larger of the two lags. That stays sound: the entry's true rank lies
+/// beyond its neighbour's true rank, which lies within the neighbour's lag of its answer, and
+/// the move is toward the entry's true rank. Exact ranks never move.
+fn in_rank_order(entries: &mut [RankedEntry]) {
+    fn freshness(e: &RankedEntry) -> (bool, u64) {
+        e.freshness
+            .map_or((true, 0), |f| (f.rank_exact, f.rank_lag))
+    }
+    fn move_to(e: &mut RankedEntry, rank: u64, neighbour_lag: u64) {
+        e.rank = rank;
+        if let Some(f) = &mut e.freshness {
+            f.rank_lag = f.rank_lag.max(neighbour_lag);
+            f.player_count = f.player_count.max(rank);
+            f.top_percent = TopPercent::of(rank, f.player_count);
+        }
+    }
+    for i in (1..entries.len()).rev() {
+        let (next, (_, next_lag)) = (entries[i].rank, freshness(&entries[i]));
+        if !freshness(&entries[i - 1]).0 && entries[i - 1].rank >= next {
+            move_to(&mut entries[i - 1], next.saturating_sub(1).max(1), next_lag);
+        }
+    }
+    for i in 1..entries.len() {
+        let (prev, (_, prev_lag)) = (entries[i - 1].rank, freshness(&entries[i - 1]));
+        if !freshness(&entries[i]).0 && entries[i].rank <= prev {
+            move_to(&mut entries[i], prev + 1, prev_lag);
+        }
+    }
 }
 
 impl Store {
@@ -177,11 +217,12 @@ impl Store {
             }
             estimates
         };
-        let entries = pointers
+        let mut entries: Vec<RankedEntry> = pointers
             .iter()
             .zip(estimates)
             .map(|(p, estimate)| own_entry(p, &estimate).0)
             .collect();
+        in_rank_order(&mut entries);
         Ok((entries, cost))
     }
 
@@ -229,13 +270,21 @@ impl Store {
             reads.extend(paths.into_iter().map(|path| (path, watermarks.clone())));
         }
         let mut tails = Vec::with_capacity(keys.len());
+        let mut budget = TAIL_BUDGET;
         for ((key, (path, _)), p) in keys.iter().zip(&reads).zip(pointers) {
             tails.push(match TailSide::for_key(key, path, false) {
-                Some(side) => Some(
-                    self.count_tail(board, &p.player_id, key, side, cost)
-                        .await?,
-                ),
-                None => None,
+                // Past the budget a player's group is left uncounted: the answer is the index's,
+                // the group's other entries in its lag.
+                Some(side) if budget > 0 => {
+                    let before = cost.keys_counted;
+                    let cap = budget.min(TAIL_CAP);
+                    let tail = self
+                        .count_tail(board, &p.player_id, key, side, cap, cost)
+                        .await?;
+                    budget = budget.saturating_sub(cost.keys_counted - before);
+                    Some(tail)
+                }
+                _ => None,
             });
         }
         let lanes = self.read_lane_items(board, cost).await?;
@@ -373,6 +422,57 @@ mod tests {
             snapshot_groups(&close),
             vec![std::ops::Range { start: 0, end: 100 }]
         );
+    }
+
+    #[test]
+    fn ranks_not_exact_move_next_to_their_neighbours_and_exact_ones_never() {
+        use crate::freshness::Freshness;
+        let entry = |rank: u64, exact: bool, lag: u64| RankedEntry {
+            rank,
+            player_id: pid(&format!("p{rank}")),
+            name: String::new(),
+            score: 1,
+            attained_at: leaderboard_keys::time::Timestamp::from_millis(1).unwrap(),
+            metadata: None,
+            freshness: Some(Freshness {
+                rank_exact: exact,
+                rank_lag: lag,
+                player_count: 3_000,
+                top_percent: TopPercent::of(rank, 3_000),
+            }),
+        };
+        // Truly 900, 901, 1_500, 1_501, 1_502: the index puts the second and the last two at
+        // the top of their groups.
+        let mut listed = vec![
+            entry(900, true, 0),
+            entry(1, false, 2_999),
+            entry(1_500, true, 0),
+            entry(1_001, false, 2_000),
+            entry(1_001, false, 2_000),
+        ];
+        in_rank_order(&mut listed);
+        let shown: Vec<(u64, u64)> = listed
+            .iter()
+            .map(|e| (e.rank, e.freshness.unwrap().rank_lag))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (900, 0),
+                (901, 2_999),
+                (1_500, 0),
+                (1_501, 2_000),
+                (1_502, 2_000)
+            ]
+        );
+        let truth = [900, 901, 1_500, 1_501, 1_502];
+        for (e, t) in listed.iter().zip(truth) {
+            assert!(e.rank.abs_diff(t) <= e.freshness.unwrap().rank_lag);
+        }
+        // An answer shown too low before an exact one moves up to just above it.
+        let mut listed = vec![entry(1_200, false, 500), entry(1_000, true, 0)];
+        in_rank_order(&mut listed);
+        assert_eq!((listed[0].rank, listed[1].rank), (999, 1_000));
     }
 
     #[test]

@@ -37,7 +37,7 @@ pub mod config;
 mod cursor;
 mod error;
 pub mod freshness;
-mod friends;
+pub mod friends;
 pub mod idempotency;
 mod items;
 pub mod metadata;

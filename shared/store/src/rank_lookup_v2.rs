@@ -193,7 +193,10 @@ impl Store {
             return Ok(exact);
         }
         let tail = match TailSide::for_key(&key, &path, just_played) {
-            Some(side) => Some(self.count_tail(board, player, &key, side, cost).await?),
+            Some(side) => Some(
+                self.count_tail(board, player, &key, side, TAIL_CAP, cost)
+                    .await?,
+            ),
             None => None,
         };
         let (lanes, entries) = self.read_lanes(board, player, cost).await?;
@@ -302,13 +305,15 @@ impl Store {
         })
     }
 
-    /// Step 3: the other players' keys of `key`'s group on `side` of it, at most [`TAIL_CAP`].
+    /// Step 3: the other players' keys of `key`'s group on `side` of it, at most `cap` (a
+    /// lookup's is [`TAIL_CAP`]; the friends listing's share a budget).
     pub(crate) async fn count_tail(
         &self,
         board: &Board,
         player: &PlayerId,
         key: &CountedKey,
         side: TailSide,
+        cap: u64,
         cost: &mut RankCost,
     ) -> Result<TailCount, StoreError> {
         let ranges = TailRange::of(key);
@@ -317,14 +322,7 @@ impl Store {
             TailSide::Below => ranges.below,
         };
         let (counted, complete) = self
-            .count_others(
-                board,
-                player,
-                (&lo, &hi),
-                TAIL_CAP,
-                "Query(rank v2 tail)",
-                cost,
-            )
+            .count_others(board, player, (&lo, &hi), cap, "Query(rank v2 tail)", cost)
             .await?;
         Ok(TailCount {
             side,
