@@ -9,6 +9,11 @@
 //! subs apart even where their readable parts agree (`a|b`, `a_b` and `a.b` are three players),
 //! and no valid `sub` can take another's id without a SHA-256 preimage.
 //!
+//! A valid `sub` that has the shape of a mapped id (1 to 38 characters, `-`, 24 lower-case hex
+//! digits) is mapped too: an identity provider that lets a user choose their `sub` could
+//! otherwise name one equal to another provider's mapped subject and play as that player. So an
+//! id passed unchanged never has the mapped shape, and two subjects never share a player.
+//!
 //! ```
 //! use leaderboard_keys::subject::player_id_of;
 //!
@@ -38,7 +43,9 @@ pub fn player_id_of(sub: &str) -> Result<PlayerId, IdError> {
             problem: IdProblem::Empty,
         });
     }
-    if let Ok(id) = PlayerId::parse(sub) {
+    if let Ok(id) = PlayerId::parse(sub)
+        && !has_mapped_shape(sub)
+    {
         return Ok(id);
     }
     let mut id: String = sub
@@ -56,6 +63,18 @@ pub fn player_id_of(sub: &str) -> Result<PlayerId, IdError> {
         id.push_str(&format!("{byte:02x}"));
     }
     PlayerId::parse(&id)
+}
+
+/// Whether `id` looks like a mapped `sub`: 1 to [`READABLE_LEN`] characters, `-`, then
+/// [`HASH_HEX_LEN`] lower-case hex digits.
+fn has_mapped_shape(id: &str) -> bool {
+    let Some(split) = id.len().checked_sub(HASH_HEX_LEN + 1) else {
+        return false;
+    };
+    let (readable, rest) = id.split_at(split);
+    (1..=READABLE_LEN).contains(&readable.len())
+        && rest.starts_with('-')
+        && rest[1..].bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 #[cfg(test)]
@@ -100,6 +119,28 @@ mod tests {
             player_id_of(&"y".repeat(65)).unwrap().as_str(),
             "y".repeat(65)
         );
+    }
+
+    #[test]
+    fn a_valid_sub_shaped_like_a_mapped_one_is_mapped_too() {
+        let mapped = player_id_of("auth0|abc").unwrap();
+        // A provider that lets a user choose that very string as their sub gets another player.
+        let lookalike = player_id_of(mapped.as_str()).unwrap();
+        assert_ne!(lookalike, mapped);
+        assert!(has_mapped_shape(lookalike.as_str()));
+        assert!(has_mapped_shape(mapped.as_str()));
+        // Ids of other shapes pass unchanged: Cognito's UUIDs, upper-case or short hashes, a
+        // readable part too long to be one.
+        for sub in [
+            "9f2c6a1e-4b7d-4c1f-8e2a-0d6b5c3a7e91",
+            "auth0.abc-C5D09A77163332E87CD67F4F",
+            "auth0.abc-c5d09a77163332e87cd67f4",
+            &format!("{}-c5d09a77163332e87cd67f4f", "a".repeat(39)),
+            "-c5d09a77163332e87cd67f4f",
+        ] {
+            assert!(!has_mapped_shape(sub), "{sub}");
+            assert_eq!(player_id_of(sub).unwrap().as_str(), sub);
+        }
     }
 
     #[test]
