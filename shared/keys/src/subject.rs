@@ -74,7 +74,9 @@ fn has_mapped_shape(id: &str) -> bool {
     let (readable, rest) = id.split_at(split);
     (1..=READABLE_LEN).contains(&readable.len())
         && rest.starts_with('-')
-        && rest[1..].bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        && rest[1..]
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 #[cfg(test)]

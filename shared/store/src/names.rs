@@ -4,8 +4,9 @@
 //! reorder the text around it. It is trimmed of white space, 1 to [`MAX_NAME_LEN`] characters
 //! (characters, not bytes), and holds printable text only: no control characters (general
 //! category Cc), no format characters (Cf: bidirectional overrides and isolates, zero-width
-//! joiners and spaces, the soft hyphen, tag characters...) and no line or paragraph separators
-//! (Zl, Zp).
+//! joiners and spaces, the soft hyphen, tag characters...), no line or paragraph separators
+//! (Zl, Zp), and none of the letters that render as blank space ([`BLANK_LOOKING`]: a name of
+//! them looks empty, and one with them looks like another name).
 
 use crate::StoreError;
 
@@ -38,6 +39,10 @@ const FORMAT_AND_SEPARATORS: [(u32, u32); 21] = [
     (0xE0020, 0xE007F),
 ];
 
+/// Letters and symbols that render as empty space: the Hangul fillers (U+115F, U+1160, U+3164,
+/// U+FFA0) and the blank braille pattern (U+2800).
+pub const BLANK_LOOKING: [char; 5] = ['\u{115F}', '\u{1160}', '\u{2800}', '\u{3164}', '\u{FFA0}'];
+
 /// Whether `c` may not appear in a name: a control, format, line or paragraph separator
 /// character.
 pub fn is_unprintable(c: char) -> bool {
@@ -55,6 +60,12 @@ pub(crate) fn check_name(name: &str) -> Result<&str, StoreError> {
     if name.is_empty() || name.chars().count() > MAX_NAME_LEN {
         return Err(StoreError::Invalid(format!(
             "name must be 1 to {MAX_NAME_LEN} characters"
+        )));
+    }
+    if let Some(c) = name.chars().find(|c| BLANK_LOOKING.contains(c)) {
+        return Err(StoreError::Invalid(format!(
+            "name must not contain characters that look blank: U+{:04X}",
+            u32::from(c)
         )));
     }
     if let Some(c) = name.chars().find(|&c| is_unprintable(c)) {
@@ -135,5 +146,15 @@ mod tests {
         assert!(check_name("Al\u{200d}ice").is_err());
         // emoji sequences with a variation selector are printable (the selector is Mn)
         assert!(check_name("Flag \u{1f3f3}\u{fe0f}").is_ok());
+        // letters that render as nothing: alone, the name looks empty
+        for c in BLANK_LOOKING {
+            for name in [c.to_string(), format!("Ali{c}ce")] {
+                match check_name(&name) {
+                    Err(StoreError::Invalid(why)) => assert!(why.contains("look blank"), "{why}"),
+                    other => panic!("U+{:04X}: {other:?}", u32::from(c)),
+                }
+            }
+        }
+        assert!(check_name("\u{3131}\u{314f}").is_ok());
     }
 }

@@ -18,8 +18,8 @@ fn is_invalid<T: std::fmt::Debug>(r: Result<T, StoreError>) -> bool {
     matches!(r, Err(StoreError::Invalid(_)))
 }
 
-/// Names that would look like another name or reverse the text after them.
-const DECEIVING_NAMES: [&str; 8] = [
+/// Names that would look like another name, look empty, or reverse the text after them.
+const DECEIVING_NAMES: [&str; 13] = [
     "Alice\u{202e}ecilA",    // right-to-left override
     "\u{2067}Alice\u{2069}", // right-to-left isolate
     "Al\u{200d}ice",         // zero-width joiner
@@ -28,6 +28,11 @@ const DECEIVING_NAMES: [&str; 8] = [
     "Ali\u{ad}ce",           // soft hyphen: invisible unless the line breaks there
     "Alice\u{2028}Bob",      // line separator
     "Alice\u{e0041}",        // a tag character
+    "\u{3164}",              // Hangul filler: a name that looks empty
+    "Ali\u{115f}ce",         // Hangul choseong filler
+    "Alice\u{1160}",         // Hangul jungseong filler
+    "\u{ffa0}\u{ffa0}",      // halfwidth Hangul filler
+    "\u{2800}",              // braille blank
 ];
 
 #[tokio::test]
