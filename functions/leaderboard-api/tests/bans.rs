@@ -102,7 +102,21 @@ async fn a_ban_removes_entries_on_open_boards_and_refuses_plays_until_lifted() {
         assert_eq!((status, code(&body)), (403, "banned"), "{play}: {body}");
         assert!(body["error"]["message"].as_str().unwrap().contains(CHEAT));
     }
-    assert_eq!(h.table.dump().await, before, "a banned play wrote");
+    // Nor may the banned player rename themselves or set an email.
+    for profile in [
+        json!({"name": "Innocent"}),
+        json!({"name": "Innocent", "email": "new@example.com"}),
+    ] {
+        let (status, body) = h
+            .call("PUT", "/players/me", As::Player(CHEAT), Some(&profile))
+            .await;
+        assert_eq!((status, code(&body)), (403, "banned"), "{profile}: {body}");
+    }
+    assert_eq!(
+        h.table.dump().await,
+        before,
+        "a banned play or rename wrote"
+    );
     // Other players play on.
     h.play("p_fair", 40, &["ban_a"]).await;
 
@@ -128,6 +142,11 @@ async fn a_ban_removes_entries_on_open_boards_and_refuses_plays_until_lifted() {
     assert_eq!(status, 200, "{body}");
     let (status, entry) = h.get(&format!("/leaderboards/ban_a/players/{CHEAT}")).await;
     assert_eq!((status, entry["score"].as_u64()), (200, Some(7)));
+    let renamed = json!({"name": "Reformed"});
+    let (status, body) = h
+        .call("PUT", "/players/me", As::Player(CHEAT), Some(&renamed))
+        .await;
+    assert_eq!((status, &body["name"]), (200, &json!("Reformed")), "{body}");
     assert!(!has_entry(&h.table.dump().await, CHEAT, "ban_b"));
 }
 

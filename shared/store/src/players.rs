@@ -1,14 +1,15 @@
 //! Players: AP1 (by id), AP2 (by email, GSI1) and the profile upsert of `PUT /players/me`.
 
-use aws_sdk_dynamodb::types::ReturnValue;
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{Email, PlayerId};
 use leaderboard_keys::time::Timestamp;
 
+use crate::error::CancelReason;
 use crate::items::from_item;
 use crate::model::Player;
 use crate::names::check_name;
 use crate::request::{Index, Params, WithParams};
+use crate::retry::Retry;
 use crate::{Store, StoreError};
 
 impl Store {
@@ -37,7 +38,10 @@ impl Store {
 
     /// Creates or updates a player's profile: sets the name, and the email when one is given
     /// (an absent email leaves the stored one as it is). Totals the stream projector keeps are
-    /// never touched here, only initialised when the profile is new. One UpdateItem.
+    /// never touched here, only initialised when the profile is new. A banned player's profile
+    /// does not change (`Banned`): the update is one transaction with a check that the ban does
+    /// not exist, so a rename cannot slip in after a ban commits; then one consistent `GetItem`
+    /// answers the profile as stored.
     pub async fn put_profile(
         &self,
         player: &PlayerId,
@@ -46,6 +50,23 @@ impl Store {
         now: Timestamp,
     ) -> Result<Player, StoreError> {
         let name = check_name(name)?;
+        Retry::BOARD_UPDATE
+            .run("the profile", || {
+                self.try_put_profile(player, name, email, now)
+            })
+            .await?;
+        self.get_player(player)
+            .await?
+            .ok_or_else(|| StoreError::corrupt(player.as_str(), "the profile just written is gone"))
+    }
+
+    async fn try_put_profile(
+        &self,
+        player: &PlayerId,
+        name: &str,
+        email: Option<&Email>,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
         let mut update = String::from(
             "SET playerId = :pid, #name = :name, updatedAt = :now, \
              createdAt = if_not_exists(createdAt, :now), \
@@ -66,16 +87,24 @@ impl Store {
                 .value(":g1pk", g.pk)
                 .value(":g1sk", g.sk);
         }
-        let out = self
-            .update_request(&entity::player(player), update)
-            .params(params)?
-            .return_values(ReturnValue::AllNew)
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("UpdateItem(profile)", e))?;
-        let item = out
-            .attributes
-            .ok_or_else(|| StoreError::corrupt(player.as_str(), "no attributes returned"))?;
-        from_item(item)
+        let items = vec![
+            // Item 0: a ban committed first refuses the change.
+            self.tx_check(
+                &entity::ban(player),
+                "attribute_not_exists(pk)",
+                Params::new(),
+            )?,
+            self.tx_update(&entity::player(player), &update, params)?,
+        ];
+        match self.transact(items, "TransactWriteItems(profile)").await {
+            Err(StoreError::TransactionCanceled { reasons })
+                if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
+            {
+                Err(StoreError::Banned {
+                    player: player.clone(),
+                })
+            }
+            other => other,
+        }
     }
 }

@@ -80,7 +80,7 @@ async fn players_boards_and_sessions() {
     )
     .await;
     r.unwrap();
-    m.expect("put_profile", &c, "UpdateItem 1");
+    m.expect("put_profile", &c, "GetItem 1, TransactWriteItems 1");
     let (r, c) = census(&counter, store.get_player(&pid("ada"))).await;
     assert!(r.unwrap().is_some());
     m.expect("get_player", &c, "GetItem 1");
