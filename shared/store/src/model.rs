@@ -121,9 +121,11 @@ impl BoardStatus {
     }
 }
 
-/// What an admin gives to create a board (`POST /leaderboards`).
+/// What an admin gives to create a board (`POST /leaderboards`). A field it does not know is
+/// refused, naming it: a typo (`maxscore`) must not create a board without the guard it asked
+/// for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewBoard {
     /// The board's id.
     pub leaderboard_id: BoardId,
