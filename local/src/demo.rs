@@ -61,6 +61,15 @@ const NOUNS: &[&str] = &[
     "golem", "viking", "dragon", "koala", "raven", "tiger", "yeti", "sparrow", "kraken", "llama",
 ];
 
+/// The demo player's line: the rank as the API answered it, out of the board's own count
+/// (`playerCount`: the players who played the board, not every player the demo made).
+fn rank_line(rank: &Value) -> String {
+    format!(
+        "{DEMO_PLAYER} on {SEASON_BOARD}: rank {} of {} (top {} %), best score {}",
+        rank["rank"], rank["playerCount"], rank["topPercent"], rank["score"]
+    )
+}
+
 fn rfc3339(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
@@ -313,13 +322,7 @@ pub async fn run(stack: &Stack, size: DemoSize, out: &mut impl Write) -> Result<
         )?;
     }
     writeln!(out)?;
-    writeln!(
-        out,
-        "{DEMO_PLAYER} on {SEASON_BOARD}: rank {} of {}, best score {}",
-        rank["rank"],
-        players.len(),
-        rank["score"]
-    )?;
+    writeln!(out, "{}", rank_line(&rank))?;
     writeln!(
         out,
         "{DEMO_PLAYER}'s profile (lifetimeScore and gamesPlayed come from the stream projector):"
@@ -350,4 +353,21 @@ pub async fn run(stack: &Stack, size: DemoSize, out: &mut impl Write) -> Result<
     writeln!(out, "  curl -s -X POST {base}/local/schedule/season-close")?;
     out.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rank_line_is_the_apis_count_and_share() {
+        let rank = serde_json::json!({"rank": 184, "playerCount": 295, "topPercent": 62.38,
+                                      "score": 57065, "rankExact": true});
+        assert_eq!(
+            rank_line(&rank),
+            format!(
+                "{DEMO_PLAYER} on {SEASON_BOARD}: rank 184 of 295 (top 62.38 %), best score 57065"
+            )
+        );
+    }
 }

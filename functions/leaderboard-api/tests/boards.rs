@@ -33,5 +33,9 @@ async fn a_board_with_a_field_it_does_not_know_is_refused_naming_it() {
     let (status, board) = h
         .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
         .await;
-    assert_eq!((status, &board["maxScore"]), (201, &json!(1_000)), "{board}");
+    assert_eq!(
+        (status, &board["maxScore"]),
+        (201, &json!(1_000)),
+        "{board}"
+    );
 }
