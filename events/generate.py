@@ -109,6 +109,7 @@ API = {
         path_params={"boardId": "season_3", "playerId": "p_alice"}),
     "put-players-me.json": event(
         "PUT", "/players/me", "p_alice", {"name": "alice42", "email": "alice@x.com"}),
+    "get-players-me.json": event("GET", "/players/me", "p_alice"),
     "get-player.json": event(
         "GET", "/players/p_alice", route="GET /players/{playerId}", path_params={"playerId": "p_alice"}),
     "get-player-scores.json": event(

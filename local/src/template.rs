@@ -373,6 +373,12 @@ mod tests {
         let (r, params) = t.route(&Method::PUT, "/players/me").unwrap();
         assert_eq!(r.path, "/players/me");
         assert!(params.is_empty());
+        // GET /players/me is the caller's own (a token, the writes function), not the public
+        // profile of a player named `me`.
+        let (r, params) = t.route(&Method::GET, "/players/me").unwrap();
+        assert_eq!((r.path.as_str(), r.auth), ("/players/me", Auth::Jwt));
+        assert_eq!(r.function, HttpFunction::LeaderboardWrites);
+        assert!(params.is_empty());
         assert!(t.route(&Method::DELETE, "/players/me").is_none());
         assert!(t.route(&Method::GET, "/nope").is_none());
         assert_eq!(t.stream.batch_size, 1000);

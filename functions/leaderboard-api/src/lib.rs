@@ -76,6 +76,8 @@ pub enum Route {
     RemoveEntry,
     /// `PUT /players/me`
     PutMe,
+    /// `GET /players/me`
+    GetMe,
     /// `GET /players/{playerId}`
     GetPlayer,
     /// `GET /players/{playerId}/scores`
@@ -108,6 +110,7 @@ fn write_routes() -> Vec<(Method, &'static str, Route)> {
             RemoveEntry,
         ),
         (Method::PUT, "/players/me", PutMe),
+        (Method::GET, "/players/me", GetMe),
         (Method::GET, "/admin/players", AdminPlayerByEmail),
         (Method::PUT, "/admin/players/{playerId}/ban", BanPlayer),
         (Method::DELETE, "/admin/players/{playerId}/ban", UnbanPlayer),

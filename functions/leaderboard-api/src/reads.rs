@@ -246,6 +246,7 @@ pub(crate) async fn read_route(
         Route::CreateBoard
         | Route::RemoveEntry
         | Route::PutMe
+        | Route::GetMe
         | Route::AdminPlayerByEmail
         | Route::BanPlayer
         | Route::UnbanPlayer => Err(ApiError::not_found("no such read route")),

@@ -63,6 +63,15 @@ pub(crate) async fn write_route(
             // The caller's own profile: the one place the email is shown.
             ok(&player)
         }
+        Route::GetMe => {
+            let who = identity(req)?;
+            // The caller's own profile, email included; before they make one, their player
+            // id alone, so a client learns the id its token maps to.
+            match store.get_player(&who.player_id).await? {
+                Some(player) => ok(&player),
+                None => ok(&serde_json::json!({ "playerId": who.player_id })),
+            }
+        }
         Route::AdminPlayerByEmail => {
             admin(req)?;
             let raw = query_param(req, "email")

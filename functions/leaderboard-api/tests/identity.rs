@@ -147,3 +147,54 @@ async fn subs_of_other_identity_providers_are_players_by_one_rule() {
     .await;
     assert_eq!(status, 401, "{body}");
 }
+
+#[tokio::test]
+async fn get_players_me_answers_the_callers_profile_or_their_player_id() {
+    let (table, store) = store("players_me").await;
+    let api = leaderboard_api::App::new(store);
+    let sub = "auth0|664f1a2b3c";
+    let claims = json!({"sub": sub});
+    let mapped = player_id_of(sub).unwrap();
+    let before = table.dump().await;
+    // Before a profile: the player id the token maps to, alone; nothing written.
+    let (status, me) = call(&api, request("GET", "/players/me", &claims, None)).await;
+    assert_eq!((status, me), (200, json!({"playerId": mapped.as_str()})));
+    assert_eq!(table.dump().await, before);
+    // After one: the whole profile, the email included (the caller's own).
+    let profile = json!({"name": "Zoë", "email": "zoe@example.com"});
+    let (status, _) = call(&api, request("PUT", "/players/me", &claims, Some(&profile))).await;
+    assert_eq!(status, 200);
+    let (status, me) = call(&api, request("GET", "/players/me", &claims, None)).await;
+    assert_eq!(status, 200, "{me}");
+    assert_eq!(
+        (
+            &me["playerId"],
+            &me["name"],
+            &me["email"],
+            &me["gamesPlayed"]
+        ),
+        (
+            &json!(mapped.as_str()),
+            &json!("Zoë"),
+            &json!("zoe@example.com"),
+            &json!(0)
+        )
+    );
+    // The public profile route is not shadowed for other ids, and needs a token for `me`.
+    let (status, public) = call(
+        &api,
+        request("GET", &format!("/players/{mapped}"), &claims, None),
+    )
+    .await;
+    assert_eq!((status, public.get("email")), (200, None), "{public}");
+    let mut e: Value = serde_json::from_str(TEMPLATE).unwrap();
+    e["rawPath"] = json!("/players/me");
+    e["requestContext"]["http"]["path"] = json!("/players/me");
+    e["requestContext"]
+        .as_object_mut()
+        .unwrap()
+        .remove("authorizer");
+    let anonymous = lambda_http::request::from_str(&e.to_string()).unwrap();
+    let (status, _) = call(&api, anonymous).await;
+    assert_eq!(status, 401);
+}
