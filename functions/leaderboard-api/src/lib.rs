@@ -42,6 +42,7 @@ use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_metrics::Sink;
 use leaderboard_store::Store;
+use leaderboard_store::model::{Board, BoardStatus};
 use serde::Serialize;
 
 use crate::metrics::RequestMetrics;
@@ -255,6 +256,17 @@ fn no_entry(board: &BoardId, player: &PlayerId) -> ApiError {
     ApiError::not_found(format!(
         "player {player} has no score on leaderboard {board}"
     ))
+}
+
+/// A board as the API shows it: an open board whose `endsAt` has passed reads `ended` until
+/// its close begins (`closing`), so a client sees why plays get 409 before season close runs.
+/// The stored status stays `open`: `ended` is how it reads, never what is written.
+fn shown_board(board: &Board, now: Timestamp) -> serde_json::Value {
+    let mut shown = serde_json::to_value(board).unwrap_or_default();
+    if board.status == BoardStatus::Open && board.ends_at.is_some_and(|end| now >= end) {
+        shown["status"] = serde_json::Value::from("ended");
+    }
+    shown
 }
 
 /// A 200 answer with `body` as JSON.

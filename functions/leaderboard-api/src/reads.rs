@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::metrics::RequestMetrics;
 use crate::{
     App, DEFAULT_AROUND, DEFAULT_PLAYER_LIMIT, DEFAULT_SESSION_LIMIT, DEFAULT_TOP_LIMIT,
-    MAX_PLAYER_LIMIT, MAX_SESSION_LIMIT, Route, board_id, no_entry, ok, player_id,
+    MAX_PLAYER_LIMIT, MAX_SESSION_LIMIT, Route, board_id, no_entry, ok, player_id, shown_board,
 };
 
 /// A profile as any caller may see it: never the email.
@@ -104,7 +104,10 @@ pub(crate) async fn read_route(
 ) -> Result<Response<Body>, ApiError> {
     let store = &app.store;
     match route {
-        Route::GetBoard => ok(&board(app, &board_id(p)?).await?),
+        Route::GetBoard => ok(&shown_board(
+            &board(app, &board_id(p)?).await?,
+            (app.clock)(),
+        )),
         Route::TopScores => {
             let id = board_id(p)?;
             let limit =

@@ -11,7 +11,7 @@ use leaderboard_keys::ids::Email;
 use leaderboard_store::model::NewBoard;
 use serde::Deserialize;
 
-use crate::{App, Route, board_id, no_entry, ok, player_id};
+use crate::{App, Route, board_id, no_entry, ok, player_id, shown_board};
 
 #[derive(Debug, Deserialize)]
 struct BanBody {
@@ -37,9 +37,10 @@ pub(crate) async fn write_route(
         Route::CreateBoard => {
             admin(req)?;
             let new: NewBoard = json_body(req)?;
-            let board = store.create_board(new, (app.clock)()).await?;
+            let now = (app.clock)();
+            let board = store.create_board(new, now).await?;
             tracing::info!(board = %board.leaderboard_id, "board created");
-            Ok(json(StatusCode::CREATED, &board))
+            Ok(json(StatusCode::CREATED, &shown_board(&board, now)))
         }
         Route::RemoveEntry => {
             let who = admin(req)?;

@@ -1,5 +1,6 @@
 //! Creating and reading boards through the API handler on DynamoDB Local: a body field the
-//! board does not know is refused, naming it, with nothing written.
+//! board does not know is refused, naming it, with nothing written; and a board past its end
+//! reads `ended` until its close begins.
 
 mod common;
 
@@ -38,4 +39,48 @@ async fn a_board_with_a_field_it_does_not_know_is_refused_naming_it() {
         (201, &json!(1_000)),
         "{board}"
     );
+}
+
+#[tokio::test]
+async fn a_board_past_its_end_reads_ended_until_its_close_begins() {
+    let h = harness("api_board_ended").await;
+    h.board("still_open", leaderboard_keys::rank::Order::Desc)
+        .await;
+    h.ended_board("past_end").await;
+    h.closed_board("done", 3).await;
+    let status = |id: &'static str| {
+        let h = &h;
+        async move {
+            let (code, board) = h.get(&format!("/leaderboards/{id}")).await;
+            assert_eq!(code, 200, "{board}");
+            board["status"].as_str().unwrap().to_owned()
+        }
+    };
+    assert_eq!(status("still_open").await, "open");
+    assert_eq!(status("past_end").await, "ended");
+    assert_eq!(status("done").await, "closed");
+    // What reads `ended` refuses plays, and is still stored `open` for season close to find.
+    let (code, body) = h
+        .post("p1", Some("past_end"), &json!({"score": 5, "gameId": "g"}))
+        .await;
+    assert_eq!(
+        (code, body["error"]["code"].as_str()),
+        (409, Some("board_closed"))
+    );
+    let stored = h
+        .table
+        .raw("LEADERBOARD#past_end", "#METADATA")
+        .await
+        .unwrap();
+    assert_eq!(stored["status"].as_s().unwrap(), "open");
+    // The close that begins moves it on.
+    h.store
+        .close_board(
+            &leaderboard_keys::ids::BoardId::parse("past_end").unwrap(),
+            leaderboard_keys::time::Timestamp::now(),
+            &Default::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status("past_end").await, "closed");
 }
