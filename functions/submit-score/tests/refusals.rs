@@ -313,3 +313,70 @@ async fn every_bad_input_is_refused_with_its_code_and_writes_nothing() {
     );
     assert_eq!(h.table.dump().await, before);
 }
+
+#[tokio::test]
+async fn a_play_without_a_game_takes_its_boards_game_only_when_they_agree() {
+    let h = harness("boards_game").await;
+    let now = Timestamp::now();
+    for (id, game) in [
+        ("t1", Some("tetris")),
+        ("t2", Some("tetris")),
+        ("c1", Some("chess")),
+        ("none", None),
+    ] {
+        h.store
+            .create_board(
+                NewBoard {
+                    leaderboard_id: BoardId::parse(id).unwrap(),
+                    name: id.into(),
+                    order: Order::Desc,
+                    operator: Operator::Best,
+                    max_score: 1000,
+                    starts_at: Some(Timestamp::from_millis(now.as_millis() - 60_000).unwrap()),
+                    ends_at: Some(now.plus_millis(86_400_000)),
+                    recurrence: Recurrence::None,
+                    game_id: game.map(|g| leaderboard_keys::ids::GameId::parse(g).unwrap()),
+                    rank_layout: Default::default(),
+                },
+                now,
+            )
+            .await
+            .unwrap();
+    }
+    let before = h.table.dump().await;
+    for boards in [
+        json!(["t1", "c1"]),
+        json!(["none"]),
+        json!(["none", "c1", "t2"]),
+    ] {
+        let (status, resp) = h
+            .post("p1", json!({"score": 5, "leaderboardIds": boards}))
+            .await;
+        assert_eq!(
+            (status, resp["error"]["code"].as_str()),
+            (400, Some("invalid_request")),
+            "{boards}: {resp}"
+        );
+        assert!(
+            resp["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("gameId is required"),
+            "{resp}"
+        );
+        assert_eq!(h.table.dump().await, before, "{boards} wrote");
+    }
+    // Boards that agree (a board without a game does not disagree): the play is of their game.
+    let (status, resp) = h
+        .post(
+            "p1",
+            json!({"score": 5, "leaderboardIds": ["t1", "none", "t2"]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{resp}");
+    let session = h.session_items().await;
+    assert_eq!(
+        leaderboard_devkit::testing::s(&session[0], "gameId"),
+        Some("tetris")
+    );
+}

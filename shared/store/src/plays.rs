@@ -75,8 +75,8 @@ pub struct Play {
     /// The client's `Idempotency-Key`, if it sent one: a repeat of it is answered with the
     /// first outcome too, whatever `session_id` the repeat carries (`crate::idempotency`).
     pub idempotency_key: Option<IdempotencyKey>,
-    /// The game; when absent, the game of the first of its boards that has one (a play without
-    /// either is refused).
+    /// The game; when absent, the game its boards name, if those that name one agree (else
+    /// the play is refused).
     pub game_id: Option<GameId>,
     /// The score.
     pub score: u64,
@@ -221,6 +221,20 @@ fn plan_board(
     })
 }
 
+/// The game of a play that names none: its boards', when those that have one agree.
+fn boards_game(plans: &[BoardPlan]) -> Result<GameId, StoreError> {
+    let mut games = plans.iter().filter_map(|p| p.board.game_id.as_ref());
+    let first = games.next().ok_or_else(|| {
+        StoreError::Invalid("gameId is required: no board of the play names its game".into())
+    })?;
+    match games.find(|g| *g != first) {
+        Some(other) => Err(StoreError::Invalid(format!(
+            "gameId is required: the play's boards belong to games {first} and {other}"
+        ))),
+        None => Ok(first.clone()),
+    }
+}
+
 impl Store {
     /// Records a play: the Session, and the player's entry on every board it counts on, all or
     /// nothing. A repeated `session_id` of the same player returns the first outcome with
@@ -258,11 +272,10 @@ impl Store {
                 return Ok(Written::Duplicate(session, attempt));
             }
             let plans = self.plan_play(play, state, now)?;
-            let game_id = play
-                .game_id
-                .clone()
-                .or_else(|| plans.iter().find_map(|p| p.board.game_id.clone()))
-                .ok_or_else(|| StoreError::Invalid("gameId is required".into()))?;
+            let game_id = match &play.game_id {
+                Some(game) => game.clone(),
+                None => boards_game(&plans)?,
+            };
             let session = Session {
                 player_id: play.player_id.clone(),
                 session_id: play.session_id.clone(),
