@@ -34,7 +34,7 @@ pub struct PlayOutcome {
 }
 
 /// A play whose write is settled: written now, or found written by an earlier request with
-/// the same session id. [`Store::rank_play`] reads its ranks; from here on the play is
+/// the same session id or `Idempotency-Key`. [`Store::rank_play`] reads its ranks; from here on the play is
 /// answered as accepted whatever the rank reads do.
 pub struct CommittedPlay {
     written: Written,

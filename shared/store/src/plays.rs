@@ -92,7 +92,7 @@ pub struct Play {
 pub(crate) enum Written {
     /// Written now: the Session (ranks not read yet), its plans, and the attempts it took.
     New(Session, Vec<BoardPlan>, u32),
-    /// A request with the same session id wrote first: its Session, and the attempts.
+    /// A request with the same session id (or key) wrote first: its Session, and the attempts.
     Duplicate(Session, u32),
 }
 
