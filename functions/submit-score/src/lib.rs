@@ -20,7 +20,9 @@ use leaderboard_keys::time::Timestamp;
 use leaderboard_metrics::Sink;
 use leaderboard_store::freshness::Freshness;
 use leaderboard_store::model::{BoardOutcome, Metadata};
-use leaderboard_store::{MAX_BOARDS_PER_PLAY, Play, PlayOutcome, Store, new_session_id};
+use leaderboard_store::{
+    MAX_BOARDS_PER_PLAY, Play, PlayOutcome, Store, StoreError, new_session_id,
+};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::time::Instant;
@@ -173,7 +175,14 @@ async fn submit(
     play.idempotency_key = idempotency_key(req).map_err(with_session)?;
     let committed = match tokio::time::timeout_at(deadline, app.store.commit_play(&play, now)).await
     {
-        Ok(committed) => committed.map_err(|e| with_session(e.into()))?,
+        Ok(committed) => committed.map_err(|e| {
+            // An id or key that names another play: the error names that play's session.
+            let named = match &e {
+                StoreError::IdempotencyMismatch { session, .. } => session.to_string(),
+                _ => session_id.to_string(),
+            };
+            ApiError::from(e).with_session(named)
+        })?,
         Err(_) => {
             tracing::warn!("out of time before the play committed; answering 503");
             return Err(with_session(ApiError::unavailable()));

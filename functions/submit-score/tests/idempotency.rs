@@ -218,6 +218,8 @@ async fn an_idempotency_key_retried_records_one_play_in_sequence_and_concurrentl
         (409, &json!("idempotency_mismatch")),
         "{answer}"
     );
+    let first_of_key = answers[0].1["sessionId"].clone();
+    assert_eq!(answer["error"]["sessionId"], first_of_key, "{answer}");
     assert_eq!(h.table.dump().await, before);
 }
 
