@@ -171,8 +171,7 @@ async fn submit(
             .map_err(ApiError::from),
     }
     .map_err(with_session)?;
-    let mut play = play(who.player_id, session_id.clone(), boards, body).map_err(with_session)?;
-    play.idempotency_key = idempotency_key(req).map_err(with_session)?;
+    let play = play(who.player_id, session_id.clone(), boards, req, body).map_err(with_session)?;
     let committed = match tokio::time::timeout_at(deadline, app.store.commit_play(&play, now)).await
     {
         Ok(committed) => committed.map_err(|e| {
@@ -207,17 +206,18 @@ async fn submit(
     })
 }
 
-/// The play the body describes, by `player_id`, with its session id and boards chosen.
+/// The play `req` and its `body` describe, by `player_id`, with its session id and boards
+/// chosen.
 fn play(
     player_id: PlayerId,
     session_id: SessionId,
     leaderboard_ids: Vec<BoardId>,
+    req: &Request,
     body: &Map<String, Value>,
 ) -> Result<Play, ApiError> {
     Ok(Play {
         player_id,
         session_id,
-        idempotency_key: None,
         game_id: match body.get("gameId") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(GameId::parse(s)?),
@@ -230,6 +230,7 @@ fn play(
             None | Some(Value::Null) => None,
             Some(v) => Some(Metadata::parse(v.clone())?),
         },
+        idempotency_key: idempotency_key(req)?,
     })
 }
 

@@ -333,7 +333,7 @@ impl Store {
     /// `open` -> `closing`; a close already under way is fine. Retried when a play's
     /// transaction in flight on the board item conflicts with it, or on throttling.
     async fn begin_closing(&self, id: &BoardId, now: Timestamp) -> Result<(), StoreError> {
-        Retry::BOARD_UPDATE
+        Retry::ITEM_UPDATE
             .run("closing the board", || self.try_begin_closing(id, now))
             .await
     }

@@ -75,7 +75,7 @@ impl Store {
         id: &BoardId,
         lease: &CloseLease,
     ) -> Result<Taken, StoreError> {
-        let taken = Retry::BOARD_UPDATE
+        let taken = Retry::ITEM_UPDATE
             .run("taking the close lease", || {
                 self.try_take_close_lease(id, lease)
             })

@@ -44,18 +44,6 @@ impl CommittedPlay {
     pub(crate) fn new(written: Written) -> CommittedPlay {
         CommittedPlay { written }
     }
-
-    /// The Session as stored (ranks not read yet).
-    pub fn session(&self) -> &Session {
-        match &self.written {
-            Written::New(session, ..) | Written::Duplicate(session, _) => session,
-        }
-    }
-
-    /// Whether the session existed already (nothing was written this time).
-    pub fn duplicate(&self) -> bool {
-        matches!(self.written, Written::Duplicate(..))
-    }
 }
 
 /// `work`, or `None` when `deadline` comes first.

@@ -50,7 +50,7 @@ impl Store {
         now: Timestamp,
     ) -> Result<Player, StoreError> {
         let name = check_name(name)?;
-        Retry::BOARD_UPDATE
+        Retry::ITEM_UPDATE
             .run("the profile", || {
                 self.try_put_profile(player, name, email, now)
             })

@@ -335,16 +335,19 @@ impl Store {
         if let Some(session) = state.session.take() {
             return Ok(Some(session));
         }
-        let Some(keyed) = &state.keyed else {
+        let (Some(keyed), Some(key)) = (&state.keyed, &play.idempotency_key) else {
             return Ok(None);
         };
         match self.get_session(&play.player_id, keyed).await? {
             Some(session) => Ok(Some(session)),
             // The key and its session are written in one transaction.
-            None => Err(StoreError::Corrupt {
-                key: format!("{} / IDEMPOTENCY#", entity::player_pk(&play.player_id)),
-                reason: format!("the key names session {keyed}, which does not exist"),
-            }),
+            None => {
+                let key = entity::idempotency(&play.player_id, key);
+                Err(StoreError::corrupt(
+                    format!("{} / {}", key.pk, key.sk),
+                    format!("the key names session {keyed}, which does not exist"),
+                ))
+            }
         }
     }
 

@@ -32,9 +32,10 @@ impl Retry {
     /// of the same player (which Lambda does not run) or a concurrent writer of the watermark
     /// makes a round fail (10 ms .. 320 ms).
     pub(crate) const PROJECTION: Retry = Retry::new(8, 10, 5);
-    /// A single-item update of a board item that a play's transaction in flight may conflict
-    /// with, such as the start of its close (10 ms .. 320 ms).
-    pub(crate) const BOARD_UPDATE: Retry = Retry::new(8, 10, 5);
+    /// A single-item update, or a small transaction, that a transaction in flight on the same
+    /// item may conflict with: the start of a board's close or its close lease (a play's
+    /// transaction on the board item), a profile change (the player item) (10 ms .. 320 ms).
+    pub(crate) const ITEM_UPDATE: Retry = Retry::new(8, 10, 5);
     /// Rounds of a batch read or write re-sending what DynamoDB left unprocessed
     /// (10 ms .. 640 ms).
     pub(crate) const BATCH_ROUNDS: Retry = Retry::new(30, 10, 6);
