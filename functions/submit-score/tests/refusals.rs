@@ -4,13 +4,12 @@
 mod common;
 
 use lambda_http::Request;
-use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
-use leaderboard_store::model::{NewBoard, Operator, Recurrence};
+use leaderboard_store::model::Operator;
 use serde_json::{Value, json};
 
-use common::{harness, request};
+use common::{harness, new_board, request};
 
 /// The request `req` with another method.
 fn with_method(req: Request, method: &str) -> Request {
@@ -35,22 +34,11 @@ async fn refusals_write_nothing_on_any_board() {
             now.as_millis() + 7_200_000,
         ),
     ] {
+        let mut new = new_board(id, Order::Desc, Operator::Best, 1000);
+        new.starts_at = Some(Timestamp::from_millis(start).unwrap());
+        new.ends_at = Some(Timestamp::from_millis(end).unwrap());
         h.store
-            .create_board(
-                NewBoard {
-                    leaderboard_id: BoardId::parse(id).unwrap(),
-                    name: id.into(),
-                    order: Order::Desc,
-                    operator: Operator::Best,
-                    max_score: 1000,
-                    starts_at: Some(Timestamp::from_millis(start).unwrap()),
-                    ends_at: Some(Timestamp::from_millis(end).unwrap()),
-                    recurrence: Recurrence::None,
-                    game_id: None,
-                    rank_layout: Default::default(),
-                },
-                Timestamp::from_millis(start).unwrap(),
-            )
+            .create_board(new, Timestamp::from_millis(start).unwrap())
             .await
             .unwrap();
     }
@@ -324,24 +312,9 @@ async fn a_play_without_a_game_takes_its_boards_game_only_when_they_agree() {
         ("c1", Some("chess")),
         ("none", None),
     ] {
-        h.store
-            .create_board(
-                NewBoard {
-                    leaderboard_id: BoardId::parse(id).unwrap(),
-                    name: id.into(),
-                    order: Order::Desc,
-                    operator: Operator::Best,
-                    max_score: 1000,
-                    starts_at: Some(Timestamp::from_millis(now.as_millis() - 60_000).unwrap()),
-                    ends_at: Some(now.plus_millis(86_400_000)),
-                    recurrence: Recurrence::None,
-                    game_id: game.map(|g| leaderboard_keys::ids::GameId::parse(g).unwrap()),
-                    rank_layout: Default::default(),
-                },
-                now,
-            )
-            .await
-            .unwrap();
+        let mut new = new_board(id, Order::Desc, Operator::Best, 1000);
+        new.game_id = game.map(|g| leaderboard_keys::ids::GameId::parse(g).unwrap());
+        h.store.create_board(new, now).await.unwrap();
     }
     let before = h.table.dump().await;
     for boards in [

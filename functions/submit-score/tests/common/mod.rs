@@ -35,27 +35,27 @@ pub fn request(path: &str, sub: Option<&str>, body: &str) -> lambda_http::Reques
     lambda_http::request::from_str(&e.to_string()).unwrap()
 }
 
+/// A board `id` open from an hour ago to a day ahead, with no game: for a test to adjust.
+pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> NewBoard {
+    let now = Timestamp::now();
+    NewBoard {
+        leaderboard_id: BoardId::parse(id).unwrap(),
+        name: id.to_owned(),
+        order,
+        operator,
+        max_score,
+        starts_at: Some(Timestamp::from_millis(now.as_millis() - 3_600_000).unwrap()),
+        ends_at: Some(now.plus_millis(86_400_000)),
+        recurrence: Recurrence::None,
+        game_id: None,
+        rank_layout: Default::default(),
+    }
+}
+
 /// An open board `id` that started an hour ago and ends in a day.
 pub async fn open_board(store: &Store, id: &str, order: Order, operator: Operator, max_score: u64) {
-    let now = Timestamp::now();
-    store
-        .create_board(
-            NewBoard {
-                leaderboard_id: BoardId::parse(id).unwrap(),
-                name: id.to_owned(),
-                order,
-                operator,
-                max_score,
-                starts_at: Some(Timestamp::from_millis(now.as_millis() - 3_600_000).unwrap()),
-                ends_at: Some(now.plus_millis(86_400_000)),
-                recurrence: Recurrence::None,
-                game_id: None,
-                rank_layout: Default::default(),
-            },
-            now,
-        )
-        .await
-        .unwrap();
+    let new = new_board(id, order, operator, max_score);
+    store.create_board(new, Timestamp::now()).await.unwrap();
 }
 
 /// A table, a store over it, and the function over the store.
