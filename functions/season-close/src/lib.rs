@@ -4,7 +4,9 @@
 //! [`PAGES_PER_TURN`] snapshot pages, oldest first, so no due board waits behind another's long
 //! snapshot. A board another run is closing (it holds the board's close lease) is left to that
 //! run. Then, with the time left, it repairs the
-//! rank indexes whose lanes stopped at a lost change ([`Store::repair_rank_indexes`]). It stops
+//! rank indexes whose lanes stopped at a lost change ([`Store::repair_rank_indexes`]), and goes
+//! on with the one pass that moves boards stored before the rank index's current layout onto it
+//! and deletes the replaced layout's items ([`Store::sweep_rank_layout`]). It stops
 //! a safe margin before the Lambda time limit; what it did not finish is checkpointed on the
 //! board and resumed by the next run.
 //!
@@ -21,7 +23,7 @@ use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::{Timestamp, time_left};
 use leaderboard_metrics::Sink;
 use leaderboard_store::{
-    CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS, RepairOptions, Store,
+    CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS, RepairOptions, Store, SweepOptions,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -41,6 +43,8 @@ pub struct App {
     options: CloseOptions,
     /// How the rank index repair picks its boards.
     pub repair: RepairOptions,
+    /// How much of the pass onto the rank index's current layout a run does.
+    pub sweep: SweepOptions,
     clock: fn() -> Timestamp,
     metrics: Sink,
 }
@@ -52,6 +56,7 @@ impl App {
             store,
             options,
             repair: RepairOptions::default(),
+            sweep: SweepOptions::default(),
             clock: Timestamp::now,
             metrics: Sink::stdout(),
         }
@@ -105,6 +110,19 @@ pub struct CloseSummary {
     /// Boards whose rank index repair failed this time (logged; retried by the next run).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rank_repair_failed: Vec<BoardId>,
+    /// Boards stored before the rank index's current layout, moved onto it by this run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rank_migrated: Vec<BoardId>,
+    /// A board whose move onto the current layout failed (logged; the next run starts at it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank_migration_failed: Option<BoardId>,
+    /// Items of the replaced rank index layout deleted by this run.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub old_index_items_deleted: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A board this run closed.
@@ -235,6 +253,16 @@ async fn run_measured(
             }
             // Closing is this function's first job: a failed repair run is retried next time.
             Err(e) => tracing::error!(error = %e, "rank index repair run failed"),
+        }
+    }
+    if deadline.is_none_or(|d| Instant::now() < d) {
+        match app.store.sweep_rank_layout(&app.sweep, deadline).await {
+            Ok(sweep) => {
+                summary.rank_migrated = sweep.migrated;
+                summary.rank_migration_failed = sweep.failed;
+                summary.old_index_items_deleted = sweep.deleted;
+            }
+            Err(e) => tracing::error!(error = %e, "rank layout sweep failed"),
         }
     }
     Ok(summary)

@@ -4,49 +4,22 @@
 
 use std::time::Duration;
 
+mod common;
+
+use common::{bid, open_board};
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::entity;
-use leaderboard_keys::ids::{BoardId, PlayerId, SessionId};
-use leaderboard_keys::rank::Order;
+use leaderboard_keys::ids::{PlayerId, SessionId};
 use leaderboard_keys::rank_v2::{CountedKey, LaneChange, REPAIR_PK};
 use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
 use leaderboard_keys::time::Timestamp;
-use leaderboard_store::model::{NewBoard, Operator, RankLayout, Recurrence};
 use leaderboard_store::{CloseOptions, Config, Play, RepairOptions, Store};
 use season_close::App;
 
 const DAY: u64 = 86_400_000;
 
-fn bid(s: &str) -> BoardId {
-    BoardId::parse(s).unwrap()
-}
-
 fn pid(s: &str) -> PlayerId {
     PlayerId::parse(s).unwrap()
-}
-
-/// An open board (the default layout) running from yesterday to tomorrow.
-async fn open_board(store: &Store, id: &str) {
-    let now = Timestamp::now().as_millis();
-    let board = store
-        .create_board(
-            NewBoard {
-                leaderboard_id: bid(id),
-                name: format!("Board {id}"),
-                order: Order::Desc,
-                operator: Operator::Best,
-                max_score: 9_999_999_999,
-                starts_at: Some(Timestamp::from_millis(now - DAY).unwrap()),
-                ends_at: Some(Timestamp::from_millis(now + DAY).unwrap()),
-                recurrence: Recurrence::None,
-                game_id: None,
-                rank_layout: Default::default(),
-            },
-            Timestamp::from_millis(now - DAY).unwrap(),
-        )
-        .await
-        .unwrap();
-    assert_eq!(board.rank_layout, RankLayout::V2);
 }
 
 /// Plays `score` for `player` on `board` and applies the change its lane record carries.

@@ -177,7 +177,8 @@ fn like(pattern: &str, value: &str) -> bool {
 }
 
 /// The items a [`recording_client`]'s requests touched: (the IAM action authorising it, the
-/// item's partition key), in order. Queries are left out (no statement conditions them).
+/// item's partition key), in order; a Scan with an empty partition key. Queries are left out
+/// (no statement conditions them).
 #[derive(Debug, Default)]
 pub struct KeyLog {
     touched: Mutex<Vec<(String, String)>>,
@@ -197,6 +198,8 @@ impl KeyLog {
                 touched.push((operation.to_owned(), pk(&body["Key"])));
             }
             "PutItem" => touched.push((operation.to_owned(), pk(&body["Item"]))),
+            // No partition: only a statement without a LeadingKeys condition allows it.
+            "Scan" => touched.push((operation.to_owned(), String::new())),
             "TransactWriteItems" | "TransactGetItems" => {
                 for item in body["TransactItems"].as_array().into_iter().flatten() {
                     for (kind, action, key) in [

@@ -52,8 +52,10 @@ mod query;
 mod rank_index;
 mod rank_lookup;
 mod rank_lookup_v2;
+mod rank_migration;
 mod rank_rebuild;
 mod rank_repair;
+mod rank_sweep;
 mod rank_v2;
 mod request;
 mod retry;
@@ -77,8 +79,10 @@ pub use projection::{ProjectedSession, ProjectionOutcome, SEQUENCE_DIGITS, Seque
 pub use query::MAX_PAGE_SIZE;
 pub use rank_index::{RankApplyOutcome, RankBuildStats, RankChange};
 pub use rank_lookup::{RankCost, UNINDEXED_LAG};
+pub use rank_migration::{MigrationStep, needs_migration};
 pub use rank_rebuild::{FREE_SCANS, LANE_PAUSE, MAX_SCANS, RebuildOutcome};
 pub use rank_repair::{RepairOptions, RepairSummary};
+pub use rank_sweep::{SWEEP_PK, SweepOptions, SweepOutcome};
 pub use rank_v2::LaneApplyOutcome;
 pub use scores::{BoardRank, MAX_AROUND};
 

@@ -258,6 +258,11 @@ pub struct Board {
         skip_serializing_if = "RankLayout::is_v1"
     )]
     pub rank_layout: RankLayout,
+    /// Whether the board, stored before the rank index's current layout, is being moved onto it
+    /// (`rankMigrating`): its plays record their changes on its lanes, and its index is being
+    /// rebuilt; its ranks are read as before until the migration switches it to `rankLayout` 2.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub rank_migrating: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -298,6 +303,7 @@ impl Board {
             rollover_error: None,
             rank_index: true,
             rank_layout: new.rank_layout,
+            rank_migrating: false,
         })
     }
 

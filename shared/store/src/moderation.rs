@@ -91,14 +91,12 @@ impl Store {
                 Params::new(),
             )?,
         ];
-        if board.rank_index {
-            items.push(self.written_update(
-                board,
-                &pointer.player_id,
-                Some(&pointer.score_sk),
-                None,
-            )?);
-        }
+        items.push(self.written_update(
+            board,
+            &pointer.player_id,
+            Some(&pointer.score_sk),
+            None,
+        )?);
         self.transact(items, "TransactWriteItems(remove entry)")
             .await
     }

@@ -498,15 +498,10 @@ impl Store {
                 )?);
             }
             items.push(self.tx_put(score_item(new)?, None, Params::new())?);
-            if board.rank_index {
-                let old_key = plan.old.as_ref().map(|old| old.score_sk.as_str());
-                items.push(self.written_update(
-                    board,
-                    &new.player_id,
-                    old_key,
-                    Some(&new.score_sk),
-                )?);
-            }
+            // Every board's lane, indexed or not: a board made before the index counts its
+            // changes there too, so that its migration can tell when plays moved it.
+            let old_key = plan.old.as_ref().map(|old| old.score_sk.as_str());
+            items.push(self.written_update(board, &new.player_id, old_key, Some(&new.score_sk))?);
         }
         let send = self.transact(items, "TransactWriteItems(play)");
         tokio::time::timeout(TRANSACTION_TIMEOUT, send)

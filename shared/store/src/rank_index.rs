@@ -258,9 +258,9 @@ impl Store {
     /// The submit path's part of the index, in the play's transaction: add one to the player's
     /// written count (its lane), and one to its created count when the entry is the player's
     /// first (`old` is `None`) or take one from it when the entry is removed (`new` is `None`).
-    /// On a layout v2 board the lane also records the change itself, `chg = {o: old sort key,
-    /// n: new sort key}`, which its stream record carries to the index numbered by the
-    /// `written` after the add.
+    /// On a layout v2 board, or one being moved onto it, the lane also records the change
+    /// itself, `chg = {o: old sort key, n: new sort key}`, which its stream record carries to
+    /// the index numbered by the `written` after the add.
     pub(crate) fn written_update(
         &self,
         board: &Board,
@@ -283,7 +283,7 @@ impl Store {
             }
             (Some(_), Some(_)) => {}
         }
-        if board.rank_layout == RankLayout::V2 {
+        if board.rank_layout == RankLayout::V2 || board.rank_migrating {
             update.push_str(" SET #chg = :chg");
             params = params
                 .name("#chg", rank_v2::CHANGE_ATTR)
@@ -299,7 +299,14 @@ impl Store {
                 params,
             );
         }
-        self.tx_update(&key, &update, params)
+        // A board stored before v2: once its migration has started (the lane is logged), a
+        // play that read the board before must read it again and record its change.
+        self.tx_update_if(
+            &key,
+            &update,
+            "attribute_not_exists(#log)",
+            params.name("#log", rank_v2::LOGGED_ATTR),
+        )
     }
 
     /// Adds `counts[shard]` to the written and created counts (bulk import of new entries:

@@ -38,7 +38,7 @@ use leaderboard_keys::rank_v2::{
     CountedKey, GENERATION_ATTR, LANES, NODE_PARTITIONS, PAUSE_ATTR, RESERVED_ATTR, build,
     node_key, node_partition_pk, root_key, watermark_attr,
 };
-use leaderboard_keys::rankindex::WRITTEN_ATTR;
+use leaderboard_keys::rankindex::{CREATED_ATTR, WRITTEN_ATTR};
 use leaderboard_keys::time::Timestamp;
 
 use crate::error::CancelReason;
@@ -47,6 +47,7 @@ use crate::model::Board;
 use crate::rank_lookup::written_keys;
 use crate::rank_v2::{counter_item, root_watermarks};
 use crate::request::{Index, Params, WithParams};
+use crate::retry::Retry;
 use crate::{Store, StoreError};
 
 /// Scans made before the lanes that did not settle are paused.
@@ -81,9 +82,15 @@ pub struct RebuildOutcome {
 /// Each lane's `written` count.
 pub(crate) type LaneCounts = [u64; LANES as usize];
 
-/// A lane's players' keys as of its change number `written`.
+/// Each lane's item (empty for a lane never written).
+type Lanes = [Item; LANES as usize];
+
+/// A lane's players' keys as of its change number `written`, and the lane's `created` count
+/// then (which the switch corrects to the keys' number, should it be off: a board that counted
+/// its lanes before `created` existed, or not at all).
 struct Settled {
     written: u64,
+    created: i64,
     keys: Vec<CountedKey>,
 }
 
@@ -129,11 +136,19 @@ impl Store {
                 Err(e) => break Err(e),
             };
             let mut keys = keys;
-            for lane in 0..LANES {
-                if !settled.contains_key(&lane) && before[lane as usize] == after[lane as usize] {
-                    let keys = keys.remove(&lane).unwrap_or_default();
-                    let written = after[lane as usize];
-                    settled.insert(lane, Settled { written, keys });
+            for lane in 0..LANES as usize {
+                let written = after[lane].number(WRITTEN_ATTR).unwrap_or(0);
+                if !settled.contains_key(&(lane as u8))
+                    && before[lane].number(WRITTEN_ATTR).unwrap_or(0) == written
+                {
+                    let keys = keys.remove(&(lane as u8)).unwrap_or_default();
+                    let created = after[lane].number(CREATED_ATTR).unwrap_or(0);
+                    let settle = Settled {
+                        written,
+                        created,
+                        keys,
+                    };
+                    settled.insert(lane as u8, settle);
                 }
             }
             if settled.len() < LANES as usize {
@@ -171,13 +186,13 @@ impl Store {
         result.map(|()| out)
     }
 
-    /// One scan: the lanes' written counts, the board's keys by lane, the counts again.
+    /// One scan: the lanes, the board's keys by lane, the lanes again.
     async fn scan_lanes(
         &self,
         id: &BoardId,
         out: &mut RebuildOutcome,
-    ) -> Result<(LaneCounts, BTreeMap<u8, Vec<CountedKey>>, LaneCounts), StoreError> {
-        let before = self.lane_counts(id).await?;
+    ) -> Result<(Lanes, BTreeMap<u8, Vec<CountedKey>>, Lanes), StoreError> {
+        let before = self.lane_items(id).await?;
         let mut keys: BTreeMap<u8, Vec<CountedKey>> = BTreeMap::new();
         out.requests += self
             .scan_scores(id, "sk", |item| {
@@ -186,7 +201,7 @@ impl Store {
                 Ok(())
             })
             .await?;
-        let after = self.lane_counts(id).await?;
+        let after = self.lane_items(id).await?;
         out.requests += 2;
         out.scans += 1;
         Ok((before, keys, after))
@@ -240,13 +255,14 @@ impl Store {
         item.insert(GENERATION_ATTR.into(), n(generation));
         item.insert(RESERVED_ATTR.into(), n(generation));
         let mut tx = vec![self.tx_put(item, Some(&conditions.join(" AND ")), params)?];
-        for &lane in paused {
-            tx.push(self.lift_pause(id, lane)?);
+        for (&lane, s) in settled {
+            let off_by = (s.keys.len() as i64).saturating_sub(s.created);
+            if let Some(lane_update) = self.lane_at_switch(id, lane, paused.contains(&lane), off_by)
+            {
+                tx.push(lane_update?);
+            }
         }
-        let switched = match self
-            .transact(tx, "TransactWriteItems(rank v2 switch)")
-            .await
-        {
+        let switched = match self.transact_switch(tx).await {
             Ok(()) => {
                 out.generation = generation;
                 out.entries = keys.len();
@@ -329,7 +345,12 @@ impl Store {
     /// further 1 MB page), then the deletes, 25 a request (the keys of a generation are held
     /// in memory, as the rebuild holds the board's). Failures are logged, as for
     /// [`Store::clear_nodes`].
-    async fn clear_generation(&self, id: &BoardId, generation: u64, out: &mut RebuildOutcome) {
+    pub(crate) async fn clear_generation(
+        &self,
+        id: &BoardId,
+        generation: u64,
+        out: &mut RebuildOutcome,
+    ) {
         match self.generation_nodes(id, generation, out).await {
             Ok(keys) => self.clear_nodes(id, generation, &keys, out).await,
             Err(e) => tracing::warn!(board = %id, generation, error = %e,
@@ -455,6 +476,54 @@ impl Store {
             "REMOVE #p",
             Params::new().name("#p", PAUSE_ATTR),
         )
+    }
+
+    /// The switch's write of `lane`, if it needs one: lift its pause, and correct its `created`
+    /// count by `off_by` (the changes after the settled number add to it and take from it as
+    /// they always do, so the correction holds whatever they are).
+    fn lane_at_switch(
+        &self,
+        id: &BoardId,
+        lane: u8,
+        paused: bool,
+        off_by: i64,
+    ) -> Option<Result<aws_sdk_dynamodb::types::TransactWriteItem, StoreError>> {
+        let mut params = Params::new();
+        let mut update = String::new();
+        if off_by != 0 {
+            update.push_str("ADD #c :off ");
+            params = params.name("#c", CREATED_ATTR).value(":off", off_by);
+        }
+        if paused {
+            update.push_str("REMOVE #p");
+            params = params.name("#p", PAUSE_ATTR);
+        }
+        (!update.is_empty())
+            .then(|| self.tx_update(&entity::rank_written(id, lane), update.trim(), params))
+    }
+
+    /// The switch's transaction, sent again while it only meets plays in flight on its lanes
+    /// (a condition that fails, or anything else, ends it).
+    async fn transact_switch(
+        &self,
+        tx: Vec<aws_sdk_dynamodb::types::TransactWriteItem>,
+    ) -> Result<(), StoreError> {
+        for attempt in Retry::ITEM_UPDATE.attempts() {
+            match self
+                .transact(tx.clone(), "TransactWriteItems(rank v2 switch)")
+                .await
+            {
+                Err(StoreError::TransactionCanceled { reasons })
+                    if !reasons.contains(&CancelReason::ConditionalCheckFailed)
+                        && CancelReason::all_retryable(&reasons) =>
+                {
+                    tracing::debug!(attempt, ?reasons, "rank v2 switch met a play; again");
+                }
+                done => return done,
+            }
+            Retry::ITEM_UPDATE.pause(attempt).await;
+        }
+        Err(Retry::ITEM_UPDATE.exhausted())
     }
 
     /// Lifts the pauses of a rebuild that gave up (one transaction).

@@ -5,13 +5,13 @@
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_v2::{
-    Chunk, Counters, GENERATION_ATTR, Gap, LANES, LaneChange, Watermarks, chunk, count_attr, fold,
-    node_key, root_key, watermark_attr,
+    Chunk, Counters, GENERATION_ATTR, Gap, LANES, LaneChange, MIGRATING_ATTR, Watermarks, absorb,
+    chunk, count_attr, fold, node_key, root_key, watermark_attr,
 };
 use serde::Serialize;
 
 use crate::items::{Item, ItemExt, n};
-use crate::request::Params;
+use crate::request::{Params, WithParams};
 use crate::retry::Retry;
 use crate::{Store, StoreError};
 
@@ -41,12 +41,17 @@ pub struct LaneApplyOutcome {
     /// Items written, all transactions together (each touched node once per chunk, and the
     /// root).
     pub items_written: usize,
+    /// Changes of a board being moved onto this layout, whose root only followed their
+    /// numbers (its rebuild counts them).
+    pub absorbed: usize,
 }
 
 /// The root as read: the lanes' watermarks and the generation of the nodes below it.
 pub(crate) struct Root {
     pub(crate) watermarks: Watermarks,
     generation: u64,
+    /// The board is being moved onto this layout: see [`MIGRATING_ATTR`].
+    migrating: bool,
 }
 
 impl Store {
@@ -66,6 +71,18 @@ impl Store {
         'rounds: for attempt in Retry::RANK_APPLY.attempts() {
             let root = self.read_root(board).await?;
             outcome.requests += 1;
+            if root.migrating {
+                match self
+                    .absorb_changes(board, &root, changes, &mut outcome)
+                    .await
+                {
+                    Err(e) if e.worth_rereading() || e.is_conditional_check_failed() => {
+                        Retry::RANK_APPLY.pause(attempt).await;
+                        continue 'rounds;
+                    }
+                    done => return done.map(|()| outcome),
+                }
+            }
             let folded = fold(&root.watermarks, changes);
             let held_back = changes.len() - folded.applied.len() - folded.already_applied;
             outcome.gaps = folded.gaps.clone();
@@ -100,6 +117,40 @@ impl Store {
         Err(Retry::RANK_APPLY.exhausted())
     }
 
+    /// A batch onto the root of a board being moved onto this layout: its watermarks follow
+    /// the batch's latest changes ([`absorb`]), one conditional UpdateItem.
+    async fn absorb_changes(
+        &self,
+        board: &BoardId,
+        root: &Root,
+        changes: &[LaneChange],
+        outcome: &mut LaneApplyOutcome,
+    ) -> Result<(), StoreError> {
+        let Some(chunk) = absorb(&root.watermarks, changes) else {
+            outcome.already_applied = changes.len();
+            return Ok(());
+        };
+        let mut sets = Vec::new();
+        let mut conditions = vec!["attribute_exists(#mig)".to_owned()];
+        let params = advance_watermarks(
+            &chunk,
+            &mut sets,
+            &mut conditions,
+            Params::new().name("#mig", MIGRATING_ATTR),
+        );
+        outcome.requests += 1;
+        self.update_request(&root_key(board), format!("SET {}", sets.join(", ")))
+            .condition_expression(conditions.join(" AND "))
+            .params(params)?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(rank v2 migrating root)", e))?;
+        outcome.absorbed = chunk.changes;
+        outcome.already_applied = changes.len() - chunk.changes;
+        outcome.items_written = 1;
+        Ok(())
+    }
+
     /// The root's watermarks and generation, read strongly consistent.
     pub(crate) async fn read_root(&self, board: &BoardId) -> Result<Root, StoreError> {
         let out = self
@@ -111,6 +162,7 @@ impl Store {
         Ok(Root {
             watermarks: root_watermarks(&item),
             generation: item.number(GENERATION_ATTR).unwrap_or(0),
+            migrating: item.contains_key(MIGRATING_ATTR),
         })
     }
 
@@ -129,16 +181,7 @@ impl Store {
         params = params
             .name("#g", GENERATION_ATTR)
             .value(":g", root.generation);
-        for (lane, (from, to)) in &chunk.advances {
-            sets.push(format!("#w{lane} = :w{lane}"));
-            conditions.push(format!(
-                "(attribute_not_exists(#w{lane}) OR #w{lane} = :f{lane})"
-            ));
-            params = params
-                .name(format!("#w{lane}"), watermark_attr(*lane))
-                .value(format!(":w{lane}"), to)
-                .value(format!(":f{lane}"), from);
-        }
+        params = advance_watermarks(chunk, &mut sets, &mut conditions, params);
         let mut update = format!("SET {}", sets.join(", "));
         if !adds.is_empty() {
             update.push_str(&format!(" ADD {adds}"));
@@ -187,6 +230,27 @@ pub(crate) fn root_watermarks(root: &Item) -> Watermarks {
             .filter_map(|lane| Some((lane, root.number(&watermark_attr(lane))?)))
             .collect(),
     )
+}
+
+/// Adds to a root update the chunk's watermark advances (`SET #w<lane> = :w<lane>`), each on
+/// condition that the watermark is still the one it starts from.
+fn advance_watermarks(
+    chunk: &Chunk,
+    sets: &mut Vec<String>,
+    conditions: &mut Vec<String>,
+    mut params: Params,
+) -> Params {
+    for (lane, (from, to)) in &chunk.advances {
+        sets.push(format!("#w{lane} = :w{lane}"));
+        conditions.push(format!(
+            "(attribute_not_exists(#w{lane}) OR #w{lane} = :f{lane})"
+        ));
+        params = params
+            .name(format!("#w{lane}"), watermark_attr(*lane))
+            .value(format!(":w{lane}"), to)
+            .value(format!(":f{lane}"), from);
+    }
+    params
 }
 
 /// `#c0 :c0, #c1 :c1, ...` adding each counter's delta, with its placeholders.

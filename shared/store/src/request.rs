@@ -13,6 +13,7 @@ use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
 use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::builders::{
@@ -172,6 +173,7 @@ macro_rules! with_params {
 
 with_params!(
     QueryFluentBuilder,
+    ScanFluentBuilder,
     UpdateItemFluentBuilder,
     PutItemFluentBuilder,
     DeleteItemFluentBuilder,

@@ -56,7 +56,8 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
         ends_at: Some(ends_at.plus_millis(period_ms)),
         recurrence: board.recurrence,
         game_id: board.game_id.clone(),
-        rank_layout: board.rank_layout,
+        // A successor starts on the rank index's current layout, whatever its predecessor had.
+        rank_layout: Default::default(),
     }))
 }
 
@@ -159,6 +160,7 @@ mod tests {
             rollover_error: None,
             rank_index: true,
             rank_layout: RankLayout::V2,
+            rank_migrating: false,
         }
     }
 

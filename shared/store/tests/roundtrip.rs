@@ -216,6 +216,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             rollover_error: None,
             rank_index: true,
             rank_layout: Default::default(),
+            rank_migrating: false,
         };
         assert_eq!(created, want, "{id}");
         // AND it reads back identically

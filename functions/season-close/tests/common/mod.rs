@@ -79,6 +79,30 @@ pub async fn board(
         .unwrap();
 }
 
+/// An open board (the default layout) running from yesterday to tomorrow.
+pub async fn open_board(store: &Store, id: &str) -> leaderboard_store::model::Board {
+    const DAY: u64 = 24 * HOUR;
+    let now = Timestamp::now().as_millis();
+    store
+        .create_board(
+            NewBoard {
+                leaderboard_id: bid(id),
+                name: format!("Board {id}"),
+                order: Order::Desc,
+                operator: Operator::Best,
+                max_score: 9_999_999_999,
+                starts_at: Some(Timestamp::from_millis(now - DAY).unwrap()),
+                ends_at: Some(Timestamp::from_millis(now + DAY).unwrap()),
+                recurrence: Recurrence::None,
+                game_id: None,
+                rank_layout: Default::default(),
+            },
+            Timestamp::from_millis(now - DAY).unwrap(),
+        )
+        .await
+        .unwrap()
+}
+
 /// `n` entries with many ties, the same for every table that gets them.
 pub fn entries(n: usize, seed_base: u64) -> Vec<(PlayerId, u64, Timestamp)> {
     let mut rng = rand::rng();

@@ -171,6 +171,24 @@ pub fn chunk(start: &Watermarks, applied: &[LaneChange]) -> Vec<Chunk> {
     chunks
 }
 
+/// A batch onto the root of a board being moved onto this layout ([`super::MIGRATING_ATTR`]),
+/// which counts nothing until its rebuild switches: each lane's watermark only follows its
+/// latest change (a missing one included: no counter can be wrong), so that the switch knows
+/// which changes the scan it settled on has not seen. One chunk, without deltas; `None` when
+/// no change is after its lane's watermark.
+pub fn absorb(watermarks: &Watermarks, batch: &[LaneChange]) -> Option<Chunk> {
+    let mut out = Chunk::default();
+    for change in batch {
+        let from = watermarks.get(change.lane);
+        if change.seq > from {
+            let advance = out.advances.entry(change.lane).or_insert((from, from));
+            advance.1 = advance.1.max(change.seq);
+            out.changes += 1;
+        }
+    }
+    (out.changes > 0).then_some(out)
+}
+
 /// How many changes the index has not applied: per lane, its `written` count beyond its
 /// watermark.
 pub fn lag(watermarks: &Watermarks, written: &BTreeMap<u8, u64>) -> u64 {

@@ -46,7 +46,7 @@
 mod fold;
 mod read;
 
-pub use fold::{Chunk, Fold, Gap, LaneChange, Watermarks, chunk, fold, lag, lanes_of};
+pub use fold::{Chunk, Fold, Gap, LaneChange, Watermarks, absorb, chunk, fold, lag, lanes_of};
 pub use read::{LanesRead, PathRead, Settled, TailCount, TailSide, settle};
 
 use std::collections::BTreeMap;
@@ -219,6 +219,16 @@ pub const CHANGE_ATTR: &str = "chg";
 /// time (epoch milliseconds) at which the hold ends whatever happens to the rebuild.
 pub const PAUSE_ATTR: &str = "pause";
 
+/// The attribute set on a lane once its board's plays record their changes (`chg`). The
+/// migration of a board stored before this layout sets it in the transaction that starts it,
+/// and a play that read the board before then writes its lane on condition that it is absent,
+/// so no play commits an unrecorded change after the start.
+pub const LOGGED_ATTR: &str = "log";
+
+/// The attribute of the root of a board being moved onto this layout: it counts nothing yet,
+/// its watermarks only follow the lanes ([`absorb`]), until the rebuild's switch replaces it.
+pub const MIGRATING_ATTR: &str = "mig";
+
 /// The root's attribute holding the generation of the nodes below it.
 pub const GENERATION_ATTR: &str = "g";
 
@@ -325,6 +335,32 @@ mod tests {
 
     fn key(sk: &str) -> CountedKey {
         CountedKey::parse(sk).unwrap()
+    }
+
+    #[test]
+    fn a_migrating_root_follows_each_lanes_latest_change_past_any_gap() {
+        let change = |lane, seq| LaneChange {
+            lane,
+            seq,
+            old: None,
+            new: Some(key("SCORE#0000000010#8280899199999#p")),
+        };
+        let at = Watermarks([(1, 4)].into_iter().collect());
+        // lane 1: 3 and 4 are behind it, 7 is past a gap; lane 2: from nothing to 2
+        let batch = [
+            change(1, 3),
+            change(1, 7),
+            change(2, 2),
+            change(1, 4),
+            change(2, 1),
+        ];
+        let chunk = absorb(&at, &batch).unwrap();
+        assert_eq!(
+            chunk.advances,
+            [(1, (4, 7)), (2, (0, 2))].into_iter().collect()
+        );
+        assert_eq!((chunk.changes, chunk.deltas.len()), (3, 0));
+        assert_eq!(absorb(&at, &[change(1, 2), change(1, 4)]), None);
     }
 
     #[test]

@@ -1,0 +1,324 @@
+//! Boards stored before the rank index's current layout (no `rankLayout`; the old index's node
+//! items and markers in the table; one of them never indexed at all) moved onto it, on DynamoDB
+//! Local with its real stream: while 8 clients play on them, the migration starts, rebuilds and
+//! switches each board, after which every rank is exact and the index is exactly the entries; a
+//! second run does nothing; and a run that dies after any step, or inside the rebuild, is
+//! resumed to the same index.
+
+mod common;
+#[path = "../../../shared/store/tests/common/rank_v2.rs"]
+mod rank_v2_index;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use common::{bid, open_board, store_over};
+use leaderboard_devkit::local::{Failures, failing_client};
+use leaderboard_devkit::stream::{StartingPosition, StreamReader};
+use leaderboard_devkit::testing::{TestTable, s};
+use leaderboard_keys::ids::{GameId, PlayerId, SessionId};
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::{Board, RankLayout};
+use leaderboard_store::{CloseOptions, MigrationStep, Play, Store};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rank_v2_index::{expected_index, nodes_by_generation, stored_index};
+use season_close::App;
+
+const DAY: u64 = 86_400_000;
+/// More than the exact top (1,000): ranks below it come from the index.
+const ENTRIES: usize = 1_200;
+const CLIENTS: usize = 8;
+/// The boards of the crash test: their index is compared item by item, rank reads aside.
+const SMALL: usize = 300;
+
+fn pid(s: &str) -> PlayerId {
+    PlayerId::parse(s).unwrap()
+}
+
+fn player(i: usize) -> String {
+    format!("m{i:04}")
+}
+
+/// An open board holding `entries` imported entries, then stored the way boards made before
+/// the current layout were: no `rankLayout` (and, unless `indexed`, no `rankIndex`), no root,
+/// and the old index's items (a node per shard, a marker per tenth player) in the table.
+async fn legacy_board(table: &TestTable, store: &Store, id: &str, entries: usize, indexed: bool) {
+    let now = Timestamp::now().as_millis();
+    let board = open_board(store, id).await;
+    let mut rng = rand::rng();
+    let imported: Vec<_> = (0..entries)
+        .map(|i| {
+            let at = Timestamp::from_millis(now - DAY / 2 + rng.random_range(0..100_000)).unwrap();
+            (pid(&player(i)), rng.random_range(0..400u64), at)
+        })
+        .collect();
+    store.import_entries(&board, &imported).await.unwrap();
+    let remove = if indexed {
+        "REMOVE rankLayout"
+    } else {
+        "REMOVE rankLayout, rankIndex"
+    };
+    table
+        .client
+        .update_item()
+        .table_name(&table.name)
+        .key("pk", AttributeValue::S(format!("LEADERBOARD#{id}")))
+        .key("sk", AttributeValue::S("#METADATA".into()))
+        .update_expression(remove)
+        .send()
+        .await
+        .unwrap();
+    let mut old_items = Vec::new();
+    for shard in 0..10 {
+        old_items.push((format!("RANKNODE#{id}#{shard:02}#"), "#NODE".to_owned()));
+    }
+    for i in (0..entries).step_by(10) {
+        old_items.push((format!("PLAYER#{}", player(i)), format!("RANKED#{id}")));
+    }
+    for (pk, sk) in old_items {
+        table
+            .client
+            .put_item()
+            .table_name(&table.name)
+            .item("pk", AttributeValue::S(pk))
+            .item("sk", AttributeValue::S(sk))
+            .item("c1", AttributeValue::N("1".into()))
+            .send()
+            .await
+            .unwrap();
+    }
+    let stored = stored(store, id).await;
+    assert_eq!(stored.rank_layout, RankLayout::V1);
+    assert_eq!(stored.rank_index, indexed);
+}
+
+async fn stored(store: &Store, id: &str) -> Board {
+    store.get_board(&bid(id)).await.unwrap().unwrap()
+}
+
+async fn play(store: &Store, who: &str, score: u64, boards: &[&str]) {
+    let now = Timestamp::now();
+    let play = Play {
+        idempotency_key: None,
+        metadata: None,
+        player_id: pid(who),
+        session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),
+        game_id: Some(GameId::parse("tetris").unwrap()),
+        score,
+        duration_sec: None,
+        leaderboard_ids: boards.iter().map(|b| bid(b)).collect(),
+    };
+    store.record_play(&play, now).await.unwrap();
+}
+
+/// Reads the table's stream and applies its lane changes, as the stream consumer's rank index
+/// half does, until `stop` is set and the stream is read to its end.
+async fn pump(table: &TestTable, store: &Store, stop: &AtomicBool) {
+    let mut reader =
+        StreamReader::for_table(&table.endpoint, &table.name, StartingPosition::TrimHorizon)
+            .await
+            .unwrap();
+    loop {
+        let stopping = stop.load(Ordering::SeqCst);
+        let records = reader.read(1_000).await.unwrap();
+        if records.is_empty() {
+            if stopping {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        }
+        let plan = stream_projector::rank_v2::plan(&records);
+        let failures = stream_projector::rank_v2::index(store, &plan).await;
+        assert!(failures.is_empty(), "no lane stops: {failures:?}");
+    }
+}
+
+/// Every tenth player's rank is the true one, exact and without lag, and the board's index is
+/// exactly its entries with every lane applied.
+async fn assert_exact(table: &TestTable, store: &Store, id: &str, players: &[String]) {
+    let board = stored(store, id).await;
+    let mut keys = Vec::new();
+    for p in players {
+        if let Some(ptr) = store.entry_pointer(&bid(id), &pid(p)).await.unwrap() {
+            keys.push((p.clone(), ptr.score_sk));
+        }
+    }
+    for (p, mine) in keys.iter().step_by(10) {
+        let (entry, _) = store
+            .player_rank_counted(&board, &pid(p))
+            .await
+            .unwrap()
+            .unwrap();
+        let truth = keys.iter().filter(|(_, k)| k > mine).count() as u64 + 1;
+        let f = entry.freshness.unwrap();
+        assert_eq!(
+            (entry.rank, f.rank_exact, f.rank_lag, f.player_count),
+            (truth, true, 0, keys.len() as u64),
+            "{id}: {p}"
+        );
+    }
+    assert_eq!(
+        stored_index(table, id).await,
+        expected_index(table, store, id, players).await,
+        "{id}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_exact_after() {
+    let table = TestTable::new("rank_migration").await;
+    let store = store_over(&table, table.client.clone());
+    legacy_board(&table, &store, "legacy", ENTRIES, true).await;
+    legacy_board(&table, &store, "never_indexed", 300, false).await;
+    let stop = AtomicBool::new(false);
+
+    // 8 clients play on both boards, new players and imported ones, before, during and after
+    // the migration.
+    let migrated = Arc::new(AtomicBool::new(false));
+    let clients: Vec<_> = (0..CLIENTS)
+        .map(|c| {
+            let (store, migrated) = (store.clone(), migrated.clone());
+            tokio::spawn(async move {
+                let mut rng = StdRng::seed_from_u64(c as u64);
+                let mut plays = 0;
+                while plays < 20 || !migrated.load(Ordering::SeqCst) {
+                    let who = player(rng.random_range(0..ENTRIES + 40));
+                    let boards: &[&str] = match rng.random_range(0..3) {
+                        0 => &["legacy"],
+                        1 => &["never_indexed"],
+                        _ => &["legacy", "never_indexed"],
+                    };
+                    play(&store, &who, rng.random_range(0..500), boards).await;
+                    plays += 1;
+                }
+                (c, plays)
+            })
+        })
+        .collect();
+    let work = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let (recording, log) = common::recorded_store(&table);
+        let app = App::new(recording, CloseOptions::default());
+        let summary = season_close::run(&app, None).await.unwrap();
+        common::assert_within_policy(&log);
+        migrated.store(true, Ordering::SeqCst);
+        for client in clients {
+            let (c, plays) = client.await.unwrap();
+            assert!(plays >= 20, "client {c}");
+        }
+        stop.store(true, Ordering::SeqCst);
+        (app, summary)
+    };
+    let ((app, summary), ()) = tokio::join!(work, pump(&table, &store, &stop));
+
+    let mut migrated = summary.rank_migrated.clone();
+    migrated.sort();
+    assert_eq!(
+        migrated,
+        vec![bid("legacy"), bid("never_indexed")],
+        "{summary:?}"
+    );
+    assert_eq!(
+        summary.old_index_items_deleted,
+        2 * 10 + (ENTRIES + 300) / 10
+    );
+    let old_items: Vec<_> = table
+        .dump()
+        .await
+        .into_iter()
+        .filter(|i| {
+            s(i, "pk").unwrap().starts_with("RANKNODE#")
+                || s(i, "sk").unwrap().starts_with("RANKED#")
+        })
+        .collect();
+    assert_eq!(old_items, vec![], "no item of the replaced layout is left");
+    let players: Vec<String> = (0..ENTRIES + 40).map(player).collect();
+    for id in ["legacy", "never_indexed"] {
+        let board = stored(&store, id).await;
+        assert_eq!(
+            (board.rank_layout, board.rank_migrating, board.rank_index),
+            (RankLayout::V2, false, true),
+            "{id}"
+        );
+        assert_exact(&table, &store, id, &players).await;
+        assert_eq!(store.migrate_board(&bid(id)).await.unwrap(), vec![], "{id}");
+    }
+    // A second run has nothing to do, and says so with one read.
+    let before = table.dump().await;
+    let again = season_close::run(&app, None).await.unwrap();
+    assert_eq!(again, season_close::CloseSummary::default());
+    assert_eq!(table.dump().await, before);
+}
+
+#[tokio::test]
+async fn a_migration_that_dies_after_any_step_or_inside_its_rebuild_resumes_to_the_same_index() {
+    let table = TestTable::without_stream("rank_migration_crash").await;
+    let store = store_over(&table, table.client.clone());
+    let players: Vec<String> = (0..SMALL).map(player).collect();
+    for steps_before_crash in 1..=3 {
+        let id = format!("crash_{steps_before_crash}");
+        legacy_board(&table, &store, &id, SMALL, true).await;
+        for _ in 0..steps_before_crash {
+            assert!(store.migration_step(&bid(&id)).await.unwrap().is_some());
+        }
+        let rest = store.migrate_board(&bid(&id)).await.unwrap();
+        assert_eq!(rest.len(), 3 - steps_before_crash, "{id}: {rest:?}");
+        assert_eq!(stored(&store, &id).await.rank_layout, RankLayout::V2);
+        assert_exact(&table, &store, &id, &players).await;
+    }
+
+    // Dies inside the rebuild, its nodes written and its switch never sent: the next run
+    // rebuilds again and deletes the nodes the dead one left.
+    legacy_board(&table, &store, "crash_inside", SMALL, true).await;
+    let started = store.migration_step(&bid("crash_inside")).await.unwrap();
+    assert_eq!(started, Some(MigrationStep::Started));
+    let dying = store_over(
+        &table,
+        failing_client(
+            &table.endpoint,
+            Failures {
+                operation: "TransactWriteItems",
+                first: 1,
+                count: 1_000,
+            },
+        ),
+    );
+    assert!(dying.migration_step(&bid("crash_inside")).await.is_err());
+    let left = nodes_by_generation(&table, "crash_inside").await;
+    assert_eq!(
+        left.keys().copied().collect::<Vec<_>>(),
+        vec![1],
+        "{left:?}"
+    );
+    let rest = store.migrate_board(&bid("crash_inside")).await.unwrap();
+    assert!(
+        matches!(
+            rest.as_slice(),
+            [
+                MigrationStep::Rebuilt(_),
+                MigrationStep::Switched {
+                    generations_cleared: 1
+                }
+            ]
+        ),
+        "{rest:?}"
+    );
+    let live = nodes_by_generation(&table, "crash_inside").await;
+    assert_eq!(
+        live.keys().copied().collect::<Vec<_>>(),
+        vec![2],
+        "{live:?}"
+    );
+    assert_exact(&table, &store, "crash_inside", &players).await;
+    assert!(
+        s(
+            &table.raw("RANKV2#crash_inside", "#ROOT").await.unwrap(),
+            "mig"
+        )
+        .is_none()
+    );
+}
