@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 use leaderboard_keys::entity;
-use leaderboard_keys::rank_v2::{root_key, watermark_attr};
-use leaderboard_keys::rankindex::{WRITTEN_ATTR, WRITTEN_SHARDS};
+use leaderboard_keys::rank_index::{LANES, WRITTEN_ATTR};
+use leaderboard_keys::rank_index::{root_key, watermark_attr};
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
@@ -256,7 +256,7 @@ impl Run<'_> {
         let mut out = Vec::new();
         for (b, board) in self.boards.iter().enumerate() {
             let mut keys = vec![root_key(&board.id)];
-            keys.extend((0..WRITTEN_SHARDS).map(|lane| entity::rank_written(&board.id, lane)));
+            keys.extend((0..LANES).map(|lane| entity::rank_written(&board.id, lane)));
             let mut ka = KeysAndAttributes::builder().consistent_read(true);
             for k in &keys {
                 ka = ka.keys(HashMap::from([
@@ -284,7 +284,7 @@ impl Run<'_> {
             let (mut written, mut applied) = (0, 0);
             for item in &items {
                 if item.get("pk").and_then(|v| v.as_s().ok()) == Some(root_pk) {
-                    applied += (0..WRITTEN_SHARDS)
+                    applied += (0..LANES)
                         .map(|l| num(item, &watermark_attr(l)))
                         .sum::<u64>();
                 } else {

@@ -172,7 +172,6 @@ impl From<StoreError> for ApiError {
             StoreError::Banned { .. } => {
                 ApiError::new(StatusCode::FORBIDDEN, "banned", e.to_string())
             }
-            StoreError::Unsupported(m) => ApiError::new(StatusCode::CONFLICT, "unsupported", m),
             StoreError::IdempotencyMismatch { .. } => {
                 ApiError::new(StatusCode::CONFLICT, "idempotency_mismatch", e.to_string())
             }

@@ -88,34 +88,17 @@ async fn create_and_get_boards() {
             &json!("none")
         )
     );
-    assert_eq!(minimal["rankLayout"], 2, "v2 is the default: {minimal}");
-    // The rank index's layout v1, asked for at creation, is kept; a stored board without
-    // `rankLayout` (made before v2) is v1, so v1 is shown by leaving it out.
-    let (status, v1) = h
-        .call(
-            "POST",
-            "/leaderboards",
-            As::Admin("ops"),
-            Some(&json!({"leaderboardId": "v1", "name": "V1", "rankLayout": 1})),
-        )
-        .await;
-    assert_eq!(status, 201, "{v1}");
-    assert!(v1.get("rankLayout").is_none(), "{v1}");
-    let (_, got) = h.get("/leaderboards/v1").await;
-    assert!(got.get("rankLayout").is_none(), "{got}");
-    let stored = h.table.dump().await;
-    assert!(
-        stored
-            .iter()
-            .any(|i| i["pk"].as_s().unwrap() == "LEADERBOARD#v1"
-                && i["sk"].as_s().unwrap() == "#METADATA"
-                && !i.contains_key("rankLayout")),
-        "a v1 board is stored without rankLayout"
-    );
-
+    assert_eq!(minimal["rankLayout"], 2, "the index's layout: {minimal}");
     let before = h.table.dump().await;
     let refusals: Vec<(As, Value, u16, &str)> = vec![
         (As::Anonymous, body.clone(), 401, "unauthorized"),
+        // The rank index has one layout, 2: 1 is refused.
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "old1", "name": "Old", "rankLayout": 1}),
+            400,
+            "invalid_request",
+        ),
         (As::Player("p1"), body.clone(), 403, "forbidden"),
         (As::Admin("ops"), body.clone(), 409, "already_exists"),
         (

@@ -110,14 +110,14 @@ async fn a_hundred_friends_on_a_2000_player_board_with_ties_rank_as_the_whole_bo
 }
 
 #[tokio::test]
-async fn small_boards_v1_boards_and_ascending_boards_rank_the_same_way() {
+async fn small_boards_unmigrated_boards_and_ascending_boards_rank_the_same_way() {
     let h = harness("api_friends_small").await;
     // (On the 1,500-entry board the groups of ties hold about 30 players: 10 players' tail
     // counts fit the listing's budget of keys whatever the draw, so every rank is counted.)
     for (id, order, layout, n, with) in [
         ("friends_small", Order::Desc, RankLayout::V2, 300, 60),
         ("friends_asc", Order::Asc, RankLayout::V2, 1_500, 10),
-        ("friends_v1", Order::Desc, RankLayout::V1, 400, 60),
+        ("friends_old", Order::Desc, RankLayout::Legacy, 400, 60),
     ] {
         let board = h.board_with(id, order, layout).await;
         let entries = populate(&h, &board, n).await;

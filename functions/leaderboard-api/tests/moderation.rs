@@ -79,21 +79,22 @@ async fn a_closed_board_is_409_and_keeps_its_entries() {
 }
 
 #[tokio::test]
-async fn a_layout_1_board_refuses_with_409_and_keeps_its_entries() {
-    let h = harness("api_remove_v1").await;
-    let board = h.board_with("mod_v1", Order::Desc, RankLayout::V1).await;
+async fn a_board_made_before_the_index_removes_entries_too() {
+    let h = harness("api_remove_old").await;
+    let board = h
+        .board_with("mod_old", Order::Desc, RankLayout::Legacy)
+        .await;
     let entries = populate(&h, &board, 20).await;
-    let before = h.table.dump().await;
-    let path = format!("/leaderboards/mod_v1/players/{}", entries[3].0);
+    let gone = entries[3].0.to_string();
+    let path = format!("/leaderboards/mod_old/players/{gone}");
     let (status, body) = h.call("DELETE", &path, As::Admin("ops"), None).await;
-    assert_eq!((status, code(&body)), (409, "unsupported"), "{body}");
-    assert!(
-        body["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("rank layout 1")
-    );
-    assert_eq!(h.table.dump().await, before);
+    assert_eq!(status, 204, "{body}");
+    let (status, _) = h.get(&path).await;
+    assert_eq!(status, 404);
+    let (_, top) = h.get("/leaderboards/mod_old/scores?limit=100").await;
+    let listed = top["entries"].as_array().unwrap();
+    assert_eq!(listed.len(), 19);
+    assert!(listed.iter().all(|e| e["playerId"] != gone.as_str()));
 }
 
 #[tokio::test]

@@ -6,8 +6,8 @@
 //! resumed to the same index.
 
 mod common;
-#[path = "../../../shared/store/tests/common/rank_v2.rs"]
-mod rank_v2_index;
+#[path = "../../../shared/store/tests/common/index_check.rs"]
+mod index_check;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use common::{bid, open_board, store_over};
+use index_check::{expected_index, nodes_by_generation, stored_index};
 use leaderboard_devkit::local::{Failures, failing_client};
 use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::{TestTable, s};
@@ -24,7 +25,6 @@ use leaderboard_store::model::{Board, RankLayout};
 use leaderboard_store::{CloseOptions, MigrationStep, Play, Store};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rank_v2_index::{expected_index, nodes_by_generation, stored_index};
 use season_close::App;
 
 const DAY: u64 = 86_400_000;
@@ -61,16 +61,8 @@ async fn legacy_board(table: &TestTable, store: &Store, id: &str, entries: usize
     } else {
         "REMOVE rankLayout, rankIndex"
     };
-    table
-        .client
-        .update_item()
-        .table_name(&table.name)
-        .key("pk", AttributeValue::S(format!("LEADERBOARD#{id}")))
-        .key("sk", AttributeValue::S("#METADATA".into()))
-        .update_expression(remove)
-        .send()
-        .await
-        .unwrap();
+    let pk = format!("LEADERBOARD#{id}");
+    table.update_raw(&pk, "#METADATA", remove).await;
     let mut old_items = Vec::new();
     for shard in 0..10 {
         old_items.push((format!("RANKNODE#{id}#{shard:02}#"), "#NODE".to_owned()));
@@ -91,7 +83,7 @@ async fn legacy_board(table: &TestTable, store: &Store, id: &str, entries: usize
             .unwrap();
     }
     let stored = stored(store, id).await;
-    assert_eq!(stored.rank_layout, RankLayout::V1);
+    assert_eq!(stored.rank_layout, RankLayout::Legacy);
     assert_eq!(stored.rank_index, indexed);
 }
 
@@ -131,8 +123,8 @@ async fn pump(table: &TestTable, store: &Store, stop: &AtomicBool) {
             tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         }
-        let plan = stream_projector::rank_v2::plan(&records);
-        let failures = stream_projector::rank_v2::index(store, &plan).await;
+        let plan = stream_projector::rank_index::plan(&records);
+        let failures = stream_projector::rank_index::index(store, &plan).await;
         assert!(failures.is_empty(), "no lane stops: {failures:?}");
     }
 }

@@ -1,23 +1,22 @@
-//! How fast the rank index keeps up with plays, layout v1 beside v2 in one run on one DynamoDB
-//! Local: `cargo bench -p stream-projector --bench rank_apply` (`-- --quick`, or `QUICK=1`, for
-//! fewer players and plays).
+//! How fast the rank index keeps up with plays, in one run on one DynamoDB Local:
+//! `cargo bench -p stream-projector --bench rank_apply` (`-- --quick`, or `QUICK=1`, for fewer
+//! players and plays).
 //!
-//! Two boards of N players (imported and indexed before the table's stream is enabled), one on
-//! each layout, both `latest`, so that a play replaces its player's entry. P plays of random
-//! players on each board, 32 at once, through the store's write path (`Store::record_play`, the
-//! calls the submit-score function makes): the stack's submission rate. Then each board's index
-//! records from the table's stream (v1: the Score records; v2: the lane records), in batches of
-//! 100 as the event source mapping delivers them, one batch after another as on one shard,
-//! applied by the projector's own index halves (`rank::index`, `rank_v2::index`) through a client
-//! that counts requests: per entry change, requests, item writes and write units (from the index
-//! items' sizes); and entry changes applied per second. Every record must apply without a
-//! failure, and the v2 index must then equal the one built from the board's entries (the
+//! A board of N players (imported and indexed before the table's stream is enabled), `latest`,
+//! so that a play replaces its player's entry. P plays of random players, 32 at once, through
+//! the store's write path (`Store::record_play`, the calls the submit-score function makes):
+//! the stack's submission rate. Then the board's lane records from the table's stream, in
+//! batches of 100 as the event source mapping delivers them, one batch after another as on one
+//! shard, applied by the projector's own index half (`rank_index::index`) through a client
+//! that counts requests: per entry change, requests, item writes and write units (from the
+//! index items' sizes); and entry changes applied per second. Every record must apply without
+//! a failure, and the index must then equal the one built from the board's entries (the
 //! benchmark stops otherwise).
 
 #[path = "../../../bench/src/fragment.rs"]
 mod fragment;
-#[path = "../../../shared/store/tests/common/rank_v2.rs"]
-mod rank_v2_index;
+#[path = "../../../shared/store/tests/common/index_check.rs"]
+mod index_check;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,15 +31,12 @@ use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_v2::{CountedKey, LaneChange, Watermarks, build};
-use leaderboard_keys::rankindex::WRITTEN_SHARDS;
+use leaderboard_keys::rank_index::{CountedKey, LANES, LaneChange, Watermarks, build};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{NewBoard, Operator, RankLayout, Recurrence};
-use leaderboard_store::{
-    Config, LaneApplyOutcome, Play, RankApplyOutcome, RankChange, Store, StoreError,
-};
+use leaderboard_store::{Config, LaneApplyOutcome, Play, Store, StoreError};
 use rand::Rng;
-use stream_projector::{LaneIndex, RankIndex, rank, rank_v2};
+use stream_projector::{LaneIndex, rank_index};
 
 const T0: u64 = 1_767_225_600_000;
 /// Plays recorded at once: the load benchmark's simulated players.
@@ -60,23 +56,6 @@ struct Tally {
     items: AtomicUsize,
 }
 
-impl RankIndex for Tally {
-    async fn apply(
-        &self,
-        board: &BoardId,
-        player: &PlayerId,
-        changes: &[RankChange],
-    ) -> Result<RankApplyOutcome, StoreError> {
-        let out = self
-            .store
-            .apply_rank_changes(board, player, changes)
-            .await?;
-        self.applied.fetch_add(out.applied, Ordering::Relaxed);
-        self.items.fetch_add(out.items_written, Ordering::Relaxed);
-        Ok(out)
-    }
-}
-
 impl LaneIndex for Tally {
     async fn apply_lanes(
         &self,
@@ -90,9 +69,8 @@ impl LaneIndex for Tally {
     }
 }
 
-/// One layout's row.
+/// The run's row.
 struct Row {
-    layout: &'static str,
     plays: usize,
     /// Entry changes the plays made (a play may change nothing: `latest` keeps the later of
     /// two plays of one player recorded at once).
@@ -103,7 +81,7 @@ struct Row {
     apply_secs: f64,
     requests: u64,
     items: usize,
-    /// Index items of this layout after the run, the largest's size, how many exceed 1 KB.
+    /// Index items after the run, the largest's size, how many exceed 1 KB.
     index_items: (usize, usize, usize),
 }
 
@@ -116,7 +94,7 @@ impl Row {
     }
 }
 
-async fn board(store: &Store, id: &str, layout: RankLayout) -> BoardId {
+async fn board(store: &Store, id: &str) -> BoardId {
     let board = BoardId::parse(id).unwrap();
     store
         .create_board(
@@ -130,7 +108,7 @@ async fn board(store: &Store, id: &str, layout: RankLayout) -> BoardId {
                 ends_at: None,
                 recurrence: Recurrence::None,
                 game_id: None,
-                rank_layout: layout,
+                rank_layout: RankLayout::V2,
             },
             at(0),
         )
@@ -175,8 +153,8 @@ async fn play(store: &Store, board: &BoardId, players: &[PlayerId], plays: usize
     plays.len() as f64 / clock.elapsed().as_secs_f64()
 }
 
-/// Applies `records` in batches of [`BATCH`], one after another, with `apply` (a layout's
-/// index half, which answers the records to report): seconds and requests.
+/// Applies `records` in batches of [`BATCH`], one after another, with `apply` (the index half,
+/// which answers the records to report): seconds and requests.
 async fn apply<F, Fut>(records: &[EventRecord], counter: &RequestCounter, apply: F) -> (f64, u64)
 where
     F: Fn(Vec<EventRecord>) -> Fut,
@@ -210,28 +188,15 @@ fn item_size(item: &HashMap<String, AttributeValue>) -> usize {
     item.iter().map(|(k, v)| k.len() + value(v)).sum()
 }
 
-/// The index items of a layout after the run: how many, the largest, and how many exceed the
-/// 1 KB a write unit covers.
-fn index_items(
-    dump: &[HashMap<String, AttributeValue>],
-    v2: bool,
-    board: &BoardId,
-) -> (usize, usize, usize) {
-    let (v1_node, v1_marker, v2_root, v2_node) = (
-        format!("RANKNODE#{board}#"),
-        format!("RANKED#{board}"),
-        format!("RANKV2#{board}"),
-        format!("RANKV2#{board}#"),
-    );
+/// The index items after the run: how many, the largest, and how many exceed the 1 KB a write
+/// unit covers.
+fn index_items(dump: &[HashMap<String, AttributeValue>], board: &BoardId) -> (usize, usize, usize) {
+    let (root, node) = (format!("RANKV2#{board}"), format!("RANKV2#{board}#"));
     let sizes: Vec<usize> = dump
         .iter()
         .filter(|item| {
-            let (pk, sk) = (item["pk"].as_s().unwrap(), item["sk"].as_s().unwrap());
-            if v2 {
-                *pk == v2_root || pk.starts_with(&v2_node)
-            } else {
-                pk.starts_with(&v1_node) || *sk == v1_marker
-            }
+            let pk = item["pk"].as_s().unwrap();
+            *pk == root || pk.starts_with(&node)
         })
         .map(item_size)
         .collect();
@@ -250,9 +215,9 @@ fn pk(record: &EventRecord) -> &str {
     }
 }
 
-/// The v2 index must be the one built from the board's entries, its watermarks the lanes'
+/// The index must be the one built from the board's entries, its watermarks the lanes'
 /// written counts.
-async fn check_v2(table: &TestTable, dump: &[HashMap<String, AttributeValue>], board: &BoardId) {
+async fn check_index(table: &TestTable, dump: &[HashMap<String, AttributeValue>], board: &BoardId) {
     let mut keys = Vec::new();
     for item in dump {
         let (Some(pk), Some(sk)) = (item["pk"].as_s().ok(), item["sk"].as_s().ok()) else {
@@ -263,16 +228,16 @@ async fn check_v2(table: &TestTable, dump: &[HashMap<String, AttributeValue>], b
         }
     }
     let mut written = Watermarks::default();
-    for lane in 0..WRITTEN_SHARDS {
-        let (w, _) = rank_v2_index::lane(table, board.as_str(), lane).await;
+    for lane in 0..LANES {
+        let (w, _) = index_check::lane(table, board.as_str(), lane).await;
         if w > 0 {
             written.0.insert(lane, w);
         }
     }
-    let stored = rank_v2_index::index_in(dump, board.as_str());
+    let stored = index_check::index_in(dump, board.as_str());
     assert!(
         stored == (build(&keys), written),
-        "the v2 index is not the built one"
+        "the index is not the built one"
     );
 }
 
@@ -296,10 +261,7 @@ async fn main() {
             cursor_secret: b"bench-secret-of-at-least-32-chars".to_vec(),
         },
     );
-    let boards = [
-        ("v1", board(&store, "one", RankLayout::V1).await),
-        ("v2", board(&store, "two", RankLayout::V2).await),
-    ];
+    let id = board(&store, "apply").await;
     let players: Vec<PlayerId> = (0..n)
         .map(|i| PlayerId::parse(&format!("p{i:07}")).unwrap())
         .collect();
@@ -314,118 +276,87 @@ async fn main() {
             )
         })
         .collect();
-    for (layout, id) in &boards {
-        eprintln!("{layout}: importing {n} entries and building the index");
-        let board = store.get_board(id).await.unwrap().unwrap();
-        for chunk in entries.chunks(5_000) {
-            store.import_entries(&board, chunk).await.unwrap();
-        }
-        store.build_rank_index(&board).await.unwrap();
+    eprintln!("importing {n} entries and building the index");
+    let board = store.get_board(&id).await.unwrap().unwrap();
+    for chunk in entries.chunks(5_000) {
+        store.import_entries(&board, chunk).await.unwrap();
     }
+    store.build_rank_index(&board).await.unwrap();
     table.set_stream(true).await;
     let mut reader =
         StreamReader::for_table(&table.endpoint, &table.name, StartingPosition::TrimHorizon)
             .await
             .unwrap();
 
-    let mut rates = Vec::new();
-    for (layout, id) in &boards {
-        eprintln!("{layout}: {plays} plays");
-        rates.push(play(&store, id, &players, plays).await);
-    }
+    eprintln!("{plays} plays");
+    let plays_per_sec = play(&store, &id, &players, plays).await;
     let records = reader.read_to_end().await.unwrap();
-
-    let mut rows = Vec::new();
-    for ((layout, id), plays_per_sec) in boards.iter().zip(rates) {
-        let tally = &Tally {
-            store: store.clone(),
-            applied: AtomicUsize::new(0),
-            items: AtomicUsize::new(0),
-        };
-        // v1 applies the board's Score records, v2 its lanes' records.
-        let v1 = *layout == "v1";
-        let lanes = format!("RANKSEQ#{id}#");
-        let records: Vec<EventRecord> = records
-            .iter()
-            .filter(|r| {
-                if v1 {
-                    pk(r) == entity::board_pk(id)
-                } else {
-                    pk(r).starts_with(&lanes)
-                }
-            })
-            .cloned()
-            .collect();
-        eprintln!("{layout}: applying {} records", records.len());
-        let (secs, requests) = if v1 {
-            apply(&records, &counter, |batch| async move {
-                rank::index(tally, &rank::plan(&batch)).await.len()
-            })
+    let tally = &Tally {
+        store: store.clone(),
+        applied: AtomicUsize::new(0),
+        items: AtomicUsize::new(0),
+    };
+    let lanes = format!("RANKSEQ#{id}#");
+    let records: Vec<EventRecord> = records
+        .iter()
+        .filter(|r| pk(r).starts_with(&lanes))
+        .cloned()
+        .collect();
+    eprintln!("applying {} records", records.len());
+    let (secs, requests) = apply(&records, &counter, |batch| async move {
+        rank_index::index(tally, &rank_index::plan(&batch))
             .await
-        } else {
-            apply(&records, &counter, |batch| async move {
-                rank_v2::index(tally, &rank_v2::plan(&batch)).await.len()
-            })
-            .await
-        };
-        // v1 has a REMOVE and an INSERT record per entry change, v2 one lane record.
-        let changes = records.iter().filter(|r| r.event_name != "REMOVE").count();
-        assert_eq!(
-            tally.applied.load(Ordering::Relaxed),
-            records.len(),
-            "every record applied"
-        );
-        let row = Row {
-            layout,
-            plays,
-            changes,
-            plays_per_sec,
-            records: records.len(),
-            batches: records.len().div_ceil(BATCH),
-            apply_secs: secs,
-            requests,
-            items: tally.items.load(Ordering::Relaxed),
-            index_items: (0, 0, 0),
-        };
-        rows.push(row);
-    }
+            .len()
+    })
+    .await;
+    // One lane record per entry change.
+    assert_eq!(
+        tally.applied.load(Ordering::Relaxed),
+        records.len(),
+        "every record applied"
+    );
     let dump = table.dump().await;
-    for (row, (layout, id)) in rows.iter_mut().zip(&boards) {
-        row.index_items = index_items(&dump, *layout == "v2", id);
-        if *layout == "v2" {
-            check_v2(&table, &dump, id).await;
-        }
-    }
+    check_index(&table, &dump, &id).await;
+    let rows = vec![Row {
+        plays,
+        changes: records.len(),
+        plays_per_sec,
+        records: records.len(),
+        batches: records.len().div_ceil(BATCH),
+        apply_secs: secs,
+        requests,
+        items: tally.items.load(Ordering::Relaxed),
+        index_items: index_items(&dump, &id),
+    }];
     report(n, &rows, quick);
 }
 
 fn report(n: usize, rows: &[Row], quick: bool) {
     let mut md = format!(
-        "## Rank index apply rate, v1 beside v2 (issue 30)\n\n\
-         One run on one DynamoDB Local{}: two `latest` boards of {n} players (imported and \
-         indexed before the table's stream was enabled), one per layout; {} plays of random \
-         players on each, {CONCURRENT_PLAYS} at once through `Store::record_play` (the \
-         submit-score function's calls; `latest`: a play replaces its player's entry): the submission rate. Then \
-         each board's index records from the table's stream, in batches of {BATCH} one after \
-         another (one shard), applied by the projector's `rank::index` (v1: the Score records, a \
-         play's REMOVE and INSERT) or `rank_v2::index` (v2: the lane records, one per entry change). \
-         Per change = divided by the entry changes the plays made. Requests are what the client sent, item writes what the \
-         apply reports. Write units: every index write is in a transaction, 2 units per item \
-         write up to 1 KB; the table's index items after the run are measured, and where some \
-         exceed 1 KB the figure is a lower bound (DynamoDB Local's own `ConsumedCapacity` for a \
-         transaction is not the sum over its items, so it is not used).\n\n\
-         | layout | plays accepted /s | entry changes | records | batches | entry changes applied /s | \
+        "## Rank index apply rate (issue 30)\n\n\
+         One run on one DynamoDB Local{}: a `latest` board of {n} players (imported and \
+         indexed before the table's stream was enabled); {} plays of random players, \
+         {CONCURRENT_PLAYS} at once through `Store::record_play` (the submit-score function's \
+         calls; `latest`: a play replaces its player's entry): the submission rate. Then the \
+         board's lane records from the table's stream, in batches of {BATCH} one after another \
+         (one shard), applied by the projector's `rank_index::index` (one lane record per \
+         entry change). Per change = divided by the entry changes the plays made. Requests are \
+         what the client sent, item writes what the apply reports. Write units: every index \
+         write is in a transaction, 2 units per item write up to 1 KB; the table's index items \
+         after the run are measured, and where some exceed 1 KB the figure is a lower bound \
+         (DynamoDB Local's own `ConsumedCapacity` for a transaction is not the sum over its \
+         items, so it is not used).\n\n\
+         | plays accepted /s | entry changes | records | batches | entry changes applied /s | \
          applied / accepted | requests per change | item writes per change | write units per \
          change | index items (largest, over 1 KB) |\n\
-         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+         | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         if quick { " (quick mode)" } else { "" },
         rows.first().map_or(0, |r| r.plays),
     );
     for r in rows {
         let (count, largest, over) = r.index_items;
         md.push_str(&format!(
-            "| {} | {:.0} | {} | {} | {} | {:.0} | {:.2}x | {:.2} | {:.2} | {}{:.1} | {} ({} B, {}) |\n",
-            r.layout,
+            "| {:.0} | {} | {} | {} | {:.0} | {:.2}x | {:.2} | {:.2} | {}{:.1} | {} ({} B, {}) |\n",
             r.plays_per_sec,
             r.changes,
             r.records,
@@ -441,28 +372,17 @@ fn report(n: usize, rows: &[Row], quick: bool) {
             over,
         ));
     }
-    if let [v1, v2] = rows {
-        md.push_str(&format!(
-            "\nv2 against v1, same run: {:.2}x the apply rate, {:.2}x the item writes per change, \
-             {:.2}x the requests per change.\n",
-            v2.applied_per_sec() / v1.applied_per_sec(),
-            v2.per_change(v2.items as f64) / v1.per_change(v1.items as f64),
-            v2.per_change(v2.requests as f64) / v1.per_change(v1.requests as f64),
-        ));
-        let accepted = v1.plays_per_sec.max(v2.plays_per_sec);
+    if let [r] = rows {
         fragment::target(
-            "Rank index v2 applies at least 2x as fast as the stack accepts plays (issue 30)",
+            "The rank index applies at least 2x as fast as the stack accepts plays (issue 30)",
             &format!(
-                "v2 applies {:.0} changes/s, plays accepted {:.0}/s: {:.2}x (v1: {:.0}/s, {:.2}x)",
-                v2.applied_per_sec(),
-                accepted,
-                v2.applied_per_sec() / accepted,
-                v1.applied_per_sec(),
-                v1.applied_per_sec() / accepted
+                "applies {:.0} changes/s, plays accepted {:.0}/s: {:.2}x",
+                r.applied_per_sec(),
+                r.plays_per_sec,
+                r.applied_per_sec() / r.plays_per_sec,
             ),
-            v2.applied_per_sec() >= 2.0 * accepted,
+            r.applied_per_sec() >= 2.0 * r.plays_per_sec,
         );
     }
     println!("{md}");
-    fragment::write("65-rank-apply.md", &md);
 }

@@ -7,13 +7,13 @@ use leaderboard_keys::time::Timestamp;
 use leaderboard_metrics::Sink;
 
 use crate::metrics::BatchMetrics;
-use crate::{LaneIndex, Projection, RankIndex, budget, failure, project_counted, rank, rank_v2};
+use crate::{LaneIndex, Projection, budget, failure, project_counted, rank_index};
 
 /// The Lambda handler: one stream batch in, its failed records out. The batch's Session
-/// INSERTs go to the players' totals ([`crate::project`]) and its Score changes to the rank
-/// index ([`rank::index`]), side by side; the failures of both are reported. Its metrics go to
-/// standard output.
-pub async fn handle<P: Projection + RankIndex + LaneIndex>(
+/// INSERTs go to the players' totals ([`crate::project`]) and its lanes' changes to the rank
+/// index ([`rank_index::index`]), side by side; the failures of both are reported. Its metrics
+/// go to standard output.
+pub async fn handle<P: Projection + LaneIndex>(
     store: &P,
     event: LambdaEvent<Event>,
 ) -> Result<DynamoDbEventResponse, Error> {
@@ -21,7 +21,7 @@ pub async fn handle<P: Projection + RankIndex + LaneIndex>(
 }
 
 /// [`handle`], its metrics to `sink`.
-pub async fn handle_measured<P: Projection + RankIndex + LaneIndex>(
+pub async fn handle_measured<P: Projection + LaneIndex>(
     store: &P,
     sink: &Sink,
     event: LambdaEvent<Event>,
@@ -33,19 +33,16 @@ pub async fn handle_measured<P: Projection + RankIndex + LaneIndex>(
         .iter()
         .find_map(|r| r.change.sequence_number.clone());
     let budget = budget::budget(event.context.deadline);
-    let ranks = rank::plan(&records);
-    let lanes = rank_v2::plan(&records);
-    metrics.rank_changes(&ranks, &lanes);
+    let lanes = rank_index::plan(&records);
+    metrics.rank_changes(&lanes);
     let work = async {
         futures::join!(
             project_counted(store, records, Timestamp::now()),
-            rank::index(store, &ranks),
-            rank_v2::index(store, &lanes)
+            rank_index::index(store, &lanes)
         )
     };
     let response = match tokio::time::timeout(budget, work).await {
-        Ok(((mut response, projected), rank_failures, lane_failures)) => {
-            response.batch_item_failures.extend(rank_failures);
+        Ok(((mut response, projected), lane_failures)) => {
             response.batch_item_failures.extend(lane_failures);
             metrics.projected(projected);
             response

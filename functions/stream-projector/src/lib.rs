@@ -34,8 +34,9 @@
 //! takes as a failure of the whole batch (harmless: every re-delivered record is recognised).
 //!
 //! # The rank index
-//! The same batches carry the Score items' changes, which keep the board's rank index (see
-//! [`rank`]): [`handle`] runs both halves over every batch and reports the failures of both.
+//! The same batches carry the lanes' changes, which keep the boards' rank index (see
+//! [`rank_index`]): [`handle`] runs both halves over every batch and reports the failures of
+//! both.
 //!
 //! # Time
 //! A batch works within the invocation's deadline less [`budget::DEADLINE_MARGIN`], every retry
@@ -60,11 +61,9 @@ use serde_dynamo::AttributeValue;
 pub mod budget;
 mod handler;
 pub mod metrics;
-pub mod rank;
-pub mod rank_v2;
+pub mod rank_index;
 pub use handler::{handle, handle_measured};
-pub use rank::RankIndex;
-pub use rank_v2::LaneIndex;
+pub use rank_index::LaneIndex;
 
 /// How many players' writes of one batch run at once.
 pub const MAX_CONCURRENT_PLAYERS: usize = 16;

@@ -12,8 +12,7 @@ use metrique::unit::Millisecond;
 use metrique::unit_of_work::metrics;
 
 use crate::Projected;
-use crate::rank::RankPlan;
-use crate::rank_v2::LanePlan;
+use crate::rank_index::LanePlan;
 
 /// One batch's entry.
 #[metrics(rename_all = "PascalCase", emf::dimension_sets = [["FunctionName"]])]
@@ -34,7 +33,7 @@ pub struct BatchMetrics {
     records_poisoned: u64,
     /// Records reported for re-delivery (`batchItemFailures`).
     records_failed: u64,
-    /// Score changes for the rank index, both layouts.
+    /// Changes for the rank index (lane records).
     rank_changes: u64,
     /// How old the batch's oldest change was when the batch ended: how far the totals and the
     /// rank index were behind the plays. Absent for a batch without creation times.
@@ -68,11 +67,9 @@ impl BatchMetrics {
         }
     }
 
-    /// The batch's Score changes, for both index layouts.
-    pub fn rank_changes(&mut self, ranks: &RankPlan, lanes: &LanePlan) {
-        let v1: usize = ranks.groups.iter().map(|g| g.changes.len()).sum();
-        let v2: usize = lanes.boards.iter().map(|b| b.changes.len()).sum();
-        self.rank_changes = (v1 + v2) as u64;
+    /// The batch's changes for the rank index (its lanes' records).
+    pub fn rank_changes(&mut self, lanes: &LanePlan) {
+        self.rank_changes = lanes.boards.iter().map(|b| b.changes.len()).sum::<usize>() as u64;
     }
 
     /// What the players' totals took from the batch.

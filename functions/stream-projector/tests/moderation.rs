@@ -6,14 +6,15 @@
 //! `playerCount` is exact.
 
 mod common;
-#[path = "../../../shared/store/tests/common/rank_v2.rs"]
-mod rank_v2_index;
+#[path = "../../../shared/store/tests/common/index_check.rs"]
+mod index_check;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use common::*;
 use futures::future::join_all;
+use index_check::{expected_index, stored_index};
 use lambda_runtime::{Context, LambdaEvent};
 use leaderboard_devkit::stream::{EventSourceMapping, StreamReader};
 use leaderboard_devkit::testing::TestTable;
@@ -21,7 +22,6 @@ use leaderboard_keys::ids::{BoardId, GameId, SessionId};
 use leaderboard_keys::rank::Order;
 use leaderboard_store::model::{Operator, RankLayout};
 use leaderboard_store::{Play, PlayOutcome, Store, StoreError};
-use rank_v2_index::{expected_index, stored_index};
 use stream_projector::handle;
 
 const PLAYERS: usize = 2_000;

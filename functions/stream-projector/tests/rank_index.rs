@@ -1,12 +1,13 @@
 //! The rank index against DynamoDB Local's real stream, through the real handler: a
 //! 10,000-player board with heavy ties (300 scores, 40 distinct milliseconds, so many players
-//! tie to the millisecond and rank by id), its index built in one pass, then random plays whose
-//! stream records are delivered with Lambda's retry semantics, with a partial-batch failure,
-//! a whole replay and re-ordered re-deliveries. While the plays' changes are held back, at least
-//! 1,000 sampled players (the first, the last, tied ones, everyone who just played) must get a
-//! rank within its `rankLag` of their place in the full listing, exact in the first 999, with
-//! no Query beyond one capped count; after each delivery, exactly their place from the index
-//! alone; and the index's own totals must match the table.
+//! tie to the millisecond and rank by id), its index built from the board, then random plays
+//! whose stream records are delivered with Lambda's retry semantics, with a partial-batch
+//! failure, a whole replay and re-ordered re-deliveries. While the plays' changes are held
+//! back, at least 1,000 sampled players (the first, the last, tied ones, everyone who just
+//! played) must get a rank within its `rankLag` of their place in the full listing, exact in
+//! the first 999, with no Query beyond a group's tail count and one capped count; after each
+//! delivery, exactly their place from the index; and the index's own totals must match the
+//! table.
 
 mod common;
 
@@ -19,7 +20,6 @@ use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::{TestTable, s};
 use leaderboard_keys::ids::{BoardId, PlayerId, SessionId};
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rankindex::shard_of;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{Board, Operator, RankLayout, RankedEntry};
 use leaderboard_store::{Play, RankCost, Store};
@@ -93,13 +93,15 @@ async fn check_sample(
             assert_eq!(entry.rank, want, "{p}");
         }
         if held_back == 0 {
-            assert_eq!(cost.count_queries, 0, "{p}: {cost:?}");
+            // At most the tail count of the player's group (a score within 100 s).
+            assert!(cost.count_queries <= 1, "{p}: {cost:?}");
         }
+        // The tail count (at most 1,000 keys) and at most one capped count (1,000 more).
         assert!(
-            cost.count_queries <= 1 && cost.keys_counted <= 1_000,
+            cost.count_queries <= 2 && cost.keys_counted <= 2_000,
             "{p}: {cost:?}"
         );
-        assert!(cost.requests <= 4, "{p}: {cost:?}");
+        assert!(cost.requests <= 5, "{p}: {cost:?}");
         lagging += u64::from(f.rank_lag > 0);
     }
     // The interceptor saw no Query beyond the capped counts.
@@ -115,8 +117,8 @@ async fn check_sample(
     }
 }
 
-/// The index's totals against the table: the root counters sum to the number of entries, and
-/// the applied versions to the written ones.
+/// The index's totals against the table: the root's counters sum to the number of entries, and
+/// its watermarks to the lanes' written counts.
 async fn check_totals(table: &TestTable, entries: usize) {
     let items = table.dump().await;
     let num = |i: &leaderboard_devkit::testing::RawItem, a: &str| -> i64 {
@@ -127,8 +129,12 @@ async fn check_totals(table: &TestTable, entries: usize) {
     let (mut root_entries, mut applied, mut written, mut scores) = (0, 0, 0, 0);
     for item in &items {
         let pk = s(item, "pk").unwrap();
-        if pk.starts_with("RANKNODE#big#") && pk.ends_with('#') {
-            applied += num(item, "applied");
+        if pk == "RANKV2#big" {
+            applied += item
+                .iter()
+                .filter(|(k, _)| k.starts_with('w'))
+                .map(|(k, _)| num(item, k))
+                .sum::<i64>();
             root_entries += item
                 .iter()
                 .filter(|(k, _)| k.starts_with('c'))
@@ -183,7 +189,7 @@ async fn ranks_from_the_index_equal_counted_ranks_at_10k_players() {
     let board_id = BoardId::parse("big").unwrap();
     let board = store
         .create_board(
-            new_board("big", Order::Desc, Operator::Best, RankLayout::V1),
+            new_board("big", Order::Desc, Operator::Best, RankLayout::V2),
             at(0),
         )
         .await
@@ -212,8 +218,8 @@ async fn ranks_from_the_index_equal_counted_ranks_at_10k_players() {
     let step = |what: &str| eprintln!("{:>7.1} s  {what}", clock.elapsed().as_secs_f64());
     store.import_entries(&board, &entries).await.unwrap();
     step("imported");
-    // The import's stream records are not delivered: the index is built in one pass instead
-    // (the real-stream path is what the plays below take).
+    // The import's lanes carry no change: the index is built from the board instead (the
+    // real-stream path is what the plays below take).
     let records = reader.read_to_end().await.unwrap();
     assert!(records.len() >= 2 * PLAYERS);
     // Before delivery the index has applied nothing: the answer says how far off it may be.
@@ -233,7 +239,7 @@ async fn ranks_from_the_index_equal_counted_ranks_at_10k_players() {
         entry.rank.abs_diff(want) <= f.rank_lag,
         "{entry:?} against {want}"
     );
-    assert!(f.rank_lag < PLAYERS as u64);
+    assert!(f.rank_lag <= PLAYERS as u64);
     let built = store.build_rank_index(&board).await.unwrap();
     assert_eq!(built.entries, PLAYERS);
     step("index built");
@@ -288,20 +294,15 @@ async fn ranks_from_the_index_equal_counted_ranks_at_10k_players() {
     check_sample(&table, &board, &all, &busy, PLAYS as u64).await;
     step("sample checked, held back");
 
-    // A partial-batch failure: the index write of about one player in seven fails once; Lambda
-    // re-delivers from the first failed record.
+    // A partial-batch failure: the second index write fails once; Lambda re-delivers from the
+    // first failed record.
     let failing = FailOnce {
-        victims: players
-            .iter()
-            .filter(|p| shard_of(p, 7) == 0)
-            .cloned()
-            .collect(),
+        lane_fail_at: 2,
         ..FailOnce::none(&store)
     };
     let retries = deliver(&failing, &records).await;
     step("delivered with failures");
     assert!(retries > 0);
-    assert!(!failing.failed.lock().unwrap().is_empty());
     check_totals(&table, entries_now).await;
     let all = listing(&store, &board_id).await;
     let after = sample(&all, &players);
@@ -329,10 +330,11 @@ async fn ranks_from_the_index_equal_counted_ranks_at_10k_players() {
     step("sample checked");
 
     // 4. A play while the index is caught up: the rank in its outcome comes from the index,
-    // exact although the index has not applied the play itself (no counting Query: the play's
-    // BatchGetItem and TransactWriteItems, then the written counts' BatchGetItem before and
-    // after one TransactGetItems, and the UpdateItem that keeps the rank in the Session), and is the
-    // player's place in the listing after the write.
+    // exact although the index has not applied the play itself (no capped count: the play's
+    // BatchGetItem and TransactWriteItems, then the snapshot, twice because this new process
+    // had not seen the board's generation, at most one tail count (right after a play a group
+    // of one may be another player's), the lanes' BatchGetItem, and the UpdateItem that keeps
+    // the rank in the Session), and is the player's place in the listing after the write.
     let (client, counter) = counting_client(&table.endpoint);
     let counted = store_for(&table, client);
     let player = after[after.len() / 2].clone();
@@ -349,9 +351,9 @@ async fn ranks_from_the_index_equal_counted_ranks_at_10k_players() {
     };
     let outcome = counted.record_play(&play, now).await.unwrap();
     let ops = counter.snapshot();
-    assert_eq!(ops.get("Query"), None, "{ops:?}");
-    assert_eq!(ops.get("TransactGetItems"), Some(&1), "{ops:?}");
-    assert_eq!(ops.get("BatchGetItem"), Some(&3), "{ops:?}");
+    assert!(ops.get("Query").copied().unwrap_or(0) <= 1, "{ops:?}");
+    assert_eq!(ops.get("TransactGetItems"), Some(&2), "{ops:?}");
+    assert_eq!(ops.get("BatchGetItem"), Some(&2), "{ops:?}");
     assert_eq!(ops.get("UpdateItem"), Some(&1), "{ops:?}");
     let all = listing(&store, &board_id).await;
     let want = all.iter().position(|e| e.player_id == player).unwrap() as u64 + 1;

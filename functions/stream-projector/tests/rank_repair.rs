@@ -4,21 +4,21 @@
 //! the plays after it are delivered on top, and every answer is exact.
 
 mod common;
-#[path = "../../../shared/store/tests/common/rank_v2.rs"]
-mod rank_v2_index;
+#[path = "../../../shared/store/tests/common/index_check.rs"]
+mod index_check;
 
 use std::time::Duration;
 
 use aws_lambda_events::event::dynamodb::EventRecord;
 use common::*;
+use index_check::{expected_index, stored_index};
 use lambda_runtime::{Context, LambdaEvent};
 use leaderboard_devkit::stream::{EventSourceMapping, StreamReader};
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::ids::{BoardId, GameId, SessionId};
-use leaderboard_keys::rank_v2::REPAIR_PK;
+use leaderboard_keys::rank_index::REPAIR_PK;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::{Play, RepairOptions, Store};
-use rank_v2_index::{expected_index, stored_index};
 use stream_projector::handle;
 
 /// More than the exact top (1,000), so that ranks are read from the index.
@@ -87,7 +87,7 @@ async fn answers(
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_lane_record_lost_on_the_way_is_repaired_and_later_plays_apply_on_top() {
     // A DynamoDB Local of its own: its streamed writes would slow every other test's.
-    let table = TestTable::on_own_local("rank_v2_lost").await;
+    let table = TestTable::on_own_local("rank_lanes_lost").await;
     let store = store_for(&table, table.client.clone());
     let players: Vec<String> = (0..PLAYERS).map(|i| format!("l{i:04}")).collect();
     let entries: Vec<_> = players

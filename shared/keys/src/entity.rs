@@ -10,15 +10,13 @@
 //! | Final standing | `LEADERBOARD#<boardId>` | `FINAL#<rank padded to 10>` | |
 //! | Season result | `PLAYER#<playerId>` | `RESULT#<boardId>` | |
 //! | Entry pointer (ours) | `PLAYER#<playerId>` | `ENTRY#<boardId>` | |
-//! | Rank index node (ours) | `RANKNODE#<boardId>#<shard>#<digits prefix>` | `#NODE` | |
-//! | Rank index written count (ours) | `RANKSEQ#<boardId>#<shard>` | `#WRITTEN` | |
-//! | Rank index marker (ours) | `PLAYER#<playerId>` | `RANKED#<boardId>` | |
+//! | Rank index lane (ours) | `RANKSEQ#<boardId>#<lane>` | `#WRITTEN` | |
 //! | Ban (ours) | `PLAYER#<playerId>` | `#BAN` | |
 //! | Idempotency key (ours) | `PLAYER#<playerId>` | `IDEMPOTENCY#<key>` | |
 //!
 //! The entry pointer records a player's current Score sort key on a board, so that the submit
 //! path finds the Score item to replace with one *strongly consistent* read (a GSI1 read can't
-//! be consistent). The rank index items are described in [`crate::rankindex`].
+//! be consistent). The rank index's items are described in [`crate::rank_index`].
 //!
 //! ```
 //! use leaderboard_keys::entity::{self, Key};
@@ -63,16 +61,10 @@ pub const BAN: &str = "#BAN";
 /// Sort key prefix of a play's idempotency key (this project's addition).
 pub const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
 
-/// Partition prefix of a rank index node.
-pub const RANK_NODE_PREFIX: &str = "RANKNODE#";
-/// Sort key of a rank index node.
-pub const RANK_NODE_SK: &str = "#NODE";
 /// Partition prefix of a rank index written count.
 pub const RANK_WRITTEN_PREFIX: &str = "RANKSEQ#";
 /// Sort key of a rank index written count.
 pub const RANK_WRITTEN_SK: &str = "#WRITTEN";
-/// Sort prefix of a player's rank index marker.
-pub const RANKED_PREFIX: &str = "RANKED#";
 /// The exclusive upper bound of the Score sort keys of a board: `'$'` is the byte after `'#'`.
 pub const SCORE_UPPER_BOUND: &str = "SCORE$";
 
@@ -212,25 +204,12 @@ pub fn entry(player: &PlayerId, board: &BoardId) -> Key {
     Key::new(player_pk(player), join(ENTRY_PREFIX, board.as_str()))
 }
 
-/// A rank index node: `RANKNODE#<boardId>#<shard, 2 digits>#<digits prefix>` / `#NODE`.
-pub fn rank_node(board: &BoardId, shard: u8, prefix: &str) -> Key {
-    Key::new(
-        format!("{RANK_NODE_PREFIX}{board}#{shard:02}#{prefix}"),
-        RANK_NODE_SK,
-    )
-}
-
-/// A rank index written count: `RANKSEQ#<boardId>#<shard, 2 digits>` / `#WRITTEN`.
+/// A rank index lane (its written count): `RANKSEQ#<boardId>#<lane, 2 digits>` / `#WRITTEN`.
 pub fn rank_written(board: &BoardId, shard: u8) -> Key {
     Key::new(
         format!("{RANK_WRITTEN_PREFIX}{board}#{shard:02}"),
         RANK_WRITTEN_SK,
     )
-}
-
-/// A player's rank index marker on a board: `PLAYER#<playerId>` / `RANKED#<boardId>`.
-pub fn rank_marker(player: &PlayerId, board: &BoardId) -> Key {
-    Key::new(player_pk(player), join(RANKED_PREFIX, board.as_str()))
 }
 
 /// A player's ban: `PLAYER#<playerId>` / `#BAN`, present while the player is banned.
@@ -295,22 +274,6 @@ pub enum ItemKey {
         /// The board.
         board: BoardId,
     },
-    /// A player's rank index marker on a board.
-    RankMarker {
-        /// The player.
-        player: PlayerId,
-        /// The board.
-        board: BoardId,
-    },
-    /// A rank index node.
-    RankNode {
-        /// The board.
-        board: BoardId,
-        /// The write shard.
-        shard: u8,
-        /// The node's digits prefix.
-        prefix: String,
-    },
     /// A rank index written count.
     RankWritten {
         /// The board.
@@ -346,24 +309,6 @@ impl ItemKey {
             if let Some(k) = sk.strip_prefix(IDEMPOTENCY_PREFIX) {
                 let key = IdempotencyKey::parse(k)?;
                 return Ok(ItemKey::Idempotency { player, key });
-            }
-            if let Some(b) = sk.strip_prefix(RANKED_PREFIX) {
-                let board = BoardId::parse(b)?;
-                return Ok(ItemKey::RankMarker { player, board });
-            }
-        } else if let Some(rest) = pk.strip_prefix(RANK_NODE_PREFIX)
-            && sk == RANK_NODE_SK
-        {
-            let mut parts = rest.splitn(3, '#');
-            if let (Some(b), Some(shard), Some(prefix)) = (parts.next(), parts.next(), parts.next())
-                && let Some(shard) = parse_shard(shard)
-                && prefix.bytes().all(|c| c.is_ascii_digit())
-            {
-                return Ok(ItemKey::RankNode {
-                    board: BoardId::parse(b)?,
-                    shard,
-                    prefix: prefix.to_owned(),
-                });
             }
         } else if let Some(rest) = pk.strip_prefix(RANK_WRITTEN_PREFIX)
             && sk == RANK_WRITTEN_SK

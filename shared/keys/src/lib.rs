@@ -12,8 +12,8 @@
 //!   13-digit millisecond tiebreaker), and the Score sort key built on it.
 //! - [`ids`]: validated identifiers (`playerId`, `leaderboardId`, `gameId`, ULID `sessionId`,
 //!   email). The `#` delimiter never appears inside a segment.
-//! - [`rank_v2`]: the rank index's layout v2 (lanes with a change log, one trie of counters per
-//!   board, batches folded into net deltas), the pure part.
+//! - [`rank_index`]: the rank index (lanes with a change log, one trie of counters per board,
+//!   batches folded into net deltas), the pure part.
 //! - [`subject`]: a token's `sub` claim as a `playerId`, for every identity provider.
 //! - [`time`]: millisecond timestamps in the contract's RFC 3339 UTC form.
 //! - [`entity`]: the table layout of the contract: primary and GSI keys of every item type,
@@ -39,8 +39,7 @@ pub mod ids;
 pub mod keypath;
 pub mod pad;
 pub mod rank;
-pub mod rank_v2;
-pub mod rankindex;
+pub mod rank_index;
 pub mod subject;
 pub mod time;
 

@@ -13,8 +13,7 @@
 //! written, and every play that committed before it is in the listing, so no entry of the
 //! player is left on an open board. A ban that fails part-way (the function stopped, the store
 //! was unavailable) has written the ban: banning again finishes the removals. Boards that are
-//! closing or closed keep their entries (their standings are final); a layout 1 board keeps it
-//! too, and the answer says so, because its index cannot take a removal.
+//! closing or closed keep their entries (their standings are final).
 //!
 //! **Lifting** deletes the ban. Removed entries come back only through new plays.
 
@@ -45,16 +44,6 @@ pub struct Ban {
     pub banned_by: PlayerId,
 }
 
-/// An open board whose entry of the player a ban could not remove, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct KeptEntry {
-    /// The board.
-    pub leaderboard_id: BoardId,
-    /// Why the entry stays.
-    pub reason: String,
-}
-
 /// What banning a player did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -64,8 +53,6 @@ pub struct BanOutcome {
     pub ban: Ban,
     /// The open boards whose entry of the player was removed, in board id order.
     pub removed_from: Vec<BoardId>,
-    /// The open boards whose entry stays (layout 1 boards), in board id order.
-    pub kept_on: Vec<KeptEntry>,
 }
 
 /// Checks a ban's reason: 1 to [`MAX_BAN_REASON`] characters, not only white space, no
@@ -110,17 +97,12 @@ impl Store {
         let mut outcome = BanOutcome {
             ban,
             removed_from: Vec::new(),
-            kept_on: Vec::new(),
         };
         for board in self.live_entry_boards(player).await? {
             match self.remove_entry(&board, player).await {
                 Ok(true) => outcome.removed_from.push(board),
                 // Gone already (removed, or the board deleted), or final: nothing to do.
                 Ok(false) | Err(StoreError::NotFound { .. } | StoreError::BoardClosed { .. }) => {}
-                Err(StoreError::Unsupported(reason)) => outcome.kept_on.push(KeptEntry {
-                    leaderboard_id: board,
-                    reason,
-                }),
                 Err(e) => return Err(e),
             }
         }
@@ -128,7 +110,6 @@ impl Store {
             player = %player,
             by = %by,
             removed = outcome.removed_from.len(),
-            kept = outcome.kept_on.len(),
             "player banned"
         );
         Ok(outcome)

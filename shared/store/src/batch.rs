@@ -13,7 +13,7 @@ use crate::items::{Item, key_item, key_string, pointer_item, score_item};
 use crate::model::{Board, EntryPointer};
 use crate::retry::Retry;
 use crate::{Store, StoreError};
-use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
+use leaderboard_keys::rank_index::{LANES, shard_of};
 
 /// Items per `BatchWriteItem` request (DynamoDB's limit).
 pub const BATCH_WRITE_SIZE: usize = 25;
@@ -176,7 +176,7 @@ impl Store {
     /// batched writes. For seeding, migrations and benchmarks, never beside live plays on the
     /// same board: it is not conditional, and a player must appear once. Entries must be in the
     /// board's score range. The lanes count the entries but carry no change for them, so a
-    /// layout v2 board's index shows them as lag until [`Store::build_rank_index`] runs (or the
+    /// board's index shows them as lag until [`Store::build_rank_index`] runs (or the
     /// repair run, which the first play after the import asks for).
     pub async fn import_entries(
         &self,
@@ -185,7 +185,7 @@ impl Store {
     ) -> Result<BatchStats, StoreError> {
         let spec = board.spec()?;
         let mut items = Vec::with_capacity(entries.len() * 2);
-        let mut written = [0u64; WRITTEN_SHARDS as usize];
+        let mut written = [0u64; LANES as usize];
         for (player, score, at) in entries {
             spec.check_score(*score)
                 .map_err(|_| StoreError::ScoreOutOfRange {
@@ -207,13 +207,12 @@ impl Store {
             };
             items.push(score_item(&pointer)?);
             items.push(pointer_item(&pointer)?);
-            written[shard_of(player.as_str(), WRITTEN_SHARDS) as usize] += 1;
+            written[shard_of(player.as_str(), LANES) as usize] += 1;
         }
         // Counted as written before they are: an import that fails half way leaves the index
-        // looking behind (ranks are counted), never ahead.
-        if board.rank_index {
-            self.add_written(&board.leaderboard_id, &written).await?;
-        }
+        // looking behind (ranks are counted), never ahead. Every board's lanes count, as a
+        // play's do.
+        self.add_written(&board.leaderboard_id, &written).await?;
         self.put_all(items).await
     }
 }

@@ -1,34 +1,12 @@
-//! Boards: creation (`POST /leaderboards`), AP9 (metadata by id), and the process's cache of
-//! each board's rank index layout.
-
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+//! Boards: creation (`POST /leaderboards`) and AP9 (metadata by id).
 
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
 
 use crate::items::to_item;
-use crate::model::{Board, BoardStatus, NewBoard, RankLayout};
+use crate::model::{Board, BoardStatus, NewBoard};
 use crate::{Store, StoreError};
-
-/// Each board's rank index layout as this process has seen it. A layout is fixed when the
-/// board is created, so a cached one is never stale: caching it saves the stream consumer a
-/// board read per batch.
-#[derive(Clone, Default)]
-pub(crate) struct LayoutCache(Arc<Mutex<HashMap<BoardId, RankLayout>>>);
-
-impl LayoutCache {
-    pub(crate) fn get(&self, board: &BoardId) -> Option<RankLayout> {
-        self.0.lock().ok()?.get(board).copied()
-    }
-
-    pub(crate) fn remember(&self, board: &Board) {
-        if let Ok(mut cache) = self.0.lock() {
-            cache.insert(board.leaderboard_id.clone(), board.rank_layout);
-        }
-    }
-}
 
 impl Store {
     /// Creates an open board. It is listed under GSI2's sparse `BOARDS#OPEN` while open and has
@@ -43,7 +21,6 @@ impl Store {
             ))
         })?;
         self.put_new_board(&board).await?;
-        self.layouts.remember(&board);
         Ok(board)
     }
 
@@ -77,23 +54,6 @@ impl Store {
 
     /// AP9: a board's metadata (GetItem, consistent).
     pub async fn get_board(&self, board: &BoardId) -> Result<Option<Board>, StoreError> {
-        let found: Option<Board> = self.get(&entity::board(board)).await?;
-        if let Some(b) = &found {
-            self.layouts.remember(b);
-        }
-        Ok(found)
-    }
-
-    /// The board's rank index layout: from this process's cache, else one board read. A board
-    /// that does not exist (any more) answers v1, whose index is kept from the Score items
-    /// alone.
-    pub async fn rank_layout(&self, board: &BoardId) -> Result<RankLayout, StoreError> {
-        if let Some(layout) = self.layouts.get(board) {
-            return Ok(layout);
-        }
-        Ok(self
-            .get_board(board)
-            .await?
-            .map_or(RankLayout::V1, |b| b.rank_layout))
+        self.get(&entity::board(board)).await
     }
 }

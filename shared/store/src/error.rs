@@ -120,10 +120,6 @@ pub enum StoreError {
         /// What differs (`score`, `leaderboardIds`, `metadata`, `gameId`, `durationSec`).
         what: &'static str,
     },
-    /// The board cannot do this in its present form (for instance, an operation its rank
-    /// index's layout does not support).
-    #[error("{0}")]
-    Unsupported(String),
     /// A pagination cursor that was not issued by this service for this listing.
     #[error("the cursor is not valid for this listing")]
     BadCursor,
@@ -186,7 +182,6 @@ impl StoreError {
                 | StoreError::AlreadyExists { .. }
                 | StoreError::BoardClosed { .. }
                 | StoreError::Banned { .. }
-                | StoreError::Unsupported(_)
                 | StoreError::BadCursor
         )
     }

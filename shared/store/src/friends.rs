@@ -4,8 +4,7 @@
 //!
 //! - **A closed board** answers from the players' season results (`BatchGetItem`s, 100 keys a
 //!   request): final, exact.
-//! - **An open layout v2 board** reads, in the order a single rank reads them
-//!   (`rank_lookup_v2`):
+//! - **An open indexed board** reads, in the order a single rank reads them (`rank_lookup`):
 //!   1. the entry pointers and the index's root (`BatchGetItem`s, 100 keys a request);
 //!   2. on a board the root counts at most [`EXACT_TOP`] entries: the top page, one Query of at
 //!      most [`EXACT_TOP`] keys (sort key and player id), which ranks every listed player
@@ -21,23 +20,21 @@
 //!   6. the top page (if step 2 did not read it) when some answer is not exact and may be within
 //!      the first [`EXACT_TOP`]: it makes every such answer exact at once, where a rank lookup
 //!      makes one capped count per player.
-//! - **An open v1 or unindexed board** (made before layout v2) ranks each player as
-//!   [`Store::player_rank`] does: at most 4 requests a player.
+//! - **An open board made before the index** (until the migration moves it) ranks each player
+//!   as [`Store::player_rank`] does: one capped count a player.
 
 use std::collections::BTreeSet;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::entity::{self, Key, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::PlayerId;
-use leaderboard_keys::rank_v2::{self, CountedKey, GENERATION_ATTR, TAIL_CAP, TailSide};
+use leaderboard_keys::rank_index::{self, CountedKey, GENERATION_ATTR, TAIL_CAP, TailSide};
 
 use crate::freshness::{EXACT_TOP, Estimate, TopPercent};
 use crate::items::{Item, ItemExt, from_item, key_string};
-use crate::model::{Board, BoardStatus, EntryPointer, RankLayout, RankedEntry, SeasonResult};
-use crate::rank_lookup::{Prefetch, RankCost};
-use crate::rank_lookup_v2::{
-    SNAPSHOT_NODES, lanes_for, path_nodes, root_entries, settled_estimate,
-};
+use crate::model::{Board, BoardStatus, EntryPointer, RankedEntry, SeasonResult};
+use crate::rank_count::{Prefetch, RankCost};
+use crate::rank_lookup::{SNAPSHOT_NODES, lanes_for, path_nodes, root_entries, settled_estimate};
 use crate::request::Params;
 use crate::scores::own_entry;
 use crate::{Store, StoreError};
@@ -175,17 +172,17 @@ impl Store {
             entries.sort_by_key(|e| e.rank);
             return Ok((entries, cost));
         }
-        let v2 = board.rank_index && board.rank_layout == RankLayout::V2;
+        let indexed = board.indexed();
         let mut keys: Vec<Key> = players.iter().map(|p| entity::entry(p, id)).collect();
-        if v2 {
-            keys.push(rank_v2::root_key(id));
+        if indexed {
+            keys.push(rank_index::root_key(id));
         }
         let mut found = self
             .batch_get_all(&keys, "BatchGetItem(friends pointers)")
             .await?;
         cost.requests += keys.len().div_ceil(crate::batch::BATCH_GET_SIZE) as u32;
         cost.items += keys.len() as u64;
-        let root = if v2 {
+        let root = if indexed {
             found.take(&keys[players.len()])
         } else {
             None
@@ -197,20 +194,14 @@ impl Store {
             .collect::<Result<Vec<_>, _>>()?;
         // Rank order: descending sort keys.
         pointers.sort_by(|a, b| b.score_sk.cmp(&a.score_sk));
-        let estimates = if v2 {
-            self.estimates_v2(board, &pointers, root.unwrap_or_default(), &mut cost)
+        let estimates = if indexed {
+            self.indexed_estimates(board, &pointers, root.unwrap_or_default(), &mut cost)
                 .await?
         } else {
             let mut estimates = Vec::with_capacity(pointers.len());
             for p in &pointers {
                 let (estimate, c) = self
-                    .own_rank(
-                        board,
-                        &p.player_id,
-                        &p.score_sk,
-                        p.version,
-                        Prefetch::Nothing,
-                    )
+                    .own_rank(board, &p.player_id, &p.score_sk, Prefetch::Nothing)
                     .await?;
                 cost = cost.plus(c);
                 estimates.push(estimate);
@@ -226,9 +217,9 @@ impl Store {
         Ok((entries, cost))
     }
 
-    /// Steps 2 to 6 of the module documentation for `pointers` (in rank order) on a v2 board,
-    /// given the root read with them.
-    async fn estimates_v2(
+    /// Steps 2 to 6 of the module documentation for `pointers` (in rank order) on an indexed
+    /// board, given the root read with them.
+    async fn indexed_estimates(
         &self,
         board: &Board,
         pointers: &[EntryPointer],

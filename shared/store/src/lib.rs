@@ -13,9 +13,10 @@
 //!   policies every loop takes its budget and backoff from.
 //! - [`names`]: what a display name may contain; [`metadata`]: what a play's metadata may be.
 //! - `players`, `boards`, `scores`, `sessions`: the access patterns AP1-AP9 of seed 002, one
-//!   request each; `rank_index`, `rank_lookup` and [`freshness`]: ranks from the
-//!   stream-maintained rank index, with how fresh they are, at a cost that does not grow with
-//!   the board.
+//!   request each; `rank_index`, `rank_lookup`, `rank_count` and [`freshness`]: ranks from
+//!   the stream-maintained rank index, with how fresh they are, at a cost that does not grow
+//!   with the board; `rank_rebuild` and `rank_repair`: the index rebuilt live;
+//!   `rank_migration` and `rank_sweep`: boards made before it moved onto it.
 //! - `friends`: the friends listing, chosen players' entries ranked board-wide together.
 //! - `moderation`: removing a player's entry from an open board; `bans`: banning a player
 //!   (their plays refused, their entries on open boards removed) and lifting the ban.
@@ -49,14 +50,13 @@ mod players;
 mod plays;
 mod projection;
 mod query;
+mod rank_count;
 mod rank_index;
 mod rank_lookup;
-mod rank_lookup_v2;
 mod rank_migration;
 mod rank_rebuild;
 mod rank_repair;
 mod rank_sweep;
-mod rank_v2;
 mod request;
 mod retry;
 pub mod rollover;
@@ -65,7 +65,7 @@ mod sessions;
 mod standings;
 pub mod tls;
 
-pub use bans::{Ban, BanOutcome, KeptEntry, MAX_BAN_REASON};
+pub use bans::{Ban, BanOutcome, MAX_BAN_REASON};
 pub use batch::{BATCH_WRITE_SIZE, BatchStats};
 pub use close::{CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
 pub use close_lease::{LEASE_MARGIN, LEASE_WITHOUT_DEADLINE};
@@ -77,13 +77,12 @@ pub use play_ranks::{CommittedPlay, PlayOutcome};
 pub use plays::{MAX_BOARDS_PER_PLAY, Play, new_session_id};
 pub use projection::{ProjectedSession, ProjectionOutcome, SEQUENCE_DIGITS, SequenceNumber};
 pub use query::MAX_PAGE_SIZE;
-pub use rank_index::{RankApplyOutcome, RankBuildStats, RankChange};
-pub use rank_lookup::{RankCost, UNINDEXED_LAG};
+pub use rank_count::{RankCost, UNINDEXED_LAG};
+pub use rank_index::{LaneApplyOutcome, RankBuildStats};
 pub use rank_migration::{MigrationStep, needs_migration};
 pub use rank_rebuild::{FREE_SCANS, LANE_PAUSE, MAX_SCANS, RebuildOutcome};
 pub use rank_repair::{RepairOptions, RepairSummary};
 pub use rank_sweep::{SWEEP_PK, SweepOptions, SweepOutcome};
-pub use rank_v2::LaneApplyOutcome;
 pub use scores::{BoardRank, MAX_AROUND};
 
 use aws_sdk_dynamodb::Client;
@@ -94,8 +93,7 @@ pub struct Store {
     client: Client,
     table: String,
     cursors: cursor::CursorCodec,
-    layouts: boards::LayoutCache,
-    generations: rank_lookup_v2::GenerationCache,
+    generations: rank_lookup::GenerationCache,
 }
 
 impl Store {
@@ -105,8 +103,7 @@ impl Store {
             client,
             table: config.table_name.clone(),
             cursors: cursor::CursorCodec::new(&config.cursor_secret),
-            layouts: boards::LayoutCache::default(),
-            generations: rank_lookup_v2::GenerationCache::default(),
+            generations: rank_lookup::GenerationCache::default(),
         }
     }
 

@@ -152,34 +152,36 @@ pub struct NewBoard {
     /// The game the board belongs to, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game_id: Option<GameId>,
-    /// The rank index's layout: 2 (default) or 1, kept for tests and comparisons.
+    /// The rank index's layout: 2, the only one (the default).
     #[serde(default)]
     pub rank_layout: RankLayout,
 }
 
-/// How a board's rank index is laid out (see the README's rank index section). Fixed at
-/// creation; a recurring board's successors keep it. New boards default to v2; a stored board
-/// without `rankLayout` was made before v2 existed, and is v1.
+/// How a board's rank index is laid out (see the README's rank index section): `rankLayout` 2,
+/// every board's since that layout existed. A stored board without it (or with 1, which no
+/// version writes any more) was made before, and is ranked by counting until the migration
+/// moves it onto the index (`rank_migration`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(try_from = "u8", into = "u8")]
 pub enum RankLayout {
-    /// Layout v1: per-shard tries with tie sets and a per-player marker.
-    V1,
-    /// Layout v2: one trie of counters per board, applied a batch at a time from the lanes'
-    /// change log.
+    /// Made before the current layout, not moved onto it yet.
+    Legacy,
+    /// The rank index: one trie of counters per board, applied a batch at a time from the
+    /// lanes' change log.
     #[default]
     V2,
 }
 
 impl RankLayout {
-    /// Whether this is v1 (left out of stored and shown boards).
-    pub fn is_v1(&self) -> bool {
-        *self == RankLayout::V1
+    /// Whether this is a board the migration has still to move (left out of stored and shown
+    /// boards).
+    pub fn is_legacy(&self) -> bool {
+        *self == RankLayout::Legacy
     }
 
     /// The layout of a stored board without `rankLayout`.
     fn stored_default() -> RankLayout {
-        RankLayout::V1
+        RankLayout::Legacy
     }
 }
 
@@ -188,9 +190,9 @@ impl TryFrom<u8> for RankLayout {
 
     fn try_from(v: u8) -> Result<Self, Self::Error> {
         match v {
-            1 => Ok(RankLayout::V1),
+            1 => Ok(RankLayout::Legacy),
             2 => Ok(RankLayout::V2),
-            other => Err(format!("rankLayout must be 1 or 2, not {other}")),
+            other => Err(format!("rankLayout must be 2, not {other}")),
         }
     }
 }
@@ -198,7 +200,7 @@ impl TryFrom<u8> for RankLayout {
 impl From<RankLayout> for u8 {
     fn from(l: RankLayout) -> u8 {
         match l {
-            RankLayout::V1 => 1,
+            RankLayout::Legacy => 1,
             RankLayout::V2 => 2,
         }
     }
@@ -248,19 +250,19 @@ pub struct Board {
     /// Why a recurring board closed without a successor (its id could not be continued).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollover_error: Option<String>,
-    /// Whether the rank index has counted this board's entries since its creation (boards made
-    /// before the index existed have no index and are ranked by counting).
+    /// Whether the rank index has counted this board's entries since its creation (`rankIndex`;
+    /// boards made before any index existed have none until the migration).
     #[serde(default, skip_serializing_if = "is_false")]
     pub rank_index: bool,
-    /// The rank index's layout (`rankLayout`, absent for v1).
+    /// The rank index's layout (`rankLayout`; absent on a board made before it).
     #[serde(
         default = "RankLayout::stored_default",
-        skip_serializing_if = "RankLayout::is_v1"
+        skip_serializing_if = "RankLayout::is_legacy"
     )]
     pub rank_layout: RankLayout,
     /// Whether the board, stored before the rank index's current layout, is being moved onto it
     /// (`rankMigrating`): its plays record their changes on its lanes, and its index is being
-    /// rebuilt; its ranks are read as before until the migration switches it to `rankLayout` 2.
+    /// rebuilt; its ranks are counted until the migration switches it to `rankLayout` 2.
     #[serde(default, skip_serializing_if = "is_false")]
     pub rank_migrating: bool,
 }
@@ -278,6 +280,11 @@ impl Board {
             return Err(StoreError::Invalid(format!(
                 "maxScore must be at most {MAX_MAX_SCORE}"
             )));
+        }
+        if new.rank_layout != RankLayout::V2 {
+            return Err(StoreError::Invalid(
+                "rankLayout must be 2, the rank index's only layout (or left out)".into(),
+            ));
         }
         let starts_at = new.starts_at.unwrap_or(now);
         if let Some(ends_at) = new.ends_at
@@ -305,6 +312,12 @@ impl Board {
             rank_layout: new.rank_layout,
             rank_migrating: false,
         })
+    }
+
+    /// Whether the board's ranks are read from the rank index: on the current layout, and not
+    /// one the migration has still to move (whose ranks are counted).
+    pub fn indexed(&self) -> bool {
+        self.rank_layout == RankLayout::V2
     }
 
     /// The board's rank key spec (order and width).

@@ -2,20 +2,19 @@
 //!
 //! **Removing an entry** is one transaction, as a play's change is: delete the entry pointer on
 //! condition of the version read, delete the Score item it points at, and record the removal
-//! on the player's lane (written + 1, created − 1, and on a v2 board `chg = {o: old key}`),
+//! on the player's lane (written + 1, created − 1, and `chg = {o: old key}`),
 //! so that the rank index takes the entry out exactly once and `playerCount` drops by one. A
 //! `ConditionCheck` that the board is still open fences it against season close (which sets
 //! `closing` before it reads the entries). A concurrent play of the player changes the
 //! pointer's version, so one of the two is cancelled and re-read: the removal never leaves a
 //! Score item without its pointer, and a play that commits after it makes a new entry, as the
-//! player's first. Sessions stay. A layout v1 board refuses (`Unsupported`): its index orders a
-//! player's changes by the pointer's version, which a removal would reset.
+//! player's first. Sessions stay.
 
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 
 use crate::items::from_item;
-use crate::model::{Board, BoardStatus, EntryPointer, RankLayout};
+use crate::model::{Board, BoardStatus, EntryPointer};
 use crate::request::Params;
 use crate::retry::Retry;
 use crate::{Store, StoreError};
@@ -44,14 +43,6 @@ impl Store {
                     board: id.clone(),
                     why: board.status.as_str(),
                 });
-            }
-            if board.rank_index && board.rank_layout == RankLayout::V1 {
-                // The v1 index orders a player's changes by the pointer's version, which a
-                // removal resets: the player's next entry would never be counted.
-                return Err(StoreError::Unsupported(format!(
-                    "leaderboard {id} uses rank layout 1, whose index cannot take a removal; \
-                     only layout 2 boards (every board made since layout 2) can remove entries"
-                )));
             }
             let Some(pointer) = found.take(&keys[1]) else {
                 return Ok(false);

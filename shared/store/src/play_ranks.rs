@@ -16,7 +16,7 @@ use tokio::time::Instant;
 use crate::freshness::Freshness;
 use crate::model::Session;
 use crate::plays::Written;
-use crate::rank_lookup::{Prefetch, RankCost};
+use crate::rank_count::{Prefetch, RankCost};
 use crate::request::{Params, WithParams};
 use crate::{Store, StoreError};
 
@@ -86,7 +86,6 @@ impl Store {
                 &plan.board,
                 &session.player_id,
                 &entry.score_sk,
-                entry.version,
                 Prefetch::AfterPlay,
             );
             match before(deadline, read).await {

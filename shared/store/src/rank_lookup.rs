@@ -1,368 +1,364 @@
-//! Reading a player's own rank: from the rank index, with how fresh it is, in a number of
-//! requests and items that does not depend on the board's size (contract §4).
+//! Reading a player's own rank from the rank index, in the order [`rank_index::settle`] needs:
 //!
-//! 0. **The board's size**: the written counts (`BatchGetItem`, 10 items; on a lookup in the
-//!    same request as the entry pointer). Their `created` counts sum to the board's entries.
-//!    A board of at most [`EXACT_TOP`] entries goes straight to step 3, which then reads all of
-//!    it, exactly, for fewer read units than the snapshot.
-//! 1. **The snapshot** (`TransactGetItems`, one request): the player's rank marker and every
-//!    shard's node on the key's path (81 items at the default width). Marker, node counters and
-//!    the roots' `applied` are written in one transaction by the index, so the snapshot sees
-//!    them consistent with each other: the count of other players above the key, the entries
-//!    counted, and which of the player's versions the index holds.
-//! 2. **The written counts again** (`BatchGetItem`, one request, 10 items), *after* the
-//!    snapshot and outside it: every play transacts on them, and real DynamoDB cancels a
-//!    transactional read that meets a transactional write in flight, so a snapshot holding them
-//!    would fail most of the time on a busy board. Read after, they include every change the
-//!    snapshot could have missed, so `Σ written − Σ applied` is an upper bound of the changes
-//!    not counted: the lag. `Σ created` is `playerCount`, exactly as of this read.
-//! 3. **The capped count** (`Select=COUNT` Query, `Limit` [`EXACT_TOP`], at most once): only
-//!    when the answer is not exact and the player may be within the first [`EXACT_TOP`]
-//!    entries. A count that reaches the end of the keys above makes the rank exact.
+//! 1. **The root**, read with the entry pointer by the caller (`BatchGetItem`): the generation
+//!    of the nodes, and the entries it counts. After a play, and on a lookup once this process
+//!    has seen the board's generation (`Store::board_and_rank`), this read is skipped: the
+//!    generation is the one this process last saw for the board (it changes only when a
+//!    rebuild switches), and the snapshot's root says the rest.
+//! 2. **The snapshot** (`TransactGetItems`, one request): the root and the nodes on the key's
+//!    path below it (8 items at the default width). Each apply writes its nodes and the root's
+//!    watermarks in one transaction, so the snapshot holds counters and watermarks that agree.
+//!    Transactional reads cost twice the read units; this one is what makes the counters and the
+//!    watermarks belong together. A root naming another generation than the one read under (a
+//!    rebuild switched) makes it read again under that one.
+//! 3. **The tail** (`Select=COUNT` Query of at most [`TAIL_CAP`] keys), only when the snapshot
+//!    says the key's group holds other players.
+//! 4. **The lanes** (`BatchGetItem`, 10 items), last and not transactional: every play writes
+//!    them, so a transactional read would be cancelled on a busy board. Read last, they hold
+//!    every change the snapshot or the tail may have missed: the lag.
 //!
-//! Nothing else ever counts entries. A board without a rank index (made before it existed)
-//! gets the capped count alone: exact within the first [`EXACT_TOP`], and beyond them rank
-//! `EXACT_TOP + 1` with `rankLag` [`UNINDEXED_LAG`], meaning "not known".
+//! A board of at most [`EXACT_TOP`] entries (as the root counts them) is counted instead, with
+//! the lanes read after for its size. Either way at most 3 requests besides the pointer's read
+//! and at most 20 items read by key at the default width (with the pointer), plus at most 1,000
+//! keys counted; a rank within the first [`EXACT_TOP`] that is not exact yet costs one capped
+//! count more.
 
-use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError;
-use aws_sdk_dynamodb::types::{AttributeValue, Select, TransactGetItem};
-use leaderboard_keys::entity::{self, Key, SCORE_UPPER_BOUND};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+
+use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::ids::{BoardId, PlayerId};
-use leaderboard_keys::rankindex::{
-    self, APPLIED_ATTR, CREATED_ATTR, IndexedKey, NodeCounts, WRITTEN_ATTR, WRITTEN_SHARDS,
+use leaderboard_keys::rank_index::{
+    self, CHANGE_ATTR, CREATED_ATTR, CountedKey, GENERATION_ATTR, LANES, LaneChange, LanesRead,
+    NodeCounters, PathRead, TAIL_CAP, TailCount, TailRange, TailSide, WRITTEN_ATTR, Watermarks,
+    node_key, root_key, shard_of,
 };
 
-use crate::batch::Found;
 use crate::freshness::{EXACT_TOP, Estimate, IndexView};
 use crate::items::{Item, ItemExt};
-use crate::model::{Board, RankLayout};
-use crate::rank_index::num;
-use crate::request::Params;
-use crate::retry::Retry;
+use crate::model::Board;
+use crate::rank_count::RankCost;
+use crate::rank_index::{item_counters, root_watermarks};
 use crate::{Store, StoreError};
 
-/// The `rankLag` of a rank beyond the first [`EXACT_TOP`] on a board without a rank index:
-/// the rank is a lower bound and how far off it is is not known.
-pub const UNINDEXED_LAG: u64 = u32::MAX as u64;
+/// Snapshot attempts when rebuilds keep switching generations under the read.
+const GENERATION_ROUNDS: usize = 3;
 
-/// What reading a rank cost.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RankCost {
-    /// Requests made (snapshot attempts, the written counts, the capped count).
-    pub requests: u32,
-    /// Items read by key (snapshots and written counts).
-    pub items: u64,
-    /// Capped `Select=COUNT` Queries made (0 or 1).
-    pub count_queries: u32,
-    /// Keys those Queries read (at most [`EXACT_TOP`]).
-    pub keys_counted: u64,
+/// The most path nodes one snapshot reads besides the root (`TransactGetItems` takes 100
+/// items).
+pub(crate) const SNAPSHOT_NODES: usize = 99;
+
+/// The prefixes of `key`'s path nodes below the root, top down (7 at the default width).
+pub(crate) fn path_nodes(key: &CountedKey) -> impl Iterator<Item = String> + '_ {
+    let layout = key.layout();
+    (1..layout.levels()).map(move |level| layout.prefix(key.digits(), level).to_owned())
 }
 
-impl RankCost {
-    /// The sum of two costs.
-    pub fn plus(self, other: RankCost) -> RankCost {
-        RankCost {
-            requests: self.requests + other.requests,
-            items: self.items + other.items,
-            count_queries: self.count_queries + other.count_queries,
-            keys_counted: self.keys_counted + other.keys_counted,
-        }
+/// Entries the root counts: the sum of its counters.
+pub(crate) fn root_entries(root: &Item) -> i64 {
+    item_counters(root)
+        .values()
+        .fold(0i64, |s, c| s.saturating_add(*c))
+}
+
+/// A lane item's latest change, numbered by its written count; `None` when it has none or it
+/// cannot be read (the lookup then treats the player's own change as unknown, in the lag).
+fn latest_change(lane: u8, item: &Item) -> Option<LaneChange> {
+    let AttributeValue::M(chg) = item.get(CHANGE_ATTR)? else {
+        return None;
+    };
+    let key = |name: &str| match chg.get(name) {
+        None => Ok(None),
+        Some(AttributeValue::S(s)) => CountedKey::parse(s).map(Some).map_err(|_| ()),
+        Some(_) => Err(()),
+    };
+    Some(LaneChange {
+        lane,
+        seq: item.number(WRITTEN_ATTR)?,
+        old: key("o").ok()?,
+        new: key("n").ok()?,
+    })
+}
+
+/// What the snapshot's `path` and `watermarks`, the `tail` count and the `lanes` read last say
+/// together about `key`'s rank on a board of `entries` entries ([`rank_index::settle`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn settled_estimate(
+    board: &BoardId,
+    player: &PlayerId,
+    key: &CountedKey,
+    path: &PathRead,
+    watermarks: &Watermarks,
+    tail: Option<&TailCount>,
+    lanes: &LanesRead,
+    entries: i64,
+) -> Estimate {
+    let settled = rank_index::settle(key, path, watermarks, tail, lanes);
+    if settled.negative {
+        tracing::error!(
+            board = %board, player = %player, above = path.above, group = path.group,
+            "rank index read gave a negative count: answering as not exact"
+        );
     }
+    Estimate::from_index(&IndexView {
+        above: settled.above.min(i64::MAX as u64) as i64,
+        entries,
+        unapplied: (settled.lag.min(i64::MAX as u64 - 1) as i64)
+            .saturating_add(i64::from(settled.negative)),
+        own_unapplied: 0,
+    })
 }
 
-/// A node item's counters and tie sets.
-fn node_counts(item: &Item) -> NodeCounts {
-    let mut node = NodeCounts::default();
-    for (name, value) in item {
-        let (kind, label) = name.split_at(1.min(name.len()));
-        if label.is_empty() || !label.bytes().all(|b| b.is_ascii_digit()) {
+/// `player`'s view of the lanes read last: every lane's written count and the player's lane's
+/// latest change, and the board's entries (Σ created).
+pub(crate) fn lanes_for(items: &[Item], player: &PlayerId) -> (LanesRead, i64) {
+    let own_lane = shard_of(player.as_str(), LANES);
+    let mut lanes = LanesRead {
+        own_lane,
+        ..LanesRead::default()
+    };
+    let mut entries = 0i64;
+    for (lane, item) in (0..LANES).zip(items) {
+        // A lane never written has no item (an item read always holds its keys).
+        if item.is_empty() {
             continue;
         }
-        match (kind, value) {
-            ("c", AttributeValue::N(v)) => {
-                node.counts
-                    .insert(label.to_owned(), v.parse().unwrap_or_default());
-            }
-            ("t", AttributeValue::Ss(ids)) => {
-                node.ties
-                    .insert(label.to_owned(), ids.iter().cloned().collect());
-            }
-            _ => {}
+        lanes
+            .written
+            .insert(lane, item.number(WRITTEN_ATTR).unwrap_or(0));
+        entries = entries.saturating_add(item.number(CREATED_ATTR).unwrap_or(0i64));
+        if lane == own_lane {
+            lanes.own_latest = latest_change(lane, item);
         }
     }
-    node
+    (lanes, entries)
 }
 
-/// The board's written counts, as one read saw them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Written {
-    /// Σ written: entry changes committed.
-    pub written: i64,
-    /// Σ created: the board's entries (absent on boards whose counts predate it).
-    pub created: Option<i64>,
-}
+/// The generation of each board's index as this process last saw it. A guess, never trusted:
+/// the snapshot's root says which generation its nodes must be read under.
+#[derive(Clone, Default)]
+pub(crate) struct GenerationCache(Arc<Mutex<HashMap<BoardId, u64>>>);
 
-/// The keys of a board's written counts.
-pub(crate) fn written_keys(board: &BoardId) -> Vec<Key> {
-    (0..WRITTEN_SHARDS)
-        .map(|shard| entity::rank_written(board, shard))
-        .collect()
-}
-
-impl Written {
-    /// The counts among the items of a batch read of [`written_keys`].
-    pub(crate) fn take_from(found: &mut Found, board: &BoardId) -> Written {
-        let mut sum = Written::default();
-        for item in written_keys(board).iter().filter_map(|k| found.take(k)) {
-            // Saturating: the counts are stored numbers, never trusted not to wrap.
-            sum.written = sum.written.saturating_add(num(&item, WRITTEN_ATTR));
-            if item.contains_key(CREATED_ATTR) {
-                let created = sum.created.get_or_insert(0);
-                *created = created.saturating_add(num(&item, CREATED_ATTR));
-            }
-        }
-        sum
+impl GenerationCache {
+    pub(crate) fn get(&self, board: &BoardId) -> Option<u64> {
+        self.0.lock().ok()?.get(board).copied()
     }
-}
 
-/// What the caller read for a rank in the same request as the entry pointer.
-#[derive(Debug, Clone)]
-pub(crate) enum Prefetch {
-    /// Nothing: the rank is read right after the player's play.
-    AfterPlay,
-    /// The board's written counts (layout v1).
-    Written(Written),
-    /// The board's v2 root (empty when the board has none yet).
-    Root(Item),
-    /// Nothing, on a lookup: a v2 board's snapshot is read under the generation this process
-    /// last saw (its root checks that guess), a v1 board's written counts are read.
-    Nothing,
+    fn remember(&self, board: &BoardId, generation: u64) {
+        if let Ok(mut cache) = self.0.lock() {
+            cache.insert(board.clone(), generation);
+        }
+    }
 }
 
 impl Store {
-    /// The rank of `player`'s entry whose Score sort key is `score_sk` and whose version is
-    /// `version` (committed before this call), with how fresh it is and what it cost: see the
-    /// module documentation, and `rank_lookup_v2` for a layout v2 board. `before` is what the
-    /// caller read with its own batch (the rest is read here). On v1 at most 4 requests, 101
-    /// items read by key and [`EXACT_TOP`] keys counted at the default width, whatever the
-    /// board's size.
-    pub(crate) async fn own_rank(
+    /// The own rank of `player`'s entry at `score_sk` on an indexed board: see the module
+    /// documentation. `root` is the root as read with the pointer (`None`: the snapshot reads
+    /// it, under the generation this process last saw); `just_played` says the player's play
+    /// has just changed the entry, so that the index most likely does not hold its key yet.
+    pub(crate) async fn indexed_rank(
         &self,
         board: &Board,
         player: &PlayerId,
         score_sk: &str,
-        version: u64,
-        before: Prefetch,
-    ) -> Result<(Estimate, RankCost), StoreError> {
-        let mut cost = RankCost::default();
-        if board.rank_index && board.rank_layout == RankLayout::V2 {
-            let (root, just_played) = match before {
-                Prefetch::Root(root) => (Some(root), false),
-                Prefetch::AfterPlay => (None, true),
-                _ => (None, false),
-            };
-            let estimate = self
-                .own_rank_v2(board, player, score_sk, root, just_played, &mut cost)
-                .await?;
-            return Ok((estimate, cost));
-        }
-        if !board.rank_index {
-            let unknown = Estimate {
-                above: EXACT_TOP,
-                lag: UNINDEXED_LAG,
-                exact: false,
-                entries: EXACT_TOP + 1,
-            };
-            let (counted, complete) = self
-                .count_above_capped(board, player, score_sk, &mut cost)
-                .await?;
-            return Ok((unknown.with_count(counted, complete), cost));
-        }
-        let size = match before {
-            Prefetch::Written(size) => size,
-            _ => self.read_written(&board.leaderboard_id, &mut cost).await?,
-        };
-        // A board of at most EXACT_TOP entries: the capped count reads all of it, exactly, for
-        // fewer read units than the index's snapshot.
-        if let Some(created) = size.created.filter(|&c| c <= EXACT_TOP as i64) {
-            let (counted, complete) = self
-                .count_above_capped(board, player, score_sk, &mut cost)
-                .await?;
-            if complete {
-                let entries = (created.max(0) as u64).max(counted + 1);
-                return Ok((Estimate::exact(counted, entries), cost));
+        root: Option<Item>,
+        just_played: bool,
+        cost: &mut RankCost,
+    ) -> Result<Estimate, StoreError> {
+        let id = &board.leaderboard_id;
+        let key = CountedKey::parse(score_sk)?;
+        let prefetched = root.is_some();
+        // A small board: counting it reads fewer items than the snapshot, and is exact. (Not
+        // complete, the board has grown past what the root counts: the index answers, and this
+        // count stands in for the top's.)
+        let mut top_count = None;
+        let generation = match &root {
+            Some(root) => {
+                if let Some(exact) = self
+                    .count_small_board(board, player, score_sk, root, &mut top_count, cost)
+                    .await?
+                {
+                    return Ok(exact);
+                }
+                root.number(GENERATION_ATTR).unwrap_or(0u64)
             }
+            None => self.generations.get(id).unwrap_or(0),
+        };
+        let (path, watermarks, root) = self.path_snapshot(board, &key, generation, cost).await?;
+        if !prefetched
+            && let Some(exact) = self
+                .count_small_board(board, player, score_sk, &root, &mut top_count, cost)
+                .await?
+        {
+            return Ok(exact);
         }
-        let view = self
-            .index_view(board, player, score_sk, version, &mut cost)
-            .await?;
-        let estimate = Estimate::from_index(&view);
+        let tail = match TailSide::for_key(&key, &path, just_played) {
+            Some(side) => Some(
+                self.count_tail(board, player, &key, side, TAIL_CAP, cost)
+                    .await?,
+            ),
+            None => None,
+        };
+        let (lanes, entries) = self.read_lanes(board, player, cost).await?;
+        let estimate = settled_estimate(
+            id,
+            player,
+            &key,
+            &path,
+            &watermarks,
+            tail.as_ref(),
+            &lanes,
+            entries,
+        );
         if !estimate.worth_counting() {
-            return Ok((estimate, cost));
+            return Ok(estimate);
+        }
+        let (counted, complete) = match top_count {
+            Some(count) => count,
+            None => {
+                self.count_above_capped(board, player, score_sk, cost)
+                    .await?
+            }
+        };
+        Ok(estimate.with_count(counted, complete))
+    }
+
+    /// On a board `root` counts at most [`EXACT_TOP`] entries on, the capped count of the keys
+    /// above: the exact rank when it reached their end (then the lanes give the board's size),
+    /// else kept in `top_count` for the top's count (the board has grown past what the root
+    /// counted). `None`, and nothing read, for a larger board.
+    async fn count_small_board(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        score_sk: &str,
+        root: &Item,
+        top_count: &mut Option<(u64, bool)>,
+        cost: &mut RankCost,
+    ) -> Result<Option<Estimate>, StoreError> {
+        if root_entries(root) > EXACT_TOP as i64 {
+            return Ok(None);
         }
         let (counted, complete) = self
-            .count_above_capped(board, player, score_sk, &mut cost)
+            .count_above_capped(board, player, score_sk, cost)
             .await?;
-        Ok((estimate.with_count(counted, complete), cost))
+        if !complete {
+            *top_count = Some((counted, complete));
+            return Ok(None);
+        }
+        let (_, entries) = self.read_lanes(board, player, cost).await?;
+        let entries = (entries.max(0) as u64).max(counted.saturating_add(1));
+        Ok(Some(Estimate::exact(counted, entries)))
     }
 
-    /// The board's written counts: one consistent `BatchGetItem` of 10 items.
-    async fn read_written(
-        &self,
-        board: &BoardId,
-        cost: &mut RankCost,
-    ) -> Result<Written, StoreError> {
-        let keys = written_keys(board);
-        let mut found = self.batch_get(&keys, "BatchGetItem(rank written)").await?;
-        cost.requests += 1;
-        cost.items += keys.len() as u64;
-        Ok(Written::take_from(&mut found, board))
-    }
-
-    /// Steps 1 and 2 of the module documentation.
-    async fn index_view(
+    /// Step 2: the root and the key's path nodes in one transactional read, under `generation`
+    /// or, if the root names another, under that one; with the root as read.
+    async fn path_snapshot(
         &self,
         board: &Board,
-        player: &PlayerId,
-        score_sk: &str,
-        version: u64,
+        key: &CountedKey,
+        generation: u64,
         cost: &mut RankCost,
-    ) -> Result<IndexView, StoreError> {
-        let key = IndexedKey::parse(score_sk)?;
-        let layout = key.layout();
+    ) -> Result<(PathRead, Watermarks, Item), StoreError> {
+        let (mut paths, watermarks, root) = self
+            .paths_snapshot(board, std::slice::from_ref(key), generation, cost)
+            .await?;
+        Ok((paths.remove(0), watermarks, root))
+    }
+
+    /// Step 2 for several keys of one board at once: the root and the union of their path
+    /// nodes (at most [`SNAPSHOT_NODES`]: see [`path_nodes`]) in one transactional read, so
+    /// every key's path agrees with the same watermarks.
+    pub(crate) async fn paths_snapshot(
+        &self,
+        board: &Board,
+        keys: &[CountedKey],
+        mut generation: u64,
+        cost: &mut RankCost,
+    ) -> Result<(Vec<PathRead>, Watermarks, Item), StoreError> {
         let id = &board.leaderboard_id;
-        let mut keys: Vec<Key> = vec![entity::rank_marker(player, id)];
-        for level in 0..layout.levels {
-            for shard in 0..layout.node_shards {
-                keys.push(entity::rank_node(id, shard, key.prefix(level)));
+        let prefixes: BTreeSet<String> = keys.iter().flat_map(path_nodes).collect();
+        for _ in 0..GENERATION_ROUNDS {
+            let mut item_keys = vec![root_key(id)];
+            item_keys.extend(prefixes.iter().map(|p| node_key(id, generation, p)));
+            let mut items = self.snapshot(&item_keys, cost).await?;
+            let root = items.first_mut().and_then(Option::take).unwrap_or_default();
+            let now = root.number(GENERATION_ATTR).unwrap_or(0u64);
+            self.generations.remember(id, now);
+            if now != generation {
+                // A rebuild switched generations since the root was read (or this process
+                // last saw it).
+                generation = now;
+                continue;
             }
+            let mut nodes = NodeCounters::new();
+            nodes.insert(String::new(), item_counters(&root));
+            for (prefix, item) in prefixes.iter().zip(items.iter().skip(1)) {
+                let counters = item.as_ref().map(item_counters).unwrap_or_default();
+                nodes.insert(prefix.clone(), counters);
+            }
+            let paths = keys.iter().map(|k| PathRead::of(k, &nodes)).collect();
+            return Ok((paths, root_watermarks(&root), root));
         }
-        let items = self.snapshot(&keys, cost).await?;
-        let empty = Item::new();
-        let item = |i: usize| items.get(i).and_then(Option::as_ref).unwrap_or(&empty);
-        let shards = layout.node_shards as usize;
-        let path: Vec<Vec<NodeCounts>> = (0..layout.levels)
-            .map(|level| {
-                let at = 1 + level * shards;
-                (at..at + shards).map(|i| node_counts(item(i))).collect()
-            })
-            .collect();
-        let applied = (1..1 + shards)
-            .map(|i| num(item(i), APPLIED_ATTR))
-            .fold(0i64, i64::saturating_add);
-        let counted = path[0]
-            .iter()
-            .flat_map(|root| root.counts.values())
-            .fold(0i64, |sum, c| sum.saturating_add(*c));
-        let marker = item(0);
-        let held = marker.string("rk");
-        // The player's entry as the index holds it is the player's, never above the player.
-        let own_above = held.is_some_and(|rk| rk > score_sk);
-        let held_version = num(marker, "version").max(0) as u64;
-        // After the snapshot, so that every change it may have missed is in `written`.
-        let after = self.read_written(id, cost).await?;
-        Ok(IndexView {
-            above: rankindex::count_above(&key, &path).saturating_sub(i64::from(own_above)),
-            // The created counts are exact; boards whose counts predate them have the index's.
-            entries: after
-                .created
-                .unwrap_or(counted.saturating_add(i64::from(held.is_none()))),
-            unapplied: after.written.saturating_sub(applied),
-            own_unapplied: version.saturating_sub(held_version),
+        Err(StoreError::Contention {
+            attempts: GENERATION_ROUNDS as u32,
         })
     }
 
-    /// One consistent snapshot of `keys` (`TransactGetItems`), retried when cancelled by a
-    /// write in flight.
-    pub(crate) async fn snapshot(
-        &self,
-        keys: &[Key],
-        cost: &mut RankCost,
-    ) -> Result<Vec<Option<Item>>, StoreError> {
-        let gets: Vec<TransactGetItem> = keys
-            .iter()
-            .map(|k| self.tx_get(k))
-            .collect::<Result<_, _>>()?;
-        for attempt in Retry::RANK_SNAPSHOT.attempts() {
-            cost.requests += 1;
-            cost.items += gets.len() as u64;
-            let out = self
-                .client
-                .transact_get_items()
-                .set_transact_items(Some(gets.clone()))
-                .send()
-                .await;
-            match out {
-                Ok(out) => {
-                    return Ok(out
-                        .responses
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(|r| r.item)
-                        .collect());
-                }
-                Err(e) => match e.as_service_error() {
-                    Some(TransactGetItemsError::TransactionCanceledException(_)) => {
-                        tracing::debug!(attempt, "rank index snapshot conflicted; retrying");
-                        Retry::RANK_SNAPSHOT.pause(attempt).await;
-                    }
-                    _ => return Err(StoreError::sdk("TransactGetItems(rank index)", e)),
-                },
-            }
-        }
-        Err(Retry::RANK_SNAPSHOT.exhausted())
-    }
-
-    /// Step 3: the entries of other players above `score_sk`, counted with one consistent
-    /// `Select=COUNT` Query that reads at most [`EXACT_TOP`] keys; `complete` when it reached
-    /// the end of them.
-    pub(crate) async fn count_above_capped(
+    /// Step 3: the other players' keys of `key`'s group on `side` of it, at most `cap` (a
+    /// lookup's is [`TAIL_CAP`]; the friends listing's share a budget).
+    pub(crate) async fn count_tail(
         &self,
         board: &Board,
         player: &PlayerId,
-        score_sk: &str,
-        cost: &mut RankCost,
-    ) -> Result<(u64, bool), StoreError> {
-        self.count_others(
-            board,
-            player,
-            (&entity::score_sort_keys_above(score_sk), SCORE_UPPER_BOUND),
-            EXACT_TOP,
-            "Query(capped count)",
-            cost,
-        )
-        .await
-    }
-
-    /// Other players' Score items with sort keys in `lo..=hi`, counted by one consistent
-    /// `Select=COUNT` Query that reads at most `cap` keys; `complete` when it reached `hi`.
-    /// (The player's own item is left out: it may sort anywhere, a later play having moved it.)
-    pub(crate) async fn count_others(
-        &self,
-        board: &Board,
-        player: &PlayerId,
-        (lo, hi): (&str, &str),
+        key: &CountedKey,
+        side: TailSide,
         cap: u64,
-        what: &'static str,
         cost: &mut RankCost,
-    ) -> Result<(u64, bool), StoreError> {
-        let out = self
-            .range_query(
-                &entity::board_pk(&board.leaderboard_id),
-                lo,
-                hi,
-                Params::new().value(":me", player.as_str()),
-            )?
-            .filter_expression("playerId <> :me")
-            .select(Select::Count)
-            .consistent_read(true)
-            .limit(cap.min(i32::MAX as u64) as i32)
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk(what, e))?;
+    ) -> Result<TailCount, StoreError> {
+        let ranges = TailRange::of(key);
+        let (lo, hi) = match side {
+            TailSide::Above => ranges.above,
+            TailSide::Below => ranges.below,
+        };
+        let (counted, complete) = self
+            .count_others(
+                board,
+                player,
+                (&lo, &hi),
+                cap,
+                "Query(rank index tail)",
+                cost,
+            )
+            .await?;
+        Ok(TailCount {
+            side,
+            counted,
+            complete,
+        })
+    }
+
+    /// Step 4: every lane's written count, the player's lane's latest change, and the board's
+    /// entries (Σ created).
+    async fn read_lanes(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        cost: &mut RankCost,
+    ) -> Result<(LanesRead, i64), StoreError> {
+        let items = self.read_lane_items(board, cost).await?;
+        Ok(lanes_for(&items, player))
+    }
+
+    /// The lanes' items, one `BatchGetItem` of 10 items, counted in `cost`.
+    pub(crate) async fn read_lane_items(
+        &self,
+        board: &Board,
+        cost: &mut RankCost,
+    ) -> Result<[Item; LANES as usize], StoreError> {
+        let items = self.lane_items(&board.leaderboard_id).await?;
         cost.requests += 1;
-        cost.count_queries += 1;
-        cost.keys_counted += out.scanned_count.max(0) as u64;
-        Ok((out.count.max(0) as u64, out.last_evaluated_key.is_none()))
+        cost.items += items.len() as u64;
+        Ok(items)
     }
 }

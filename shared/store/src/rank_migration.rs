@@ -7,14 +7,15 @@
 //!    then on every play records its change on its lane, as on any board of the current layout:
 //!    a play that read the board before the start wrote its lane on condition that it was not
 //!    logged, so it reads again. The stream consumer keeps the marked root's watermarks at each
-//!    lane's latest change and counts nothing ([`absorb`](leaderboard_keys::rank_v2::absorb)).
+//!    lane's latest change and counts nothing ([`absorb`](leaderboard_keys::rank_index::absorb)).
 //! 2. **Rebuild**: the live-safe rebuild (`rank_rebuild`) counts the board's entries into a
 //!    generation and switches the root to it, watermarks at the lane numbers it settled on; the
 //!    changes after those numbers come from the stream and are applied as on any board. The
 //!    new root has no mark: that is how a resumed run knows this step is done.
 //! 3. **Switch**: the nodes of any generation a rebuild wrote and did not put in service (a
 //!    run that died part-way) are deleted, then the board is set to `rankLayout` 2. Its ranks
-//!    are read from the index from then on; until then they are read as before.
+//!    are read from the index from then on; until then they are counted (exact within the
+//!    first 1,000 entries, beyond them not known: `rankLag` says so).
 //!
 //! A board that is not open (closing, closed) is left alone: a closed board needs no index. A
 //! board already on the current layout has nothing to do, so running the migration again costs
@@ -22,7 +23,7 @@
 
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::BoardId;
-use leaderboard_keys::rank_v2::{
+use leaderboard_keys::rank_index::{
     GENERATION_ATTR, LANES, LOGGED_ATTR, MIGRATING_ATTR, RESERVED_ATTR, root_key,
 };
 

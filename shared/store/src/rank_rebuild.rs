@@ -1,5 +1,5 @@
-//! Rebuilding a layout v2 board's index from its Score items while plays go on: the repair of a
-//! lane stopped at a lost change, and `build_rank_index` on a v2 board.
+//! Rebuilding a board's rank index from its Score items while plays go on: the repair of a
+//! lane stopped at a lost change, `build_rank_index`, and a board's migration onto the index.
 //!
 //! The rebuild needs, for every lane, the board's keys exactly as they stood at one of that
 //! lane's change numbers. A scan of the Score items is not a snapshot, but a lane's players only
@@ -34,18 +34,18 @@ use std::time::Duration;
 use leaderboard_keys::entity;
 use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::BoardId;
-use leaderboard_keys::rank_v2::{
-    CountedKey, GENERATION_ATTR, LANES, NODE_PARTITIONS, PAUSE_ATTR, RESERVED_ATTR, build,
-    node_key, node_partition_pk, root_key, watermark_attr,
+use leaderboard_keys::rank_index::{
+    CREATED_ATTR, CountedKey, GENERATION_ATTR, LANES, NODE_PARTITIONS, PAUSE_ATTR, RESERVED_ATTR,
+    WRITTEN_ATTR, build, node_key, node_partition_pk, root_key, watermark_attr,
 };
-use leaderboard_keys::rankindex::{CREATED_ATTR, WRITTEN_ATTR};
+
 use leaderboard_keys::time::Timestamp;
 
 use crate::error::CancelReason;
 use crate::items::{Item, ItemExt, key_item, key_string, n};
 use crate::model::Board;
-use crate::rank_lookup::written_keys;
-use crate::rank_v2::{counter_item, root_watermarks};
+use crate::rank_count::written_keys;
+use crate::rank_index::{counter_item, root_watermarks};
 use crate::request::{Index, Params, WithParams};
 use crate::retry::Retry;
 use crate::{Store, StoreError};
@@ -79,9 +79,6 @@ pub struct RebuildOutcome {
     pub nodes_deleted: usize,
 }
 
-/// Each lane's `written` count.
-pub(crate) type LaneCounts = [u64; LANES as usize];
-
 /// Each lane's item (empty for a lane never written).
 type Lanes = [Item; LANES as usize];
 
@@ -102,7 +99,7 @@ enum Switch {
 }
 
 impl Store {
-    /// Rebuilds a layout v2 board's index into a new generation and switches to it, safe while
+    /// Rebuilds a board's index into a new generation and switches to it, safe while
     /// plays go on (see the module documentation). Requests: per scan, 2 lane reads and
     /// `ceil(N / 4,681)` Query pages; per switch attempt, 1 reservation, the node puts
     /// (`ceil(nodes / 25)`), 1 transaction and, if it fails, 1 root read; one pause write per
@@ -153,7 +150,7 @@ impl Store {
             }
             if settled.len() < LANES as usize {
                 tracing::info!(board = %id, settled = settled.len(), scans = out.scans,
-                    "rank v2 rebuild: lanes moved during the scan; scanning again");
+                    "rank index rebuild: lanes moved during the scan; scanning again");
                 continue;
             }
             match self
@@ -163,7 +160,7 @@ impl Store {
                 Ok(Switch::Done) => break Ok(()),
                 Ok(Switch::Passed(lanes)) => {
                     tracing::info!(board = %id, ?lanes,
-                        "rank v2 rebuild: the index applied past a settled lane; scanning again");
+                        "rank index rebuild: the index applied past a settled lane; scanning again");
                     for lane in lanes {
                         settled.remove(&lane);
                     }
@@ -174,14 +171,14 @@ impl Store {
         out.paused = paused.iter().copied().collect();
         if let Err(e) = &result {
             tracing::warn!(board = %id, error = %e, scans = out.scans, ?paused,
-                "rank v2 rebuild gave up");
+                "rank index rebuild gave up");
             if !paused.is_empty() {
                 // The pauses end by themselves; lifting them now spares the plays the wait.
                 let _ = self.lift_pauses(id, &paused).await;
             }
         } else {
             tracing::info!(board = %id, generation = out.generation, entries = out.entries,
-                scans = out.scans, ?paused, "rank v2 index rebuilt");
+                scans = out.scans, ?paused, "rank index index rebuilt");
         }
         result.map(|()| out)
     }
@@ -314,7 +311,7 @@ impl Store {
             .return_values(aws_sdk_dynamodb::types::ReturnValue::AllNew)
             .send()
             .await
-            .map_err(|e| StoreError::sdk("UpdateItem(rank v2 generation)", e))?;
+            .map_err(|e| StoreError::sdk("UpdateItem(rank index generation)", e))?;
         let item = reserved.attributes.unwrap_or_default();
         let generation = item
             .number(RESERVED_ATTR)
@@ -337,7 +334,7 @@ impl Store {
                 out.nodes_deleted += done.items;
             }
             Err(e) => tracing::warn!(board = %id, generation, error = %e,
-                "rank v2 nodes of an unused generation left in the table"),
+                "rank index nodes of an unused generation left in the table"),
         }
     }
 
@@ -354,7 +351,7 @@ impl Store {
         match self.generation_nodes(id, generation, out).await {
             Ok(keys) => self.clear_nodes(id, generation, &keys, out).await,
             Err(e) => tracing::warn!(board = %id, generation, error = %e,
-                "rank v2 nodes of a retired generation left in the table"),
+                "rank index nodes of a retired generation left in the table"),
         }
     }
 
@@ -378,7 +375,7 @@ impl Store {
                     .set_exclusive_start_key(start)
                     .send()
                     .await
-                    .map_err(|e| StoreError::sdk("Query(rank v2 nodes)", e))?;
+                    .map_err(|e| StoreError::sdk("Query(rank index nodes)", e))?;
                 out.requests += 1;
                 keys.extend(
                     page.items()
@@ -430,14 +427,6 @@ impl Store {
         }
     }
 
-    /// Each lane's `written` count, read strongly consistent (0 for a lane never written).
-    pub(crate) async fn lane_counts(&self, id: &BoardId) -> Result<LaneCounts, StoreError> {
-        let lanes = self.lane_items(id).await?;
-        Ok(std::array::from_fn(|lane| {
-            lanes[lane].number(WRITTEN_ATTR).unwrap_or(0)
-        }))
-    }
-
     /// The board's lane items, by lane, read strongly consistent in one `BatchGetItem` (empty
     /// for a lane never written).
     pub(crate) async fn lane_items(
@@ -445,7 +434,9 @@ impl Store {
         id: &BoardId,
     ) -> Result<[Item; LANES as usize], StoreError> {
         let keys = written_keys(id);
-        let mut found = self.batch_get(&keys, "BatchGetItem(rank v2 lanes)").await?;
+        let mut found = self
+            .batch_get(&keys, "BatchGetItem(rank index lanes)")
+            .await?;
         Ok(std::array::from_fn(|lane| {
             found.take(&keys[lane]).unwrap_or_default()
         }))
@@ -461,7 +452,7 @@ impl Store {
             )?
             .send()
             .await
-            .map_err(|e| StoreError::sdk("UpdateItem(rank v2 lane pause)", e))?;
+            .map_err(|e| StoreError::sdk("UpdateItem(rank index lane pause)", e))?;
         Ok(())
     }
 
@@ -510,14 +501,14 @@ impl Store {
     ) -> Result<(), StoreError> {
         for attempt in Retry::ITEM_UPDATE.attempts() {
             match self
-                .transact(tx.clone(), "TransactWriteItems(rank v2 switch)")
+                .transact(tx.clone(), "TransactWriteItems(rank index switch)")
                 .await
             {
                 Err(StoreError::TransactionCanceled { reasons })
                     if !reasons.contains(&CancelReason::ConditionalCheckFailed)
                         && CancelReason::all_retryable(&reasons) =>
                 {
-                    tracing::debug!(attempt, ?reasons, "rank v2 switch met a play; again");
+                    tracing::debug!(attempt, ?reasons, "rank index switch met a play; again");
                 }
                 done => return done,
             }
@@ -532,7 +523,7 @@ impl Store {
             .iter()
             .map(|&lane| self.lift_pause(id, lane))
             .collect::<Result<Vec<_>, _>>()?;
-        self.transact(items, "TransactWriteItems(rank v2 lift pauses)")
+        self.transact(items, "TransactWriteItems(rank index lift pauses)")
             .await
     }
 }

@@ -1,4 +1,4 @@
-//! The self-healing of layout v2 indexes. A lane stops at a change that never comes: a record
+//! The self-healing of the rank index. A lane stops at a change that never comes: a record
 //! the stream discarded after its retries, or a written count moved without a change (a failed
 //! import). The batch that finds the gap records a repair request for the board (one write);
 //! the repair run, on the season-close schedule, rebuilds each board whose request has waited
@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use leaderboard_keys::ids::BoardId;
-use leaderboard_keys::rank_v2::{Gap, LANES, REPAIR_PK, repair_key};
+use leaderboard_keys::rank_index::{Gap, LANES, REPAIR_PK, repair_key};
 use leaderboard_keys::time::Timestamp;
 
 use crate::items::{Item, ItemExt, key_string};
@@ -59,7 +59,7 @@ pub struct RepairSummary {
 enum Repaired {
     Rebuilt(RebuildOutcome),
     CaughtUp,
-    /// The board is gone, closed or not v2: its index needs no repair.
+    /// The board is gone, closed or not indexed: its index needs no repair.
     NotServed,
 }
 
@@ -91,7 +91,7 @@ impl Store {
             .params(params)?
             .send()
             .await
-            .map_err(|e| StoreError::sdk("UpdateItem(rank v2 repair request)", e))?;
+            .map_err(|e| StoreError::sdk("UpdateItem(rank index repair request)", e))?;
         Ok(())
     }
 
@@ -113,7 +113,7 @@ impl Store {
             .limit(options.max_boards)
             .send()
             .await
-            .map_err(|e| StoreError::sdk("Query(rank v2 repair requests)", e))?;
+            .map_err(|e| StoreError::sdk("Query(rank index repair requests)", e))?;
         let mut summary = RepairSummary::default();
         for request in out.items.unwrap_or_default() {
             if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -137,7 +137,7 @@ impl Store {
                 Ok(Repaired::CaughtUp) => summary.caught_up.push(board),
                 Ok(Repaired::NotServed) => {}
                 Err(e) => {
-                    tracing::error!(%board, error = %e, "rank v2 repair failed; the next run retries");
+                    tracing::error!(%board, error = %e, "rank index repair failed; the next run retries");
                     summary.failed.push(board);
                 }
             }
@@ -156,7 +156,7 @@ impl Store {
                 .is_some_and(|missing| applied.get(lane) < missing)
         });
         if !stopped {
-            tracing::info!(%board, "rank v2 lanes moved past their gaps; no repair needed");
+            tracing::info!(%board, "rank index lanes moved past their gaps; no repair needed");
             self.drop_repair_request(board, seen).await?;
             return Ok(Repaired::CaughtUp);
         }
@@ -182,7 +182,7 @@ impl Store {
             .params(Params::new().name("#seen", "seen").value(":seen", seen))?
             .send()
             .await;
-        match sent.map_err(|e| StoreError::sdk("DeleteItem(rank v2 repair request)", e)) {
+        match sent.map_err(|e| StoreError::sdk("DeleteItem(rank index repair request)", e)) {
             Ok(_) | Err(StoreError::ConditionalCheckFailed) => Ok(()),
             Err(e) => Err(e),
         }

@@ -21,9 +21,11 @@ pub(crate) struct Retry {
 
 impl Retry {
     /// A play's read-decide-write: many cheap tries, as every play on a hot board races the
-    /// others (5 ms .. 320 ms).
+    /// others; and a board's migration start, whose transaction meets those plays on every lane
+    /// (5 ms .. 320 ms).
     pub(crate) const PLAY: Retry = Retry::new(60, 5, 6);
-    /// One player's rank index change: a marker read and a transaction (5 ms .. 320 ms).
+    /// A board's rank index batch: a root read and its chunks' transactions, again when another
+    /// apply moved the root (5 ms .. 320 ms).
     pub(crate) const RANK_APPLY: Retry = Retry::new(12, 5, 6);
     /// A rank lookup's snapshot: real DynamoDB cancels a transactional read that meets an
     /// index write in flight on one of its items (5 ms .. 320 ms).
@@ -34,7 +36,8 @@ impl Retry {
     pub(crate) const PROJECTION: Retry = Retry::new(8, 10, 5);
     /// A single-item update, or a small transaction, that a transaction in flight on the same
     /// item may conflict with: the start of a board's close or its close lease (a play's
-    /// transaction on the board item), a profile change (the player item) (10 ms .. 320 ms).
+    /// transaction on the board item), a profile change (the player item), a rebuild's switch
+    /// (the lanes), a migrated board's switch (10 ms .. 320 ms).
     pub(crate) const ITEM_UPDATE: Retry = Retry::new(8, 10, 5);
     /// Rounds of a batch read or write re-sending what DynamoDB left unprocessed
     /// (10 ms .. 640 ms).

@@ -3,15 +3,13 @@
 
 use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::{BoardId, PlayerId};
-use leaderboard_keys::rank_v2;
+use leaderboard_keys::rank_index;
 
 use crate::freshness::{Estimate, Freshness};
 use crate::items::from_item;
-use crate::model::{
-    Board, BoardStatus, EntryPointer, Page, RankLayout, RankedEntry, ScoreEntry, shown_name,
-};
+use crate::model::{Board, BoardStatus, EntryPointer, Page, RankedEntry, ScoreEntry, shown_name};
 use crate::query::Listing;
-use crate::rank_lookup::{Prefetch, RankCost, Written, written_keys};
+use crate::rank_count::{Prefetch, RankCost};
 use crate::request::{Index, Params, WithParams};
 use crate::{Store, StoreError};
 
@@ -142,26 +140,24 @@ impl Store {
     }
 
     /// [`Store::get_board`] and [`Store::player_rank`] in one: the board and the player's entry
-    /// pointer in one consistent `BatchGetItem` (one request fewer). On an open v2 board the rank
+    /// pointer in one consistent `BatchGetItem` (one request fewer). On an open board the rank
     /// then reads the snapshot under the generation this process last saw (its root checks
     /// the guess; the first time, the root is read with the board), the tail when the
     /// player's group holds others, and the lanes: 3 requests (4 with the tail) and 20 items
-    /// read by key at the default width (21 the first time). A v1 board's rank reads its
-    /// written counts next, then as [`Store::player_rank`] does. A closed board is answered as
-    /// it is, unranked.
+    /// read by key at the default width (21 the first time); a board made before the index
+    /// (until the migration moves it) is ranked by its capped count alone. A closed board is
+    /// answered as it is, unranked.
     pub async fn board_and_rank(
         &self,
         id: &BoardId,
         player: &PlayerId,
     ) -> Result<BoardRank, StoreError> {
         // Until this process has seen the board's index generation, the root comes along: its
-        // generation guides the snapshot (the first lookup would otherwise read it twice). A
-        // board known to be v1 has none.
-        let with_root =
-            self.generations.get(id).is_none() && self.layouts.get(id) != Some(RankLayout::V1);
+        // generation guides the snapshot (the first lookup would otherwise read it twice).
+        let with_root = self.generations.get(id).is_none();
         let mut keys = vec![entity::board(id), entity::entry(player, id)];
         if with_root {
-            keys.push(rank_v2::root_key(id));
+            keys.push(rank_index::root_key(id));
         }
         let mut found = self
             .batch_get(&keys, "BatchGetItem(board, pointer)")
@@ -170,7 +166,6 @@ impl Store {
             return Ok(BoardRank::NoBoard);
         };
         let board: Board = from_item(board)?;
-        self.layouts.remember(&board);
         if board.status == BoardStatus::Closed {
             return Ok(BoardRank::Closed(board));
         }
@@ -202,8 +197,8 @@ impl Store {
     }
 
     /// The player's entry pointer (consistent) and, on an indexed board, in the same
-    /// `BatchGetItem`, what its rank starts from: the board's written counts (v1: they say how
-    /// big the board is) or the index's root (v2: its generation and the entries it counts).
+    /// `BatchGetItem`, what its rank starts from: the index's root (its generation and the
+    /// entries it counts).
     async fn pointer_and_size(
         &self,
         board: &Board,
@@ -212,33 +207,22 @@ impl Store {
     ) -> Result<Option<(EntryPointer, Prefetch)>, StoreError> {
         let id = &board.leaderboard_id;
         cost.requests += 1;
-        if !board.rank_index {
+        if !board.indexed() {
             cost.items += 1;
             return Ok(self
                 .entry_pointer(id, player)
                 .await?
                 .map(|p| (p, Prefetch::AfterPlay)));
         }
-        let v2 = board.rank_layout == RankLayout::V2;
-        let pointer_key = entity::entry(player, id);
-        let mut keys = vec![pointer_key.clone()];
-        if v2 {
-            keys.push(rank_v2::root_key(id));
-        } else {
-            keys.extend(written_keys(id));
-        }
+        let keys = [entity::entry(player, id), rank_index::root_key(id)];
         cost.items += keys.len() as u64;
         let mut found = self
-            .batch_get(&keys, "BatchGetItem(pointer, rank written or root)")
+            .batch_get(&keys, "BatchGetItem(pointer, rank index root)")
             .await?;
-        let Some(pointer) = found.take(&pointer_key) else {
+        let Some(pointer) = found.take(&keys[0]) else {
             return Ok(None);
         };
-        let before = if v2 {
-            Prefetch::Root(found.take(&keys[1]).unwrap_or_default())
-        } else {
-            Prefetch::Written(Written::take_from(&mut found, id))
-        };
+        let before = Prefetch::Root(found.take(&keys[1]).unwrap_or_default());
         Ok(Some((from_item(pointer)?, before)))
     }
 
@@ -250,13 +234,7 @@ impl Store {
         before: Prefetch,
     ) -> Result<(RankedEntry, Freshness, RankCost), StoreError> {
         let (estimate, cost) = self
-            .own_rank(
-                board,
-                &pointer.player_id,
-                &pointer.score_sk,
-                pointer.version,
-                before,
-            )
+            .own_rank(board, &pointer.player_id, &pointer.score_sk, before)
             .await?;
         let (entry, freshness) = own_entry(pointer, &estimate);
         Ok((entry, freshness, cost))

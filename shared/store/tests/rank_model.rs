@@ -6,9 +6,9 @@
 //! within its lag of the true rank, exact when it says so, and near enough the top to be
 //! counted whenever the true rank is within the first 1,000.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
-use leaderboard_keys::rankindex::{IndexedKey, Layout, NodeCounts, count_above, shard_of};
+use leaderboard_keys::rank_index::{CountedKey, NodeCounters, build, count_above};
 use leaderboard_store::freshness::{EXACT_TOP, Estimate, IndexView};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
@@ -30,47 +30,34 @@ struct Player {
     applied: usize,
 }
 
-/// The index's nodes as a lookup reads them, from the keys it holds.
+/// The index as a lookup reads it, from the keys it holds: the counters, and the keys of a
+/// group (a score within 100 s), which a lookup counts with a Query.
 struct Index {
-    layout: Layout,
-    nodes: BTreeMap<(u8, String), NodeCounts>,
+    nodes: NodeCounters,
+    held: Vec<CountedKey>,
 }
 
 impl Index {
     fn of(players: &[Player]) -> Index {
-        let layout = IndexedKey::parse(&sort_key(0, 0, "x")).unwrap().layout();
-        let mut nodes: BTreeMap<(u8, String), NodeCounts> = BTreeMap::new();
-        for p in players.iter().filter(|p| p.applied > 0) {
-            let key = IndexedKey::parse(&p.keys[p.applied - 1]).unwrap();
-            let shard = shard_of(&p.id, layout.node_shards);
-            for level in 0..layout.levels {
-                let node = nodes
-                    .entry((shard, key.prefix(level).to_owned()))
-                    .or_default();
-                let label = key.label(level).to_owned();
-                *node.counts.entry(label.clone()).or_default() += 1;
-                if level == layout.levels - 1 {
-                    node.ties.entry(label).or_default().insert(p.id.clone());
-                }
-            }
+        let held: Vec<CountedKey> = players
+            .iter()
+            .filter(|p| p.applied > 0)
+            .map(|p| CountedKey::parse(&p.keys[p.applied - 1]).unwrap())
+            .collect();
+        Index {
+            nodes: build(&held),
+            held,
         }
-        Index { layout, nodes }
     }
 
-    /// The nodes on `key`'s path, every shard's, level by level.
-    fn path(&self, key: &IndexedKey) -> Vec<Vec<NodeCounts>> {
-        (0..self.layout.levels)
-            .map(|level| {
-                (0..self.layout.node_shards)
-                    .map(|shard| {
-                        self.nodes
-                            .get(&(shard, key.prefix(level).to_owned()))
-                            .cloned()
-                            .unwrap_or_default()
-                    })
-                    .collect()
-            })
-            .collect()
+    /// The entries the index holds above `key`: the counters' count, and its group's tail.
+    fn above(&self, key: &CountedKey) -> i64 {
+        let tail = self
+            .held
+            .iter()
+            .filter(|k| k.group() == key.group() && k.sort_key > key.sort_key)
+            .count();
+        count_above(key, &self.nodes) + tail as i64
     }
 }
 
@@ -107,11 +94,11 @@ fn check(seed: u64) -> Result<(), TestCaseError> {
         let version = rng.random_range(1..=p.keys.len());
         for version in [p.keys.len(), version] {
             let target = &p.keys[version - 1];
-            let key = IndexedKey::parse(target).unwrap();
+            let key = CountedKey::parse(target).unwrap();
             let held = (p.applied > 0).then(|| p.keys[p.applied - 1].as_str());
             let own_above = held.is_some_and(|h| h > target.as_str());
             let view = IndexView {
-                above: count_above(&key, &index.path(&key)) - i64::from(own_above),
+                above: index.above(&key) - i64::from(own_above),
                 entries: players.len() as i64,
                 unapplied: (written - applied) as i64,
                 own_unapplied: (version as u64).saturating_sub(p.applied as u64),
@@ -163,9 +150,9 @@ fn an_index_that_applied_everything_answers_exactly() {
         let current: Vec<&String> = players.iter().map(|p| p.keys.last().unwrap()).collect();
         for p in &players {
             let target = p.keys.last().unwrap();
-            let key = IndexedKey::parse(target).unwrap();
+            let key = CountedKey::parse(target).unwrap();
             let estimate = Estimate::from_index(&IndexView {
-                above: count_above(&key, &index.path(&key)),
+                above: index.above(&key),
                 entries: players.len() as i64,
                 unapplied: 0,
                 own_unapplied: 0,

@@ -1,27 +1,27 @@
-//! The layout v2 index rebuilt while plays go on, on DynamoDB Local: a lane change lost on the
+//! The rank index rebuilt while plays go on, on DynamoDB Local: a lane change lost on the
 //! way shows as lag, is asked to be repaired, and the repair run rebuilds the board while a
 //! second task keeps playing and applying, after which every answer is exact; a request whose
-//! lane moved past its gap by itself is dropped without a rebuild; a v1 build, which needs a
-//! quiet board, refuses one that took a play during its scan.
+//! lane moved past its gap by itself is dropped without a rebuild; a build counts a play that
+//! lands during its scan.
 
 mod common;
-#[path = "common/rank_v2.rs"]
-mod rank_v2_index;
+#[path = "common/index_check.rs"]
+mod index_check;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::time::Duration;
 
 use common::*;
+use index_check::{ChangeLog, expected_index, nodes_by_generation, stored_index};
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_v2::{LaneChange, REPAIR_PK};
-use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
+use leaderboard_keys::rank_index::{LANES, shard_of};
+use leaderboard_keys::rank_index::{LaneChange, REPAIR_PK};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{Operator, RankLayout};
 use leaderboard_store::{RepairOptions, Store};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rank_v2_index::{ChangeLog, expected_index, nodes_by_generation, stored_index};
 
 /// More than the exact top (1,000), so that ranks are read from the index.
 const PLAYERS: usize = 1_200;
@@ -74,8 +74,7 @@ async fn play_and_log(
             from_ms + i as u64,
         )
         .await;
-        log.after_play(table, board, shard_of(p, WRITTEN_SHARDS))
-            .await;
+        log.after_play(table, board, shard_of(p, LANES)).await;
     }
 }
 
@@ -237,7 +236,7 @@ async fn a_lost_lane_change_is_repaired_while_plays_go_on_and_every_answer_is_ex
     assert_eq!(generations.keys().copied().collect::<Vec<_>>(), vec![live]);
     assert_eq!(live, repaired.rebuilt[0].1.generation);
     // No lane is left paused.
-    for lane in 0..WRITTEN_SHARDS {
+    for lane in 0..LANES {
         let key = leaderboard_keys::entity::rank_written(&bid("rp"), lane);
         let item = table.raw(&key.pk, &key.sk).await;
         assert!(item.is_none_or(|i| !i.contains_key("pause")), "lane {lane}");
@@ -278,15 +277,16 @@ async fn a_request_whose_lane_caught_up_by_itself_is_dropped_without_a_rebuild()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_v1_build_refuses_a_board_that_took_a_play_during_its_scan_and_writes_nothing() {
-    let (table, store) = store_without_stream("rank_v1_live").await;
-    let board = board_v1(&store, "v1live", Order::Desc, Operator::Best).await;
+async fn a_build_counts_a_play_that_lands_during_its_scan() {
+    let (table, store) = store_without_stream("rank_build_live").await;
+    let board = board(&store, "live", Order::Desc, Operator::Best).await;
     let entries: Vec<_> = (0..50u64)
         .map(|i| (pid(&format!("w{i:02}")), i * 10, at(i)))
         .collect();
     store.import_entries(&board, &entries).await.unwrap();
 
-    // The build's scan (its first Query) waits while a play lands.
+    // The build's first scan (its first Query) waits while a play lands: that lane moves, so
+    // the build scans again, and its index counts the play.
     let (client, gate) = leaderboard_devkit::local::gated_client(&table.endpoint, "Query");
     let gated = store_with_client(&table, client);
     let building = {
@@ -294,26 +294,13 @@ async fn a_v1_build_refuses_a_board_that_took_a_play_during_its_scan_and_writes_
         tokio::spawn(async move { gated.build_rank_index(&board).await })
     };
     assert!(gate.reached().await);
-    submit(&store, "w03", 5_000, &["v1live"], 10_000).await;
-    let before = table.dump().await;
+    submit(&store, "w03", 5_000, &["live"], 10_000).await;
     gate.release();
-    let refused = building.await.unwrap();
-    assert!(
-        matches!(&refused, Err(leaderboard_store::StoreError::Invalid(m)) if m.contains("quiet")),
-        "{refused:?}"
-    );
-    assert_eq!(table.dump().await, before, "a refused build writes nothing");
-
-    // Quiet, it builds, and ranks are exact.
-    let built = store
-        .build_rank_index(&stored_board(&store, "v1live").await)
-        .await
-        .unwrap();
+    let built = building.await.unwrap().unwrap();
     assert_eq!(built.entries, 50);
-    let (entry, _) = store
-        .player_rank_counted(&stored_board(&store, "v1live").await, &pid("w03"))
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!((entry.rank, entry.freshness.unwrap().rank_exact), (1, true));
+    let players: Vec<String> = (0..50).map(|i| format!("w{i:02}")).collect();
+    assert_eq!(
+        stored_index(&table, "live").await,
+        expected_index(&table, &store, "live", &players).await
+    );
 }

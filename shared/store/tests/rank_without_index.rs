@@ -1,5 +1,5 @@
-//! Ranks on a board made before the rank index existed (`rankIndex` absent): the capped count
-//! alone. Within the first 1,000 the rank is exact; beyond them the answer says so (rank 1001,
+//! Ranks on a board made before the rank index existed (`rankIndex` and `rankLayout` absent),
+//! until the migration moves it onto the index: the capped count alone. Within the first 1,000 the rank is exact; beyond them the answer says so (rank 1001,
 //! not exact, the "not known" lag), and no lookup reads more than 1,000 keys.
 
 mod common;
@@ -15,7 +15,7 @@ use leaderboard_store::{Config, Store, UNINDEXED_LAG};
 async fn a_board_without_an_index_counts_only_the_first_thousand() {
     let (table, store) = store("unindexed").await;
     let board = board(&store, "old", Order::Desc, Operator::Best).await;
-    // GIVEN a board as made before the index: no `rankIndex`, no written counts
+    // GIVEN a board as made before the index: no `rankIndex`, no `rankLayout`, no written counts
     store
         .client()
         .update_item()
@@ -27,7 +27,7 @@ async fn a_board_without_an_index_counts_only_the_first_thousand() {
             ]
             .into(),
         ))
-        .update_expression("REMOVE rankIndex")
+        .update_expression("REMOVE rankIndex, rankLayout")
         .send()
         .await
         .unwrap();

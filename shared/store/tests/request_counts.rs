@@ -15,8 +15,7 @@ use leaderboard_keys::ids::{Email, GameId, IdempotencyKey};
 use leaderboard_keys::rank::Order;
 use leaderboard_store::model::Operator;
 use leaderboard_store::{
-    BoardRank, CloseOptions, CloseProgress, Config, ProjectedSession, RankChange, SequenceNumber,
-    Store,
+    BoardRank, CloseOptions, CloseProgress, Config, ProjectedSession, SequenceNumber, Store,
 };
 
 /// Every operation's requests against the expected ones; reports all differences at once.
@@ -110,9 +109,9 @@ async fn players_boards_and_sessions() {
 async fn plays_and_rank_reads() {
     let mut m = Misses::default();
     let (_t, store, counter) = counted("census_plays").await;
-    // Layout v1 boards: their census is kept while v1 boards are in service.
-    board_v1(&store, "pa", Order::Desc, Operator::Best).await;
-    board_v1(&store, "pb", Order::Asc, Operator::Best).await;
+    // Small boards (fewer entries than the exact top): ranks are counted.
+    board(&store, "pa", Order::Desc, Operator::Best).await;
+    board(&store, "pb", Order::Asc, Operator::Best).await;
     for (i, p) in ["p1", "p2", "p3", "p4"].iter().enumerate() {
         submit(&store, p, 100 + i as u64, &["pa", "pb"], 100 + i as u64).await;
     }
@@ -125,21 +124,21 @@ async fn plays_and_rank_reads() {
     m.expect(
         "first play",
         &c,
-        "BatchGetItem 3, Query 2, TransactWriteItems 1, UpdateItem 1",
+        "BatchGetItem 3, Query 2, TransactGetItems 2, TransactWriteItems 1, UpdateItem 1",
     );
     let better = play("ada", 60, &["pa", "pb"], sid(2_000, 2));
     let (_, c) = census(&counter, store.record_play(&better, at(2_000))).await;
     m.expect(
         "improves one",
         &c,
-        "BatchGetItem 3, Query 2, TransactWriteItems 1, UpdateItem 1",
+        "BatchGetItem 3, Query 2, TransactGetItems 2, TransactWriteItems 1, UpdateItem 1",
     );
     let worse = play("ada", 1, &["pa"], sid(3_000, 3));
     let (_, c) = census(&counter, store.record_play(&worse, at(3_000))).await;
     m.expect(
         "improves none",
         &c,
-        "BatchGetItem 2, Query 1, TransactWriteItems 1, UpdateItem 1",
+        "BatchGetItem 2, Query 1, TransactGetItems 1, TransactWriteItems 1, UpdateItem 1",
     );
     let (r, c) = census(&counter, store.record_play(&first, at(4_000))).await;
     assert!(r.unwrap().duplicate);
@@ -154,7 +153,7 @@ async fn plays_and_rank_reads() {
     m.expect(
         "a play with an Idempotency-Key",
         &c,
-        "BatchGetItem 2, Query 1, TransactWriteItems 1, UpdateItem 1",
+        "BatchGetItem 2, Query 1, TransactGetItems 1, TransactWriteItems 1, UpdateItem 1",
     );
     keyed.session_id = sid(5_001, 6);
     let (r, c) = census(&counter, store.record_play(&keyed, at(5_001))).await;
@@ -173,62 +172,27 @@ async fn plays_and_rank_reads() {
     m.expect("player_entries", &c, "Query 1");
     let (r, c) = census(&counter, store.player_rank(&pa, &pid("p2"))).await;
     assert_eq!(r.unwrap().unwrap().rank, 3);
-    m.expect("player_rank, small board", &c, "BatchGetItem 1, Query 1");
-    // The API's lookup on a v1 board: the board with the pointer, then the written counts.
+    m.expect("player_rank, small board", &c, "BatchGetItem 2, Query 1");
+    // The API's lookup on a small board: the board, the pointer and the root, then the count.
     let (r, c) = census(&counter, store.board_and_rank(&bid("pa"), &pid("p2"))).await;
     match r.unwrap() {
         BoardRank::Open(_, Some(entry)) => assert_eq!(entry.rank, 3),
         other => panic!("expected the ranked entry, got {other:?}"),
     }
     m.expect(
-        "board_and_rank, v1, small board",
+        "board_and_rank, small board",
         &c,
-        "BatchGetItem 2, Query 1",
+        "BatchGetItem 2, Query 1, TransactGetItems 1",
     );
     let (r, c) = census(&counter, store.around_player(&pa, &pid("p2"), 1)).await;
     assert_eq!(r.unwrap().unwrap().len(), 3);
-    m.expect("around_player, small board", &c, "BatchGetItem 1, Query 3");
+    m.expect("around_player, small board", &c, "BatchGetItem 2, Query 3");
 
-    // The rank index: built from the board, then one player's change applied.
-    let (r, c) = census(&counter, store.build_rank_index(&pa)).await;
-    r.unwrap();
-    // (the lanes are read before and after the scan, and after the writes: the quiet check)
-    m.expect(
-        "build_rank_index",
-        &c,
-        "BatchGetItem 3, BatchWriteItem 3, Query 1, UpdateItem 1",
-    );
-    let moved = submit(&store, "p1", 500, &["pa"], 5_000).await;
-    let pointer = store
-        .entry_pointer(&bid("pa"), &pid("p1"))
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(moved.session.outcomes.len(), 1);
-    let change = RankChange {
-        upsert: true,
-        score_sk: pointer.score_sk.clone(),
-        version: pointer.version,
-    };
-    let (r, c) = census(
-        &counter,
-        store.apply_rank_changes(&bid("pa"), &pid("p1"), std::slice::from_ref(&change)),
-    )
-    .await;
-    assert_eq!(r.unwrap().applied, 1);
-    m.expect("apply_rank_changes", &c, "GetItem 1, TransactWriteItems 1");
-    let (r, c) = census(
-        &counter,
-        store.apply_rank_changes(&bid("pa"), &pid("p1"), &[change]),
-    )
-    .await;
-    assert_eq!(r.unwrap().already_applied, 1);
-    m.expect("apply_rank_changes again", &c, "GetItem 1");
     m.none();
 }
 
 #[tokio::test]
-async fn layout_v2_lookups_plays_rebuild_and_apply() {
+async fn index_lookups_plays_rebuild_and_apply() {
     let mut m = Misses::default();
     let (table, store, counter) = counted("census_v2").await;
     let pv = board(&store, "pv", Order::Desc, Operator::Best).await;
@@ -298,8 +262,7 @@ async fn layout_v2_lookups_plays_rebuild_and_apply() {
         &c,
         "BatchGetItem 2, TransactGetItems 1, TransactWriteItems 1, UpdateItem 1",
     );
-    let lane =
-        leaderboard_keys::rankindex::shard_of("ada", leaderboard_keys::rankindex::WRITTEN_SHARDS);
+    let lane = leaderboard_keys::rank_index::shard_of("ada", leaderboard_keys::rank_index::LANES);
     let key = leaderboard_keys::entity::rank_written(&bid("pv"), lane);
     let written = table.raw(&key.pk, &key.sk).await.unwrap()["written"]
         .as_n()
@@ -311,11 +274,11 @@ async fn layout_v2_lookups_plays_rebuild_and_apply() {
         .await
         .unwrap()
         .unwrap();
-    let change = leaderboard_keys::rank_v2::LaneChange {
+    let change = leaderboard_keys::rank_index::LaneChange {
         lane,
         seq: written,
         old: None,
-        new: Some(leaderboard_keys::rank_v2::CountedKey::parse(&pointer.score_sk).unwrap()),
+        new: Some(leaderboard_keys::rank_index::CountedKey::parse(&pointer.score_sk).unwrap()),
     };
     let (r, c) = census(
         &counter,

@@ -4,9 +4,9 @@
 //! with injected write failures, delivered to by the event source mapping.
 #![allow(dead_code)]
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use aws_lambda_events::event::dynamodb::EventRecord;
 use aws_lambda_events::event::streams::DynamoDbEventResponse;
@@ -16,16 +16,15 @@ use leaderboard_devkit::stream::{EventSourceMapping, StartingPosition, StreamRea
 use leaderboard_devkit::testing::{RawItem, TestTable, s};
 use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_v2::LaneChange;
+use leaderboard_keys::rank_index::LaneChange;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{NewBoard, Operator, Player, RankLayout, Recurrence};
 use leaderboard_store::{
-    Config, LaneApplyOutcome, Play, ProjectedSession, ProjectionOutcome, RankApplyOutcome,
-    RankChange, Store, StoreError,
+    Config, LaneApplyOutcome, Play, ProjectedSession, ProjectionOutcome, Store, StoreError,
 };
 use rand::Rng;
 use rand::seq::SliceRandom;
-use stream_projector::{LaneIndex, Projection, RankIndex, handle};
+use stream_projector::{LaneIndex, Projection, handle};
 
 /// 2026-01-01T00:00:00Z: the clock of the tests.
 pub const T0: u64 = 1_767_225_600_000;
@@ -121,7 +120,7 @@ impl Scenario {
         ];
         for (id, (order, operator)) in BOARDS.iter().zip(orders) {
             store
-                .create_board(new_board(id, order, operator, RankLayout::V1), at(0))
+                .create_board(new_board(id, order, operator, RankLayout::V2), at(0))
                 .await
                 .unwrap();
         }
@@ -350,14 +349,12 @@ pub fn cost(counter: &RequestCounter) -> (u64, u64, u64) {
     (of("UpdateItem"), of("GetItem"), counter.total())
 }
 
-/// The store, but chosen writes fail the first time, as DynamoDB would after the SDK's own
-/// retries: the v1 rank index write of each of `victims`, and the `lane_fail_at`-th v2 write
-/// (counting from 1; 0 for none). That v2 write fails before writing anything, or, given
-/// `lanes_failing_half_way` (a store whose transactions fail after its first), half way.
+/// The store, but a chosen write fails the first time, as DynamoDB would after the SDK's own
+/// retries: the `lane_fail_at`-th rank index write (counting from 1; 0 for none). It fails
+/// before writing anything, or, given `lanes_failing_half_way` (a store whose transactions
+/// fail after its first), half way.
 pub struct FailOnce {
     pub store: Store,
-    pub victims: HashSet<String>,
-    pub failed: Mutex<BTreeSet<String>>,
     pub lane_calls: AtomicUsize,
     pub lane_fail_at: usize,
     pub lanes_failing_half_way: Option<Store>,
@@ -368,8 +365,6 @@ impl FailOnce {
     pub fn none(store: &Store) -> FailOnce {
         FailOnce {
             store: store.clone(),
-            victims: HashSet::new(),
-            failed: Mutex::new(BTreeSet::new()),
             lane_calls: AtomicUsize::new(0),
             lane_fail_at: 0,
             lanes_failing_half_way: None,
@@ -389,22 +384,6 @@ impl Projection for FailOnce {
         now: Timestamp,
     ) -> Result<ProjectionOutcome, StoreError> {
         self.store.project_sessions(player, sessions, now).await
-    }
-}
-
-impl RankIndex for FailOnce {
-    async fn apply(
-        &self,
-        board: &BoardId,
-        player: &PlayerId,
-        changes: &[RankChange],
-    ) -> Result<RankApplyOutcome, StoreError> {
-        if self.victims.contains(player.as_str())
-            && self.failed.lock().unwrap().insert(player.to_string())
-        {
-            return Err(FailOnce::injected());
-        }
-        self.store.apply_rank_changes(board, player, changes).await
     }
 }
 
@@ -431,10 +410,7 @@ impl LaneIndex for FailOnce {
 
 /// Delivers `records` to the handler as the event source mapping does (batches of 100,
 /// re-delivery from the first reported record); answers how many re-deliveries it took.
-pub async fn deliver<P: Projection + RankIndex + LaneIndex>(
-    target: &P,
-    records: &[EventRecord],
-) -> u32 {
+pub async fn deliver<P: Projection + LaneIndex>(target: &P, records: &[EventRecord]) -> u32 {
     let delivery = EventSourceMapping::default()
         .deliver(records, |e| {
             handle(target, LambdaEvent::new(e, Context::default()))

@@ -76,11 +76,21 @@ pub async fn board(store: &Store, id: &str, order: Order, operator: Operator) ->
         .unwrap()
 }
 
-/// A board whose rank index keeps layout v1 (boards made before v2 was the default).
-pub async fn board_v1(store: &Store, id: &str, order: Order, operator: Operator) -> Board {
-    let mut new = new_board(id, order, operator, 9_999_999_999);
-    new.rank_layout = leaderboard_store::model::RankLayout::V1;
-    store.create_board(new, at(0)).await.unwrap()
+/// A board as boards made before the rank index's current layout are stored (no
+/// `rankLayout`): counted, not indexed, until the migration moves it.
+pub async fn legacy_board(
+    table: &TestTable,
+    store: &Store,
+    id: &str,
+    order: Order,
+    operator: Operator,
+) -> Board {
+    board(store, id, order, operator).await;
+    let pk = format!("LEADERBOARD#{id}");
+    table
+        .update_raw(&pk, "#METADATA", "REMOVE rankLayout")
+        .await;
+    stored_board(store, id).await
 }
 
 /// A session id whose time is `ms` after T0 (so sessions sort by `ms`) and unique by `salt`.

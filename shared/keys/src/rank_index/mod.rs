@@ -1,7 +1,8 @@
-//! Rank index layout v2, the pure part: where a Score sort key is counted, what a batch of
-//! changes does to the counters, and how a rank is read back from them. No I/O: the store
-//! writes what [`fold`] and [`chunk`] say and reads what [`count_above`] and [`TailRange`] need.
-//! (Layout v1, [`crate::rankindex`], stays in service until boards move to v2.)
+//! The rank index, the pure part: where a Score sort key is counted, what a batch of changes
+//! does to the counters, and how a rank is read back from them. No I/O: the store writes what
+//! [`fold`] and [`chunk`] say and reads what [`count_above`] and [`TailRange`] need. Its items
+//! carry the layout's number, 2 (`rankLayout` on a board, `RANKV2#` in their keys): boards
+//! stored before it are moved onto it by the store's migration.
 //!
 //! # Lanes and their change log
 //! A board's written counts (`RANKSEQ#<board>#<lane>` / `#WRITTEN`, [`LANES`] of them, a player
@@ -52,10 +53,9 @@ pub use read::{LanesRead, PathRead, Settled, TailCount, TailSide, settle};
 use std::collections::BTreeMap;
 
 use crate::KeyError;
-use crate::entity::Key;
+use crate::entity::{Key, SCORE_PREFIX};
 use crate::ids::BoardId;
 use crate::rank::TIEBREAK_DIGITS;
-use crate::rankindex::{IndexedKey, WRITTEN_SHARDS, shard_of};
 
 /// Score digits per trie level: a score node has at most 100 child labels.
 pub const GROUP_DIGITS: usize = 2;
@@ -68,7 +68,23 @@ pub const STORED_TIME_DIGITS: usize = TIEBREAK_DIGITS as usize - TAIL_TIME_DIGIT
 pub const TIME_LEVELS: [usize; 3] = [4, 2, 2];
 const _: () = assert!(TIME_LEVELS[0] + TIME_LEVELS[1] + TIME_LEVELS[2] == STORED_TIME_DIGITS);
 /// Lanes per board: the board's written counts.
-pub const LANES: u8 = WRITTEN_SHARDS;
+pub const LANES: u8 = 10;
+/// The attribute of a lane counting the changes made on it: its change numbers.
+pub const WRITTEN_ATTR: &str = "written";
+/// The attribute of a lane counting the entries created (a player's first entry on the board)
+/// less those removed: summed over the board's lanes it is the board's number of entries,
+/// exactly, whatever the index has applied.
+pub const CREATED_ATTR: &str = "created";
+
+/// The lane (`0..lanes`) of a player, or the partition of a node prefix: FNV-1a of the string.
+pub fn shard_of(player: &str, lanes: u8) -> u8 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in player.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    (h % u64::from(lanes.max(1))) as u8
+}
 /// The most keys a tail count reads before it gives up on being exact.
 pub const TAIL_CAP: u64 = 1_000;
 /// Items one TransactWriteItems may touch; a chunk writes at most this many nodes, root included.
@@ -80,7 +96,7 @@ pub type Counters = BTreeMap<String, i64>;
 /// Counter deltas (or counts) of many nodes, by node prefix (`""` is the root).
 pub type NodeCounters = BTreeMap<String, Counters>;
 
-/// How a board's v2 trie is laid out, from its width alone (writers and readers agree).
+/// How a board's trie is laid out, from its width alone (writers and readers agree).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {
     /// Score digits of the board.
@@ -137,7 +153,7 @@ impl Layout {
     }
 }
 
-/// A Score sort key as layout v2 counts it.
+/// A Score sort key as the index counts it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct CountedKey {
     /// The whole sort key, `SCORE#<score>#<tiebreak>#<playerId>`.
@@ -146,12 +162,30 @@ pub struct CountedKey {
 }
 
 impl CountedKey {
-    /// Parses a Score sort key.
+    /// Parses a Score sort key `SCORE#<score, 1 to 18 digits>#<13 digits>#<playerId>`.
     pub fn parse(sort_key: &str) -> Result<CountedKey, KeyError> {
-        let parsed = IndexedKey::parse(sort_key)?;
+        let bad = |why| KeyError::malformed(sort_key, why);
+        let rest = sort_key
+            .strip_prefix(SCORE_PREFIX)
+            .ok_or_else(|| bad("not a Score sort key"))?;
+        let mut parts = rest.splitn(3, '#');
+        let (Some(score), Some(tie), Some(player)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(bad("a Score sort key has three parts"));
+        };
+        let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if !all_digits(score) || score.len() > 18 {
+            return Err(bad("the score part must be 1 to 18 digits"));
+        }
+        if !all_digits(tie) || tie.len() != TIEBREAK_DIGITS as usize {
+            return Err(bad("the tiebreak part must be 13 digits"));
+        }
+        if player.is_empty() {
+            return Err(bad("no player id"));
+        }
         Ok(CountedKey {
             sort_key: sort_key.to_owned(),
-            digits: parsed.digits().to_owned(),
+            digits: format!("{score}{tie}"),
         })
     }
 
@@ -179,7 +213,7 @@ impl CountedKey {
     }
 }
 
-/// The root of a board's v2 index: `RANKV2#<boardId>` / `#ROOT`.
+/// The root of a board's index: `RANKV2#<boardId>` / `#ROOT` (2 is the layout's number).
 pub fn root_key(board: &BoardId) -> Key {
     Key::new(format!("RANKV2#{board}"), "#ROOT")
 }

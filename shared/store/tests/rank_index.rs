@@ -1,27 +1,25 @@
-//! The rank index's layout v2 in the table, on DynamoDB Local: what a play on a v2 board
-//! records on its lane (the change log the index is applied from), and batches of those changes
+//! The rank index in the table, on DynamoDB Local: what a play records on its lane (the change log the index is applied from), and batches of those changes
 //! applied in any order, partly, and again, leaving exactly the counters built from the entries.
 
 mod common;
-#[path = "common/rank_v2.rs"]
-mod rank_v2_index;
+#[path = "common/index_check.rs"]
+mod index_check;
 
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use common::*;
+use index_check::{ChangeLog, expected_index, lane, nodes_by_generation, stored_index};
 use leaderboard_devkit::local::{Failures, failing_client};
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_v2::LaneChange;
-use leaderboard_keys::rankindex::{WRITTEN_SHARDS, shard_of};
+use leaderboard_keys::rank_index::{LANES, LaneChange, shard_of};
 use leaderboard_store::freshness::Freshness;
 use leaderboard_store::model::{Operator, RankLayout};
 use leaderboard_store::{BoardRank, RankCost, Store, StoreError};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rank_v2_index::{ChangeLog, expected_index, lane, nodes_by_generation, stored_index};
 
-async fn v2_board(store: &Store, id: &str) {
+async fn indexed_board(store: &Store, id: &str) {
     let mut new = new_board(id, Order::Desc, Operator::Best, 9_999_999_999);
     new.rank_layout = RankLayout::V2;
     let board = store.create_board(new, at(0)).await.unwrap();
@@ -47,58 +45,59 @@ fn change(old: Option<&str>, new: &str) -> HashMap<String, AttributeValue> {
 }
 
 #[tokio::test]
-async fn a_play_on_a_v2_board_records_its_change_on_its_lane_numbered_by_written() {
-    let (table, store) = store_without_stream("rank_v2_lanes").await;
-    v2_board(&store, "v2").await;
-    board_v1(&store, "v1", Order::Desc, Operator::Best).await;
+async fn a_play_records_its_change_on_its_lane_numbered_by_written() {
+    let (table, store) = store_without_stream("rank_index_lanes").await;
+    indexed_board(&store, "new").await;
+    legacy_board(&table, &store, "old", Order::Desc, Operator::Best).await;
     // Two players in different lanes.
     let ada = "ada";
     let bob = (0..)
         .map(|i| format!("bob{i}"))
-        .find(|p| shard_of(p, WRITTEN_SHARDS) != shard_of(ada, WRITTEN_SHARDS))
+        .find(|p| shard_of(p, LANES) != shard_of(ada, LANES))
         .unwrap();
-    let (la, lb) = (
-        shard_of(ada, WRITTEN_SHARDS),
-        shard_of(&bob, WRITTEN_SHARDS),
-    );
+    let (la, lb) = (shard_of(ada, LANES), shard_of(&bob, LANES));
 
-    submit(&store, ada, 10, &["v2", "v1"], 1_000).await;
-    let first = key_of(&store, "v2", ada).await;
+    submit(&store, ada, 10, &["new", "old"], 1_000).await;
+    let first = key_of(&store, "new", ada).await;
     assert_eq!(
-        lane(&table, "v2", la).await,
+        lane(&table, "new", la).await,
         (1, Some(change(None, &first)))
     );
 
-    submit(&store, ada, 30, &["v2", "v1"], 2_000).await;
-    let second = key_of(&store, "v2", ada).await;
+    submit(&store, ada, 30, &["new", "old"], 2_000).await;
+    let second = key_of(&store, "new", ada).await;
     assert_eq!(
-        lane(&table, "v2", la).await,
+        lane(&table, "new", la).await,
         (2, Some(change(Some(&first), &second)))
     );
 
     // A play that changes no entry records nothing.
-    submit(&store, ada, 5, &["v2"], 3_000).await;
-    assert_eq!(lane(&table, "v2", la).await.0, 2);
+    submit(&store, ada, 5, &["new"], 3_000).await;
+    assert_eq!(lane(&table, "new", la).await.0, 2);
 
-    submit(&store, &bob, 20, &["v2"], 4_000).await;
-    let bobs = key_of(&store, "v2", &bob).await;
-    assert_eq!(lane(&table, "v2", lb).await, (1, Some(change(None, &bobs))));
+    submit(&store, &bob, 20, &["new"], 4_000).await;
+    let bobs = key_of(&store, "new", &bob).await;
     assert_eq!(
-        lane(&table, "v2", la).await.0,
+        lane(&table, "new", lb).await,
+        (1, Some(change(None, &bobs)))
+    );
+    assert_eq!(
+        lane(&table, "new", la).await.0,
         2,
         "another lane is untouched"
     );
 
-    // A v1 board counts its lanes as before, without a change log.
-    assert_eq!(lane(&table, "v1", la).await, (2, None));
+    // A board made before the index counts its lanes, without a change log, until its
+    // migration starts.
+    assert_eq!(lane(&table, "old", la).await, (2, None));
 }
 
 #[tokio::test]
 async fn batches_applied_in_reverse_halves_partly_and_again_leave_exactly_the_built_counters() {
-    let (table, store) = store_without_stream("rank_v2_apply").await;
-    v2_board(&store, "ra").await;
-    v2_board(&store, "rb").await;
-    v2_board(&store, "rc").await;
+    let (table, store) = store_without_stream("rank_index_apply").await;
+    indexed_board(&store, "ra").await;
+    indexed_board(&store, "rb").await;
+    indexed_board(&store, "rc").await;
     let players: Vec<String> = (0..150).map(|i| format!("p{i:03}")).collect();
     let mut rng = StdRng::seed_from_u64(29);
     let (mut log_a, mut log_b, mut log_c): (ChangeLog, ChangeLog, ChangeLog) = Default::default();
@@ -108,7 +107,7 @@ async fn batches_applied_in_reverse_halves_partly_and_again_leave_exactly_the_bu
             let score = rng.random_range(0..5_000);
             let ms = 10_000 + round * 200_000 + rng.random_range(0..150_000);
             submit(&store, p, score, &["ra", "rb", "rc"], ms).await;
-            let l = shard_of(p, WRITTEN_SHARDS);
+            let l = shard_of(p, LANES);
             log_a.after_play(&table, "ra", l).await;
             log_b.after_play(&table, "rb", l).await;
             log_c.after_play(&table, "rc", l).await;
@@ -207,8 +206,8 @@ async fn batches_applied_in_reverse_halves_partly_and_again_leave_exactly_the_bu
 
 #[tokio::test]
 async fn a_built_index_is_the_applied_one_takes_later_changes_and_survives_a_rival_build() {
-    let (table, store) = store_without_stream("rank_v2_build").await;
-    v2_board(&store, "bd").await;
+    let (table, store) = store_without_stream("rank_index_build").await;
+    indexed_board(&store, "bd").await;
     let players: Vec<String> = (0..60).map(|i| format!("q{i:02}")).collect();
     let mut rng = StdRng::seed_from_u64(30);
     let mut log = ChangeLog::default();
@@ -217,8 +216,7 @@ async fn a_built_index_is_the_applied_one_takes_later_changes_and_survives_a_riv
             let score = rng.random_range(0..2_000);
             let ms = 10_000 + round * 200_000 + rng.random_range(0..150_000);
             submit(&store, p, score, &["bd"], ms).await;
-            log.after_play(&table, "bd", shard_of(p, WRITTEN_SHARDS))
-                .await;
+            log.after_play(&table, "bd", shard_of(p, LANES)).await;
         }
     };
     round(0, &mut log).await;
@@ -324,9 +322,9 @@ async fn looked_up(
 }
 
 #[tokio::test]
-async fn ranks_from_a_v2_index_are_exact_when_settled_and_within_their_lag_when_behind() {
-    let (table, store) = store_without_stream("rank_v2_lookup").await;
-    v2_board(&store, "lk").await;
+async fn ranks_from_the_index_are_exact_when_settled_and_within_their_lag_when_behind() {
+    let (table, store) = store_without_stream("rank_index_lookup").await;
+    indexed_board(&store, "lk").await;
     let board = stored_board(&store, "lk").await;
     // 1,200 entries over 150 scores and 300 s: groups (one score within 100 s) of 0 to ~8.
     let mut rng = StdRng::seed_from_u64(31);
@@ -367,8 +365,7 @@ async fn ranks_from_a_v2_index_are_exact_when_settled_and_within_their_lag_when_
     let mut behind = 0;
     for (i, p) in sample.iter().enumerate().take(40) {
         let out = submit(&store, p, 150 + i as u64 % 7, &["lk"], 400_000 + i as u64).await;
-        log.after_play(&table, "lk", shard_of(p, WRITTEN_SHARDS))
-            .await;
+        log.after_play(&table, "lk", shard_of(p, LANES)).await;
         let o = &out.session.outcomes[0];
         let f = o.freshness.unwrap();
         let keys = score_keys(&table, "lk").await;

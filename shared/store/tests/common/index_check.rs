@@ -10,10 +10,10 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_devkit::testing::{RawItem, TestTable};
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{BoardId, PlayerId};
-use leaderboard_keys::rank_v2::{
+use leaderboard_keys::rank_index::LANES;
+use leaderboard_keys::rank_index::{
     CHANGE_ATTR, CountedKey, GENERATION_ATTR, LaneChange, NodeCounters, Watermarks, build,
 };
-use leaderboard_keys::rankindex::WRITTEN_SHARDS;
 use leaderboard_store::Store;
 
 fn bid(s: &str) -> BoardId {
@@ -98,7 +98,7 @@ pub async fn expected_index(
         }
     }
     let mut written = Watermarks::default();
-    for l in 0..WRITTEN_SHARDS {
+    for l in 0..LANES {
         let (w, _) = lane(table, board, l).await;
         if w > 0 {
             written.0.insert(l, w);

@@ -1,4 +1,4 @@
-//! Rank index v2's arithmetic against models: folding a batch = applying its changes one by
+//! The rank index's arithmetic against models: folding a batch = applying its changes one by
 //! one = building from the final keys; redelivery changes nothing; a gap stops its lane; chunks
 //! carry every change once with chained watermarks; counters plus the group's tail give
 //! exactly the number of sort keys above a key; and a lookup settled from an index behind its
@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::rank::{MAX_TIEBREAK_MILLIS, Order, RankKeySpec};
-use leaderboard_keys::rank_v2::{
+use leaderboard_keys::rank_index::{
     CountedKey, LANES, LaneChange, LanesRead, MAX_CHUNK_ITEMS, NodeCounters, PathRead, Settled,
     TailCount, TailRange, TailSide, Watermarks, add_counters, build, chunk, count_above, fold,
     group_size, lag, settle,

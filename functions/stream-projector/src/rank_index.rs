@@ -1,9 +1,8 @@
-//! The rank index's layout v2 half of the stream consumer: every lane record (a written count
-//! whose new image carries `chg`, the change a play made on a layout v2 board) is grouped by
-//! board and the board's changes applied a batch at a time with
-//! [`Store::apply_lane_changes`], which counts each change exactly once by its lane's
-//! watermark. Boards of a batch are applied concurrently. Lanes of v1 boards carry no `chg`
-//! and are skipped.
+//! The rank index's half of the stream consumer: every lane record (a written count whose new
+//! image carries `chg`, the change a play made) is grouped by board and the board's changes
+//! applied a batch at a time with [`Store::apply_lane_changes`], which counts each change
+//! exactly once by its lane's watermark. Boards of a batch are applied concurrently. Lanes of
+//! a board made before the index and not yet moved onto it carry no `chg` and are skipped.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -13,7 +12,7 @@ use aws_lambda_events::event::streams::DynamoDbBatchItemFailure;
 use futures::StreamExt;
 use leaderboard_keys::entity::ItemKey;
 use leaderboard_keys::ids::BoardId;
-use leaderboard_keys::rank_v2::{CHANGE_ATTR, CountedKey, LaneChange};
+use leaderboard_keys::rank_index::{CHANGE_ATTR, CountedKey, LaneChange};
 use leaderboard_store::{LaneApplyOutcome, Store, StoreError};
 use serde_dynamo::AttributeValue;
 
@@ -22,7 +21,7 @@ use crate::{count_attr, string_attr};
 /// How many boards' batches of one stream batch are applied at once.
 pub const MAX_CONCURRENT_BOARDS: usize = 4;
 
-/// Where the v2 index is kept: the store in production; tests wrap it to inject failures.
+/// Where the index is kept: the store in production; tests wrap it to inject failures.
 pub trait LaneIndex: Sync {
     /// Applies a board's lane changes (any order, repeats allowed) exactly once.
     fn apply_lanes(
@@ -62,8 +61,9 @@ pub struct LanePlan {
     pub poisoned: Vec<Option<String>>,
 }
 
-/// The change a lane record carries: `None` for a record that is not a v2 lane change (a v1
-/// lane, another item, a removal of the lane item); `Some(Err)` for one that can't be read.
+/// The change a lane record carries: `None` for a record that is not a lane change (a lane of
+/// a board not moved onto the index yet, another item, a removal of the lane item);
+/// `Some(Err)` for one that can't be read.
 fn lane_change(record: &EventRecord) -> Option<(BoardId, Result<LaneChange, String>)> {
     let change = &record.change;
     let (Some(pk), Some(sk)) = (
@@ -164,7 +164,7 @@ pub async fn index<L: LaneIndex>(lanes: &L, plan: &LanePlan) -> Vec<DynamoDbBatc
             }
             Err(e) => {
                 tracing::error!(board = %board.board, error = %e,
-                    "rank index v2 write failed; reported for re-delivery");
+                    "rank index write failed; reported for re-delivery");
                 failures.push(board.sequence_numbers.first().cloned().flatten());
             }
         }
@@ -176,7 +176,7 @@ pub async fn index<L: LaneIndex>(lanes: &L, plan: &LanePlan) -> Vec<DynamoDbBatc
             replayed,
             items_written = items,
             failures = failures.len(),
-            "rank index v2 batch"
+            "rank index batch"
         );
     }
     failures.into_iter().map(crate::failure).collect()
@@ -211,7 +211,7 @@ mod tests {
                 "RANKSEQ#a#03",
                 json!({"written": {"N": "1"}, "chg": {"M": {"n": {"S": K1}}}}),
             ),
-            // a v1 board's lane: no change recorded, not ours
+            // a lane of a board not moved onto the index: no change recorded, not ours
             lane("2", "RANKSEQ#b#03", json!({"written": {"N": "4"}})),
             lane(
                 "3",

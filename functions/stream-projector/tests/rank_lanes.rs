@@ -1,4 +1,4 @@
-//! Layout v2 through the stream projector, on DynamoDB Local's real stream: two v2 boards of
+//! The rank index through the stream projector, on DynamoDB Local's real stream: two v2 boards of
 //! 2,000 players (imported, their index built), then plays on both (8 at once, so that lanes
 //! interleave; players move and new ones arrive). One board's lane records are delivered by the
 //! handler with one board write failing half way (some chunks committed), then the whole stream
@@ -6,11 +6,12 @@
 //! the one built from the board's entries, and every watermark is its lane's written count.
 
 mod common;
-#[path = "../../../shared/store/tests/common/rank_v2.rs"]
-mod rank_v2_index;
+#[path = "../../../shared/store/tests/common/index_check.rs"]
+mod index_check;
 
 use common::*;
 use futures::StreamExt;
+use index_check::{expected_index, stored_index};
 use leaderboard_devkit::local::{Failures, failing_client};
 use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::TestTable;
@@ -20,8 +21,7 @@ use leaderboard_store::model::{Operator, RankLayout};
 use leaderboard_store::{Play, Store};
 use rand::Rng;
 use rand::seq::SliceRandom;
-use rank_v2_index::{expected_index, stored_index};
-use stream_projector::rank_v2;
+use stream_projector::rank_index;
 
 /// Players on each board before the plays: the board size.
 const PLAYERS: usize = 2_000;
@@ -45,7 +45,7 @@ async fn v2_board(store: &Store, id: &str) -> BoardId {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn lane_records_failed_half_way_replayed_and_reversed_leave_exactly_the_built_index() {
     // A DynamoDB Local of its own: its streamed writes would slow every other test's.
-    let table = TestTable::on_own_local("rank_v2_stream").await;
+    let table = TestTable::on_own_local("rank_lanes_stream").await;
     let store = store_for(&table, table.client.clone());
     let delivered = v2_board(&store, "v2s").await;
     let reversed = v2_board(&store, "v2r").await;
@@ -114,8 +114,9 @@ async fn lane_records_failed_half_way_replayed_and_reversed_leave_exactly_the_bu
             record_key(r, "pk").starts_with(&pk)
         }
     };
-    // Each board's lane records only: the entries' own records go to the v1 index and the
-    // projection, which other tests cover and which would take most of this test's time.
+    // Each board's lane records only: the entries' own records and the sessions' go to no index
+    // or to the projection, which other tests cover and which would take most of this test's
+    // time.
     let to_deliver: Vec<_> = records.iter().filter(lane_of("v2s")).cloned().collect();
     let to_reverse: Vec<_> = records.iter().filter(lane_of("v2r")).cloned().collect();
 
@@ -154,15 +155,15 @@ async fn lane_records_failed_half_way_replayed_and_reversed_leave_exactly_the_bu
     // in both halves stops at its gap and is reported; then the first half, then the second
     // half delivered again.
     let (first, second) = to_reverse.split_at(to_reverse.len() / 2);
-    let early = rank_v2::index(&store, &rank_v2::plan(second)).await;
+    let early = rank_index::index(&store, &rank_index::plan(second)).await;
     assert!(!early.is_empty(), "the gaps were reported");
     assert!(
-        rank_v2::index(&store, &rank_v2::plan(first))
+        rank_index::index(&store, &rank_index::plan(first))
             .await
             .is_empty()
     );
     assert!(
-        rank_v2::index(&store, &rank_v2::plan(second))
+        rank_index::index(&store, &rank_index::plan(second))
             .await
             .is_empty()
     );
