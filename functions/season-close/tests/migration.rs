@@ -2,8 +2,9 @@
 //! items and markers in the table; one of them never indexed at all) moved onto it, on DynamoDB
 //! Local with its real stream: while 8 clients play on them, the migration starts, rebuilds and
 //! switches each board, after which every rank is exact and the index is exactly the entries; a
-//! second run does nothing; and a run that dies after any step, or inside the rebuild, is
-//! resumed to the same index.
+//! second run does nothing; a run that dies after any step, or inside the rebuild, is resumed
+//! to the same index; and the pass over the table goes a page at a time and takes up again a
+//! board whose migration failed.
 
 mod common;
 #[path = "../../../shared/store/tests/common/index_check.rs"]
@@ -23,7 +24,7 @@ use leaderboard_keys::ids::{GameId, PlayerId, SessionId};
 use leaderboard_keys::rank_index::{CountedKey, Watermarks, build};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{Board, RankLayout};
-use leaderboard_store::{CloseOptions, MigrationStep, Play, Store};
+use leaderboard_store::{CloseOptions, MigrationStep, Play, Store, SweepOptions};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use season_close::App;
@@ -323,4 +324,71 @@ async fn a_migration_that_dies_after_any_step_or_inside_its_rebuild_resumes_to_t
         )
         .is_none()
     );
+}
+
+#[tokio::test]
+async fn the_pass_goes_a_page_at_a_time_and_a_board_whose_migration_failed_is_taken_up_again() {
+    let table = TestTable::without_stream("rank_migration_pass").await;
+    let store = store_over(&table, table.client.clone());
+    legacy_board(&table, &store, "first", SMALL, true).await;
+    legacy_board(&table, &store, "second", SMALL, false).await;
+    let pages = |max_pages| SweepOptions {
+        max_pages,
+        page_items: Some(50),
+    };
+
+    // A run whose transactions all fail: the first board it meets is not passed.
+    let failing = store_over(
+        &table,
+        failing_client(
+            &table.endpoint,
+            Failures {
+                operation: "TransactWriteItems",
+                first: 1,
+                count: 1_000,
+            },
+        ),
+    );
+    let out = failing.sweep_rank_layout(&pages(100), None).await.unwrap();
+    let stuck = out.failed.clone().expect("a board's migration failed");
+    assert!(out.migrated.is_empty() && !out.done, "{out:?}");
+    assert_eq!(
+        stored(&store, stuck.as_str()).await.rank_layout,
+        RankLayout::Legacy
+    );
+
+    // Runs of one 50-item page each take it up again and finish the pass.
+    let mut migrated = Vec::new();
+    let mut runs = 0;
+    loop {
+        let out = store.sweep_rank_layout(&pages(1), None).await.unwrap();
+        assert!(out.failed.is_none() && out.pages <= 1, "{out:?}");
+        migrated.extend(out.migrated);
+        runs += 1;
+        if out.done {
+            break;
+        }
+        assert!(runs < 200, "the pass never ends");
+    }
+    assert!(runs > 2, "{runs} runs");
+    migrated.sort();
+    assert_eq!(migrated, vec![bid("first"), bid("second")]);
+    assert!(migrated.contains(&stuck));
+    for id in ["first", "second"] {
+        assert_eq!(stored(&store, id).await.rank_layout, RankLayout::V2, "{id}");
+        assert_exact(&table, &store, id).await;
+    }
+    let old_items: Vec<_> = table
+        .dump()
+        .await
+        .into_iter()
+        .filter(|i| {
+            s(i, "pk").unwrap().starts_with("RANKNODE#")
+                || s(i, "sk").unwrap().starts_with("RANKED#")
+        })
+        .collect();
+    assert_eq!(old_items, vec![]);
+    // Over: a run reads the cursor and stops.
+    let after = store.sweep_rank_layout(&pages(1), None).await.unwrap();
+    assert!(after.done && after.pages == 0, "{after:?}");
 }
