@@ -97,6 +97,17 @@ async fn old_index_items(table: &TestTable) -> usize {
     table.dump().await.iter().filter(|i| old(i)).count()
 }
 
+/// A store over `table` whose every transaction fails before it is sent: a run that dies at
+/// its first transaction.
+fn store_failing_transactions(table: &TestTable) -> Store {
+    let failures = Failures {
+        operation: "TransactWriteItems",
+        first: 1,
+        count: u64::MAX,
+    };
+    store_over(table, failing_client(&table.endpoint, failures))
+}
+
 async fn stored(store: &Store, id: &str) -> Board {
     store.get_board(&bid(id)).await.unwrap().unwrap()
 }
@@ -282,17 +293,7 @@ async fn a_migration_that_dies_after_any_step_or_inside_its_rebuild_resumes_to_t
     legacy_board(&table, &store, "crash_inside", SMALL, true).await;
     let started = store.migration_step(&bid("crash_inside")).await.unwrap();
     assert_eq!(started, Some(MigrationStep::Started));
-    let dying = store_over(
-        &table,
-        failing_client(
-            &table.endpoint,
-            Failures {
-                operation: "TransactWriteItems",
-                first: 1,
-                count: 1_000,
-            },
-        ),
-    );
+    let dying = store_failing_transactions(&table);
     assert!(dying.migration_step(&bid("crash_inside")).await.is_err());
     let left = nodes_by_generation(&table, "crash_inside").await;
     assert_eq!(
@@ -341,17 +342,7 @@ async fn the_pass_goes_a_page_at_a_time_and_a_board_whose_migration_failed_is_ta
     };
 
     // A run whose transactions all fail: the first board it meets is not passed.
-    let failing = store_over(
-        &table,
-        failing_client(
-            &table.endpoint,
-            Failures {
-                operation: "TransactWriteItems",
-                first: 1,
-                count: 1_000,
-            },
-        ),
-    );
+    let failing = store_failing_transactions(&table);
     let out = failing.sweep_rank_layout(&pages(100), None).await.unwrap();
     let stuck = out.failed.clone().expect("a board's migration failed");
     assert!(out.migrated.is_empty() && !out.done, "{out:?}");

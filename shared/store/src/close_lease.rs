@@ -31,7 +31,8 @@ pub const LEASE_MARGIN: Duration = Duration::from_secs(30);
 /// checkpoint renews it.
 pub const LEASE_WITHOUT_DEADLINE: Duration = Duration::from_secs(120);
 
-/// One close turn's hold on a board.
+/// One run's hold on what it works: a close turn's on a board, and the rank layout pass's on
+/// its cursor (`rank_sweep`).
 #[derive(Debug, Clone)]
 pub(crate) struct CloseLease {
     by: String,
@@ -57,8 +58,13 @@ impl CloseLease {
         }
     }
 
+    /// The holder's id, written as the lease's owner.
+    pub(crate) fn by(&self) -> &str {
+        &self.by
+    }
+
     /// When the lease, taken or renewed now, expires.
-    fn until(&self) -> Timestamp {
+    pub(crate) fn until(&self) -> Timestamp {
         let work = match self.deadline {
             Some(d) => d.saturating_duration_since(Instant::now()),
             None => LEASE_WITHOUT_DEADLINE,

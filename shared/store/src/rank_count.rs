@@ -98,9 +98,7 @@ impl Store {
             entries: EXACT_TOP + 1,
         };
         if board.rank_index
-            && let Some(entries) = self
-                .counted_entries(&board.leaderboard_id, &mut cost)
-                .await?
+            && let Some(entries) = self.counted_entries(board, &mut cost).await?
         {
             unknown.entries = entries;
         }
@@ -111,19 +109,17 @@ impl Store {
     }
 
     /// The entries of a board whose lanes have counted them since its creation (`rankIndex`):
-    /// the sum of their `created` counts (one `BatchGetItem` of 10 items); `None` when a lane's
-    /// count predates `created`.
+    /// the sum of their `created` counts (the lanes read as a lookup reads them, one
+    /// `BatchGetItem` of 10 items); `None` when a lane's count predates `created`.
     async fn counted_entries(
         &self,
-        board: &BoardId,
+        board: &Board,
         cost: &mut RankCost,
     ) -> Result<Option<u64>, StoreError> {
-        let keys = written_keys(board);
-        let mut found = self.batch_get(&keys, "BatchGetItem(rank lanes)").await?;
-        cost.requests += 1;
-        cost.items += keys.len() as u64;
+        let lanes = self.read_lane_items(board, cost).await?;
         let mut entries = 0i64;
-        for item in keys.iter().filter_map(|k| found.take(k)) {
+        // A lane never written has no item.
+        for item in lanes.iter().filter(|item| !item.is_empty()) {
             let Some(created) = item.number::<i64>(CREATED_ATTR) else {
                 return Ok(None);
             };

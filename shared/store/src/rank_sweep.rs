@@ -9,7 +9,8 @@
 //! `#CURSOR`: the key after which the next run goes on (a board whose migration failed is not
 //! passed: the next run starts at it again), and `done` once the Scan has reached the end, after
 //! which a run costs one read and does nothing. One run at a time holds the cursor's lease
-//! (`leaseBy`, `leaseUntil`): another run that finds it held leaves the pass to it, and a lease
+//! (`leaseBy`, `leaseUntil`, taken as a close lease is: for the holder's deadline plus
+//! [`crate::LEASE_MARGIN`]): another run that finds it held leaves the pass to it, and a lease
 //! whose holder died expires on its own.
 
 use std::time::{Duration, Instant};
@@ -17,8 +18,8 @@ use std::time::{Duration, Instant};
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
-use rand::Rng;
 
+use crate::close_lease::CloseLease;
 use crate::items::{Item, ItemExt, key_item, key_string};
 use crate::model::{BoardStatus, RankLayout};
 use crate::request::{Params, WithParams};
@@ -30,9 +31,6 @@ const SWEEP_SK: &str = "#CURSOR";
 /// The partitions of the replaced layout's nodes, and the sort keys of its markers.
 const OLD_NODE_PREFIX: &str = "RANKNODE#";
 const OLD_MARKER_PREFIX: &str = "RANKED#";
-/// How long a lease outlives its holder's deadline (or lasts, without one).
-const LEASE_MARGIN: Duration = Duration::from_secs(30);
-const LEASE_WITHOUT_DEADLINE: Duration = Duration::from_secs(120);
 /// No board's migration is started with less time than this left before the deadline.
 const BOARD_MARGIN: Duration = Duration::from_secs(60);
 
@@ -93,8 +91,10 @@ impl Store {
             out.done = true;
             return Ok(out);
         }
-        let by = format!("{:032x}", rand::rng().random::<u128>());
-        let Some(mut after) = self.take_sweep_lease(&cursor_key, &by, deadline).await? else {
+        // The close lease's holder: the same id and expiry (the deadline plus its margin).
+        let lease = CloseLease::new(deadline);
+        let by = lease.by();
+        let Some(mut after) = self.take_sweep_lease(&cursor_key, &lease).await? else {
             out.busy = true;
             return Ok(out);
         };
@@ -112,13 +112,13 @@ impl Store {
                             out.deleted += self.delete_all(&old).await?.items;
                             old.clear();
                             if time_left().is_some_and(|t| t < BOARD_MARGIN) {
-                                return self.checkpoint(&cursor_key, &by, at.as_ref(), false).await;
+                                return self.checkpoint(&cursor_key, by, at.as_ref(), false).await;
                             }
                             if let Err(e) = self.migrate_board(&id).await {
                                 tracing::error!(board = %id, error = %e,
                                     "rank layout migration failed; the next run starts at it");
                                 out.failed = Some(id);
-                                return self.checkpoint(&cursor_key, &by, at.as_ref(), false).await;
+                                return self.checkpoint(&cursor_key, by, at.as_ref(), false).await;
                             }
                             out.migrated.push(id);
                         }
@@ -127,7 +127,7 @@ impl Store {
                 }
                 out.deleted += self.delete_all(&old).await?.items;
                 out.done = next.is_none();
-                self.checkpoint(&cursor_key, &by, next.as_ref(), out.done)
+                self.checkpoint(&cursor_key, by, next.as_ref(), out.done)
                     .await?;
                 if out.done {
                     return Ok(());
@@ -139,7 +139,7 @@ impl Store {
         .await;
         if !out.done {
             // The next run may start at once; the lease would otherwise hold it off.
-            let _ = self.release_sweep_lease(&cursor_key, &by).await;
+            let _ = self.release_sweep_lease(&cursor_key, by).await;
         }
         result.map(|()| out)
     }
@@ -199,14 +199,10 @@ impl Store {
     async fn take_sweep_lease(
         &self,
         cursor: &Key,
-        by: &str,
-        deadline: Option<Instant>,
+        lease: &CloseLease,
     ) -> Result<Option<Option<Key>>, StoreError> {
         let now = Timestamp::now();
-        let work = deadline.map_or(LEASE_WITHOUT_DEADLINE, |d| {
-            d.saturating_duration_since(Instant::now())
-        });
-        let until = now.plus_millis((work + LEASE_MARGIN).as_millis() as u64);
+        let until = lease.until();
         let taken = self
             .update_request(cursor, "SET leaseBy = :by, leaseUntil = :until")
             .condition_expression(
@@ -215,7 +211,7 @@ impl Store {
             )
             .params(
                 Params::new()
-                    .value(":by", by)
+                    .value(":by", lease.by())
                     .value(":until", until.as_millis())
                     .value(":now", now.as_millis()),
             )?
