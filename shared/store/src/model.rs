@@ -157,10 +157,8 @@ pub struct NewBoard {
     pub rank_layout: RankLayout,
 }
 
-/// How a board's rank index is laid out (see the README's rank index section): `rankLayout` 2,
-/// every board's since that layout existed. A stored board without it (or with 1, which no
-/// version writes any more) was made before, and is ranked by counting until the migration
-/// moves it onto the index (`rank_migration`).
+/// How a board's rank index is laid out: `rankLayout` 2. A stored board without it (or with 1,
+/// which nothing writes any more) is counted until the migration (`rank_migration`) moves it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(try_from = "u8", into = "u8")]
 pub enum RankLayout {
@@ -173,8 +171,7 @@ pub enum RankLayout {
 }
 
 impl RankLayout {
-    /// Whether this is a board the migration has still to move (left out of stored and shown
-    /// boards).
+    /// Whether the migration has still to move the board (left out of stored and shown boards).
     pub fn is_legacy(&self) -> bool {
         *self == RankLayout::Legacy
     }
