@@ -1,0 +1,460 @@
+//! Season close: snapshot, archive and rollover of a board whose `endsAt` has passed.
+//!
+//! 1. **Close**: `status` goes `open` -> `closing` (conditional). From then on the board is
+//!    frozen: plays read the status (409), and a play sent near the board's end carries a
+//!    condition on `status = open` (see `plays`), so no score lands after `closing` commits.
+//! 2. **Roll over** a recurring board: its successor (same settings, predictable id) is
+//!    created if it does not exist, before the snapshot, so the next board takes plays however
+//!    long the snapshot takes.
+//! 3. **Count** the entries once (`playerCount`, kept on the board item).
+//! 4. **Snapshot**: walk the live entries in rank order, a page at a time, and write each
+//!    player's Final standing (`FINAL#<rank>`) and Season result (`RESULT#<boardId>`), and
+//!    **archive** the live Score item and the entry pointer by re-putting them with a `ttl`,
+//!    all in batches (unprocessed items retried). After each page the progress is checkpointed on
+//!    the board item (`closeRank`, `closeCursor`), monotonically.
+//! 5. **Finish**: `status = closed`, `closedAt`, `nextLeaderboardId`; the sparse `BOARDS#OPEN`
+//!    key is removed.
+//!
+//! One close at a time works a board: each turn holds the board's close lease (`close_lease`),
+//! and a close that finds it held by another run does nothing. Because the board is frozen, the
+//! walk is deterministic and every write is idempotent: a close stopped anywhere (time limit,
+//! crash) resumes from its checkpoint, and even a holder that outlived its lease writes the
+//! same items as the run that took the lease over, so the snapshot has no duplicate or missing
+//! rank and there is one successor.
+
+use std::time::Instant;
+
+use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
+use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::time::Timestamp;
+
+use crate::ground::error::StoreError;
+use crate::ground::items::{
+    Item, ItemExt, key_string, n, pointer_from_score_item, pointer_item, to_item,
+};
+use crate::ground::model::{Board, BoardStatus, FinalStanding, SeasonResult};
+use crate::primitives::lease::{CloseLease, Taken};
+use crate::store::Store;
+use crate::table::request::{Index, Params, WithParams};
+use crate::table::retry::Retry;
+
+/// How long archived live items are kept by default (days).
+pub const DEFAULT_RETENTION_DAYS: u64 = 30;
+
+/// How a close runs.
+#[derive(Debug, Clone)]
+pub struct CloseOptions {
+    /// Entries per page of the walk (each page is one Query and one checkpoint).
+    pub page_size: usize,
+    /// How long archived live items are kept before DynamoDB's TTL removes them.
+    pub retention_days: u64,
+    /// Stop (with the progress checkpointed) before starting a page after this instant.
+    pub deadline: Option<Instant>,
+    /// Stop after this many pages (for tests of interruption and resumption).
+    pub max_pages: Option<u32>,
+}
+
+impl Default for CloseOptions {
+    fn default() -> Self {
+        CloseOptions {
+            page_size: 500,
+            retention_days: DEFAULT_RETENTION_DAYS,
+            deadline: None,
+            max_pages: None,
+        }
+    }
+}
+
+/// Where a close got to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CloseProgress {
+    /// The board is closed (now or before).
+    Closed {
+        /// The board.
+        board: BoardId,
+        /// How many players it had.
+        player_count: u64,
+        /// Its successor, if it recurs.
+        next: Option<BoardId>,
+    },
+    /// Stopped before the end; the next run resumes from the checkpoint.
+    Paused {
+        /// The board.
+        board: BoardId,
+        /// Ranks snapshotted so far.
+        done: u64,
+        /// Ranks in all.
+        total: u64,
+    },
+    /// The board has not ended yet (or has no end); nothing was done.
+    NotDue {
+        /// The board.
+        board: BoardId,
+    },
+    /// Another close run holds the board's close lease (see `close_lease`); nothing was done
+    /// (or, if that run took the lease over from this one mid-way, this one stopped).
+    Busy {
+        /// The board.
+        board: BoardId,
+        /// When the other run's lease expires, at the latest.
+        until: Timestamp,
+    },
+}
+
+/// What a rollover did: the successor's id (`None`: the board does not recur), or why there is
+/// none.
+type Rolled = Result<Option<BoardId>, String>;
+
+impl Store {
+    /// The open (or closing) boards whose `endsAt` is at or before `now`, from GSI2's sparse
+    /// `BOARDS#OPEN` partition (never a Scan), oldest end first.
+    pub async fn due_boards(&self, now: Timestamp) -> Result<Vec<BoardId>, StoreError> {
+        let due = self.due_boards_ending(now).await?;
+        Ok(due.into_iter().map(|(_, board)| board).collect())
+    }
+
+    /// [`Store::due_boards`], each with its `endsAt`.
+    pub async fn due_boards_ending(
+        &self,
+        now: Timestamp,
+    ) -> Result<Vec<(Timestamp, BoardId)>, StoreError> {
+        let mut due = Vec::new();
+        let mut start = None;
+        loop {
+            let out = self
+                .table
+                .query_request(Index::Gsi2)
+                .key_condition_expression("gsi2pk = :pk AND gsi2sk < :end")
+                .params(
+                    Params::new()
+                        .value(":pk", entity::BOARDS_OPEN)
+                        .value(":end", entity::boards_open_ended_by(now)),
+                )?
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk("Query(GSI2 due boards)", e))?;
+            for item in out.items.unwrap_or_default() {
+                due.push(entity::parse_board_open_gsi2_sk(&key_string(
+                    &item, "gsi2sk",
+                ))?);
+            }
+            start = out.last_evaluated_key;
+            if start.is_none() {
+                return Ok(due);
+            }
+        }
+    }
+
+    /// Closes one board as far as `options` allow: see the module docs. Safe to run again, and
+    /// at the same time as another close of the same board: one of them holds the board's close
+    /// lease and the other answers [`CloseProgress::Busy`] without writing.
+    #[tracing::instrument(skip(self, options), fields(board = %id))]
+    pub async fn close_board(
+        &self,
+        id: &BoardId,
+        now: Timestamp,
+        options: &CloseOptions,
+    ) -> Result<CloseProgress, StoreError> {
+        let key = entity::board(id);
+        let raw = self
+            .table
+            .get_raw(&key)
+            .await?
+            .ok_or_else(|| StoreError::NotFound {
+                what: "leaderboard",
+                id: id.to_string(),
+            })?;
+        let board: Board = crate::ground::items::from_item(raw)?;
+        if board.status == BoardStatus::Closed {
+            return Ok(closed(board));
+        }
+        if board.ends_at.is_none_or(|end| end > now) {
+            return Ok(CloseProgress::NotDue { board: id.clone() });
+        }
+        let lease = CloseLease::new(options.deadline);
+        let raw = match self.table.take_close_lease(id, &lease).await? {
+            Taken::Held(raw) => raw,
+            Taken::Busy(until) => {
+                tracing::info!(board = %id, until = %until, "another run is closing the board");
+                return Ok(CloseProgress::Busy {
+                    board: id.clone(),
+                    until,
+                });
+            }
+            Taken::Closed(raw) => return Ok(closed(crate::ground::items::from_item(raw)?)),
+        };
+        let progress = self.close_leased(id, raw, now, options, &lease).await;
+        // The finished close removed the lease; anything else gives it back.
+        if !matches!(progress, Ok(CloseProgress::Closed { .. })) {
+            self.table.release_close_lease(id, &lease).await;
+        }
+        progress
+    }
+
+    /// The close of board `id` under `lease`, from `raw`, its item as the lease was taken.
+    async fn close_leased(
+        &self,
+        id: &BoardId,
+        raw: Item,
+        now: Timestamp,
+        options: &CloseOptions,
+        lease: &CloseLease,
+    ) -> Result<CloseProgress, StoreError> {
+        let board: Board = crate::ground::items::from_item(raw.clone())?;
+        if board.status == BoardStatus::Open {
+            self.begin_closing(id, now).await?;
+        }
+        // The successor first, so that the next board takes plays while this one's snapshot
+        // is written (a resumed close finds it there).
+        let rolled = self.roll_over(&board).await?;
+        if let Err(why) = &rolled {
+            tracing::error!(board = %id, error = %why, "rollover failed: the board closes without a successor");
+        }
+        let total = match board.player_count {
+            Some(count) => count,
+            None => self.count_entries(id).await?,
+        };
+        let (mut done, mut cursor) = (
+            raw.number("closeRank").unwrap_or(0),
+            raw.string("closeCursor").map(str::to_owned),
+        );
+        let ttl = now.as_secs() + options.retention_days * 86_400;
+        let started = Instant::now();
+        let mut pages = 0u32;
+        let pk = entity::board_pk(id);
+        while done < total {
+            if options.max_pages.is_some_and(|m| pages >= m)
+                || options.deadline.is_some_and(|d| Instant::now() >= d)
+            {
+                tracing::info!(board = %id, done, total, "close paused; resumes on the next run");
+                return Ok(CloseProgress::Paused {
+                    board: id.clone(),
+                    done,
+                    total,
+                });
+            }
+            // The next page of live entries after the checkpoint, in rank order.
+            let upper = cursor
+                .clone()
+                .unwrap_or_else(|| SCORE_UPPER_BOUND.to_owned());
+            let out = self
+                .table
+                .range_query(&pk, SCORE_PREFIX, &upper, Params::new())?
+                .scan_index_forward(false)
+                .consistent_read(true)
+                .limit(options.page_size as i32 + 1)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk("Query(close page)", e))?;
+            let mut items: Vec<Item> = out.items.unwrap_or_default();
+            // The upper bound is inclusive: skip the checkpointed entry itself.
+            if cursor.is_some()
+                && items
+                    .first()
+                    .is_some_and(|i| Some(key_string(i, "sk")) == cursor)
+            {
+                items.remove(0);
+            }
+            items.truncate(options.page_size);
+            if items.is_empty() {
+                break;
+            }
+            let mut writes = Vec::with_capacity(items.len() * 4);
+            for (item, rank) in items.iter().zip(done + 1..) {
+                let pointer = pointer_from_score_item(item)?;
+                let standing = FinalStanding {
+                    leaderboard_id: id.clone(),
+                    rank,
+                    player_id: pointer.player_id.clone(),
+                    score: pointer.score,
+                    attained_at: pointer.attained_at,
+                    name: pointer.name.clone(),
+                    metadata: pointer.metadata.clone(),
+                };
+                writes.push(to_item(
+                    &standing,
+                    &entity::final_standing(id, rank)?,
+                    None,
+                    None,
+                )?);
+                let result = SeasonResult {
+                    leaderboard_id: id.clone(),
+                    player_id: pointer.player_id.clone(),
+                    rank,
+                    score: pointer.score,
+                    player_count: total,
+                    attained_at: pointer.attained_at,
+                    name: pointer.name.clone(),
+                    metadata: pointer.metadata.clone(),
+                };
+                writes.push(to_item(
+                    &result,
+                    &entity::season_result(&pointer.player_id, id),
+                    None,
+                    None,
+                )?);
+                // Archive: the live item and its pointer, as they are, with a ttl.
+                let mut archived = item.clone();
+                archived.insert("ttl".into(), n(ttl));
+                writes.push(archived);
+                let mut pointer_archived = pointer_item(&pointer)?;
+                pointer_archived.insert("ttl".into(), n(ttl));
+                writes.push(pointer_archived);
+            }
+            self.table.put_all(writes).await?;
+            let last_sk = key_string(items.last().unwrap_or(&Item::new()), "sk");
+            done += items.len() as u64;
+            cursor = Some(last_sk);
+            pages += 1;
+            match self
+                .table
+                .checkpoint_under_lease(id, lease, done, cursor)
+                .await?
+            {
+                Some(furthest) => (done, cursor) = furthest,
+                None => {
+                    tracing::warn!(board = %id, done, "another run took the close lease over; stopping");
+                    return Ok(CloseProgress::Busy {
+                        board: id.clone(),
+                        until: Timestamp::now(),
+                    });
+                }
+            }
+            let secs = started.elapsed().as_secs_f64().max(1e-6);
+            tracing::info!(
+                board = %id,
+                done,
+                total,
+                rate = (pages as f64 * options.page_size as f64 / secs).round(),
+                "snapshot progress"
+            );
+        }
+        self.finish_closing(id, now, total, &rolled).await?;
+        let next = rolled.ok().flatten();
+        tracing::info!(board = %id, players = total, next = ?next, "closed");
+        Ok(CloseProgress::Closed {
+            board: id.clone(),
+            player_count: total,
+            next,
+        })
+    }
+
+    /// `open` -> `closing`; a close already under way is fine. Retried when a play's
+    /// transaction in flight on the board item conflicts with it, or on throttling.
+    async fn begin_closing(&self, id: &BoardId, now: Timestamp) -> Result<(), StoreError> {
+        Retry::ITEM_UPDATE
+            .run("closing the board", || self.try_begin_closing(id, now))
+            .await
+    }
+
+    async fn try_begin_closing(&self, id: &BoardId, now: Timestamp) -> Result<(), StoreError> {
+        let result = self
+            .table
+            .update_request(
+                &entity::board(id),
+                "SET #status = :closing, closingAt = :now",
+            )
+            .condition_expression("#status = :open")
+            .params(
+                Params::new()
+                    .name("#status", "status")
+                    .value(":closing", BoardStatus::Closing)
+                    .value(":open", BoardStatus::Open)
+                    .value(":now", now),
+            )?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(closing)", e));
+        match result {
+            Ok(_) | Err(StoreError::ConditionalCheckFailed) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Counts the frozen board's entries and records `playerCount` (the same number for every
+    /// concurrent close).
+    async fn count_entries(&self, id: &BoardId) -> Result<u64, StoreError> {
+        let (count, _) = self
+            .table
+            .count_range(&entity::board_pk(id), SCORE_PREFIX, SCORE_UPPER_BOUND)
+            .await?;
+        self.table
+            .update_request(
+                &entity::board(id),
+                "SET playerCount = if_not_exists(playerCount, :count)",
+            )
+            .params(Params::new().value(":count", count))?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(playerCount)", e))?;
+        Ok(count)
+    }
+
+    /// Creates the successor of a recurring board unless it exists: its id, `None` if the board
+    /// does not recur, or why it can have no successor (the board then closes without one).
+    async fn roll_over(&self, board: &Board) -> Result<Rolled, StoreError> {
+        let next = match crate::ground::rollover::successor(board) {
+            Ok(Some(next)) => next,
+            Ok(None) => return Ok(Ok(None)),
+            Err(why) => return Ok(Err(why)),
+        };
+        let id = next.leaderboard_id.clone();
+        let successor = match Board::create(next, board.ends_at.unwrap_or(board.starts_at)) {
+            Ok(successor) => successor,
+            Err(e) => return Ok(Err(format!("the successor {id} is not a valid board: {e}"))),
+        };
+        match self.table.put_new_board(&successor).await {
+            Ok(()) | Err(StoreError::AlreadyExists { .. }) => Ok(Ok(Some(id))),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `closing` -> `closed`, off the open-board index.
+    async fn finish_closing(
+        &self,
+        id: &BoardId,
+        now: Timestamp,
+        player_count: u64,
+        rolled: &Rolled,
+    ) -> Result<(), StoreError> {
+        let mut update = String::from(
+            "SET #status = :closed, closedAt = if_not_exists(closedAt, :now), playerCount = :count \
+             REMOVE gsi2pk, gsi2sk, closeLeaseBy, closeLeaseUntil",
+        );
+        let mut params = Params::new()
+            .name("#status", "status")
+            .value(":closed", BoardStatus::Closed)
+            .value(":closing", BoardStatus::Closing)
+            .value(":now", now)
+            .value(":count", player_count);
+        match rolled {
+            Ok(None) => {}
+            Ok(Some(next)) => {
+                update = update.replace(" REMOVE", ", nextLeaderboardId = :next REMOVE");
+                params = params.value(":next", next.as_str());
+            }
+            Err(why) => {
+                update = update.replace(" REMOVE", ", rolloverError = :why REMOVE");
+                params = params.value(":why", why);
+            }
+        }
+        self.table
+            .update_request(&entity::board(id), update)
+            .condition_expression("#status IN (:closing, :closed)")
+            .params(params)?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(closed)", e))?;
+        Ok(())
+    }
+}
+
+/// The progress of a board found closed.
+fn closed(board: Board) -> CloseProgress {
+    CloseProgress::Closed {
+        board: board.leaderboard_id,
+        player_count: board.player_count.unwrap_or(0),
+        next: board.next_leaderboard_id,
+    }
+}

@@ -1,0 +1,346 @@
+//! Score reads: AP3 (top-N with a cursor), AP4 (a player's entry on a board, with its rank from
+//! the rank index), AP5 (a player's entries across boards, GSI1), and the around-player window.
+
+use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
+use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank_index;
+
+use crate::ground::error::StoreError;
+use crate::ground::freshness::{Estimate, Freshness};
+use crate::ground::items::from_item;
+use crate::ground::model::{
+    Board, BoardStatus, EntryPointer, Page, RankedEntry, ScoreEntry, shown_name,
+};
+use crate::primitives::rank_count::{Prefetch, RankCost};
+use crate::store::Store;
+use crate::table::query::Listing;
+use crate::table::request::{Index, Params, WithParams};
+
+/// The most entries above and below a player the around window returns on each side.
+pub const MAX_AROUND: usize = 50;
+
+/// A board and, while it is open, the player's ranked entry on it: what
+/// `GET /leaderboards/{b}/players/{p}` answers from, read together ([`Store::board_and_rank`]).
+#[derive(Debug, Clone)]
+pub enum BoardRank {
+    /// No such board.
+    NoBoard,
+    /// A closed board: its final standings answer, not its live entries.
+    Closed(Board),
+    /// An open board and the player's entry on it, ranked (`None`: the player has none).
+    Open(Board, Option<RankedEntry>),
+}
+
+/// The entry `pointer` points at, ranked as `estimate` says, with its freshness (also on the
+/// entry): a player's own rank as every route answers it.
+pub(crate) fn own_entry(pointer: &EntryPointer, estimate: &Estimate) -> (RankedEntry, Freshness) {
+    let rank = estimate.rank();
+    let freshness = Freshness::of(rank, estimate);
+    let mut entry = pointer.entry().ranked(rank);
+    entry.freshness = Some(freshness);
+    (entry, freshness)
+}
+
+impl Store {
+    /// AP3: the board's entries in rank order, `limit` (1..=1000) at a time, with their ranks.
+    /// Pass the returned cursor for the next page.
+    pub async fn top_scores(
+        &self,
+        board: &BoardId,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<Page<RankedEntry>, StoreError> {
+        let listing = Listing {
+            name: "top",
+            index: Index::Table,
+            partition: entity::board_pk(board),
+            sk_prefix: SCORE_PREFIX,
+            forward: false,
+        };
+        let raw = self.table.list(&listing, limit, cursor).await?;
+        let offset = raw.offset;
+        let page: Page<ScoreEntry> = raw.into_page()?;
+        Ok(Page {
+            items: page
+                .items
+                .into_iter()
+                .zip(offset + 1..)
+                .map(|(e, rank)| e.ranked(rank))
+                .collect(),
+            next_cursor: page.next_cursor,
+        })
+    }
+
+    /// The player's entry pointer on a board (GetItem, consistent): the current Score item's
+    /// sort key and its version.
+    pub async fn entry_pointer(
+        &self,
+        board: &BoardId,
+        player: &PlayerId,
+    ) -> Result<Option<EntryPointer>, StoreError> {
+        self.table.get(&entity::entry(player, board)).await
+    }
+
+    /// AP4: the player's entry on a board, as seed 002 reads it: GSI1 `PLAYER#<p>` /
+    /// `SCORE#<board>`. GSI reads are eventually consistent; [`Store::player_rank`] reads the
+    /// entry pointer instead, consistently.
+    pub async fn player_entry(
+        &self,
+        board: &BoardId,
+        player: &PlayerId,
+    ) -> Result<Option<ScoreEntry>, StoreError> {
+        let key = entity::score_gsi1(player, board);
+        let out = self
+            .table
+            .query_request(Index::Gsi1)
+            .key_condition_expression("gsi1pk = :pk AND gsi1sk = :sk")
+            .params(Params::new().value(":pk", key.pk).value(":sk", key.sk))?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("Query(GSI1 entry)", e))?;
+        out.items
+            .unwrap_or_default()
+            .into_iter()
+            .next()
+            .map(from_item)
+            .transpose()
+    }
+
+    /// AP5: the player's entries across boards (GSI1 `PLAYER#<p>` / `begins_with SCORE#`), in
+    /// board id order, `limit` at a time after `cursor` (one Query a page, whatever the number
+    /// of boards the player has played).
+    pub async fn player_entries(
+        &self,
+        player: &PlayerId,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<Page<ScoreEntry>, StoreError> {
+        let listing = Listing {
+            name: "player_scores",
+            index: Index::Gsi1,
+            partition: entity::player_pk(player),
+            sk_prefix: SCORE_PREFIX,
+            forward: true,
+        };
+        let mut page: Page<ScoreEntry> = self
+            .table
+            .list(&listing, limit, cursor)
+            .await?
+            .into_page()?;
+        for e in &mut page.items {
+            e.name = Some(shown_name(e.name.take(), &e.player_id));
+        }
+        Ok(page)
+    }
+
+    /// AP4 with its rank: the player's entry on a board with its rank and how fresh it is, or
+    /// `None` if the player has no entry there. Reads the entry pointer consistently, then ranks
+    /// it from the rank index (see `rank_lookup`): never a count of the board.
+    pub async fn player_rank(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+    ) -> Result<Option<RankedEntry>, StoreError> {
+        Ok(self
+            .player_rank_counted(board, player)
+            .await?
+            .map(|(entry, _)| entry))
+    }
+
+    /// [`Store::get_board`] and [`Store::player_rank`] in one: the board and the player's entry
+    /// pointer in one consistent `BatchGetItem` (one request fewer). On an open board the rank
+    /// then reads the snapshot under the generation this process last saw (its root checks
+    /// the guess; the first time, the root is read with the board), the tail when the
+    /// player's group holds others, and the lanes: 3 requests (4 with the tail) and 20 items
+    /// read by key at the default width (21 the first time); a board made before the index
+    /// (until the migration moves it) is ranked by its capped count alone. A closed board is
+    /// answered as it is, unranked.
+    pub async fn board_and_rank(
+        &self,
+        id: &BoardId,
+        player: &PlayerId,
+    ) -> Result<BoardRank, StoreError> {
+        // Until this process has seen the board's index generation, the root comes along: its
+        // generation guides the snapshot (the first lookup would otherwise read it twice).
+        let with_root = self.generations.get(id).is_none();
+        let mut keys = vec![entity::board(id), entity::entry(player, id)];
+        if with_root {
+            keys.push(rank_index::root_key(id));
+        }
+        let mut found = self
+            .table
+            .batch_get(&keys, "BatchGetItem(board, pointer)")
+            .await?;
+        let Some(board) = found.take(&keys[0]) else {
+            return Ok(BoardRank::NoBoard);
+        };
+        let board: Board = from_item(board)?;
+        if board.status == BoardStatus::Closed {
+            return Ok(BoardRank::Closed(board));
+        }
+        let Some(pointer) = found.take(&keys[1]) else {
+            return Ok(BoardRank::Open(board, None));
+        };
+        let before = match keys.get(2) {
+            Some(root) => Prefetch::Root(found.take(root).unwrap_or_default()),
+            None => Prefetch::Nothing,
+        };
+        let (entry, _, _) = self
+            .rank_pointer(&board, &from_item(pointer)?, before)
+            .await?;
+        Ok(BoardRank::Open(board, Some(entry)))
+    }
+
+    /// [`Store::player_rank`] with what the rank cost (the pointer's read included).
+    pub async fn player_rank_counted(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+    ) -> Result<Option<(RankedEntry, RankCost)>, StoreError> {
+        let mut cost = RankCost::default();
+        let Some((pointer, before)) = self.pointer_and_size(board, player, &mut cost).await? else {
+            return Ok(None);
+        };
+        let (entry, _, rank_cost) = self.rank_pointer(board, &pointer, before).await?;
+        Ok(Some((entry, cost.plus(rank_cost))))
+    }
+
+    /// The player's entry pointer (consistent) and, on an indexed board, in the same
+    /// `BatchGetItem`, what its rank starts from: the index's root (its generation and the
+    /// entries it counts).
+    async fn pointer_and_size(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        cost: &mut RankCost,
+    ) -> Result<Option<(EntryPointer, Prefetch)>, StoreError> {
+        let id = &board.leaderboard_id;
+        cost.requests += 1;
+        if !board.indexed() {
+            cost.items += 1;
+            return Ok(self
+                .entry_pointer(id, player)
+                .await?
+                .map(|p| (p, Prefetch::AfterPlay)));
+        }
+        let keys = [entity::entry(player, id), rank_index::root_key(id)];
+        cost.items += keys.len() as u64;
+        let mut found = self
+            .table
+            .batch_get(&keys, "BatchGetItem(pointer, rank index root)")
+            .await?;
+        let Some(pointer) = found.take(&keys[0]) else {
+            return Ok(None);
+        };
+        let before = Prefetch::Root(found.take(&keys[1]).unwrap_or_default());
+        Ok(Some((from_item(pointer)?, before)))
+    }
+
+    /// The entry `pointer` points at, ranked, with its freshness (also on the entry).
+    async fn rank_pointer(
+        &self,
+        board: &Board,
+        pointer: &EntryPointer,
+        before: Prefetch,
+    ) -> Result<(RankedEntry, Freshness, RankCost), StoreError> {
+        let (estimate, cost) = self
+            .table
+            .own_rank(
+                &self.generations,
+                board,
+                &pointer.player_id,
+                &pointer.score_sk,
+                before,
+            )
+            .await?;
+        let (entry, freshness) = own_entry(pointer, &estimate);
+        Ok((entry, freshness, cost))
+    }
+
+    /// Up to `n` (1..=50) entries above the player, the player's own, and up to `n` below, in
+    /// rank order, ranked from the player's rank (see [`Store::player_rank`]) and as fresh;
+    /// `None` if the player has no entry on the board.
+    pub async fn around_player(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        n: usize,
+    ) -> Result<Option<Vec<RankedEntry>>, StoreError> {
+        if n == 0 || n > MAX_AROUND {
+            return Err(StoreError::Invalid(format!(
+                "n must be between 1 and {MAX_AROUND}"
+            )));
+        }
+        let mut cost = RankCost::default();
+        let Some((pointer, before)) = self.pointer_and_size(board, player, &mut cost).await? else {
+            return Ok(None);
+        };
+        let pk = entity::board_pk(&board.leaderboard_id);
+        let own = &pointer.score_sk;
+        let (me, freshness, _) = self.rank_pointer(board, &pointer, before).await?;
+        let rank = me.rank;
+        // The neighbours' ranks are the player's plus their position, as fresh as the player's.
+        let at = |e: ScoreEntry, rank: u64| RankedEntry {
+            freshness: Some(freshness.for_rank(rank)),
+            ..e.ranked(rank)
+        };
+        // The n entries just above: ascending from the player's key, then reversed.
+        let above = self
+            .window(
+                &pk,
+                &entity::score_sort_keys_above(own),
+                SCORE_UPPER_BOUND,
+                true,
+                n,
+            )
+            .await?;
+        // The n entries just below: descending from the player's key (inclusive, so n + 1).
+        let below = self.window(&pk, SCORE_PREFIX, own, false, n + 1).await?;
+        let mut out = Vec::with_capacity(2 * n + 1);
+        let above_len = above.len() as u64;
+        for (i, e) in above.into_iter().rev().enumerate() {
+            // Saturating: a concurrent write between the count and the window can't underflow.
+            out.push(at(
+                e,
+                rank.saturating_add(i as u64)
+                    .saturating_sub(above_len)
+                    .max(1),
+            ));
+        }
+        out.push(me);
+        let below = below
+            .into_iter()
+            .filter(|e| e.player_id != pointer.player_id)
+            .take(n);
+        for (i, e) in below.enumerate() {
+            out.push(at(e, rank.saturating_add(1 + i as u64)));
+        }
+        Ok(Some(out))
+    }
+
+    /// Up to `limit` Score entries of partition `pk` with sort keys in `lo..=hi`, read
+    /// consistently in the given direction.
+    async fn window(
+        &self,
+        pk: &str,
+        lo: &str,
+        hi: &str,
+        forward: bool,
+        limit: usize,
+    ) -> Result<Vec<ScoreEntry>, StoreError> {
+        let out = self
+            .table
+            .range_query(pk, lo, hi, Params::new())?
+            .scan_index_forward(forward)
+            .consistent_read(true)
+            .limit(limit as i32)
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("Query(window)", e))?;
+        out.items
+            .unwrap_or_default()
+            .into_iter()
+            .map(from_item::<ScoreEntry>)
+            .collect()
+    }
+}

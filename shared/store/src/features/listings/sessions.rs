@@ -1,0 +1,56 @@
+//! Sessions: AP6 (a player's recent sessions, newest first), AP7 (a game's sessions across
+//! players, GSI2, newest first), AP8 (one session).
+
+use leaderboard_keys::entity::{self, SESSION_PREFIX};
+use leaderboard_keys::ids::{GameId, PlayerId, SessionId};
+
+use crate::ground::error::StoreError;
+use crate::ground::model::{Page, Session};
+use crate::store::Store;
+use crate::table::query::Listing;
+use crate::table::request::Index;
+
+impl Store {
+    /// AP8: one session (GetItem, consistent).
+    pub async fn get_session(
+        &self,
+        player: &PlayerId,
+        session: &SessionId,
+    ) -> Result<Option<Session>, StoreError> {
+        self.table.get(&entity::session(player, session)).await
+    }
+
+    /// AP6: the player's sessions, newest first (ULIDs sort by time), `limit` at a time.
+    pub async fn player_sessions(
+        &self,
+        player: &PlayerId,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<Page<Session>, StoreError> {
+        let listing = Listing {
+            name: "player_sessions",
+            index: Index::Table,
+            partition: entity::player_pk(player),
+            sk_prefix: SESSION_PREFIX,
+            forward: false,
+        };
+        self.table.list(&listing, limit, cursor).await?.into_page()
+    }
+
+    /// AP7: a game's sessions across players (GSI2 `GAME#<gameId>`), newest first.
+    pub async fn game_sessions(
+        &self,
+        game: &GameId,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<Page<Session>, StoreError> {
+        let listing = Listing {
+            name: "game_sessions",
+            index: Index::Gsi2,
+            partition: entity::game_gsi2_pk(game),
+            sk_prefix: SESSION_PREFIX,
+            forward: false,
+        };
+        self.table.list(&listing, limit, cursor).await?.into_page()
+    }
+}

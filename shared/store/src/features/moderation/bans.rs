@@ -1,0 +1,203 @@
+//! Moderation (contract §7): banning a player, and lifting the ban.
+//!
+//! **The ban** is one item in the player's partition, `PLAYER#<p>` / `#BAN`. A play reads it
+//! with the play's one `BatchGetItem` (one key more, no request more) and is refused with
+//! `Banned` before anything is written; and every play's transaction checks that it still does
+//! not exist (one `ConditionCheck` more, no request more), so a play that read the player as
+//! not banned cannot commit once the ban has.
+//!
+//! **Banning** writes the ban first, then removes the player's entries on open boards: it lists
+//! the player's entry pointers with a strongly consistent Query of the player's partition
+//! (archived pointers, which carry a `ttl`, belong to closed boards and are left out), and
+//! removes each entry as the admin removal does. No play can add an entry after the ban is
+//! written, and every play that committed before it is in the listing, so no entry of the
+//! player is left on an open board. A ban that fails part-way (the function stopped, the store
+//! was unavailable) has written the ban: banning again finishes the removals. Boards that are
+//! closing or closed keep their entries (their standings are final).
+//!
+//! **Lifting** deletes the ban. Removed entries come back only through new plays.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use leaderboard_keys::entity::{self, ItemKey};
+use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::time::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::ground::error::StoreError;
+use crate::ground::items::{ItemExt, from_item, to_item};
+use crate::store::Store;
+use crate::table::request::{Index, Params, WithParams};
+
+/// The longest ban reason, in characters.
+pub const MAX_BAN_REASON: usize = 500;
+
+/// A player's ban, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ban {
+    /// The banned player.
+    pub player_id: PlayerId,
+    /// Why, as the admin wrote it.
+    pub reason: String,
+    /// When the ban was (last) written.
+    pub banned_at: Timestamp,
+    /// The admin who wrote it.
+    pub banned_by: PlayerId,
+}
+
+/// What banning a player did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BanOutcome {
+    /// The ban as written.
+    #[serde(flatten)]
+    pub ban: Ban,
+    /// The open boards whose entry of the player was removed, in board id order.
+    pub removed_from: Vec<BoardId>,
+}
+
+/// Checks a ban's reason: 1 to [`MAX_BAN_REASON`] characters, not only white space, no
+/// control characters.
+fn check_reason(reason: &str) -> Result<(), StoreError> {
+    if reason.trim().is_empty() || reason.chars().count() > MAX_BAN_REASON {
+        return Err(StoreError::Invalid(format!(
+            "reason must be 1 to {MAX_BAN_REASON} characters, not only white space"
+        )));
+    }
+    if reason.chars().any(char::is_control) {
+        return Err(StoreError::Invalid(
+            "reason must not contain control characters".into(),
+        ));
+    }
+    Ok(())
+}
+
+impl Store {
+    /// Bans `player` (see the module doc): writes the ban, then removes the player's entries
+    /// on every open board. Banning a banned player writes the ban again (its reason, time and
+    /// admin) and removes anything left, so a ban that failed part-way is finished by banning
+    /// again. An invalid reason is `Invalid`, with nothing written.
+    pub async fn ban_player(
+        &self,
+        player: &PlayerId,
+        reason: &str,
+        by: &PlayerId,
+        now: Timestamp,
+    ) -> Result<BanOutcome, StoreError> {
+        check_reason(reason)?;
+        let ban = Ban {
+            player_id: player.clone(),
+            reason: reason.to_owned(),
+            banned_at: now,
+            banned_by: by.clone(),
+        };
+        self.table
+            .put_request(to_item(&ban, &entity::ban(player), None, None)?)
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("PutItem(ban)", e))?;
+        let mut outcome = BanOutcome {
+            ban,
+            removed_from: Vec::new(),
+        };
+        for board in self.live_entry_boards(player).await? {
+            match self.remove_entry(&board, player).await {
+                Ok(true) => outcome.removed_from.push(board),
+                // Gone already (removed, or the board deleted), or final: nothing to do.
+                Ok(false) | Err(StoreError::NotFound { .. } | StoreError::BoardClosed { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        tracing::info!(
+            player = %player,
+            by = %by,
+            removed = outcome.removed_from.len(),
+            "player banned"
+        );
+        Ok(outcome)
+    }
+
+    /// Lifts `player`'s ban: `Ok(true)` when there was one.
+    pub async fn unban_player(&self, player: &PlayerId) -> Result<bool, StoreError> {
+        let out = self
+            .table
+            .delete_request(&entity::ban(player))
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::AllOld)
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("DeleteItem(ban)", e))?;
+        Ok(out.attributes.is_some_and(|a| !a.is_empty()))
+    }
+
+    /// `player`'s ban, if banned (read strongly consistently).
+    pub async fn get_ban(&self, player: &PlayerId) -> Result<Option<Ban>, StoreError> {
+        self.table
+            .get_raw(&entity::ban(player))
+            .await?
+            .map(from_item)
+            .transpose()
+    }
+
+    /// The boards on which `player` has a live (not archived) entry pointer, in board id
+    /// order: a strongly consistent Query of the player's partition, every page.
+    async fn live_entry_boards(&self, player: &PlayerId) -> Result<Vec<BoardId>, StoreError> {
+        let mut boards = Vec::new();
+        let mut start: Option<std::collections::HashMap<String, AttributeValue>> = None;
+        loop {
+            let out = self
+                .table
+                .query_request(Index::Table)
+                .key_condition_expression("pk = :pk AND begins_with(sk, :entry)")
+                .filter_expression("attribute_not_exists(#ttl)")
+                .projection_expression("pk, sk")
+                .params(
+                    Params::new()
+                        .name("#ttl", "ttl")
+                        .value(":pk", entity::player_pk(player))
+                        .value(":entry", entity::ENTRY_PREFIX),
+                )?
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk("Query(entry pointers)", e))?;
+            for item in out.items.unwrap_or_default() {
+                let (pk, sk) = (item.string("pk"), item.string("sk"));
+                if let Ok(ItemKey::Entry { board, .. }) =
+                    ItemKey::parse(pk.unwrap_or_default(), sk.unwrap_or_default())
+                {
+                    boards.push(board);
+                }
+            }
+            start = out.last_evaluated_key;
+            if start.is_none() {
+                return Ok(boards);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons() {
+        for ok in ["cheating", " x ", &"é".repeat(MAX_BAN_REASON)] {
+            assert!(check_reason(ok).is_ok(), "{ok:?}");
+        }
+        for bad in [
+            "",
+            "   ",
+            "\t\n",
+            "a\u{0}b",
+            "line\nbreak",
+            &"a".repeat(MAX_BAN_REASON + 1),
+        ] {
+            assert!(
+                matches!(check_reason(bad), Err(StoreError::Invalid(_))),
+                "{bad:?}"
+            );
+        }
+    }
+}

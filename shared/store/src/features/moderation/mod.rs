@@ -1,0 +1,99 @@
+//! Moderation (contract §7): removing a player's entry from an open board.
+//!
+//! **Removing an entry** is one transaction, as a play's change is: delete the entry pointer on
+//! condition of the version read, delete the Score item it points at, and record the removal
+//! on the player's lane (written + 1, created − 1, and `chg = {o: old key}`),
+//! so that the rank index takes the entry out exactly once and `playerCount` drops by one. A
+//! `ConditionCheck` that the board is still open fences it against season close (which sets
+//! `closing` before it reads the entries). A concurrent play of the player changes the
+//! pointer's version, so one of the two is cancelled and re-read: the removal never leaves a
+//! Score item without its pointer, and a play that commits after it makes a new entry, as the
+//! player's first. Sessions stay.
+
+pub(crate) mod bans;
+
+use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::ids::{BoardId, PlayerId};
+
+use crate::ground::error::StoreError;
+use crate::ground::items::from_item;
+use crate::ground::model::{Board, BoardStatus, EntryPointer};
+use crate::store::Store;
+use crate::table::request::Params;
+use crate::table::retry::Retry;
+
+impl Store {
+    /// Removes `player`'s entry from the open board `id`: `Ok(true)` when removed, `Ok(false)`
+    /// when the player has none there. An unknown board is `NotFound`; a board that is not
+    /// open (closing or closed) is `BoardClosed`. Retried, as a play is, when a concurrent
+    /// write cancels it.
+    pub async fn remove_entry(&self, id: &BoardId, player: &PlayerId) -> Result<bool, StoreError> {
+        for attempt in Retry::PLAY.attempts() {
+            let keys = [entity::board(id), entity::entry(player, id)];
+            let mut found = self
+                .table
+                .batch_get(&keys, "BatchGetItem(board, pointer)")
+                .await?;
+            let board: Board = found
+                .take(&keys[0])
+                .map(from_item)
+                .transpose()?
+                .ok_or_else(|| StoreError::NotFound {
+                    what: "leaderboard",
+                    id: id.to_string(),
+                })?;
+            if board.status != BoardStatus::Open {
+                return Err(StoreError::BoardClosed {
+                    board: id.clone(),
+                    why: board.status.as_str(),
+                });
+            }
+            let Some(pointer) = found.take(&keys[1]) else {
+                return Ok(false);
+            };
+            let pointer: EntryPointer = from_item(pointer)?;
+            match self.remove_pointed(&board, &pointer).await {
+                Ok(()) => return Ok(true),
+                // The board started closing, the player's entry changed, or a conflict or
+                // throttling: read again.
+                Err(e) if e.worth_rereading() => {
+                    tracing::debug!(attempt, error = %e, "entry removal failed; reading again");
+                }
+                Err(e) => return Err(e),
+            }
+            Retry::PLAY.pause(attempt).await;
+        }
+        Err(Retry::PLAY.exhausted())
+    }
+
+    /// The removal's transaction for the entry `pointer` points at (see the module doc).
+    async fn remove_pointed(
+        &self,
+        board: &Board,
+        pointer: &EntryPointer,
+    ) -> Result<(), StoreError> {
+        let id = &board.leaderboard_id;
+        let mut items = vec![
+            self.table.tx_board_open(id)?,
+            self.table.tx_delete(
+                &entity::entry(&pointer.player_id, id),
+                "version = :v",
+                Params::new().value(":v", pointer.version),
+            )?,
+            self.table.tx_delete(
+                &Key::new(entity::board_pk(id), &pointer.score_sk),
+                "attribute_exists(pk)",
+                Params::new(),
+            )?,
+        ];
+        items.push(self.table.written_update(
+            board,
+            &pointer.player_id,
+            Some(&pointer.score_sk),
+            None,
+        )?);
+        self.table
+            .transact(items, "TransactWriteItems(remove entry)")
+            .await
+    }
+}

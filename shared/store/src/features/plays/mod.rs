@@ -1,0 +1,514 @@
+//! The write path of a play: one Session, posted to 1 to 10 boards atomically.
+//!
+//! 1. **One consistent read**: a `BatchGetItem` (strongly consistent) of the session (for
+//!    idempotency), the player's profile (the display name the entries take, so that a listing
+//!    needs no profile reads), the player's ban (a banned player's play is refused here, before
+//!    anything is written), each board's metadata, and the player's entry pointer on each
+//!    board.
+//! 2. **Decide**, for every board: unknown board (404), closed or outside its window (409),
+//!    score out of range (400) refuse the whole play before anything is written; otherwise the
+//!    board's operator (`best`, `latest`, `increment`) and order give the new entry, if it
+//!    changes.
+//! 3. **One transaction** (`TransactWriteItems`): put the Session if it does not exist; check
+//!    that the player is still not banned (a ban's removal of their entries lists them after
+//!    the ban is written, so a play must not commit after it); for
+//!    every board whose entry changes, put the pointer on condition that its version is the one
+//!    read, delete the old Score item on condition it exists, put the new one (both carry the
+//!    name and the play's metadata). Concurrent plays
+//!    of one player on one board serialise on the pointer's version, so there is never a second
+//!    Score item and no better score is lost. A cancelled transaction is re-read and retried
+//!    with jittered exponential backoff, a bounded number of times.
+//!
+//! **The closing fence.** Season close must see every accepted score. A `ConditionCheck` on
+//! the board item in every transaction would give that, but would make the board item a hot spot
+//! where every concurrent submission conflicts with every other. Instead the check is included
+//! only when the board ends within [`FENCE_WINDOW_MS`] of the moment the transaction is sent: a
+//! transaction sent earlier is bounded by a timeout well inside the window, so it commits before
+//! the board ends, and season close only starts on ended boards.
+//!
+//! **Ranks** are read after the transaction committed, by `crate::features::plays::ranks`: from there on
+//! the play is accepted whatever the reads do.
+
+pub mod idempotency;
+pub(crate) mod ranks;
+
+use std::time::Duration;
+
+use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::ids::{BoardId, GameId, IdempotencyKey, PlayerId, SessionId};
+use leaderboard_keys::time::Timestamp;
+use rand::Rng;
+
+use crate::features::plays::idempotency::{KeyedSession, same_play};
+use crate::features::plays::ranks::{CommittedPlay, PlayOutcome};
+use crate::ground::error::CancelReason;
+use crate::ground::error::StoreError;
+use crate::ground::items::{ItemExt, from_item, pointer_item, score_item, to_item};
+use crate::ground::model::{Board, BoardOutcome, EntryPointer, Metadata, Operator, Session};
+use crate::store::Store;
+use crate::table::request::Params;
+use crate::table::retry::Retry;
+
+/// The most boards one play may count on.
+pub const MAX_BOARDS_PER_PLAY: usize = 10;
+
+/// How close to its end a board must be for a play's transaction to check its status.
+pub const FENCE_WINDOW_MS: u64 = 60_000;
+
+/// The place in a play's transaction of the check that the player is not banned (after the
+/// Session): a ban that commits before the play cancels it there, so no play of a banned
+/// player commits after the ban's removal of their entries has listed them.
+const BAN_CHECK: usize = 1;
+
+/// The place of the put of the play's `Idempotency-Key`, when it has one: a request with the
+/// same key that commits first cancels the play there.
+const KEY_PUT: usize = 2;
+
+/// The longest a play's transaction may take before it is abandoned: well inside the fence
+/// window.
+const TRANSACTION_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// One play to record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Play {
+    /// Whose play (from the verified token, never from the body).
+    pub player_id: PlayerId,
+    /// Its id; a repeat of it is answered with the first outcome.
+    pub session_id: SessionId,
+    /// The client's `Idempotency-Key`, if it sent one: a repeat of it is answered with the
+    /// first outcome too, whatever `session_id` the repeat carries (`crate::features::plays::idempotency`).
+    pub idempotency_key: Option<IdempotencyKey>,
+    /// The game; when absent, the game its boards name, if those that name one agree (else
+    /// the play is refused).
+    pub game_id: Option<GameId>,
+    /// The score.
+    pub score: u64,
+    /// How long the play took, if the game said.
+    pub duration_sec: Option<u64>,
+    /// The boards it counts on, 1 to 10, distinct.
+    pub leaderboard_ids: Vec<BoardId>,
+    /// What the game attached to the play: kept on the Session and on every entry it changes.
+    pub metadata: Option<Metadata>,
+}
+
+/// How a play's write ended.
+pub(crate) enum Written {
+    /// Written now: the Session (ranks not read yet), its plans, and the attempts it took.
+    New(Session, Vec<BoardPlan>, u32),
+    /// A request with the same session id (or key) wrote first: its Session, and the attempts.
+    Duplicate(Session, u32),
+}
+
+/// A fresh ULID session id for a play at `now`.
+pub fn new_session_id(now: Timestamp) -> Result<SessionId, StoreError> {
+    SessionId::from_parts(now.as_millis(), rand::rng().random())
+        .map_err(|e| StoreError::Key(e.into()))
+}
+
+/// What was read for a play.
+struct PlayState {
+    session: Option<Session>,
+    /// The session the play's `Idempotency-Key` names, if the key was used before.
+    keyed: Option<SessionId>,
+    /// The name the player's entries take: the profile's, else the player's id.
+    name: String,
+    boards: Vec<Option<Board>>,
+    pointers: Vec<Option<EntryPointer>>,
+}
+
+/// The change a play makes on one board.
+pub(crate) struct BoardPlan {
+    pub(crate) board: Board,
+    pub(crate) old: Option<EntryPointer>,
+    /// The new entry, if the entry changes.
+    pub(crate) new: Option<EntryPointer>,
+    pub(crate) outcome: BoardOutcome,
+}
+
+impl Play {
+    fn check(&self) -> Result<(), StoreError> {
+        let ids = &self.leaderboard_ids;
+        if ids.is_empty() || ids.len() > MAX_BOARDS_PER_PLAY {
+            return Err(StoreError::Invalid(format!(
+                "leaderboardIds must list 1 to {MAX_BOARDS_PER_PLAY} boards"
+            )));
+        }
+        for (i, id) in ids.iter().enumerate() {
+            if ids[..i].contains(id) {
+                return Err(StoreError::Invalid(format!(
+                    "leaderboardIds lists {id} twice"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The new entry of `board` after a play of `score` at `now`, given the current one.
+fn plan_board(
+    board: Board,
+    old: Option<EntryPointer>,
+    play: &Play,
+    name: &str,
+    now: Timestamp,
+) -> Result<BoardPlan, StoreError> {
+    let spec = board.spec()?;
+    let order = board.order;
+    let out_of_range = |score| StoreError::ScoreOutOfRange {
+        board: board.leaderboard_id.clone(),
+        score,
+        max_score: board.max_score,
+    };
+    spec.check_score(play.score)
+        .map_err(|_| out_of_range(play.score))?;
+    // The rules do not depend on the order in which concurrent plays commit (a play's `now` is
+    // fixed before its retries): `best` keeps the better score, and of equal scores the earlier
+    // one (it ranks higher); `latest` keeps the play with the greatest (time, session id);
+    // `increment` adds every play once and its time never goes backwards; its total saturates
+    // at `maxScore` (the play's other boards go on), and an entry at `maxScore` takes no more.
+    let capped = board.operator == Operator::Increment
+        && old
+            .as_ref()
+            .is_some_and(|cur| cur.score.saturating_add(play.score) > board.max_score);
+    let new_entry: Option<(u64, Timestamp)> = match (&old, board.operator) {
+        (None, _) => Some((play.score, now)),
+        (Some(cur), Operator::Best) => (order.is_better(play.score, cur.score)
+            || (play.score == cur.score && now < cur.attained_at))
+            .then_some((play.score, now)),
+        (Some(cur), Operator::Latest) => ((now, &play.session_id)
+            > (cur.attained_at, &cur.session_id))
+            .then_some((play.score, now)),
+        (Some(cur), Operator::Increment) if play.score == 0 || cur.score >= board.max_score => None,
+        (Some(cur), Operator::Increment) => {
+            let total = cur.score.saturating_add(play.score).min(board.max_score);
+            Some((total, now.max(cur.attained_at)))
+        }
+    };
+    let new = match new_entry {
+        None => None,
+        Some((score, attained_at)) => Some(EntryPointer {
+            leaderboard_id: board.leaderboard_id.clone(),
+            player_id: play.player_id.clone(),
+            score,
+            attained_at,
+            session_id: play.session_id.clone(),
+            score_sk: spec.score_sort_key(score, attained_at.as_millis(), &play.player_id)?,
+            version: old.as_ref().map_or(1, |o| o.version + 1),
+            name: Some(name.to_owned()),
+            metadata: play.metadata.clone(),
+            saturated: capped || old.as_ref().is_some_and(|o| o.saturated),
+        }),
+    };
+    let best = new
+        .as_ref()
+        .or(old.as_ref())
+        .map_or(play.score, |e| e.score);
+    // Improved: the entry is new, or now ranks higher than before.
+    let improved = match (&old, &new) {
+        (None, _) => true,
+        (Some(o), Some(n)) => n.score_sk > o.score_sk,
+        (Some(_), None) => false,
+    };
+    Ok(BoardPlan {
+        outcome: BoardOutcome {
+            leaderboard_id: board.leaderboard_id.clone(),
+            best,
+            improved,
+            saturated: capped,
+            rank: 0,
+            freshness: None,
+        },
+        board,
+        old,
+        new,
+    })
+}
+
+/// The game of a play that names none: its boards', when those that have one agree.
+fn boards_game(plans: &[BoardPlan]) -> Result<GameId, StoreError> {
+    let mut games = plans.iter().filter_map(|p| p.board.game_id.as_ref());
+    let first = games.next().ok_or_else(|| {
+        StoreError::Invalid("gameId is required: no board of the play names its game".into())
+    })?;
+    match games.find(|g| *g != first) {
+        Some(other) => Err(StoreError::Invalid(format!(
+            "gameId is required: the play's boards belong to games {first} and {other}"
+        ))),
+        None => Ok(first.clone()),
+    }
+}
+
+impl Store {
+    /// Records a play: the Session, and the player's entry on every board it counts on, all or
+    /// nothing. A repeated `session_id` of the same player returns the first outcome with
+    /// `duplicate: true` and writes nothing, also when the two requests race. Each board's rank
+    /// is read once, after the write succeeded ([`Store::commit_play`], then
+    /// [`Store::rank_play`] with no deadline).
+    pub async fn record_play(
+        &self,
+        play: &Play,
+        now: Timestamp,
+    ) -> Result<PlayOutcome, StoreError> {
+        let committed = self.commit_play(play, now).await?;
+        Ok(self.rank_play(committed, None).await)
+    }
+
+    /// The write of a play, retried on conflicts, or the Session an earlier request with the
+    /// same session id wrote. Every refusal is here, before anything is written.
+    pub async fn commit_play(
+        &self,
+        play: &Play,
+        now: Timestamp,
+    ) -> Result<CommittedPlay, StoreError> {
+        play.check()?;
+        let written = self.write_with_retries(play, now).await?;
+        Ok(CommittedPlay::new(written))
+    }
+
+    /// Read, decide, write, retried on conflicts: the Session as written (ranks not read yet)
+    /// and its plans, or the Session a request with the same id wrote first.
+    async fn write_with_retries(&self, play: &Play, now: Timestamp) -> Result<Written, StoreError> {
+        for attempt in Retry::PLAY.attempts() {
+            let mut state = self.read_play_state(play).await?;
+            if let Some(session) = self.recorded(play, &mut state).await? {
+                same_play(&session, play)?;
+                return Ok(Written::Duplicate(session, attempt));
+            }
+            let plans = self.plan_play(play, state, now)?;
+            let game_id = match &play.game_id {
+                Some(game) => game.clone(),
+                None => boards_game(&plans)?,
+            };
+            let session = Session {
+                player_id: play.player_id.clone(),
+                session_id: play.session_id.clone(),
+                leaderboard_ids: play.leaderboard_ids.clone(),
+                game_id,
+                score: play.score,
+                duration_sec: play.duration_sec,
+                attained_at: now,
+                metadata: play.metadata.clone(),
+                outcomes: plans.iter().map(|p| p.outcome.clone()).collect(),
+            };
+            match self.write_play(play, &session, &plans, now).await {
+                Ok(()) => return Ok(Written::New(session, plans, attempt)),
+                Err(StoreError::TransactionCanceled { reasons }) => {
+                    // Item 0 is the Session: it exists, so a concurrent request with the same
+                    // session id won. Answer with its outcome.
+                    if reasons.first() == Some(&CancelReason::ConditionalCheckFailed)
+                        && let Some(session) =
+                            self.get_session(&play.player_id, &play.session_id).await?
+                    {
+                        same_play(&session, play)?;
+                        return Ok(Written::Duplicate(session, attempt));
+                    }
+                    // A request with the same key won: the next read finds its session.
+                    if play.idempotency_key.is_some()
+                        && reasons.get(KEY_PUT) == Some(&CancelReason::ConditionalCheckFailed)
+                    {
+                        continue;
+                    }
+                    if reasons.get(BAN_CHECK) == Some(&CancelReason::ConditionalCheckFailed) {
+                        return Err(StoreError::Banned {
+                            player: play.player_id.clone(),
+                        });
+                    }
+                    if !CancelReason::all_retryable(&reasons) {
+                        return Err(StoreError::TransactionCanceled { reasons });
+                    }
+                    tracing::debug!(attempt, ?reasons, "play transaction cancelled; retrying");
+                }
+                Err(e) if e.is_retryable() => {
+                    tracing::debug!(attempt, error = %e, "play transaction failed; retrying");
+                }
+                Err(e) => return Err(e),
+            }
+            Retry::PLAY.pause(attempt).await;
+        }
+        Err(Retry::PLAY.exhausted())
+    }
+
+    /// The Session the play repeats, if it was recorded before: by its session id, or by its
+    /// `Idempotency-Key` (then one consistent `GetItem` more: only a repeat pays it).
+    async fn recorded(
+        &self,
+        play: &Play,
+        state: &mut PlayState,
+    ) -> Result<Option<Session>, StoreError> {
+        if let Some(session) = state.session.take() {
+            return Ok(Some(session));
+        }
+        let (Some(keyed), Some(key)) = (&state.keyed, &play.idempotency_key) else {
+            return Ok(None);
+        };
+        match self.get_session(&play.player_id, keyed).await? {
+            Some(session) => Ok(Some(session)),
+            // The key and its session are written in one transaction.
+            None => {
+                let key = entity::idempotency(&play.player_id, key);
+                Err(StoreError::corrupt(
+                    format!("{} / {}", key.pk, key.sk),
+                    format!("the key names session {keyed}, which does not exist"),
+                ))
+            }
+        }
+    }
+
+    /// The one consistent read of a play.
+    async fn read_play_state(&self, play: &Play) -> Result<PlayState, StoreError> {
+        let session_key = entity::session(&play.player_id, &play.session_id);
+        let board_keys: Vec<Key> = play.leaderboard_ids.iter().map(entity::board).collect();
+        let pointer_keys: Vec<Key> = play
+            .leaderboard_ids
+            .iter()
+            .map(|b| entity::entry(&play.player_id, b))
+            .collect();
+        // The profile comes along for its name, and the ban for the refusal: items more, no
+        // request more.
+        let player_key = entity::player(&play.player_id);
+        let ban_key = entity::ban(&play.player_id);
+        let mut keys = vec![session_key.clone(), player_key.clone(), ban_key.clone()];
+        keys.extend(board_keys.iter().cloned());
+        keys.extend(pointer_keys.iter().cloned());
+        let idempotency_key = play
+            .idempotency_key
+            .as_ref()
+            .map(|k| entity::idempotency(&play.player_id, k));
+        keys.extend(idempotency_key.iter().cloned());
+        let mut found = self.table.batch_get(&keys, "BatchGetItem(play)").await?;
+        if found.take(&ban_key).is_some() {
+            return Err(StoreError::Banned {
+                player: play.player_id.clone(),
+            });
+        }
+        let mut take = |k: &Key| found.take(k);
+        let keyed: Option<KeyedSession> = idempotency_key
+            .and_then(|k| take(&k))
+            .map(from_item)
+            .transpose()?;
+        Ok(PlayState {
+            session: take(&session_key).map(from_item).transpose()?,
+            keyed: keyed.map(|k| k.session_id),
+            name: take(&player_key)
+                .and_then(|p| {
+                    p.string("name")
+                        .filter(|n| !n.is_empty())
+                        .map(str::to_owned)
+                })
+                .unwrap_or_else(|| play.player_id.to_string()),
+            boards: board_keys
+                .iter()
+                .map(|k| take(k).map(from_item).transpose())
+                .collect::<Result<_, _>>()?,
+            pointers: pointer_keys
+                .iter()
+                .map(|k| take(k).map(from_item).transpose())
+                .collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// Checks every board and plans every change; the first refusal refuses the whole play.
+    fn plan_play(
+        &self,
+        play: &Play,
+        state: PlayState,
+        now: Timestamp,
+    ) -> Result<Vec<BoardPlan>, StoreError> {
+        let mut boards = Vec::with_capacity(state.boards.len());
+        for (id, board) in play.leaderboard_ids.iter().zip(state.boards) {
+            boards.push(board.ok_or_else(|| StoreError::NotFound {
+                what: "leaderboard",
+                id: id.to_string(),
+            })?);
+        }
+        for board in &boards {
+            board
+                .accepts_at(now)
+                .map_err(|why| StoreError::BoardClosed {
+                    board: board.leaderboard_id.clone(),
+                    why,
+                })?;
+        }
+        boards
+            .into_iter()
+            .zip(state.pointers)
+            .map(|(board, old)| plan_board(board, old, play, &state.name, now))
+            .collect()
+    }
+
+    /// The one transaction of a play.
+    async fn write_play(
+        &self,
+        play: &Play,
+        session: &Session,
+        plans: &[BoardPlan],
+        played_at: Timestamp,
+    ) -> Result<(), StoreError> {
+        let session_key = entity::session(&session.player_id, &session.session_id);
+        let gsi2 = entity::session_gsi2(&session.game_id, &session.session_id);
+        let mut items = vec![
+            self.table.tx_put(
+                to_item(session, &session_key, None, Some(&gsi2))?,
+                Some("attribute_not_exists(pk)"),
+                Params::new(),
+            )?,
+            // A ban that commits first refuses the play (see `BAN_CHECK`).
+            self.table.tx_check(
+                &entity::ban(&session.player_id),
+                "attribute_not_exists(pk)",
+                Params::new(),
+            )?,
+        ];
+        // The play's key, if it has one, on condition that it is new (see `KEY_PUT`).
+        if let Some(key) = &play.idempotency_key {
+            items.push(self.tx_put_key(play, key, played_at)?);
+        }
+        let now = Timestamp::now();
+        for plan in plans {
+            let board = &plan.board;
+            let near_end = board
+                .ends_at
+                .is_some_and(|end| now.plus_millis(FENCE_WINDOW_MS) >= end);
+            if near_end {
+                items.push(self.table.tx_board_open(&board.leaderboard_id)?);
+            }
+            let Some(new) = &plan.new else { continue };
+            let (condition, params) = match &plan.old {
+                None => ("attribute_not_exists(pk)", Params::new()),
+                Some(old) => ("version = :v", Params::new().value(":v", old.version)),
+            };
+            items.push(
+                self.table
+                    .tx_put(pointer_item(new)?, Some(condition), params)?,
+            );
+            let board_pk = entity::board_pk(&board.leaderboard_id);
+            if let Some(old) = &plan.old
+                && old.score_sk != new.score_sk
+            {
+                items.push(self.table.tx_delete(
+                    &Key::new(&board_pk, &old.score_sk),
+                    "attribute_exists(pk)",
+                    Params::new(),
+                )?);
+            }
+            items.push(self.table.tx_put(score_item(new)?, None, Params::new())?);
+            // Every board's lane, indexed or not: a board made before the index counts its
+            // changes there too, so that its migration can tell when plays moved it.
+            let old_key = plan.old.as_ref().map(|old| old.score_sk.as_str());
+            items.push(self.table.written_update(
+                board,
+                &new.player_id,
+                old_key,
+                Some(&new.score_sk),
+            )?);
+        }
+        let send = self.table.transact(items, "TransactWriteItems(play)");
+        tokio::time::timeout(TRANSACTION_TIMEOUT, send)
+            .await
+            .map_err(|_| StoreError::Dynamo {
+                code: Some("Timeout".into()),
+                operation: "TransactWriteItems(play)",
+                message: format!("no answer within {TRANSACTION_TIMEOUT:?}"),
+            })?
+    }
+}

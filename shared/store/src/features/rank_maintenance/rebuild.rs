@@ -1,0 +1,561 @@
+//! Rebuilding a board's rank index from its Score items while plays go on: the repair of a
+//! lane stopped at a lost change, `build_rank_index`, and a board's migration onto the index.
+//!
+//! The rebuild needs, for every lane, the board's keys exactly as they stood at one of that
+//! lane's change numbers. A scan of the Score items is not a snapshot, but a lane's players only
+//! change their entries in transactions that also add to that lane's `written`. So when a lane
+//! reads the same `written` (strongly consistent) before and after a scan, the scan saw its
+//! players exactly as of that number: the lane is *settled*. Lanes settle independently, in the
+//! same scan or in later ones.
+//!
+//! When every lane has settled, the nodes are written under a generation no other build used,
+//! and the root is replaced by one transaction: counters, each lane's watermark at its settled
+//! number, the new generation. Its condition is that, for every lane, the old index has not
+//! applied past that number (the changes after it are still to come from the stream, and the
+//! new index takes them; the ones before it are in the scan). A lane the old index passed
+//! settles again.
+//!
+//! A busy lane may never keep still for a whole scan, and a settled lane that keeps moving may
+//! be applied past its number before the switch. So after [`FREE_SCANS`] scans every lane is
+//! *paused* and the board scanned once more: a paused lane's plays fail a condition of their
+//! transaction and retry (the play's own retry budget, about 15 s), until the switch lifts the
+//! pause, or until it ends by itself after [`LANE_PAUSE`] whatever becomes of the rebuild. With
+//! every lane paused, every lane settles in that scan and the old index cannot pass any of
+//! them, so the switch succeeds unless the pause ran out first (a board whose scan and node
+//! writes take longer than [`LANE_PAUSE`]) or another rebuild took over. The outcome says
+//! whether the lanes were paused. Plays are held for one scan and the node writes at most.
+//!
+//! After its switch a rebuild deletes the generation it replaced (listed by one Query per node
+//! partition); a switch attempt that fails deletes the nodes it wrote.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use leaderboard_keys::entity;
+use leaderboard_keys::entity::Key;
+use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_index::{
+    CREATED_ATTR, CountedKey, GENERATION_ATTR, LANES, NODE_PARTITIONS, PAUSE_ATTR, RESERVED_ATTR,
+    WRITTEN_ATTR, build, node_key, node_partition_pk, root_key, watermark_attr,
+};
+
+use leaderboard_keys::time::Timestamp;
+
+use crate::ground::error::CancelReason;
+use crate::ground::error::StoreError;
+use crate::ground::items::{Item, ItemExt, key_item, key_string, n};
+use crate::ground::model::Board;
+use crate::primitives::rank_apply::{counter_item, root_watermarks};
+use crate::store::Store;
+use crate::table::request::{Index, Params, WithParams};
+use crate::table::retry::Retry;
+
+/// Scans made before the lanes that did not settle are paused.
+pub const FREE_SCANS: u32 = 2;
+/// Scans made in all before the rebuild gives up ([`StoreError::Contention`]): the free ones,
+/// and two with the lanes paused (the second only if the first outlasted its pause).
+pub const MAX_SCANS: u32 = FREE_SCANS + 2;
+/// The longest a pause holds a lane's plays back.
+pub const LANE_PAUSE: Duration = Duration::from_secs(10);
+
+/// What [`Store::rebuild_lane_index`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RebuildOutcome {
+    /// The generation now in service.
+    pub generation: u64,
+    /// Entries the new index counts.
+    pub entries: usize,
+    /// Node items of the new generation, the root included.
+    pub nodes: usize,
+    /// Scans of the board's Score items.
+    pub scans: u32,
+    /// Lanes whose plays were held back so that they would settle (none, or all of them).
+    pub paused: Vec<u8>,
+    /// Requests sent.
+    pub requests: u32,
+    /// Items written (nodes, and the root once per attempt).
+    pub items_written: usize,
+    /// Nodes deleted: the generation replaced, and any this rebuild wrote and did not use.
+    pub nodes_deleted: usize,
+}
+
+/// Each lane's item (empty for a lane never written).
+type Lanes = [Item; LANES as usize];
+
+/// A lane's players' keys as of its change number `written`, and the lane's `created` count
+/// then (which the switch corrects to the keys' number, should it be off: a board that counted
+/// its lanes before `created` existed, or not at all).
+struct Settled {
+    written: u64,
+    created: i64,
+    keys: Vec<CountedKey>,
+}
+
+/// How a switch attempt ended.
+enum Switch {
+    Done,
+    /// The old index applied past these lanes' settled numbers: they settle again.
+    Passed(Vec<u8>),
+}
+
+impl Store {
+    /// Rebuilds a board's index into a new generation and switches to it, safe while
+    /// plays go on (see the module documentation). Requests: per scan, 2 lane reads and
+    /// `ceil(N / 4,681)` Query pages; per switch attempt, 1 reservation, the node puts
+    /// (`ceil(nodes / 25)`), 1 transaction and, if it fails, 1 root read; one pause write per
+    /// lane paused. At most [`MAX_SCANS`] scans.
+    pub async fn rebuild_lane_index(&self, board: &Board) -> Result<RebuildOutcome, StoreError> {
+        let id = &board.leaderboard_id;
+        let mut out = RebuildOutcome::default();
+        let mut settled: BTreeMap<u8, Settled> = BTreeMap::new();
+        let mut paused: BTreeSet<u8> = BTreeSet::new();
+        let result = 'rounds: loop {
+            if out.scans == MAX_SCANS {
+                break Err(StoreError::Contention {
+                    attempts: MAX_SCANS,
+                });
+            }
+            if out.scans >= FREE_SCANS {
+                // Every lane, settled or not: a settled lane left to move could be applied
+                // past its number before the switch. Paused, each settles at its last number.
+                let until = Timestamp::now().plus_millis(LANE_PAUSE.as_millis() as u64);
+                for lane in 0..LANES {
+                    paused.insert(lane);
+                    out.requests += 1;
+                    if let Err(e) = self.pause_lane(id, lane, until).await {
+                        break 'rounds Err(e);
+                    }
+                }
+                settled.clear();
+            }
+            let (before, keys, after) = match self.scan_lanes(id, &mut out).await {
+                Ok(scanned) => scanned,
+                Err(e) => break Err(e),
+            };
+            let mut keys = keys;
+            for lane in 0..LANES as usize {
+                let written = after[lane].number(WRITTEN_ATTR).unwrap_or(0);
+                if !settled.contains_key(&(lane as u8))
+                    && before[lane].number(WRITTEN_ATTR).unwrap_or(0) == written
+                {
+                    let keys = keys.remove(&(lane as u8)).unwrap_or_default();
+                    let created = after[lane].number(CREATED_ATTR).unwrap_or(0);
+                    let settle = Settled {
+                        written,
+                        created,
+                        keys,
+                    };
+                    settled.insert(lane as u8, settle);
+                }
+            }
+            if settled.len() < LANES as usize {
+                tracing::info!(board = %id, settled = settled.len(), scans = out.scans,
+                    "rank index rebuild: lanes moved during the scan; scanning again");
+                continue;
+            }
+            match self
+                .switch_generation(id, &settled, &paused, &mut out)
+                .await
+            {
+                Ok(Switch::Done) => break Ok(()),
+                Ok(Switch::Passed(lanes)) => {
+                    tracing::info!(board = %id, ?lanes,
+                        "rank index rebuild: the index applied past a settled lane; scanning again");
+                    for lane in lanes {
+                        settled.remove(&lane);
+                    }
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        out.paused = paused.iter().copied().collect();
+        if let Err(e) = &result {
+            tracing::warn!(board = %id, error = %e, scans = out.scans, ?paused,
+                "rank index rebuild gave up");
+            if !paused.is_empty() {
+                // The pauses end by themselves; lifting them now spares the plays the wait.
+                let _ = self.lift_pauses(id, &paused).await;
+            }
+        } else {
+            tracing::info!(board = %id, generation = out.generation, entries = out.entries,
+                scans = out.scans, ?paused, "rank index index rebuilt");
+        }
+        result.map(|()| out)
+    }
+
+    /// One scan: the lanes, the board's keys by lane, the lanes again.
+    async fn scan_lanes(
+        &self,
+        id: &BoardId,
+        out: &mut RebuildOutcome,
+    ) -> Result<(Lanes, BTreeMap<u8, Vec<CountedKey>>, Lanes), StoreError> {
+        let before = self.table.lane_items(id).await?;
+        let mut keys: BTreeMap<u8, Vec<CountedKey>> = BTreeMap::new();
+        out.requests += self
+            .scan_scores(id, "sk", |item| {
+                let key = CountedKey::parse(&key_string(item, "sk"))?;
+                keys.entry(key.lane()).or_default().push(key);
+                Ok(())
+            })
+            .await?;
+        let after = self.table.lane_items(id).await?;
+        out.requests += 2;
+        out.scans += 1;
+        Ok((before, keys, after))
+    }
+
+    /// Writes the settled keys' nodes under a new generation and switches the root to them, on
+    /// condition that the old index applied no lane past its settled number.
+    async fn switch_generation(
+        &self,
+        id: &BoardId,
+        settled: &BTreeMap<u8, Settled>,
+        paused: &BTreeSet<u8>,
+        out: &mut RebuildOutcome,
+    ) -> Result<Switch, StoreError> {
+        let (generation, replaced) = self.reserve_generation(id).await?;
+        out.requests += 1;
+        let keys: Vec<&CountedKey> = settled.values().flat_map(|s| &s.keys).collect();
+        let mut nodes = build(keys.iter().copied());
+        let root_counters = nodes.remove("").unwrap_or_default();
+        let node_keys: Vec<Key> = nodes
+            .keys()
+            .map(|prefix| node_key(id, generation, prefix))
+            .collect();
+        let items: Vec<Item> = node_keys
+            .iter()
+            .zip(nodes.values())
+            .map(|(key, counters)| counter_item(key_item(key), counters))
+            .collect();
+        let put = self.table.put_all(items).await?;
+        // The root is written twice: the reservation, and the switch.
+        out.items_written += put.items + 2;
+        out.requests += put.requests + 1;
+
+        let root = root_key(id);
+        let mut item = counter_item(key_item(&root), &root_counters);
+        let mut conditions = vec!["#gn = :gn".to_owned()];
+        let mut params = Params::new()
+            .name("#gn", RESERVED_ATTR)
+            .value(":gn", generation);
+        for (&lane, s) in settled {
+            if s.written > 0 {
+                item.insert(watermark_attr(lane), n(s.written));
+            }
+            conditions.push(format!(
+                "(attribute_not_exists(#w{lane}) OR #w{lane} <= :w{lane})"
+            ));
+            params = params
+                .name(format!("#w{lane}"), watermark_attr(lane))
+                .value(format!(":w{lane}"), s.written);
+        }
+        item.insert(GENERATION_ATTR.into(), n(generation));
+        item.insert(RESERVED_ATTR.into(), n(generation));
+        let mut tx = vec![
+            self.table
+                .tx_put(item, Some(&conditions.join(" AND ")), params)?,
+        ];
+        for (&lane, s) in settled {
+            let off_by = (s.keys.len() as i64).saturating_sub(s.created);
+            if let Some(lane_update) = self.lane_at_switch(id, lane, paused.contains(&lane), off_by)
+            {
+                tx.push(lane_update?);
+            }
+        }
+        let switched = match self.transact_switch(tx).await {
+            Ok(()) => {
+                out.generation = generation;
+                out.entries = keys.len();
+                out.nodes = nodes.len() + 1;
+                Switch::Done
+            }
+            Err(StoreError::TransactionCanceled { reasons })
+                if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
+            {
+                let now = self.table.get_raw(&root).await?.unwrap_or_default();
+                out.requests += 1;
+                if now.number::<u64>(RESERVED_ATTR) != Some(generation) {
+                    // A later build reserved a generation: it switches, not this one.
+                    self.clear_nodes(id, generation, &node_keys, out).await;
+                    return Err(StoreError::Contention { attempts: 1 });
+                }
+                let applied = root_watermarks(&now);
+                Switch::Passed(
+                    settled
+                        .iter()
+                        .filter(|(lane, s)| applied.get(**lane) > s.written)
+                        .map(|(lane, _)| *lane)
+                        .collect(),
+                )
+            }
+            Err(e) => return Err(e),
+        };
+        match &switched {
+            // No build can switch between this one's reservation and its switch (each needs
+            // `gn` to be its own), so the generation replaced is the one in service then.
+            Switch::Done => {
+                if let Some(replaced) = replaced {
+                    self.clear_generation(id, replaced, out).await;
+                }
+            }
+            Switch::Passed(_) => self.clear_nodes(id, generation, &node_keys, out).await,
+        }
+        Ok(switched)
+    }
+
+    /// Reserves a generation no build used before (`gn` on the root, one UpdateItem): the new
+    /// generation, and the one in service when it was reserved (none on a board no apply or
+    /// build ever wrote to, which has no nodes).
+    async fn reserve_generation(&self, id: &BoardId) -> Result<(u64, Option<u64>), StoreError> {
+        let root = root_key(id);
+        let reserved = self
+            .table
+            .update_request(&root, "ADD #gn :one")
+            .params(Params::new().name("#gn", RESERVED_ATTR).value(":one", 1u64))?
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::AllNew)
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(rank index generation)", e))?;
+        let item = reserved.attributes.unwrap_or_default();
+        let generation = item
+            .number(RESERVED_ATTR)
+            .ok_or_else(|| StoreError::corrupt(format!("{} / {}", root.pk, root.sk), "no gn"))?;
+        Ok((generation, item.number(GENERATION_ATTR)))
+    }
+
+    /// Deletes the nodes this rebuild wrote under a generation that will not serve. The
+    /// rebuild's outcome does not depend on it: a failure is logged and leaves unused items.
+    async fn clear_nodes(
+        &self,
+        id: &BoardId,
+        generation: u64,
+        keys: &[Key],
+        out: &mut RebuildOutcome,
+    ) {
+        match self.table.delete_all(keys).await {
+            Ok(done) => {
+                out.requests += done.requests;
+                out.nodes_deleted += done.items;
+            }
+            Err(e) => tracing::warn!(board = %id, generation, error = %e,
+                "rank index nodes of an unused generation left in the table"),
+        }
+    }
+
+    /// Deletes every node of a retired generation: one Query per node partition (and one per
+    /// further 1 MB page), then the deletes, 25 a request (the keys of a generation are held
+    /// in memory, as the rebuild holds the board's). Failures are logged, as for
+    /// [`Store::clear_nodes`].
+    pub(crate) async fn clear_generation(
+        &self,
+        id: &BoardId,
+        generation: u64,
+        out: &mut RebuildOutcome,
+    ) {
+        match self.generation_nodes(id, generation, out).await {
+            Ok(keys) => self.clear_nodes(id, generation, &keys, out).await,
+            Err(e) => tracing::warn!(board = %id, generation, error = %e,
+                "rank index nodes of a retired generation left in the table"),
+        }
+    }
+
+    /// The keys of every node of `generation`, one Query per node partition and 1 MB page.
+    async fn generation_nodes(
+        &self,
+        id: &BoardId,
+        generation: u64,
+        out: &mut RebuildOutcome,
+    ) -> Result<Vec<Key>, StoreError> {
+        let mut keys = Vec::new();
+        for partition in 0..NODE_PARTITIONS {
+            let pk = node_partition_pk(id, generation, partition);
+            let mut start = None;
+            loop {
+                let page = self
+                    .table
+                    .query_request(Index::Table)
+                    .key_condition_expression("pk = :pk")
+                    .params(Params::new().value(":pk", &pk))?
+                    .projection_expression("pk, sk")
+                    .set_exclusive_start_key(start)
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::sdk("Query(rank index nodes)", e))?;
+                out.requests += 1;
+                keys.extend(
+                    page.items()
+                        .iter()
+                        .map(|item| Key::new(key_string(item, "pk"), key_string(item, "sk"))),
+                );
+                start = page.last_evaluated_key;
+                if start.is_none() {
+                    break;
+                }
+            }
+        }
+        Ok(keys)
+    }
+
+    /// Calls `each` with every Score item of the board (the attributes of `projection`), read
+    /// strongly consistent a 1 MB page at a time: the requests made.
+    pub(crate) async fn scan_scores(
+        &self,
+        id: &BoardId,
+        projection: &str,
+        mut each: impl FnMut(&Item) -> Result<(), StoreError>,
+    ) -> Result<u32, StoreError> {
+        let mut requests = 0;
+        let mut start = None;
+        loop {
+            let out = self
+                .table
+                .query_request(Index::Table)
+                .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
+                .params(
+                    Params::new()
+                        .value(":pk", entity::board_pk(id))
+                        .value(":score", entity::SCORE_PREFIX),
+                )?
+                .projection_expression(projection)
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk("Query(rank index build)", e))?;
+            requests += 1;
+            for item in out.items.as_deref().unwrap_or_default() {
+                each(item)?;
+            }
+            start = out.last_evaluated_key;
+            if start.is_none() {
+                return Ok(requests);
+            }
+        }
+    }
+
+    /// Holds `lane`'s plays back until `until` or until the switch lifts it.
+    async fn pause_lane(&self, id: &BoardId, lane: u8, until: Timestamp) -> Result<(), StoreError> {
+        self.table
+            .update_request(&entity::rank_written(id, lane), "SET #p = :until")
+            .params(
+                Params::new()
+                    .name("#p", PAUSE_ATTR)
+                    .value(":until", until.as_millis()),
+            )?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(rank index lane pause)", e))?;
+        Ok(())
+    }
+
+    /// The transaction item lifting `lane`'s pause.
+    fn lift_pause(
+        &self,
+        id: &BoardId,
+        lane: u8,
+    ) -> Result<aws_sdk_dynamodb::types::TransactWriteItem, StoreError> {
+        self.table.tx_update(
+            &entity::rank_written(id, lane),
+            "REMOVE #p",
+            Params::new().name("#p", PAUSE_ATTR),
+        )
+    }
+
+    /// The switch's write of `lane`, if it needs one: lift its pause, and correct its `created`
+    /// count by `off_by` (the changes after the settled number add to it and take from it as
+    /// they always do, so the correction holds whatever they are).
+    fn lane_at_switch(
+        &self,
+        id: &BoardId,
+        lane: u8,
+        paused: bool,
+        off_by: i64,
+    ) -> Option<Result<aws_sdk_dynamodb::types::TransactWriteItem, StoreError>> {
+        let mut params = Params::new();
+        let mut update = String::new();
+        if off_by != 0 {
+            update.push_str("ADD #c :off ");
+            params = params.name("#c", CREATED_ATTR).value(":off", off_by);
+        }
+        if paused {
+            update.push_str("REMOVE #p");
+            params = params.name("#p", PAUSE_ATTR);
+        }
+        (!update.is_empty()).then(|| {
+            self.table
+                .tx_update(&entity::rank_written(id, lane), update.trim(), params)
+        })
+    }
+
+    /// The switch's transaction, sent again while it only meets plays in flight on its lanes
+    /// (a condition that fails, or anything else, ends it).
+    async fn transact_switch(
+        &self,
+        tx: Vec<aws_sdk_dynamodb::types::TransactWriteItem>,
+    ) -> Result<(), StoreError> {
+        for attempt in Retry::ITEM_UPDATE.attempts() {
+            match self
+                .table
+                .transact(tx.clone(), "TransactWriteItems(rank index switch)")
+                .await
+            {
+                Err(StoreError::TransactionCanceled { reasons })
+                    if !reasons.contains(&CancelReason::ConditionalCheckFailed)
+                        && CancelReason::all_retryable(&reasons) =>
+                {
+                    tracing::debug!(attempt, ?reasons, "rank index switch met a play; again");
+                }
+                done => return done,
+            }
+            Retry::ITEM_UPDATE.pause(attempt).await;
+        }
+        Err(Retry::ITEM_UPDATE.exhausted())
+    }
+
+    /// Lifts the pauses of a rebuild that gave up (one transaction).
+    async fn lift_pauses(&self, id: &BoardId, lanes: &BTreeSet<u8>) -> Result<(), StoreError> {
+        let items = lanes
+            .iter()
+            .map(|&lane| self.lift_pause(id, lane))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.table
+            .transact(items, "TransactWriteItems(rank index lift pauses)")
+            .await
+    }
+}
+
+/// What [`Store::build_rank_index`] wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RankBuildStats {
+    /// Entries indexed.
+    pub entries: usize,
+    /// Node items written.
+    pub nodes: usize,
+    /// Items written in all (nodes and root).
+    pub items: usize,
+    /// Requests made (Query pages and BatchWriteItem calls).
+    pub requests: u32,
+}
+
+impl Store {
+    /// Builds a board's rank index from its entries, safe while plays go on: for a board whose
+    /// entries were imported, to repair one, or to load a benchmark (see
+    /// [`Store::rebuild_lane_index`]). A board made before the index is moved onto it by its
+    /// migration, not built: [`StoreError::Invalid`].
+    pub async fn build_rank_index(&self, board: &Board) -> Result<RankBuildStats, StoreError> {
+        if !board.indexed() {
+            return Err(StoreError::Invalid(format!(
+                "leaderboard {} was made before the rank index's layout 2; the migration moves \
+                 it onto the index (season close's scheduled run)",
+                board.leaderboard_id
+            )));
+        }
+        let rebuilt = self.rebuild_lane_index(board).await?;
+        Ok(RankBuildStats {
+            entries: rebuilt.entries,
+            nodes: rebuilt.nodes,
+            items: rebuilt.items_written,
+            requests: rebuilt.requests,
+        })
+    }
+}

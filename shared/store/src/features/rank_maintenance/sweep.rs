@@ -1,0 +1,282 @@
+//! The one pass over the table that finishes the move onto the rank index's current layout:
+//! every open board stored before it is migrated (`rank_migration`), one at a time, and every
+//! item of the index layout it replaced (nodes `RANKNODE#...`, markers `PLAYER#<p>` /
+//! `RANKED#<b>`, closed boards' included) is deleted, 25 a request. Nothing reads or writes
+//! those items any more; only this pass knows their names.
+//!
+//! The pass is a `Scan` with a filter, a page (1 MB read) at a time, at most
+//! [`SweepOptions::max_pages`] pages a run. Its position is kept on one item, `RANKSWEEP` /
+//! `#CURSOR`: the key after which the next run goes on (a board whose migration failed is not
+//! passed: the next run starts at it again), and `done` once the Scan has reached the end, after
+//! which a run costs one read and does nothing. One run at a time holds the cursor's lease
+//! (`leaseBy`, `leaseUntil`, taken as a close lease is: for the holder's deadline plus
+//! [`crate::LEASE_MARGIN`]): another run that finds it held leaves the pass to it, and a lease
+//! whose holder died expires on its own.
+
+use std::time::{Duration, Instant};
+
+use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::time::Timestamp;
+
+use crate::ground::error::StoreError;
+use crate::ground::items::{Item, ItemExt, key_item, key_string};
+use crate::ground::model::{BoardStatus, RankLayout};
+use crate::primitives::lease::CloseLease;
+use crate::store::Store;
+use crate::table::request::{Params, WithParams};
+
+/// The cursor item's partition.
+pub const SWEEP_PK: &str = "RANKSWEEP";
+const SWEEP_SK: &str = "#CURSOR";
+/// The partitions of the replaced layout's nodes, and the sort keys of its markers.
+const OLD_NODE_PREFIX: &str = "RANKNODE#";
+const OLD_MARKER_PREFIX: &str = "RANKED#";
+/// No board's migration is started with less time than this left before the deadline.
+const BOARD_MARGIN: Duration = Duration::from_secs(60);
+
+/// How much of the pass a run does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SweepOptions {
+    /// Scan pages a run reads at most (each up to 1 MB, 128 read units).
+    pub max_pages: u32,
+    /// Items a page reads at most, if fewer than 1 MB of them.
+    pub page_items: Option<u32>,
+}
+
+impl Default for SweepOptions {
+    fn default() -> Self {
+        SweepOptions {
+            max_pages: 40,
+            page_items: None,
+        }
+    }
+}
+
+/// What one run of the pass did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SweepOutcome {
+    /// Scan pages read.
+    pub pages: u32,
+    /// Boards moved onto the current layout.
+    pub migrated: Vec<BoardId>,
+    /// A board whose migration failed (logged): the next run starts at it.
+    pub failed: Option<BoardId>,
+    /// Items of the replaced layout deleted.
+    pub deleted: usize,
+    /// Whether the pass is over (this run or an earlier one finished it).
+    pub done: bool,
+    /// Whether another run holds the pass, so this one did nothing.
+    pub busy: bool,
+}
+
+/// What the Scan found at one key.
+enum Found {
+    Old(Key),
+    Board(BoardId),
+}
+
+impl Store {
+    /// One run of the pass (see the module documentation), until its pages or `deadline` run
+    /// out. Requests: 1 read of the cursor (all a run does once the pass is over), 1 lease,
+    /// per page 1 Scan, a delete per 25 old items and 1 checkpoint, and each board's migration.
+    pub async fn sweep_rank_layout(
+        &self,
+        options: &SweepOptions,
+        deadline: Option<Instant>,
+    ) -> Result<SweepOutcome, StoreError> {
+        let mut out = SweepOutcome::default();
+        let cursor_key = Key::new(SWEEP_PK, SWEEP_SK);
+        let cursor = self.table.get_raw(&cursor_key).await?.unwrap_or_default();
+        if cursor.contains_key("done") {
+            out.done = true;
+            return Ok(out);
+        }
+        // The close lease's holder: the same id and expiry (the deadline plus its margin).
+        let lease = CloseLease::new(deadline);
+        let by = lease.by();
+        let Some(mut after) = self.take_sweep_lease(&cursor_key, &lease).await? else {
+            out.busy = true;
+            return Ok(out);
+        };
+        let time_left = || deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        let result: Result<(), StoreError> = async {
+            while out.pages < options.max_pages && time_left().is_none_or(|t| t > BOARD_MARGIN) {
+                let (found, next) = self.sweep_page(after.clone(), options.page_items).await?;
+                out.pages += 1;
+                let mut old = Vec::new();
+                let mut at = after.clone();
+                for (key, what) in found {
+                    match what {
+                        Found::Old(k) => old.push(k),
+                        Found::Board(id) => {
+                            out.deleted += self.table.delete_all(&old).await?.items;
+                            old.clear();
+                            if time_left().is_some_and(|t| t < BOARD_MARGIN) {
+                                return self.checkpoint(&cursor_key, by, at.as_ref(), false).await;
+                            }
+                            if let Err(e) = self.migrate_board(&id).await {
+                                tracing::error!(board = %id, error = %e,
+                                    "rank layout migration failed; the next run starts at it");
+                                out.failed = Some(id);
+                                return self.checkpoint(&cursor_key, by, at.as_ref(), false).await;
+                            }
+                            out.migrated.push(id);
+                        }
+                    }
+                    at = Some(key);
+                }
+                out.deleted += self.table.delete_all(&old).await?.items;
+                out.done = next.is_none();
+                self.checkpoint(&cursor_key, by, next.as_ref(), out.done)
+                    .await?;
+                if out.done {
+                    return Ok(());
+                }
+                after = next;
+            }
+            Ok(())
+        }
+        .await;
+        if !out.done {
+            // The next run may start at once; the lease would otherwise hold it off.
+            let _ = self.release_sweep_lease(&cursor_key, by).await;
+        }
+        result.map(|()| out)
+    }
+
+    /// One page of the pass's Scan after `after`: what it found, in order, with each one's key,
+    /// and the key the next page starts after (`None` at the end of the table).
+    async fn sweep_page(
+        &self,
+        after: Option<Key>,
+        limit: Option<u32>,
+    ) -> Result<(Vec<(Key, Found)>, Option<Key>), StoreError> {
+        let page = self
+            .table
+            .scan_request()
+            .filter_expression(
+                "begins_with(pk, :node) OR begins_with(sk, :marker) OR (sk = :meta AND \
+                 begins_with(pk, :board) AND #status = :open AND \
+                 (attribute_not_exists(rankLayout) OR rankLayout <> :layout))",
+            )
+            .projection_expression("pk, sk")
+            .set_limit(limit.map(|l| l.min(i32::MAX as u32) as i32))
+            .set_exclusive_start_key(after.as_ref().map(key_item))
+            .params(
+                Params::new()
+                    .name("#status", "status")
+                    .value(":node", OLD_NODE_PREFIX)
+                    .value(":marker", OLD_MARKER_PREFIX)
+                    .value(":meta", entity::METADATA)
+                    .value(":board", entity::LEADERBOARD_PREFIX)
+                    .value(":open", BoardStatus::Open)
+                    .value(":layout", u8::from(RankLayout::V2)),
+            )?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("Scan(rank layout sweep)", e))?;
+        let mut found = Vec::new();
+        for item in page.items() {
+            let key = Key::new(key_string(item, "pk"), key_string(item, "sk"));
+            let what = match key.pk.strip_prefix(entity::LEADERBOARD_PREFIX) {
+                Some(id) if key.sk == entity::METADATA => match BoardId::parse(id) {
+                    Ok(id) => Found::Board(id),
+                    Err(_) => continue,
+                },
+                _ => Found::Old(key.clone()),
+            };
+            found.push((key, what));
+        }
+        let next = page
+            .last_evaluated_key
+            .map(|k| Key::new(key_string(&k, "pk"), key_string(&k, "sk")));
+        Ok((found, next))
+    }
+
+    /// Takes the pass's lease unless another run holds it: where the pass goes on from (`None`
+    /// inside: from the start), or `None` when it is held.
+    async fn take_sweep_lease(
+        &self,
+        cursor: &Key,
+        lease: &CloseLease,
+    ) -> Result<Option<Option<Key>>, StoreError> {
+        let now = Timestamp::now();
+        let until = lease.until();
+        let taken = self
+            .table
+            .update_request(cursor, "SET leaseBy = :by, leaseUntil = :until")
+            .condition_expression(
+                "attribute_not_exists(done) AND \
+                 (attribute_not_exists(leaseUntil) OR leaseUntil < :now)",
+            )
+            .params(
+                Params::new()
+                    .value(":by", lease.by())
+                    .value(":until", until.as_millis())
+                    .value(":now", now.as_millis()),
+            )?
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::AllNew)
+            .send()
+            .await;
+        match taken {
+            Ok(out) => {
+                let item: Item = out.attributes.unwrap_or_default();
+                Ok(Some(after_key(&item)))
+            }
+            Err(e) => match StoreError::sdk("UpdateItem(rank sweep lease)", e) {
+                StoreError::ConditionalCheckFailed => Ok(None),
+                other => Err(other),
+            },
+        }
+    }
+
+    /// Records where the pass goes on (after `at`; from the start when `None`), or that it is
+    /// over, on condition that this run still holds the lease.
+    async fn checkpoint(
+        &self,
+        cursor: &Key,
+        by: &str,
+        at: Option<&Key>,
+        done: bool,
+    ) -> Result<(), StoreError> {
+        let (update, params) = match (done, at) {
+            (true, _) => (
+                "SET done = :yes REMOVE afterPk, afterSk, leaseBy, leaseUntil",
+                Params::new().value(":yes", true),
+            ),
+            (false, Some(at)) => (
+                "SET afterPk = :pk, afterSk = :sk",
+                Params::new().value(":pk", &at.pk).value(":sk", &at.sk),
+            ),
+            (false, None) => ("REMOVE afterPk, afterSk", Params::new()),
+        };
+        self.table
+            .update_request(cursor, update)
+            .condition_expression("leaseBy = :me")
+            .params(params.value(":me", by))?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(rank sweep checkpoint)", e))?;
+        Ok(())
+    }
+
+    async fn release_sweep_lease(&self, cursor: &Key, by: &str) -> Result<(), StoreError> {
+        self.table
+            .update_request(cursor, "REMOVE leaseBy, leaseUntil")
+            .condition_expression("leaseBy = :me")
+            .params(Params::new().value(":me", by))?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(rank sweep release)", e))?;
+        Ok(())
+    }
+}
+
+/// The key the cursor says the pass goes on after.
+fn after_key(cursor: &Item) -> Option<Key> {
+    Some(Key::new(
+        cursor.string("afterPk")?,
+        cursor.string("afterSk")?,
+    ))
+}

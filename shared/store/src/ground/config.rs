@@ -1,0 +1,133 @@
+//! Configuration, read once from the environment at start-up.
+//!
+//! - `TABLE_NAME`: the table (required).
+//! - `CURSOR_SECRET`: the key that signs pagination cursors (required, at least
+//!   [`MIN_CURSOR_SECRET_LEN`] characters). Anyone who knows it can forge a cursor, so it is never
+//!   derived from anything public: a function refuses to start without one. The template
+//!   generates one per stack in Secrets Manager and gives it only to the function that hands
+//!   cursors out (leaderboard-api); the local stack makes one per run. A function that never
+//!   hands a cursor out reads [`Config::from_env_without_cursors`] instead: its own listings page
+//!   with cursors signed by a key made at start, which never leaves the process.
+//! - The SDK's own variables (`AWS_REGION`, `AWS_ENDPOINT_URL`, credentials) choose the
+//!   endpoint; nothing here names one.
+
+use crate::ground::error::StoreError;
+
+/// The shortest `CURSOR_SECRET` accepted, in bytes: 32 random alphanumeric characters carry
+/// about 190 bits (the template's generated secret has 48).
+pub const MIN_CURSOR_SECRET_LEN: usize = 32;
+
+/// The store's settings.
+#[derive(Clone)]
+pub struct Config {
+    /// The table name.
+    pub table_name: String,
+    /// The secret that signs cursors.
+    pub cursor_secret: Vec<u8>,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("table_name", &self.table_name)
+            .field("cursor_secret", &"<redacted>")
+            .finish()
+    }
+}
+
+impl Config {
+    /// Reads `TABLE_NAME` and `CURSOR_SECRET`.
+    pub fn from_env() -> Result<Config, StoreError> {
+        Self::from_lookup(|k| std::env::var(k).ok())
+    }
+
+    /// Reads `TABLE_NAME` only, for a function that never hands a cursor out: the cursors its
+    /// own listings page with are signed by a random key made now, which never leaves the
+    /// process, so it needs (and is given) no `CURSOR_SECRET`.
+    pub fn from_env_without_cursors() -> Result<Config, StoreError> {
+        Self::from_lookup(|k| match k {
+            "CURSOR_SECRET" => Some(private_cursor_key()),
+            _ => std::env::var(k).ok(),
+        })
+    }
+
+    /// Reads the settings through `lookup` (the environment, or a map in tests).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, StoreError> {
+        let table_name = lookup("TABLE_NAME")
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| StoreError::Config("TABLE_NAME is not set".into()))?;
+        let cursor_secret = lookup("CURSOR_SECRET").unwrap_or_default();
+        if cursor_secret.len() < MIN_CURSOR_SECRET_LEN {
+            let what = if cursor_secret.is_empty() {
+                "is not set".to_owned()
+            } else {
+                format!("is only {} bytes long", cursor_secret.len())
+            };
+            return Err(StoreError::Config(format!(
+                "CURSOR_SECRET {what}: it signs pagination cursors and must be a random secret of \
+                 at least {MIN_CURSOR_SECRET_LEN} characters (template.yaml generates one)"
+            )));
+        }
+        let cursor_secret = cursor_secret.into_bytes();
+        Ok(Config {
+            table_name,
+            cursor_secret,
+        })
+    }
+}
+
+/// A random cursor key for one process: 48 alphanumeric characters, as the template's.
+fn private_cursor_key() -> String {
+    use rand::Rng;
+    use rand::distr::Alphanumeric;
+    rand::rng()
+        .sample_iter(Alphanumeric)
+        .take(48)
+        .map(char::from)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: &str = "0123456789abcdef0123456789abcdef";
+
+    fn with(table: Option<&str>, secret: Option<&str>) -> Result<Config, StoreError> {
+        Config::from_lookup(|k| match k {
+            "TABLE_NAME" => table.map(str::to_owned),
+            "CURSOR_SECRET" => secret.map(str::to_owned),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn table_name_is_required() {
+        assert!(with(None, Some(SECRET)).is_err());
+        assert!(with(Some(""), Some(SECRET)).is_err());
+        let c = with(Some("t"), Some(SECRET)).unwrap();
+        assert_eq!(c.table_name, "t");
+        assert_eq!(c.cursor_secret, SECRET.as_bytes());
+        assert!(!format!("{c:?}").contains(SECRET));
+    }
+
+    #[test]
+    fn a_process_without_cursors_gets_its_own_random_key() {
+        let a = private_cursor_key();
+        assert_eq!(a.len(), 48);
+        assert!(a.len() >= MIN_CURSOR_SECRET_LEN);
+        assert_ne!(a, private_cursor_key());
+    }
+
+    #[test]
+    fn a_real_cursor_secret_is_required_and_named_in_the_error() {
+        for (secret, says) in [
+            (None, "is not set"),
+            (Some(""), "is not set"),
+            (Some(&SECRET[1..]), "is only 31 bytes long"),
+        ] {
+            let e = with(Some("t"), secret).unwrap_err().to_string();
+            assert!(e.contains("CURSOR_SECRET") && e.contains(says), "{e}");
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Entity <-> item mapping. Entities are serialised with `serde_dynamo` and the keys the key
+//! schema built are added beside their attributes; reading ignores the key attributes.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use leaderboard_keys::entity::{self, Key};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::ground::error::StoreError;
+use crate::ground::model::{EntryPointer, ScoreEntry};
+
+/// A raw DynamoDB item.
+pub(crate) type Item = HashMap<String, AttributeValue>;
+
+pub(crate) fn s(v: impl Into<String>) -> AttributeValue {
+    AttributeValue::S(v.into())
+}
+
+pub(crate) fn n(v: impl ToString) -> AttributeValue {
+    AttributeValue::N(v.to_string())
+}
+
+/// The primary key attributes of `key`.
+pub(crate) fn key_item(key: &Key) -> Item {
+    HashMap::from([("pk".to_owned(), s(&key.pk)), ("sk".to_owned(), s(&key.sk))])
+}
+
+/// `value`'s attributes plus its primary key and, if given, its GSI1 and GSI2 keys.
+pub(crate) fn to_item<T: Serialize>(
+    value: &T,
+    key: &Key,
+    gsi1: Option<&Key>,
+    gsi2: Option<&Key>,
+) -> Result<Item, StoreError> {
+    let mut item: Item = serde_dynamo::to_item(value)
+        .map_err(|e| StoreError::corrupt(format!("{} / {}", key.pk, key.sk), e))?;
+    item.insert("pk".into(), s(&key.pk));
+    item.insert("sk".into(), s(&key.sk));
+    if let Some(g) = gsi1 {
+        item.insert("gsi1pk".into(), s(&g.pk));
+        item.insert("gsi1sk".into(), s(&g.sk));
+    }
+    if let Some(g) = gsi2 {
+        item.insert("gsi2pk".into(), s(&g.pk));
+        item.insert("gsi2sk".into(), s(&g.sk));
+    }
+    Ok(item)
+}
+
+/// Reading one attribute of a raw item: `None` when it is absent or not of the asked type.
+pub(crate) trait ItemExt {
+    /// A string attribute.
+    fn string(&self, attr: &str) -> Option<&str>;
+    /// A number attribute that parses as `T`.
+    fn number<T: std::str::FromStr>(&self, attr: &str) -> Option<T>;
+}
+
+impl ItemExt for Item {
+    fn string(&self, attr: &str) -> Option<&str> {
+        self.get(attr)?.as_s().ok().map(String::as_str)
+    }
+
+    fn number<T: std::str::FromStr>(&self, attr: &str) -> Option<T> {
+        self.get(attr)?.as_n().ok()?.parse().ok()
+    }
+}
+
+/// The string value of a key attribute, for errors and cursors.
+pub(crate) fn key_string(item: &Item, attr: &str) -> String {
+    item.string(attr).unwrap_or_default().to_owned()
+}
+
+/// An entity from its item; an item that does not map is reported with its key.
+pub(crate) fn from_item<T: DeserializeOwned>(item: Item) -> Result<T, StoreError> {
+    let key = format!("{} / {}", key_string(&item, "pk"), key_string(&item, "sk"));
+    serde_dynamo::from_item(item).map_err(|e| StoreError::corrupt(key, e))
+}
+
+/// The Score item of a player's entry: the entry's attributes, the pointer's `version` (so the
+/// pointer can be rebuilt from the Score item alone, as season close does), the table key
+/// `LEADERBOARD#<b>` / `SCORE#<rankKey>#<p>` and the GSI1 key `PLAYER#<p>` / `SCORE#<b>`.
+pub(crate) fn score_item(pointer: &EntryPointer) -> Result<Item, StoreError> {
+    let key = Key::new(entity::board_pk(&pointer.leaderboard_id), &pointer.score_sk);
+    let gsi1 = entity::score_gsi1(&pointer.player_id, &pointer.leaderboard_id);
+    let mut item = to_item(&pointer.entry(), &key, Some(&gsi1), None)?;
+    item.insert("version".into(), n(pointer.version));
+    Ok(item)
+}
+
+/// The entry pointer item `PLAYER#<p>` / `ENTRY#<b>`.
+pub(crate) fn pointer_item(pointer: &EntryPointer) -> Result<Item, StoreError> {
+    to_item(
+        pointer,
+        &entity::entry(&pointer.player_id, &pointer.leaderboard_id),
+        None,
+        None,
+    )
+}
+
+/// Rebuilds the entry pointer from its Score item (see [`score_item`]).
+pub(crate) fn pointer_from_score_item(item: &Item) -> Result<EntryPointer, StoreError> {
+    let score_sk = key_string(item, "sk");
+    let version = item.number("version").unwrap_or(1);
+    let entry: ScoreEntry = from_item(item.clone())?;
+    Ok(EntryPointer {
+        leaderboard_id: entry.leaderboard_id,
+        player_id: entry.player_id,
+        score: entry.score,
+        attained_at: entry.attained_at,
+        session_id: entry.session_id,
+        score_sk,
+        version,
+        name: entry.name,
+        metadata: entry.metadata,
+        saturated: entry.saturated,
+    })
+}

@@ -1,0 +1,14 @@
+//! The ground floor: what every other floor stands on and that stands on nothing of the
+//! crate's. Errors, configuration, the TLS client, the stored entities and their mapping to
+//! items, and the pure rules of names, metadata and rank freshness. No module here sends a
+//! request.
+
+pub mod config;
+pub mod error;
+pub mod freshness;
+pub(crate) mod items;
+pub mod metadata;
+pub mod model;
+pub mod names;
+pub mod rollover;
+pub mod tls;

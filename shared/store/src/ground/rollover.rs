@@ -1,0 +1,247 @@
+//! Rollover: the successor of a recurring board, with a predictable id.
+//!
+//! The successor has the same settings, starts when the old board ends, and lasts one period
+//! (`daily` one day, `weekly` seven, `season` as long as the old board did). Its id follows the
+//! old one: a trailing date moves by the period (`daily_2026-11-21` -> `daily_2026-11-22`), a
+//! trailing ISO week moves by a week (`weekly_2026-w47` -> `weekly_2026-w48`), a trailing number
+//! counts up keeping its width (`season_3` -> `season_4`, `s_09` -> `s_10`), and an id without
+//! any of these gets `_2`.
+//!
+//! A successor id must be a valid id too (at most 64 characters): board creation refuses a
+//! recurring board whose successor's id would not be, and a close that meets one anyway (a
+//! number that gains a digit, `season_9` -> `season_10`) records why on the board
+//! (`rolloverError`) and logs it as an error, instead of stopping quietly.
+
+use chrono::{Datelike, Days, NaiveDate};
+use leaderboard_keys::ids::BoardId;
+
+use crate::ground::model::{Board, NewBoard, Recurrence};
+use crate::ground::names::MAX_NAME_LEN;
+
+const DAY_MS: u64 = 86_400_000;
+
+/// The successor of `board`, `Ok(None)` if it does not recur or never ends, or why it can have
+/// none (its id has no valid successor).
+pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
+    let Some(ends_at) = board.ends_at else {
+        return Ok(None);
+    };
+    let period_ms = match board.recurrence {
+        Recurrence::None => return Ok(None),
+        Recurrence::Daily => DAY_MS,
+        Recurrence::Weekly => 7 * DAY_MS,
+        Recurrence::Season => ends_at
+            .as_millis()
+            .saturating_sub(board.starts_at.as_millis()),
+    };
+    let days = period_ms / DAY_MS;
+    let old = board.leaderboard_id.as_str();
+    let id = next_id(old, days.max(1)).ok_or_else(|| {
+        format!("the {old} board's id has no next one (its date or week is out of range)")
+    })?;
+    let leaderboard_id = BoardId::parse(&id).map_err(|e| {
+        format!("the successor of {old} would be {id:?}, which is not a valid leaderboardId: {e}")
+    })?;
+    // A name that would outgrow the limit keeps the old name rather than stop the rollover.
+    let name = Some(next_name(&board.name, old, &id))
+        .filter(|n| n.chars().count() <= MAX_NAME_LEN)
+        .unwrap_or_else(|| board.name.clone());
+    Ok(Some(NewBoard {
+        leaderboard_id,
+        name,
+        order: board.order,
+        operator: board.operator,
+        max_score: board.max_score,
+        starts_at: Some(ends_at),
+        ends_at: Some(ends_at.plus_millis(period_ms)),
+        recurrence: board.recurrence,
+        game_id: board.game_id.clone(),
+        // A successor starts on the rank index's current layout, whatever its predecessor had.
+        rank_layout: Default::default(),
+    }))
+}
+
+/// The id after `id`, moving a trailing date by `days`.
+pub fn next_id(id: &str, days: u64) -> Option<String> {
+    // A trailing date YYYY-MM-DD.
+    if id.len() >= 10 && id.is_char_boundary(id.len() - 10) {
+        let (head, tail) = id.split_at(id.len() - 10);
+        if let Ok(date) = NaiveDate::parse_from_str(tail, "%Y-%m-%d") {
+            let next = date.checked_add_days(Days::new(days))?;
+            return Some(format!("{head}{}", next.format("%Y-%m-%d")));
+        }
+    }
+    // A trailing ISO week YYYY-wNN.
+    if id.len() >= 8 && id.is_char_boundary(id.len() - 8) {
+        let (head, tail) = id.split_at(id.len() - 8);
+        let b = tail.as_bytes();
+        if b[4] == b'-'
+            && (b[5] == b'w' || b[5] == b'W')
+            && let (Ok(year), Ok(week)) = (tail[..4].parse::<i32>(), tail[6..].parse::<u32>())
+        {
+            let monday = NaiveDate::from_isoywd_opt(year, week, chrono::Weekday::Mon)?;
+            let next = monday.checked_add_days(Days::new(7 * days.div_ceil(7)))?;
+            let iso = next.iso_week();
+            return Some(format!(
+                "{head}{:04}-{}{:02}",
+                iso.year(),
+                b[5] as char,
+                iso.week()
+            ));
+        }
+    }
+    // A trailing number.
+    let digits = id.bytes().rev().take_while(u8::is_ascii_digit).count();
+    if digits > 0 && digits <= 18 {
+        let (head, tail) = id.split_at(id.len() - digits);
+        let n: u64 = tail.parse().ok()?;
+        return Some(format!("{head}{:0width$}", n + 1, width = digits));
+    }
+    Some(format!("{id}_2"))
+}
+
+/// The successor's name: the old id's changing part replaced in the name where it appears
+/// (`Season 3` -> `Season 4` when the id went `season_3` -> `season_4`), else the old name.
+fn next_name(name: &str, old_id: &str, new_id: &str) -> String {
+    let common = old_id
+        .bytes()
+        .zip(new_id.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (old_part, new_part) = (&old_id[common..], &new_id[common..]);
+    if !old_part.is_empty() && name.ends_with(old_part) {
+        format!("{}{new_part}", &name[..name.len() - old_part.len()])
+    } else {
+        name.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ground::model::{BoardStatus, Operator, RankLayout};
+    use leaderboard_keys::rank::Order;
+    use leaderboard_keys::time::Timestamp;
+
+    #[test]
+    fn ids() {
+        assert_eq!(next_id("season_3", 90).unwrap(), "season_4");
+        assert_eq!(next_id("s_09", 90).unwrap(), "s_10");
+        assert_eq!(next_id("daily_2026-11-21", 1).unwrap(), "daily_2026-11-22");
+        assert_eq!(next_id("daily_2026-12-31", 1).unwrap(), "daily_2027-01-01");
+        assert_eq!(
+            next_id("weekly_2026-11-16", 7).unwrap(),
+            "weekly_2026-11-23"
+        );
+        assert_eq!(next_id("weekly_2026-w47", 7).unwrap(), "weekly_2026-w48");
+        assert_eq!(next_id("weekly_2026-W53", 7).unwrap(), "weekly_2027-W01");
+        assert_eq!(next_id("weekly_2025-w52", 7).unwrap(), "weekly_2026-w01");
+        assert_eq!(next_id("launch", 30).unwrap(), "launch_2");
+        assert_eq!(next_id("launch_2", 30).unwrap(), "launch_3");
+    }
+
+    fn board(id: &str, recurrence: Recurrence, start: &str, end: Option<&str>) -> Board {
+        let t = |s| Timestamp::parse_rfc3339("t", s).unwrap();
+        Board {
+            leaderboard_id: BoardId::parse(id).unwrap(),
+            name: "Season 3".into(),
+            order: Order::Asc,
+            operator: Operator::Latest,
+            max_score: 999,
+            starts_at: t(start),
+            ends_at: end.map(t),
+            recurrence,
+            game_id: None,
+            status: BoardStatus::Closed,
+            created_at: t(start),
+            closed_at: None,
+            player_count: Some(3),
+            next_leaderboard_id: None,
+            rollover_error: None,
+            rank_index: true,
+            rank_layout: RankLayout::V2,
+            rank_migrating: false,
+        }
+    }
+
+    #[test]
+    fn successors_keep_the_settings_and_follow_on() {
+        let b = board(
+            "season_3",
+            Recurrence::Season,
+            "2026-09-01T00:00:00Z",
+            Some("2026-12-01T00:00:00Z"),
+        );
+        let next = successor(&b).unwrap().unwrap();
+        assert_eq!(next.leaderboard_id.as_str(), "season_4");
+        assert_eq!(next.name, "Season 4");
+        assert_eq!(next.starts_at, b.ends_at);
+        assert_eq!(
+            next.ends_at.unwrap().to_string(),
+            "2027-03-02T00:00:00.000Z"
+        );
+        assert_eq!(
+            (next.order, next.operator, next.max_score, next.rank_layout),
+            (Order::Asc, Operator::Latest, 999, RankLayout::V2)
+        );
+        let d = board(
+            "daily_2026-11-21",
+            Recurrence::Daily,
+            "2026-11-21T00:00:00Z",
+            Some("2026-11-22T00:00:00Z"),
+        );
+        let next = successor(&d).unwrap().unwrap();
+        assert_eq!(next.leaderboard_id.as_str(), "daily_2026-11-22");
+        assert_eq!(
+            next.ends_at.unwrap().to_string(),
+            "2026-11-23T00:00:00.000Z"
+        );
+        assert!(
+            successor(&board(
+                "x",
+                Recurrence::None,
+                "2026-11-21T00:00:00Z",
+                Some("2026-11-22T00:00:00Z")
+            ))
+            .unwrap()
+            .is_none()
+        );
+        let never_ends = board("x", Recurrence::Daily, "2026-11-21T00:00:00Z", None);
+        assert!(successor(&never_ends).unwrap().is_none());
+    }
+
+    #[test]
+    fn ids_that_cannot_be_continued_say_why() {
+        let (start, end) = ("2026-11-21T00:00:00Z", Some("2026-11-22T00:00:00Z"));
+        // 64 characters ending in 9: the next number needs 65
+        let nines = format!("{}_9", "s".repeat(62));
+        let e = successor(&board(&nines, Recurrence::Daily, start, end)).unwrap_err();
+        assert!(e.contains("not a valid leaderboardId"), "{e}");
+        // 63 characters without a number: `_2` makes 65
+        let plain = "p".repeat(63);
+        assert!(successor(&board(&plain, Recurrence::Season, start, end)).is_err());
+        // the day after 9999-12-31 has a five-digit year, which no id can hold
+        let last = board("daily_9999-12-31", Recurrence::Daily, start, end);
+        assert!(successor(&last).is_err());
+        // a 64-character id whose number keeps its width continues
+        let wide = format!("{}_09", "w".repeat(61));
+        let next = successor(&board(&wide, Recurrence::Weekly, start, end))
+            .unwrap()
+            .unwrap();
+        assert_eq!(next.leaderboard_id.as_str().len(), 64);
+    }
+
+    #[test]
+    fn a_name_that_would_outgrow_its_limit_stays_as_it_was() {
+        let mut b = board(
+            "season_9",
+            Recurrence::Season,
+            "2026-09-01T00:00:00Z",
+            Some("2026-12-01T00:00:00Z"),
+        );
+        b.name = format!("{} 9", "n".repeat(126));
+        let next = successor(&b).unwrap().unwrap();
+        assert_eq!(next.leaderboard_id.as_str(), "season_10");
+        assert_eq!(next.name, b.name);
+    }
+}

@@ -1,0 +1,232 @@
+//! A board's lanes: the written counts its plays keep, one item a lane, each holding the lane's
+//! number of changes (`written`), its entries made (`created`) and its latest change (`chg`),
+//! which the stream carries to the rank index. Also the repair request a batch leaves when a
+//! lane stops at a change that never comes.
+
+use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
+use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank_index::{
+    CHANGE_ATTR, CREATED_ATTR, CountedKey, Gap, LANES, LOGGED_ATTR, LaneChange, LanesRead,
+    PAUSE_ATTR, WRITTEN_ATTR, repair_key, shard_of,
+};
+use leaderboard_keys::time::Timestamp;
+use serde::Serialize;
+
+use crate::ground::error::StoreError;
+use crate::ground::items::{Item, ItemExt};
+use crate::ground::model::Board;
+use crate::primitives::rank_count::RankCost;
+use crate::table::Table;
+
+use crate::table::request::{Params, WithParams};
+
+/// A lane's latest change as stored in its `chg` attribute: the entry's old and new sort keys
+/// (`o` absent for a first entry, `n` absent for a removal).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct LaneChangeItem<'a> {
+    /// The old sort key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub o: Option<&'a str>,
+    /// The new sort key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub n: Option<&'a str>,
+}
+
+/// The keys of a board's lanes (its written counts).
+pub(crate) fn written_keys(board: &BoardId) -> Vec<Key> {
+    (0..LANES)
+        .map(|shard| entity::rank_written(board, shard))
+        .collect()
+}
+
+/// The attribute of a repair request holding the missing change of `lane`.
+pub(crate) fn missing_attr(lane: u8) -> String {
+    format!("m{lane}")
+}
+
+/// `player`'s view of the lanes read last: every lane's written count and the player's lane's
+/// latest change, and the board's entries (Σ created).
+pub(crate) fn lanes_for(items: &[Item], player: &PlayerId) -> (LanesRead, i64) {
+    let own_lane = shard_of(player.as_str(), LANES);
+    let mut lanes = LanesRead {
+        own_lane,
+        ..LanesRead::default()
+    };
+    let mut entries = 0i64;
+    for (lane, item) in (0..LANES).zip(items) {
+        // A lane never written has no item (an item read always holds its keys).
+        if item.is_empty() {
+            continue;
+        }
+        lanes
+            .written
+            .insert(lane, item.number(WRITTEN_ATTR).unwrap_or(0));
+        entries = entries.saturating_add(item.number(CREATED_ATTR).unwrap_or(0i64));
+        if lane == own_lane {
+            lanes.own_latest = latest_change(lane, item);
+        }
+    }
+    (lanes, entries)
+}
+
+/// A lane item's latest change, numbered by its written count; `None` when it has none or it
+/// cannot be read (the lookup then treats the player's own change as unknown, in the lag).
+fn latest_change(lane: u8, item: &Item) -> Option<LaneChange> {
+    let AttributeValue::M(chg) = item.get(CHANGE_ATTR)? else {
+        return None;
+    };
+    let key = |name: &str| match chg.get(name) {
+        None => Ok(None),
+        Some(AttributeValue::S(s)) => CountedKey::parse(s).map(Some).map_err(|_| ()),
+        Some(_) => Err(()),
+    };
+    Some(LaneChange {
+        lane,
+        seq: item.number(WRITTEN_ATTR)?,
+        old: key("o").ok()?,
+        new: key("n").ok()?,
+    })
+}
+
+impl Table {
+    /// The submit path's part of the index, in the play's transaction: add one to the player's
+    /// written count (its lane), and one to its created count when the entry is the player's
+    /// first (`old` is `None`) or take one from it when the entry is removed (`new` is `None`).
+    /// On an indexed board, or one being moved onto the index, the lane also records the change
+    /// itself, `chg = {o: old sort key, n: new sort key}`, which its stream record carries to
+    /// the index numbered by the `written` after the add.
+    pub(crate) fn written_update(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        old: Option<&str>,
+        new: Option<&str>,
+    ) -> Result<TransactWriteItem, StoreError> {
+        let shard = shard_of(player.as_str(), LANES);
+        let key = entity::rank_written(&board.leaderboard_id, shard);
+        let mut params = Params::new().name("#w", WRITTEN_ATTR).value(":one", 1u64);
+        let mut update = String::from("ADD #w :one");
+        match (old, new) {
+            (None, _) => {
+                update.push_str(", #c :one");
+                params = params.name("#c", CREATED_ATTR);
+            }
+            (Some(_), None) => {
+                update.push_str(", #c :minus");
+                params = params.name("#c", CREATED_ATTR).value(":minus", -1i64);
+            }
+            (Some(_), Some(_)) => {}
+        }
+        if board.indexed() || board.rank_migrating {
+            update.push_str(" SET #chg = :chg");
+            params = params
+                .name("#chg", CHANGE_ATTR)
+                .value(":chg", LaneChangeItem { o: old, n: new })
+                .name("#pause", PAUSE_ATTR)
+                .value(":now", Timestamp::now().as_millis());
+            // A live rebuild may hold the lane's plays back for a moment (see `rank_rebuild`):
+            // the play fails this condition and retries like any other conflict.
+            return self.tx_update_if(
+                &key,
+                &update,
+                "attribute_not_exists(#pause) OR #pause < :now",
+                params,
+            );
+        }
+        // A board made before the index: once its migration has started (the lane is logged),
+        // a play that read the board before must read it again and record its change.
+        self.tx_update_if(
+            &key,
+            &update,
+            "attribute_not_exists(#log)",
+            params.name("#log", LOGGED_ATTR),
+        )
+    }
+
+    /// Adds `counts[shard]` to the written and created counts (bulk import of new entries:
+    /// before its items are written, so that a failure leaves the index looking behind, never
+    /// ahead).
+    pub(crate) async fn add_written(
+        &self,
+        board: &BoardId,
+        counts: &[u64; LANES as usize],
+    ) -> Result<(), StoreError> {
+        for (shard, &count) in counts.iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            self.update_request(
+                &entity::rank_written(board, shard as u8),
+                "ADD #w :n, #c :n",
+            )
+            .params(
+                Params::new()
+                    .name("#w", WRITTEN_ATTR)
+                    .name("#c", CREATED_ATTR)
+                    .value(":n", count),
+            )?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(rank written)", e))?;
+        }
+        Ok(())
+    }
+
+    /// The board's lane items, by lane, read strongly consistent in one `BatchGetItem` (empty
+    /// for a lane never written).
+    pub(crate) async fn lane_items(
+        &self,
+        id: &BoardId,
+    ) -> Result<[Item; LANES as usize], StoreError> {
+        let keys = written_keys(id);
+        let mut found = self
+            .batch_get(&keys, "BatchGetItem(rank index lanes)")
+            .await?;
+        Ok(std::array::from_fn(|lane| {
+            found.take(&keys[lane]).unwrap_or_default()
+        }))
+    }
+    /// The lanes' items, one `BatchGetItem` of 10 items, counted in `cost`.
+    pub(crate) async fn read_lane_items(
+        &self,
+        board: &Board,
+        cost: &mut RankCost,
+    ) -> Result<[Item; LANES as usize], StoreError> {
+        let items = self.lane_items(&board.leaderboard_id).await?;
+        cost.requests += 1;
+        cost.items += items.len() as u64;
+        Ok(items)
+    }
+
+    /// Records that `board`'s lanes stopped at `gaps` (one UpdateItem): the first time seen and
+    /// the first missing change of each lane stay; the last time seen moves.
+    pub(crate) async fn request_repair(
+        &self,
+        board: &BoardId,
+        gaps: &[Gap],
+    ) -> Result<(), StoreError> {
+        let now = Timestamp::now().as_millis();
+        let mut sets = vec![
+            "#at = if_not_exists(#at, :now)".to_owned(),
+            "#seen = :now".to_owned(),
+        ];
+        let mut params = Params::new()
+            .name("#at", "at")
+            .name("#seen", "seen")
+            .value(":now", now);
+        for gap in gaps {
+            let lane = gap.lane;
+            sets.push(format!("#m{lane} = if_not_exists(#m{lane}, :m{lane})"));
+            params = params
+                .name(format!("#m{lane}"), missing_attr(lane))
+                .value(format!(":m{lane}"), gap.expected);
+        }
+        self.update_request(&repair_key(board), format!("SET {}", sets.join(", ")))
+            .params(params)?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(rank index repair request)", e))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,260 @@
+//! The rank index in the table (see [`leaderboard_keys::rank_index`] for the structure and the
+//! fold): the change a play records on its lane, in the play's own transaction, and a batch of
+//! lanes' changes applied to the counters exactly once. A board's index is built, and rebuilt,
+//! by `rank_rebuild`; read by `rank_lookup`.
+
+use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
+use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_index::{
+    Chunk, Counters, GENERATION_ATTR, Gap, LANES, LaneChange, MIGRATING_ATTR, Watermarks, absorb,
+    chunk, count_attr, fold, node_key, root_key, watermark_attr,
+};
+
+use crate::ground::error::StoreError;
+use crate::ground::items::{Item, ItemExt, n};
+use crate::table::Table;
+use crate::table::request::{Params, WithParams};
+use crate::table::retry::Retry;
+
+/// What [`Store::apply_lane_changes`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LaneApplyOutcome {
+    /// Changes written to the index by this call.
+    pub applied: usize,
+    /// Changes the index had already (delivered again, or repeated in the batch).
+    pub already_applied: usize,
+    /// Lanes stopped at a missing change: their later changes wait for a batch that has it.
+    pub gaps: Vec<Gap>,
+    /// Requests sent: root reads and transactions.
+    pub requests: u32,
+    /// Items written, all transactions together (each touched node once per chunk, and the
+    /// root).
+    pub items_written: usize,
+    /// Changes of a board being moved onto this layout, whose root only followed their
+    /// numbers (its rebuild counts them).
+    pub absorbed: usize,
+}
+
+/// The root as read: the lanes' watermarks and the generation of the nodes below it.
+pub(crate) struct Root {
+    pub(crate) watermarks: Watermarks,
+    generation: u64,
+    /// The board is being moved onto this layout: see [`MIGRATING_ATTR`].
+    migrating: bool,
+}
+
+impl Table {
+    /// Applies a batch of lane changes (any order, repeats allowed) to a board's index, exactly
+    /// once: one consistent read of the root, the fold of every change after its lane's
+    /// watermark, then one transaction per chunk that adds each touched node's net deltas and
+    /// advances the root's watermarks on condition that they still hold what was read. On a
+    /// failed condition it re-reads the root and folds again, so chunks another apply wrote are
+    /// skipped by their watermarks. Requests: at most [`Retry::RANK_APPLY`] rounds of one read
+    /// and one transaction per chunk of at most 100 items.
+    pub(crate) async fn apply_lane_changes(
+        &self,
+        board: &BoardId,
+        changes: &[LaneChange],
+    ) -> Result<LaneApplyOutcome, StoreError> {
+        let mut outcome = LaneApplyOutcome::default();
+        'rounds: for attempt in Retry::RANK_APPLY.attempts() {
+            let root = self.read_root(board).await?;
+            outcome.requests += 1;
+            if root.migrating {
+                match self
+                    .absorb_changes(board, &root, changes, &mut outcome)
+                    .await
+                {
+                    Err(e) if e.worth_rereading() || e.is_conditional_check_failed() => {
+                        Retry::RANK_APPLY.pause(attempt).await;
+                        continue 'rounds;
+                    }
+                    done => return done.map(|()| outcome),
+                }
+            }
+            let folded = fold(&root.watermarks, changes);
+            let held_back = changes.len() - folded.applied.len() - folded.already_applied;
+            outcome.gaps = folded.gaps.clone();
+            for chunk in chunk(&root.watermarks, &folded.applied) {
+                let items = self.chunk_items(board, &root, &chunk)?;
+                let written = items.len();
+                outcome.requests += 1;
+                match self.transact(items, "TransactWriteItems(rank index)").await {
+                    Ok(()) => {
+                        outcome.applied += chunk.changes;
+                        outcome.items_written += written;
+                    }
+                    // Another apply moved the root, or the store was busy: re-read, re-fold.
+                    Err(e) if e.worth_rereading() => {
+                        tracing::debug!(attempt, error = %e, "rank index chunk failed; re-reading");
+                        Retry::RANK_APPLY.pause(attempt).await;
+                        continue 'rounds;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            outcome.already_applied = changes.len() - outcome.applied - held_back;
+            if !outcome.gaps.is_empty() {
+                // The gap's records are reported for redelivery, which asks again if this fails.
+                if let Err(e) = self.request_repair(board, &outcome.gaps).await {
+                    tracing::error!(%board, error = %e, "rank index repair request not recorded");
+                }
+                outcome.requests += 1;
+            }
+            return Ok(outcome);
+        }
+        Err(Retry::RANK_APPLY.exhausted())
+    }
+
+    /// A batch onto the root of a board being moved onto this layout: its watermarks follow
+    /// the batch's latest changes ([`absorb`]), one conditional UpdateItem.
+    async fn absorb_changes(
+        &self,
+        board: &BoardId,
+        root: &Root,
+        changes: &[LaneChange],
+        outcome: &mut LaneApplyOutcome,
+    ) -> Result<(), StoreError> {
+        let Some(chunk) = absorb(&root.watermarks, changes) else {
+            outcome.already_applied = changes.len();
+            return Ok(());
+        };
+        let mut sets = Vec::new();
+        let mut conditions = vec!["attribute_exists(#mig)".to_owned()];
+        let params = advance_watermarks(
+            &chunk,
+            &mut sets,
+            &mut conditions,
+            Params::new().name("#mig", MIGRATING_ATTR),
+        );
+        outcome.requests += 1;
+        self.update_request(&root_key(board), format!("SET {}", sets.join(", ")))
+            .condition_expression(conditions.join(" AND "))
+            .params(params)?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(rank index migrating root)", e))?;
+        outcome.absorbed = chunk.changes;
+        outcome.already_applied = changes.len() - chunk.changes;
+        outcome.items_written = 1;
+        Ok(())
+    }
+
+    /// The root's watermarks and generation, read strongly consistent.
+    pub(crate) async fn read_root(&self, board: &BoardId) -> Result<Root, StoreError> {
+        let out = self
+            .get_request(&root_key(board))
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("GetItem(rank index root)", e))?;
+        let item = out.item.unwrap_or_default();
+        Ok(Root {
+            watermarks: root_watermarks(&item),
+            generation: item.number(GENERATION_ATTR).unwrap_or(0),
+            migrating: item.contains_key(MIGRATING_ATTR),
+        })
+    }
+
+    /// The transaction of one chunk: the root (its counters' deltas, the watermark advances
+    /// and their conditions) and every node below it that the chunk touches.
+    fn chunk_items(
+        &self,
+        board: &BoardId,
+        root: &Root,
+        chunk: &Chunk,
+    ) -> Result<Vec<TransactWriteItem>, StoreError> {
+        let no_counters = Counters::new();
+        let (adds, mut params) = counter_adds(chunk.deltas.get("").unwrap_or(&no_counters));
+        let mut sets = vec!["#g = if_not_exists(#g, :g)".to_owned()];
+        let mut conditions = vec!["(attribute_not_exists(#g) OR #g = :g)".to_owned()];
+        params = params
+            .name("#g", GENERATION_ATTR)
+            .value(":g", root.generation);
+        params = advance_watermarks(chunk, &mut sets, &mut conditions, params);
+        let mut update = format!("SET {}", sets.join(", "));
+        if !adds.is_empty() {
+            update.push_str(&format!(" ADD {adds}"));
+        }
+        let mut items = vec![self.tx_update_if(
+            &root_key(board),
+            &update,
+            &conditions.join(" AND "),
+            params,
+        )?];
+        for (prefix, counters) in chunk.deltas.iter().filter(|(p, _)| !p.is_empty()) {
+            let (adds, params) = counter_adds(counters);
+            let key = node_key(board, root.generation, prefix);
+            items.push(self.tx_update(&key, &format!("ADD {adds}"), params)?);
+        }
+        Ok(items)
+    }
+}
+
+impl Table {}
+
+impl Table {}
+
+/// `item` with a counter attribute per label of `counters`.
+pub(crate) fn counter_item(mut item: Item, counters: &Counters) -> Item {
+    for (label, count) in counters {
+        item.insert(count_attr(label), n(count));
+    }
+    item
+}
+
+/// The counters of a root or node item, by child label: what [`counter_item`] wrote.
+pub(crate) fn item_counters(item: &Item) -> Counters {
+    item.iter()
+        .filter_map(|(name, value)| {
+            let label = name.strip_prefix('c')?;
+            let AttributeValue::N(v) = value else {
+                return None;
+            };
+            (!label.is_empty() && label.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| (label.to_owned(), v.parse().unwrap_or_default()))
+        })
+        .collect()
+}
+
+/// The lanes' watermarks a root item holds (a lane never applied has none).
+pub(crate) fn root_watermarks(root: &Item) -> Watermarks {
+    Watermarks(
+        (0..LANES)
+            .filter_map(|lane| Some((lane, root.number(&watermark_attr(lane))?)))
+            .collect(),
+    )
+}
+
+/// Adds to a root update the chunk's watermark advances (`SET #w<lane> = :w<lane>`), each on
+/// condition that the watermark is still the one it starts from.
+fn advance_watermarks(
+    chunk: &Chunk,
+    sets: &mut Vec<String>,
+    conditions: &mut Vec<String>,
+    mut params: Params,
+) -> Params {
+    for (lane, (from, to)) in &chunk.advances {
+        sets.push(format!("#w{lane} = :w{lane}"));
+        conditions.push(format!(
+            "(attribute_not_exists(#w{lane}) OR #w{lane} = :f{lane})"
+        ));
+        params = params
+            .name(format!("#w{lane}"), watermark_attr(*lane))
+            .value(format!(":w{lane}"), to)
+            .value(format!(":f{lane}"), from);
+    }
+    params
+}
+
+/// `#c0 :c0, #c1 :c1, ...` adding each counter's delta, with its placeholders.
+fn counter_adds(counters: &Counters) -> (String, Params) {
+    let mut params = Params::new();
+    let mut adds = Vec::with_capacity(counters.len());
+    for (i, (label, delta)) in counters.iter().enumerate() {
+        adds.push(format!("#c{i} :c{i}"));
+        params = params
+            .name(format!("#c{i}"), count_attr(label))
+            .value(format!(":c{i}"), delta);
+    }
+    (adds.join(", "), params)
+}

@@ -1,0 +1,210 @@
+//! What every rank read shares: its cost, the one consistent snapshot, the capped count of the
+//! entries above a key, and the dispatch of a player's own rank: from the rank index
+//! (`rank_lookup`) on an indexed board, by counting alone on a board made before the index and
+//! not moved onto it yet. Such a board's rank is exact within the first [`EXACT_TOP`]
+//! entries, and beyond them rank `EXACT_TOP + 1` with `rankLag` [`UNINDEXED_LAG`], meaning
+//! "not known"; its `playerCount` is its lanes' `created` counts where they have counted it
+//! since its creation (`rankIndex`), else not known either (at least `EXACT_TOP + 1`).
+
+use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError;
+use aws_sdk_dynamodb::types::{Select, TransactGetItem};
+use leaderboard_keys::entity::{self, Key, SCORE_UPPER_BOUND};
+use leaderboard_keys::ids::PlayerId;
+use leaderboard_keys::rank_index::CREATED_ATTR;
+
+use crate::ground::error::StoreError;
+use crate::ground::freshness::{EXACT_TOP, Estimate};
+use crate::ground::items::{Item, ItemExt};
+use crate::ground::model::Board;
+use crate::primitives::rank_lookup::GenerationCache;
+use crate::table::Table;
+use crate::table::request::Params;
+use crate::table::retry::Retry;
+
+/// The `rankLag` of a rank beyond the first [`EXACT_TOP`] on a board not on the rank index:
+/// the rank is a lower bound and how far off it is is not known.
+pub const UNINDEXED_LAG: u64 = u32::MAX as u64;
+
+/// What reading a rank cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RankCost {
+    /// Requests made (snapshot attempts, the written counts, the capped count).
+    pub requests: u32,
+    /// Items read by key (snapshots and written counts).
+    pub items: u64,
+    /// Capped `Select=COUNT` Queries made (0 or 1).
+    pub count_queries: u32,
+    /// Keys those Queries read (at most [`EXACT_TOP`]).
+    pub keys_counted: u64,
+}
+
+impl RankCost {
+    /// The sum of two costs.
+    pub fn plus(self, other: RankCost) -> RankCost {
+        RankCost {
+            requests: self.requests + other.requests,
+            items: self.items + other.items,
+            count_queries: self.count_queries + other.count_queries,
+            keys_counted: self.keys_counted + other.keys_counted,
+        }
+    }
+}
+
+/// What the caller read for a rank in the same request as the entry pointer.
+#[derive(Debug, Clone)]
+pub(crate) enum Prefetch {
+    /// Nothing: the rank is read right after the player's play.
+    AfterPlay,
+    /// The board's root (empty when the board has none yet).
+    Root(Item),
+    /// Nothing, on a lookup: the snapshot is read under the generation this process last saw
+    /// (its root checks that guess).
+    Nothing,
+}
+
+impl Table {
+    /// The rank of `player`'s entry whose Score sort key is `score_sk` (committed before this
+    /// call), with how fresh it is and what it cost: from the index on an indexed board (see
+    /// `rank_lookup`), else by the capped count alone. `before` is what the caller read with
+    /// its own batch.
+    pub(crate) async fn own_rank(
+        &self,
+        generations: &GenerationCache,
+        board: &Board,
+        player: &PlayerId,
+        score_sk: &str,
+        before: Prefetch,
+    ) -> Result<(Estimate, RankCost), StoreError> {
+        let mut cost = RankCost::default();
+        if board.indexed() {
+            let estimate = self
+                .indexed_rank(generations, board, player, score_sk, before, &mut cost)
+                .await?;
+            return Ok((estimate, cost));
+        }
+        let mut unknown = Estimate {
+            above: EXACT_TOP,
+            lag: UNINDEXED_LAG,
+            exact: false,
+            entries: EXACT_TOP + 1,
+        };
+        if board.rank_index
+            && let Some(entries) = self.counted_entries(board, &mut cost).await?
+        {
+            unknown.entries = entries;
+        }
+        let (counted, complete) = self
+            .count_above_capped(board, player, score_sk, &mut cost)
+            .await?;
+        Ok((unknown.with_count(counted, complete), cost))
+    }
+
+    /// The entries of a board whose lanes have counted them since its creation (`rankIndex`):
+    /// the sum of their `created` counts (the lanes read as a lookup reads them, one
+    /// `BatchGetItem` of 10 items); `None` when a lane's count predates `created`.
+    async fn counted_entries(
+        &self,
+        board: &Board,
+        cost: &mut RankCost,
+    ) -> Result<Option<u64>, StoreError> {
+        let lanes = self.read_lane_items(board, cost).await?;
+        let mut entries = 0i64;
+        // A lane never written has no item.
+        for item in lanes.iter().filter(|item| !item.is_empty()) {
+            let Some(created) = item.number::<i64>(CREATED_ATTR) else {
+                return Ok(None);
+            };
+            entries = entries.saturating_add(created);
+        }
+        Ok(Some(entries.max(0) as u64))
+    }
+
+    /// One consistent snapshot of `keys` (`TransactGetItems`), retried when cancelled by a
+    /// write in flight.
+    pub(crate) async fn snapshot(
+        &self,
+        keys: &[Key],
+        cost: &mut RankCost,
+    ) -> Result<Vec<Option<Item>>, StoreError> {
+        let gets: Vec<TransactGetItem> = keys
+            .iter()
+            .map(|k| self.tx_get(k))
+            .collect::<Result<_, _>>()?;
+        for attempt in Retry::RANK_SNAPSHOT.attempts() {
+            cost.requests += 1;
+            cost.items += gets.len() as u64;
+            let out = self.transact_get_request(gets.clone()).send().await;
+            match out {
+                Ok(out) => {
+                    return Ok(out
+                        .responses
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|r| r.item)
+                        .collect());
+                }
+                Err(e) => match e.as_service_error() {
+                    Some(TransactGetItemsError::TransactionCanceledException(_)) => {
+                        tracing::debug!(attempt, "rank index snapshot conflicted; retrying");
+                        Retry::RANK_SNAPSHOT.pause(attempt).await;
+                    }
+                    _ => return Err(StoreError::sdk("TransactGetItems(rank index)", e)),
+                },
+            }
+        }
+        Err(Retry::RANK_SNAPSHOT.exhausted())
+    }
+
+    /// Step 3: the entries of other players above `score_sk`, counted with one consistent
+    /// `Select=COUNT` Query that reads at most [`EXACT_TOP`] keys; `complete` when it reached
+    /// the end of them.
+    pub(crate) async fn count_above_capped(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        score_sk: &str,
+        cost: &mut RankCost,
+    ) -> Result<(u64, bool), StoreError> {
+        self.count_others(
+            board,
+            player,
+            (&entity::score_sort_keys_above(score_sk), SCORE_UPPER_BOUND),
+            EXACT_TOP,
+            "Query(capped count)",
+            cost,
+        )
+        .await
+    }
+
+    /// Other players' Score items with sort keys in `lo..=hi`, counted by one consistent
+    /// `Select=COUNT` Query that reads at most `cap` keys; `complete` when it reached `hi`.
+    /// (The player's own item is left out: it may sort anywhere, a later play having moved it.)
+    pub(crate) async fn count_others(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        (lo, hi): (&str, &str),
+        cap: u64,
+        what: &'static str,
+        cost: &mut RankCost,
+    ) -> Result<(u64, bool), StoreError> {
+        let out = self
+            .range_query(
+                &entity::board_pk(&board.leaderboard_id),
+                lo,
+                hi,
+                Params::new().value(":me", player.as_str()),
+            )?
+            .filter_expression("playerId <> :me")
+            .select(Select::Count)
+            .consistent_read(true)
+            .limit(cap.min(i32::MAX as u64) as i32)
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk(what, e))?;
+        cost.requests += 1;
+        cost.count_queries += 1;
+        cost.keys_counted += out.scanned_count.max(0) as u64;
+        Ok((out.count.max(0) as u64, out.last_evaluated_key.is_none()))
+    }
+}

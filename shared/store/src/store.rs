@@ -1,0 +1,57 @@
+//! The handle every feature hangs its methods on: the SDK client, the table's name, the
+//! cursor secret and the caches the rank reads keep. Built once per process.
+
+use aws_sdk_dynamodb::Client;
+
+use crate::ground::config::Config;
+use crate::ground::error::StoreError;
+use crate::ground::tls;
+use crate::table::Table;
+
+/// The repository over one table. Cheap to clone: clones share the SDK client.
+#[derive(Clone)]
+pub struct Store {
+    pub(crate) table: Table,
+    pub(crate) generations: crate::primitives::rank_lookup::GenerationCache,
+}
+
+impl Store {
+    /// A store over `config.table_name` with an SDK client the caller built.
+    pub fn new(client: Client, config: &Config) -> Store {
+        Store {
+            table: Table::new(client, config.table_name.clone(), &config.cursor_secret),
+            generations: crate::primitives::rank_lookup::GenerationCache::default(),
+        }
+    }
+
+    /// A store configured from the environment: `TABLE_NAME`, `CURSOR_SECRET`,
+    /// `LEADERBOARD_TLS_ROOTS` (see [`tls`]), and the SDK's own region, credentials and endpoint
+    /// variables.
+    pub async fn from_env() -> Result<Store, StoreError> {
+        Self::with_sdk_from_env(Config::from_env()?).await
+    }
+
+    /// The same for a function that never hands a cursor out: no `CURSOR_SECRET` (see
+    /// [`Config::from_env_without_cursors`]).
+    pub async fn from_env_without_cursors() -> Result<Store, StoreError> {
+        Self::with_sdk_from_env(Config::from_env_without_cursors()?).await
+    }
+
+    async fn with_sdk_from_env(config: Config) -> Result<Store, StoreError> {
+        let sdk = aws_config::defaults(aws_config::BehaviorVersion::latest())
+            .http_client(tls::http_client(tls::TlsRoots::from_env()?)?)
+            .load()
+            .await;
+        Ok(Store::new(Client::new(&sdk), &config))
+    }
+
+    /// The SDK client.
+    pub fn client(&self) -> &Client {
+        self.table.client()
+    }
+
+    /// The table name.
+    pub fn table_name(&self) -> &str {
+        self.table.name()
+    }
+}

@@ -1,0 +1,170 @@
+//! Batched requests: consistent reads of known keys (`BatchGetItem`) and writes
+//! (`BatchWriteItem`, 25 items a request) that retry unprocessed keys and items with backoff.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::{DeleteRequest, KeysAndAttributes, PutRequest, WriteRequest};
+use leaderboard_keys::entity::Key;
+
+use crate::ground::error::StoreError;
+use crate::ground::items::{Item, key_item, key_string};
+use crate::table::Table;
+use crate::table::retry::Retry;
+
+/// Items per `BatchWriteItem` request (DynamoDB's limit).
+pub const BATCH_WRITE_SIZE: usize = 25;
+
+/// Keys per `BatchGetItem` request (DynamoDB's limit).
+pub const BATCH_GET_SIZE: usize = 100;
+
+/// What a batched write cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BatchStats {
+    /// Items written.
+    pub items: usize,
+    /// `BatchWriteItem` requests sent (retries of unprocessed items included).
+    pub requests: u32,
+}
+
+/// Starts the next round of a batch request that re-sends what DynamoDB left unprocessed:
+/// the first round at once, each later one after [`Retry::BATCH_ROUNDS`]' backoff, and none
+/// past its budget ([`StoreError::Contention`]).
+async fn next_round(round: &mut u32) -> Result<(), StoreError> {
+    let policy = Retry::BATCH_ROUNDS;
+    if *round > 0 {
+        if !policy.attempts().contains(&(*round + 1)) {
+            return Err(policy.exhausted());
+        }
+        policy.pause(*round).await;
+    }
+    *round += 1;
+    Ok(())
+}
+
+/// Items found by [`Store::batch_get`], by key.
+pub(crate) struct Found(HashMap<(String, String), Item>);
+
+impl Found {
+    /// The item at `key`, if it exists (each can be taken once).
+    pub(crate) fn take(&mut self, key: &Key) -> Option<Item> {
+        self.0.remove(&(key.pk.clone(), key.sk.clone()))
+    }
+}
+
+impl Table {
+    /// Reads any number of items by key, 100 a `BatchGetItem` (DynamoDB's limit), each as
+    /// [`Store::batch_get`] reads them: consistent, but not one snapshot across requests.
+    pub(crate) async fn batch_get_all(
+        &self,
+        keys: &[Key],
+        what: &'static str,
+    ) -> Result<Found, StoreError> {
+        let mut found = HashMap::new();
+        for chunk in keys.chunks(BATCH_GET_SIZE) {
+            found.extend(self.batch_get(chunk, what).await?.0);
+        }
+        Ok(Found(found))
+    }
+
+    /// Reads up to 100 items by key in one strongly consistent `BatchGetItem`, re-asking for
+    /// unprocessed keys with jittered backoff (a bounded number of rounds). `what` names the
+    /// read in errors.
+    pub(crate) async fn batch_get(
+        &self,
+        keys: &[Key],
+        what: &'static str,
+    ) -> Result<Found, StoreError> {
+        let mut found = HashMap::new();
+        let mut pending = Some(
+            KeysAndAttributes::builder()
+                .set_keys(Some(keys.iter().map(key_item).collect()))
+                .consistent_read(true)
+                .build()
+                .map_err(StoreError::from)?,
+        );
+        let mut round = 0u32;
+        while let Some(keys) = pending.take() {
+            next_round(&mut round).await?;
+            let out = self
+                .client
+                .batch_get_item()
+                .request_items(&self.name, keys)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk(what, e))?;
+            for item in out
+                .responses
+                .unwrap_or_default()
+                .remove(&self.name)
+                .unwrap_or_default()
+            {
+                found.insert((key_string(&item, "pk"), key_string(&item, "sk")), item);
+            }
+            pending = out
+                .unprocessed_keys
+                .unwrap_or_default()
+                .remove(&self.name)
+                .filter(|k| !k.keys().is_empty());
+        }
+        Ok(Found(found))
+    }
+
+    /// Puts every item, 25 a request, re-sending unprocessed items with jittered backoff.
+    pub(crate) async fn put_all(&self, items: Vec<Item>) -> Result<BatchStats, StoreError> {
+        let requests: Vec<WriteRequest> = items
+            .into_iter()
+            .map(|item| {
+                PutRequest::builder()
+                    .set_item(Some(item))
+                    .build()
+                    .map(|p| WriteRequest::builder().put_request(p).build())
+                    .map_err(StoreError::from)
+            })
+            .collect::<Result<_, _>>()?;
+        self.write_all(requests).await
+    }
+
+    /// Deletes every item of `keys`, as [`Store::put_all`] puts.
+    pub(crate) async fn delete_all(&self, keys: &[Key]) -> Result<BatchStats, StoreError> {
+        let requests: Vec<WriteRequest> = keys
+            .iter()
+            .map(|key| {
+                DeleteRequest::builder()
+                    .set_key(Some(key_item(key)))
+                    .build()
+                    .map(|d| WriteRequest::builder().delete_request(d).build())
+                    .map_err(StoreError::from)
+            })
+            .collect::<Result<_, _>>()?;
+        self.write_all(requests).await
+    }
+
+    async fn write_all(&self, mut requests: Vec<WriteRequest>) -> Result<BatchStats, StoreError> {
+        let mut stats = BatchStats {
+            items: requests.len(),
+            ..BatchStats::default()
+        };
+        while !requests.is_empty() {
+            let rest = requests.split_off(requests.len().min(BATCH_WRITE_SIZE));
+            let mut chunk = std::mem::replace(&mut requests, rest);
+            let mut round = 0u32;
+            while !chunk.is_empty() {
+                next_round(&mut round).await?;
+                let out = self
+                    .client
+                    .batch_write_item()
+                    .request_items(&self.name, chunk)
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::sdk("BatchWriteItem", e))?;
+                stats.requests += 1;
+                chunk = out
+                    .unprocessed_items
+                    .unwrap_or_default()
+                    .remove(&self.name)
+                    .unwrap_or_default();
+            }
+        }
+        Ok(stats)
+    }
+}

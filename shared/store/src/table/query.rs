@@ -1,0 +1,292 @@
+//! The three read shapes every access pattern is made of: a consistent single-item get, a keyed
+//! listing of one partition with an opaque cursor, and a count over a sort-key range that
+//! follows every 1 MB page (a single Query's count covers at most 1 MB of items).
+
+use std::collections::BTreeMap;
+
+use aws_sdk_dynamodb::types::Select;
+use leaderboard_keys::entity::Key;
+use serde::de::DeserializeOwned;
+
+use crate::ground::error::StoreError;
+use crate::ground::items::{Item, from_item, key_string};
+use crate::ground::model::Page;
+use crate::table::Table;
+use crate::table::cursor::Position;
+use crate::table::request::{Index, Params, WithParams};
+
+/// The largest page a listing returns.
+pub const MAX_PAGE_SIZE: usize = 1000;
+
+/// The most entries a cursor may say came before it: beyond any board, and low enough that every
+/// rank counted from it stays exact in a JavaScript number (below 2^53).
+pub(crate) const MAX_CURSOR_OFFSET: u64 = (1 << 53) - 1 - MAX_PAGE_SIZE as u64;
+
+/// The longest key value a cursor may carry: DynamoDB's limit for a sort key.
+const MAX_KEY_BYTES: usize = 1024;
+
+/// One listing: a partition of the table or of an index, read in sort-key order from a prefix.
+pub(crate) struct Listing {
+    /// Names the listing inside its cursors, so a cursor of one listing can't feed another.
+    pub name: &'static str,
+    /// The table or the index it reads.
+    pub index: Index,
+    /// The partition key value.
+    pub partition: String,
+    /// Every sort key of the listing starts with this.
+    pub sk_prefix: &'static str,
+    /// `true` reads ascending, `false` descending.
+    pub forward: bool,
+}
+
+impl Listing {
+    /// Whether a cursor's position continues this listing: an offset within
+    /// [`MAX_CURSOR_OFFSET`], and a start key of exactly the listing's key attributes whose
+    /// partition is the listing's and whose sort key has its prefix. The signature already rules
+    /// out a forged position; this keeps a leaked or mistaken key from steering a read or a rank.
+    fn continues(&self, position: &Position) -> bool {
+        let (pk_attr, sk_attr) = self.index.key_attrs();
+        let key = &position.start_key;
+        let attrs: std::collections::BTreeSet<&str> = ["pk", "sk", pk_attr, sk_attr].into();
+        position.offset <= MAX_CURSOR_OFFSET
+            && key.keys().map(String::as_str).eq(attrs)
+            && key.get(pk_attr) == Some(&self.partition)
+            && key
+                .get(sk_attr)
+                .is_some_and(|sk| sk.starts_with(self.sk_prefix))
+            && key
+                .values()
+                .all(|v| !v.is_empty() && v.len() <= MAX_KEY_BYTES)
+    }
+}
+
+/// A listed page before mapping: the items, how many came before it, the next cursor.
+pub(crate) struct RawPage {
+    pub items: Vec<Item>,
+    pub offset: u64,
+    pub next_cursor: Option<String>,
+}
+
+impl RawPage {
+    /// Maps the items to entities.
+    pub fn into_page<T: DeserializeOwned>(self) -> Result<Page<T>, StoreError> {
+        Ok(Page {
+            items: self
+                .items
+                .into_iter()
+                .map(from_item)
+                .collect::<Result<_, _>>()?,
+            next_cursor: self.next_cursor,
+        })
+    }
+}
+
+impl Table {
+    /// The item at `key`, read strongly consistently.
+    pub(crate) async fn get_raw(&self, key: &Key) -> Result<Option<Item>, StoreError> {
+        let out = self
+            .get_request(key)
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("GetItem", e))?;
+        Ok(out.item)
+    }
+
+    /// The entity at `key`, read strongly consistently.
+    pub(crate) async fn get<T: DeserializeOwned>(
+        &self,
+        key: &Key,
+    ) -> Result<Option<T>, StoreError> {
+        self.get_raw(key).await?.map(from_item).transpose()
+    }
+
+    /// One page of `listing`: up to `limit` items after `cursor`. It reads one item more than
+    /// it returns, so that the last page says `next_cursor: None` rather than sending the
+    /// client for an empty page.
+    pub(crate) async fn list(
+        &self,
+        listing: &Listing,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<RawPage, StoreError> {
+        if limit == 0 || limit > MAX_PAGE_SIZE {
+            return Err(StoreError::Invalid(format!(
+                "limit must be between 1 and {MAX_PAGE_SIZE}"
+            )));
+        }
+        let position = cursor
+            .map(|c| self.cursors.decode(c, listing.name, &listing.partition))
+            .transpose()?;
+        if position.as_ref().is_some_and(|p| !listing.continues(p)) {
+            return Err(StoreError::BadCursor);
+        }
+        let offset = position.as_ref().map_or(0, |p| p.offset);
+        let (pk_attr, sk_attr) = listing.index.key_attrs();
+        let mut start = position.map(|p| p.exclusive_start_key());
+        let mut items: Vec<Item> = Vec::with_capacity(limit + 1);
+        loop {
+            let out = self
+                .query_request(listing.index)
+                .key_condition_expression("#pk = :pk AND begins_with(#sk, :prefix)")
+                .params(
+                    Params::new()
+                        .name("#pk", pk_attr)
+                        .name("#sk", sk_attr)
+                        .value(":pk", &listing.partition)
+                        .value(":prefix", listing.sk_prefix),
+                )?
+                .scan_index_forward(listing.forward)
+                .limit((limit + 1 - items.len()) as i32)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk("Query", e))?;
+            items.extend(out.items.unwrap_or_default());
+            start = out.last_evaluated_key;
+            if items.len() > limit || start.is_none() {
+                break;
+            }
+        }
+        let next_cursor = if items.len() > limit {
+            items.truncate(limit);
+            let last = &items[limit - 1];
+            // The exclusive start key of an index query names the table's key and the index's.
+            let mut start_key = BTreeMap::new();
+            for attr in ["pk", "sk", pk_attr, sk_attr] {
+                start_key.insert(attr.to_owned(), key_string(last, attr));
+            }
+            Some(self.cursors.encode(&Position {
+                listing: listing.name.to_owned(),
+                partition: listing.partition.clone(),
+                start_key,
+                // `continues` bounds the offset, so this neither wraps nor leaves the bound.
+                offset: offset.saturating_add(limit as u64).min(MAX_CURSOR_OFFSET),
+            }))
+        } else {
+            None
+        };
+        Ok(RawPage {
+            items,
+            offset,
+            next_cursor,
+        })
+    }
+
+    /// Counts the items of partition `pk` whose sort key is in `lo..=hi`, strongly
+    /// consistently, following every page. Returns the count and the number of requests made.
+    pub(crate) async fn count_range(
+        &self,
+        pk: &str,
+        lo: &str,
+        hi: &str,
+    ) -> Result<(u64, u32), StoreError> {
+        let mut count = 0u64;
+        let mut requests = 0u32;
+        let mut start = None;
+        loop {
+            let out = self
+                .range_query(pk, lo, hi, Params::new())?
+                .select(Select::Count)
+                .consistent_read(true)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk("Query(count)", e))?;
+            requests += 1;
+            count += out.count.max(0) as u64;
+            start = out.last_evaluated_key;
+            if start.is_none() {
+                return Ok((count, requests));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::cursor::{CursorCodec, sample_position};
+    use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+
+    const SECRET: &[u8] = b"query-test-secret-of-32-bytes-or-more";
+
+    /// A store whose client has nowhere to send a request: a cursor refused before any read
+    /// never finds out.
+    fn store() -> Table {
+        let sdk = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"))
+            .credentials_provider(Credentials::for_tests())
+            .endpoint_url("http://127.0.0.1:9")
+            .build();
+        Table::new(aws_sdk_dynamodb::Client::from_conf(sdk), "t".into(), SECRET)
+    }
+
+    fn top() -> Listing {
+        Listing {
+            name: "top",
+            index: Index::Table,
+            partition: "LEADERBOARD#b1".into(),
+            sk_prefix: "SCORE#",
+            forward: true,
+        }
+    }
+
+    fn position(edit: impl FnOnce(&mut Position)) -> String {
+        let mut p = sample_position();
+        edit(&mut p);
+        CursorCodec::new(SECRET).encode(&p)
+    }
+
+    #[tokio::test]
+    async fn signed_positions_that_do_not_continue_the_listing_are_refused_before_any_read() {
+        let store = store();
+        let forged = [
+            position(|p| p.offset = u64::MAX),
+            position(|p| p.offset = MAX_CURSOR_OFFSET + 1),
+            position(|p| {
+                p.start_key.insert("pk".into(), "LEADERBOARD#b2".into());
+            }),
+            position(|p| {
+                p.start_key.insert("sk".into(), "#METADATA".into());
+            }),
+            position(|p| {
+                p.start_key.insert("gsi1pk".into(), "PLAYER#p1".into());
+            }),
+            position(|p| {
+                p.start_key.remove("sk");
+            }),
+            position(|p| {
+                p.start_key
+                    .insert("sk".into(), format!("SCORE#{}", "9".repeat(1100)));
+            }),
+        ];
+        for cursor in &forged {
+            let r = store.list(&top(), 10, Some(cursor)).await;
+            assert!(
+                matches!(r, Err(StoreError::BadCursor)),
+                "{cursor}: {:?}",
+                r.err()
+            );
+        }
+        // while the genuine position passes the check and goes on to the (unreachable) table
+        let ok = store.list(&top(), 10, Some(&position(|_| {}))).await;
+        assert!(
+            matches!(ok, Err(StoreError::Dynamo { .. })),
+            "{:?}",
+            ok.err()
+        );
+        assert!(
+            top().continues(&Position {
+                listing: "top".into(),
+                partition: "LEADERBOARD#b1".into(),
+                start_key: [
+                    ("pk".to_owned(), "LEADERBOARD#b1".to_owned()),
+                    ("sk".to_owned(), "SCORE#1".to_owned()),
+                ]
+                .into(),
+                offset: MAX_CURSOR_OFFSET,
+            })
+        );
+    }
+}
