@@ -9,11 +9,11 @@
 //!
 //! | floor | modules | what it holds |
 //! | --- | --- | --- |
-//! | 5 features | `plays`, `listings`, `boards`, `moderation`, `close`, `projection`, `rank_maintenance` | what the functions ask: `impl Store` methods, one group a room |
+//! | 5 features | `plays`, `listings`, `boards`, `moderation`, `close`, `projection`, `rank_maintenance` | what the functions ask: `impl Store` methods, a room each |
 //! | 4 store | `store` | [`Store`]: the handle the features hang their methods on |
-//! | 3 primitives | `rank_index`, `rank_lookup`, `rank_count`, `lease` | the domain pieces features share: lanes and applying their changes, rank reads and counts, a lease on a board |
-//! | 2 table | `request`, `retry`, `batch`, `query`, `cursor` | the one way a request reaches the table: builders, retry budgets, batches, listings and cursors |
-//! | 1 ground | [`config`], `error`, [`tls`], [`model`], `items`, [`names`], [`metadata`], [`freshness`] | errors, configuration, the TLS client, the stored entities and the pure rules |
+//! | 3 primitives | `lanes`, `rank_apply`, `rank_lookup`, `rank_count`, `entry_rank`, `boards`, `lease` | the domain pieces features share, as `Table` methods: a board's lanes, applying their changes to the index, rank reads and counts, a player's ranked entry, board reads and writes, a lease on a board |
+//! | 2 table | `Table`, `request`, `retry`, `batch`, `query`, `cursor` | the one way a request reaches the table: builders, retry budgets, batches, listings and cursors |
+//! | 1 ground | [`config`], `error`, [`tls`], [`model`], `items`, [`names`], [`metadata`], [`freshness`], [`rollover`], `session_id` | errors, configuration, the TLS client, the stored entities and the pure rules |
 //!
 //! Reads that decide a write are strongly consistent; writes are conditional so that no race can
 //! leave two entries for one player on one board.
@@ -31,7 +31,7 @@ pub use features::listings::scores::{BoardRank, MAX_AROUND};
 pub use features::moderation::bans::{Ban, BanOutcome, MAX_BAN_REASON};
 pub use features::plays::idempotency;
 pub use features::plays::ranks::{CommittedPlay, PlayOutcome};
-pub use features::plays::{MAX_BOARDS_PER_PLAY, Play, new_session_id};
+pub use features::plays::{MAX_BOARDS_PER_PLAY, Play};
 pub use features::projection::{
     ProjectedSession, ProjectionOutcome, SEQUENCE_DIGITS, SequenceNumber,
 };
@@ -44,6 +44,7 @@ pub use features::rank_maintenance::sweep::{SWEEP_PK, SweepOptions, SweepOutcome
 pub use ground::config::{self, Config};
 pub use ground::error::{CancelReason, StoreError};
 pub use ground::rollover;
+pub use ground::session_id::new_session_id;
 pub use ground::{freshness, metadata, model, names, tls};
 pub use primitives::lease::{LEASE_MARGIN, LEASE_WITHOUT_DEADLINE};
 pub use primitives::rank_apply::LaneApplyOutcome;

@@ -57,7 +57,7 @@ impl Store {
                 player_id: player.clone(),
                 score: *score,
                 attained_at: *at,
-                session_id: crate::features::plays::new_session_id(*at)?,
+                session_id: crate::ground::session_id::new_session_id(*at)?,
                 score_sk: spec.score_sort_key(*score, at.as_millis(), player)?,
                 version: 1,
                 name: None,

@@ -11,4 +11,5 @@ pub mod metadata;
 pub mod model;
 pub mod names;
 pub mod rollover;
+pub(crate) mod session_id;
 pub mod tls;

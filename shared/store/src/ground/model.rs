@@ -1,5 +1,5 @@
 //! The domain's entities as the table stores them (attribute names in camelCase, as the
-//! contract lists them) and as the API shows them. Keys are not fields here: [`crate::ground::items`]
+//! contract lists them) and as the API shows them. Keys are not fields here: `items`
 //! adds them from the key schema when an entity is written, and they are ignored when read.
 
 use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SessionId};

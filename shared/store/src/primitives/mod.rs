@@ -3,6 +3,7 @@
 //! reads and counts, and the lease a long run holds on a board.
 
 pub(crate) mod boards;
+pub(crate) mod entry_rank;
 pub(crate) mod lanes;
 pub(crate) mod lease;
 pub(crate) mod rank_apply;

@@ -16,7 +16,7 @@ use crate::table::Table;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
 
-/// What [`Store::apply_lane_changes`] did.
+/// What `Store::apply_lane_changes` did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LaneApplyOutcome {
     /// Changes written to the index by this call.

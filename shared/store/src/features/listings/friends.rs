@@ -10,7 +10,7 @@
 //!      most [`EXACT_TOP`] keys (sort key and player id), which ranks every listed player
 //!      exactly when it holds the whole board; then the lanes for its size, and done;
 //!   3. the snapshots: the root and the union of the players' path nodes, transactionally,
-//!      up to [`SNAPSHOT_NODES`] nodes a request (players in rank order share their upper
+//!      up to `SNAPSHOT_NODES` nodes a request (players in rank order share their upper
 //!      nodes): at most `ceil(players × 7 / 99)` = 8 requests for 100 players at the default
 //!      width;
 //!   4. a tail count for each player whose group holds others (rare: one score within 100 s),
@@ -30,11 +30,11 @@ use leaderboard_keys::entity::{self, Key, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::rank_index::{self, CountedKey, GENERATION_ATTR, TAIL_CAP, TailSide};
 
-use crate::features::listings::scores::own_entry;
 use crate::ground::error::StoreError;
 use crate::ground::freshness::{EXACT_TOP, Estimate, TopPercent};
 use crate::ground::items::{Item, ItemExt, from_item, key_string};
 use crate::ground::model::{Board, BoardStatus, EntryPointer, RankedEntry, SeasonResult};
+use crate::primitives::entry_rank::own_entry;
 use crate::primitives::lanes::lanes_for;
 use crate::primitives::rank_count::{Prefetch, RankCost};
 use crate::primitives::rank_lookup::{SNAPSHOT_NODES, path_nodes, root_entries, settled_estimate};

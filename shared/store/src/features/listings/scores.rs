@@ -6,7 +6,6 @@ use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_index;
 
 use crate::ground::error::StoreError;
-use crate::ground::freshness::{Estimate, Freshness};
 use crate::ground::items::from_item;
 use crate::ground::model::{
     Board, BoardStatus, EntryPointer, Page, RankedEntry, ScoreEntry, shown_name,
@@ -29,16 +28,6 @@ pub enum BoardRank {
     Closed(Board),
     /// An open board and the player's entry on it, ranked (`None`: the player has none).
     Open(Board, Option<RankedEntry>),
-}
-
-/// The entry `pointer` points at, ranked as `estimate` says, with its freshness (also on the
-/// entry): a player's own rank as every route answers it.
-pub(crate) fn own_entry(pointer: &EntryPointer, estimate: &Estimate) -> (RankedEntry, Freshness) {
-    let rank = estimate.rank();
-    let freshness = Freshness::of(rank, estimate);
-    let mut entry = pointer.entry().ranked(rank);
-    entry.freshness = Some(freshness);
-    (entry, freshness)
 }
 
 impl Store {
@@ -186,7 +175,8 @@ impl Store {
             None => Prefetch::Nothing,
         };
         let (entry, _, _) = self
-            .rank_pointer(&board, &from_item(pointer)?, before)
+            .table
+            .rank_pointer(&self.generations, &board, &from_item(pointer)?, before)
             .await?;
         Ok(BoardRank::Open(board, Some(entry)))
     }
@@ -197,64 +187,9 @@ impl Store {
         board: &Board,
         player: &PlayerId,
     ) -> Result<Option<(RankedEntry, RankCost)>, StoreError> {
-        let mut cost = RankCost::default();
-        let Some((pointer, before)) = self.pointer_and_size(board, player, &mut cost).await? else {
-            return Ok(None);
-        };
-        let (entry, _, rank_cost) = self.rank_pointer(board, &pointer, before).await?;
-        Ok(Some((entry, cost.plus(rank_cost))))
-    }
-
-    /// The player's entry pointer (consistent) and, on an indexed board, in the same
-    /// `BatchGetItem`, what its rank starts from: the index's root (its generation and the
-    /// entries it counts).
-    async fn pointer_and_size(
-        &self,
-        board: &Board,
-        player: &PlayerId,
-        cost: &mut RankCost,
-    ) -> Result<Option<(EntryPointer, Prefetch)>, StoreError> {
-        let id = &board.leaderboard_id;
-        cost.requests += 1;
-        if !board.indexed() {
-            cost.items += 1;
-            return Ok(self
-                .entry_pointer(id, player)
-                .await?
-                .map(|p| (p, Prefetch::AfterPlay)));
-        }
-        let keys = [entity::entry(player, id), rank_index::root_key(id)];
-        cost.items += keys.len() as u64;
-        let mut found = self
-            .table
-            .batch_get(&keys, "BatchGetItem(pointer, rank index root)")
-            .await?;
-        let Some(pointer) = found.take(&keys[0]) else {
-            return Ok(None);
-        };
-        let before = Prefetch::Root(found.take(&keys[1]).unwrap_or_default());
-        Ok(Some((from_item(pointer)?, before)))
-    }
-
-    /// The entry `pointer` points at, ranked, with its freshness (also on the entry).
-    async fn rank_pointer(
-        &self,
-        board: &Board,
-        pointer: &EntryPointer,
-        before: Prefetch,
-    ) -> Result<(RankedEntry, Freshness, RankCost), StoreError> {
-        let (estimate, cost) = self
-            .table
-            .own_rank(
-                &self.generations,
-                board,
-                &pointer.player_id,
-                &pointer.score_sk,
-                before,
-            )
-            .await?;
-        let (entry, freshness) = own_entry(pointer, &estimate);
-        Ok((entry, freshness, cost))
+        self.table
+            .player_rank_counted(&self.generations, board, player)
+            .await
     }
 
     /// Up to `n` (1..=50) entries above the player, the player's own, and up to `n` below, in
@@ -272,12 +207,19 @@ impl Store {
             )));
         }
         let mut cost = RankCost::default();
-        let Some((pointer, before)) = self.pointer_and_size(board, player, &mut cost).await? else {
+        let Some((pointer, before)) = self
+            .table
+            .pointer_and_size(board, player, &mut cost)
+            .await?
+        else {
             return Ok(None);
         };
         let pk = entity::board_pk(&board.leaderboard_id);
         let own = &pointer.score_sk;
-        let (me, freshness, _) = self.rank_pointer(board, &pointer, before).await?;
+        let (me, freshness, _) = self
+            .table
+            .rank_pointer(&self.generations, board, &pointer, before)
+            .await?;
         let rank = me.rank;
         // The neighbours' ranks are the player's plus their position, as fresh as the player's.
         let at = |e: ScoreEntry, rank: u64| RankedEntry {

@@ -37,7 +37,6 @@ use std::time::Duration;
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::{BoardId, GameId, IdempotencyKey, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
-use rand::Rng;
 
 use crate::features::plays::idempotency::{KeyedSession, same_play};
 use crate::features::plays::ranks::{CommittedPlay, PlayOutcome};
@@ -97,12 +96,6 @@ pub(crate) enum Written {
     New(Session, Vec<BoardPlan>, u32),
     /// A request with the same session id (or key) wrote first: its Session, and the attempts.
     Duplicate(Session, u32),
-}
-
-/// A fresh ULID session id for a play at `now`.
-pub fn new_session_id(now: Timestamp) -> Result<SessionId, StoreError> {
-    SessionId::from_parts(now.as_millis(), rand::rng().random())
-        .map_err(|e| StoreError::Key(e.into()))
 }
 
 /// What was read for a play.
@@ -296,8 +289,10 @@ impl Store {
                     // Item 0 is the Session: it exists, so a concurrent request with the same
                     // session id won. Answer with its outcome.
                     if reasons.first() == Some(&CancelReason::ConditionalCheckFailed)
-                        && let Some(session) =
-                            self.get_session(&play.player_id, &play.session_id).await?
+                        && let Some(session) = self
+                            .table
+                            .get(&entity::session(&play.player_id, &play.session_id))
+                            .await?
                     {
                         same_play(&session, play)?;
                         return Ok(Written::Duplicate(session, attempt));
@@ -341,7 +336,11 @@ impl Store {
         let (Some(keyed), Some(key)) = (&state.keyed, &play.idempotency_key) else {
             return Ok(None);
         };
-        match self.get_session(&play.player_id, keyed).await? {
+        match self
+            .table
+            .get(&entity::session(&play.player_id, keyed))
+            .await?
+        {
             Some(session) => Ok(Some(session)),
             // The key and its session are written in one transaction.
             None => {

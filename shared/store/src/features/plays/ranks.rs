@@ -158,7 +158,9 @@ impl Store {
                 let Some(board) = self.table.board(&outcome.leaderboard_id).await? else {
                     return Ok(None);
                 };
-                self.player_rank_counted(&board, &session.player_id).await
+                self.table
+                    .player_rank_counted(&self.generations, &board, &session.player_id)
+                    .await
             };
             match before(deadline, read).await {
                 Some(Ok(Some((entry, cost)))) => {

@@ -1,0 +1,349 @@
+//! The store's floors (see the crate documentation) as a test: it reads the crate's sources
+//! and fails when a module reaches sideways or up.
+//!
+//! - Every `crate::` path names a module on a floor below the file's own, or on its own floor
+//!   below the features, or in its own feature.
+//! - `impl Table` blocks live on the table and primitives floors only, `impl Store` blocks in
+//!   `store.rs` and the features only, and `lib.rs` holds module declarations and re-exports.
+//! - A method is called only from where its module may be used: no feature calls a method
+//!   another feature hangs on `Store`, and the table floor calls no method the primitives add
+//!   to `Table`. (A method call needs no import, so the paths alone would not show it.)
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The floors, bottom up.
+const FLOORS: [&str; 5] = ["ground", "table", "primitives", "store", "features"];
+
+/// One source file of the crate.
+struct Source {
+    /// The file, relative to `src/`.
+    file: String,
+    /// Its module path below the crate root (`features::plays::ranks`).
+    module: Vec<String>,
+    /// Its text with comments and string literals blanked out.
+    code: String,
+}
+
+impl Source {
+    fn floor(&self) -> usize {
+        floor_of(&self.module[0])
+    }
+
+    /// The feature a features-floor module belongs to (`plays` for `features::plays::ranks`).
+    fn group(&self) -> String {
+        group_of(&self.module)
+    }
+}
+
+fn floor_of(first: &str) -> usize {
+    FLOORS
+        .iter()
+        .position(|f| *f == first)
+        .unwrap_or_else(|| panic!("`{first}` is not a floor: add it to FLOORS and the crate doc"))
+}
+
+fn group_of(module: &[String]) -> String {
+    if module[0] == "features" {
+        module.get(1).cloned().unwrap_or_default()
+    } else {
+        module[0].clone()
+    }
+}
+
+fn sources() -> Vec<Source> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    files
+        .into_iter()
+        .map(|path| {
+            let file = path
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let mut module: Vec<String> = file
+                .trim_end_matches(".rs")
+                .split('/')
+                .map(str::to_owned)
+                .collect();
+            if module.last().is_some_and(|m| m == "mod" || m == "lib") {
+                module.pop();
+            }
+            let code = without_comments_and_strings(&std::fs::read_to_string(&path).unwrap());
+            Source { file, module, code }
+        })
+        .collect()
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            walk(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `code` with every comment and string literal's contents replaced by spaces, so that
+/// neither a doc comment's words nor a format string's braces count as code.
+fn without_comments_and_strings(code: &str) -> String {
+    let chars: Vec<char> = code.chars().collect();
+    let mut out = String::with_capacity(code.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                out.push(' ');
+                i += 1;
+            }
+        } else if c == '"' {
+            out.push('"');
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    out.push(' ');
+                    i += 1;
+                }
+                out.push(if chars.get(i) == Some(&'\n') {
+                    '\n'
+                } else {
+                    ' '
+                });
+                i += 1;
+            }
+            out.push('"');
+            i += 1;
+        } else if c == '\'' && next.is_some() && chars.get(i + 2) == Some(&'\'') {
+            // A char literal such as '{' (a lifetime has no closing quote).
+            out.push_str("' '");
+            i += 3;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The module paths after each `crate::` in `code`, as far as they name modules
+/// (`crate::ground::model::Board` -> `[ground, model]`; `crate::{a, b}` is refused: a floor
+/// is named in every path).
+fn crate_paths(code: &str) -> Vec<Vec<String>> {
+    let mut paths = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        if at > 0 && code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &code[at + "crate::".len()..];
+        let path: Vec<String> = rest
+            .split("::")
+            .map(|seg| {
+                seg.chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '{')
+                    .collect::<String>()
+            })
+            .take_while(|seg| seg.starts_with(|c: char| c.is_lowercase() || c == '{'))
+            .collect();
+        paths.push(path);
+    }
+    paths
+}
+
+/// The names of the methods defined in `code`'s `impl <ty> {` blocks.
+fn methods_of(code: &str, ty: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let opening = format!("impl {ty} {{");
+    for (at, _) in code.match_indices(&opening) {
+        let body = &code[at + opening.len()..];
+        let mut depth = 1;
+        let mut end = body.len();
+        for (i, c) in body.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = i;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (i, _) in body[..end].match_indices("fn ") {
+            let name: String = body[i + 3..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            names.insert(name);
+        }
+    }
+    names
+}
+
+/// Whether `code` calls a method `name` (`.name(`, across line breaks).
+fn calls(code: &str, name: &str) -> bool {
+    let needle = format!(".{name}");
+    code.match_indices(&needle).any(|(at, _)| {
+        let after = &code[at + needle.len()..];
+        let before_ok = !code[..at].ends_with('.');
+        let rest = after.trim_start_matches(|c: char| c.is_whitespace());
+        before_ok
+            && (rest.starts_with('(') || rest.starts_with("::<"))
+            && !after.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+    })
+}
+
+#[test]
+fn every_path_reaches_down_or_within_its_own_floor_or_feature() {
+    let mut wrong = Vec::new();
+    for source in sources().iter().filter(|s| !s.module.is_empty()) {
+        for path in crate_paths(&source.code) {
+            let Some(first) = path.first() else {
+                wrong.push(format!(
+                    "{}: a `crate::` path that names no module",
+                    source.file
+                ));
+                continue;
+            };
+            if first.starts_with('{') {
+                wrong.push(format!(
+                    "{}: `crate::{}` does not name a floor's module",
+                    source.file,
+                    path.join("::")
+                ));
+                continue;
+            }
+            let (from, to) = (source.floor(), floor_of(first));
+            let allowed = to < from
+                || to == from && from < floor_of("features")
+                || to == from && group_of(&path) == source.group();
+            if !allowed {
+                wrong.push(format!(
+                    "{} (floor {}, {}) uses crate::{}",
+                    source.file,
+                    FLOORS[from],
+                    source.group(),
+                    path.join("::")
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "paths that reach sideways or up:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn methods_hang_on_their_floors_type_and_lib_only_declares() {
+    let mut wrong = Vec::new();
+    for source in sources() {
+        if source.module.is_empty() {
+            let code: String = source
+                .code
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("#!["))
+                .collect::<Vec<_>>()
+                .join("\n");
+            for statement in code.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+                let declares = ["mod ", "pub mod ", "pub use "]
+                    .iter()
+                    .any(|start| statement.starts_with(start));
+                if !declares {
+                    wrong.push(format!(
+                        "lib.rs holds more than declarations: `{statement}`"
+                    ));
+                }
+            }
+            continue;
+        }
+        let floor = FLOORS[source.floor()];
+        if source.code.contains("impl Table {") && !["table", "primitives"].contains(&floor) {
+            wrong.push(format!(
+                "{}: `impl Table` above the primitives",
+                source.file
+            ));
+        }
+        if source.code.contains("impl Store {") && !["store", "features"].contains(&floor) {
+            wrong.push(format!(
+                "{}: `impl Store` below the store floor",
+                source.file
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn no_feature_calls_another_and_the_table_calls_no_primitive() {
+    let sources = sources();
+    let table_methods: BTreeSet<String> = sources
+        .iter()
+        .filter(|s| s.module.first().is_some_and(|m| m == "table"))
+        .flat_map(|s| methods_of(&s.code, "Table"))
+        .collect();
+    // Methods by the room that defines them: each feature's on Store, the primitives' on
+    // Table. A name defined in two rooms, or also on the table floor, says nothing.
+    let mut owners: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for s in sources.iter().filter(|s| !s.module.is_empty()) {
+        let methods = match FLOORS[s.floor()] {
+            "features" => methods_of(&s.code, "Store"),
+            "primitives" => methods_of(&s.code, "Table"),
+            _ => continue,
+        };
+        for m in methods {
+            owners.entry(m).or_default().insert(s.group());
+        }
+    }
+    let mut wrong = Vec::new();
+    for (method, rooms) in owners
+        .iter()
+        .filter(|(m, r)| r.len() == 1 && !table_methods.contains(*m))
+    {
+        let room = rooms.first().unwrap();
+        for s in sources.iter().filter(|s| !s.module.is_empty()) {
+            let floor = FLOORS[s.floor()];
+            let may_call = if room == "primitives" {
+                floor != "table" && floor != "ground"
+            } else {
+                floor == "features" && s.group() == *room
+            };
+            if !may_call && calls(&s.code, method) {
+                wrong.push(format!("{} calls `{method}` of {room}", s.file));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "calls sideways or up:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_checks_see_what_they_look_for() {
+    let code = without_comments_and_strings(
+        "use crate::ground::model::Board; // crate::features::x\nlet s = \"{ crate::a::b\";\n\
+         impl Store {\n    pub(crate) async fn top_scores(&self) { if x { y() } }\n}\n\
+         self\n    .top_scores(1); self.top_scores_of(2);",
+    );
+    assert_eq!(
+        crate_paths(&code),
+        vec![vec!["ground".to_owned(), "model".to_owned()]]
+    );
+    assert_eq!(
+        methods_of(&code, "Store"),
+        BTreeSet::from(["top_scores".to_owned()])
+    );
+    assert!(calls(&code, "top_scores"));
+    assert!(!calls("self.top_scores_of(2)", "top_scores"));
+    assert!(!calls("self.top_scores", "top_scores"));
+}
