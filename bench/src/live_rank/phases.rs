@@ -256,7 +256,7 @@ impl Run<'_> {
         let mut out = Vec::new();
         for (b, board) in self.boards.iter().enumerate() {
             let mut keys = vec![root_key(&board.id)];
-            keys.extend((0..LANES).map(|lane| entity::rank_written(&board.id, lane)));
+            keys.extend((0..LANES).map(|lane| entity::lane(&board.id, lane)));
             let mut ka = KeysAndAttributes::builder().consistent_read(true);
             for k in &keys {
                 ka = ka.keys(HashMap::from([
@@ -498,7 +498,7 @@ fn kind(item: &Value) -> String {
     );
     let kind = if pk.starts_with("RAW") {
         "raw (benchmark's own)"
-    } else if pk.starts_with(entity::RANK_WRITTEN_PREFIX) {
+    } else if pk.starts_with(entity::LANE_PREFIX) {
         "rank lane"
     } else if pk.starts_with("RANKV2#") {
         if sk == "#ROOT" {

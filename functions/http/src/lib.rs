@@ -355,9 +355,9 @@ pub struct Router<T> {
 
 /// The path parameters of a matched route.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Params(Vec<(&'static str, String)>);
+pub struct PathParams(Vec<(&'static str, String)>);
 
-impl Params {
+impl PathParams {
     /// The value of `{name}` in the template, as the path carried it.
     pub fn get(&self, name: &str) -> &str {
         self.0
@@ -395,7 +395,7 @@ impl<T: Copy> Router<T> {
     }
 
     /// The route of a request's method and path.
-    pub fn find(&self, method: &Method, path: &str) -> Result<(T, Params), ApiError> {
+    pub fn find(&self, method: &Method, path: &str) -> Result<(T, PathParams), ApiError> {
         let parts = segments(path);
         let mut path_known = false;
         for (m, _, template, route) in &self.routes {
@@ -414,7 +414,7 @@ impl<T: Copy> Router<T> {
                 continue;
             }
             if m == method {
-                return Ok((*route, Params(params)));
+                return Ok((*route, PathParams(params)));
             }
             path_known = true;
         }

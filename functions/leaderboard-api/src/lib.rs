@@ -37,7 +37,7 @@ use std::sync::LazyLock;
 use lambda_http::http::{Method, StatusCode};
 use lambda_http::{Body, Error, Request, Response};
 use leaderboard_http::budget::within_budget;
-use leaderboard_http::{ApiError, Params, Router, json, respond};
+use leaderboard_http::{ApiError, PathParams, Router, json, respond};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_metrics::Sink;
@@ -244,11 +244,11 @@ impl Route {
     }
 }
 
-fn board_id(p: &Params) -> Result<BoardId, ApiError> {
+fn board_id(p: &PathParams) -> Result<BoardId, ApiError> {
     Ok(BoardId::parse(p.get("boardId"))?)
 }
 
-fn player_id(p: &Params) -> Result<PlayerId, ApiError> {
+fn player_id(p: &PathParams) -> Result<PlayerId, ApiError> {
     Ok(PlayerId::parse(p.get("playerId"))?)
 }
 

@@ -3,7 +3,7 @@
 //! friends listing, public profiles, entries, sessions and season results.
 
 use lambda_http::{Body, Request, Response};
-use leaderboard_http::{ApiError, Params, int_param, query_param};
+use leaderboard_http::{ApiError, PathParams, int_param, query_param};
 use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::freshness::Freshness;
@@ -98,7 +98,7 @@ fn player_limit(req: &Request) -> Result<usize, ApiError> {
 pub(crate) async fn read_route(
     app: &App,
     route: Route,
-    p: &Params,
+    p: &PathParams,
     req: &Request,
     metrics: &mut RequestMetrics,
 ) -> Result<Response<Body>, ApiError> {

@@ -5,7 +5,7 @@
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 use leaderboard_http::{
-    ApiError, Params, admin, identity, json, json_body, no_content, query_param,
+    ApiError, PathParams, admin, identity, json, json_body, no_content, query_param,
 };
 use leaderboard_keys::ids::Email;
 use leaderboard_store::model::NewBoard;
@@ -29,7 +29,7 @@ struct ProfileBody {
 pub(crate) async fn write_route(
     app: &App,
     route: Route,
-    p: &Params,
+    p: &PathParams,
     req: &Request,
 ) -> Result<Response<Body>, ApiError> {
     let store = &app.store;

@@ -10,8 +10,8 @@ use common::{bid, open_board};
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{PlayerId, SessionId};
+use leaderboard_keys::rank_index::lane_of;
 use leaderboard_keys::rank_index::{CountedKey, LaneChange, REPAIR_PK};
-use leaderboard_keys::rank_index::{LANES, shard_of};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::{CloseOptions, Config, Play, RepairOptions, Store};
 use season_close::App;
@@ -36,8 +36,8 @@ async fn play_and_apply(table: &TestTable, store: &Store, board: &str, player: &
         leaderboard_ids: vec![bid(board)],
     };
     store.record_play(&play, now).await.unwrap();
-    let lane = shard_of(player, LANES);
-    let key = entity::rank_written(&bid(board), lane);
+    let lane = lane_of(player);
+    let key = entity::lane(&bid(board), lane);
     let item = table.raw(&key.pk, &key.sk).await.unwrap();
     let chg = item["chg"].as_m().unwrap();
     let change = LaneChange {

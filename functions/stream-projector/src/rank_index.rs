@@ -72,7 +72,7 @@ fn lane_change(record: &EventRecord) -> Option<(BoardId, Result<LaneChange, Stri
     ) else {
         return None;
     };
-    let Ok(ItemKey::RankWritten { board, shard }) = ItemKey::parse(pk, sk) else {
+    let Ok(ItemKey::Lane { board, lane }) = ItemKey::parse(pk, sk) else {
         return None;
     };
     if !matches!(record.event_name.as_str(), "INSERT" | "MODIFY") {
@@ -89,7 +89,7 @@ fn lane_change(record: &EventRecord) -> Option<(BoardId, Result<LaneChange, Stri
     };
     let read = || -> Result<LaneChange, String> {
         Ok(LaneChange {
-            lane: shard,
+            lane,
             seq: seq.ok_or("written is not a count")?,
             old: key("o")?,
             new: key("n")?,

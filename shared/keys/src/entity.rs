@@ -62,9 +62,9 @@ pub const BAN: &str = "#BAN";
 pub const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
 
 /// Partition prefix of a rank index written count.
-pub const RANK_WRITTEN_PREFIX: &str = "RANKSEQ#";
+pub const LANE_PREFIX: &str = "RANKSEQ#";
 /// Sort key of a rank index written count.
-pub const RANK_WRITTEN_SK: &str = "#WRITTEN";
+pub const LANE_SK: &str = "#WRITTEN";
 /// The exclusive upper bound of the Score sort keys of a board: `'$'` is the byte after `'#'`.
 pub const SCORE_UPPER_BOUND: &str = "SCORE$";
 
@@ -205,11 +205,8 @@ pub fn entry(player: &PlayerId, board: &BoardId) -> Key {
 }
 
 /// A rank index lane (its written count): `RANKSEQ#<boardId>#<lane, 2 digits>` / `#WRITTEN`.
-pub fn rank_written(board: &BoardId, shard: u8) -> Key {
-    Key::new(
-        format!("{RANK_WRITTEN_PREFIX}{board}#{shard:02}"),
-        RANK_WRITTEN_SK,
-    )
+pub fn lane(board: &BoardId, lane: u8) -> Key {
+    Key::new(format!("{LANE_PREFIX}{board}#{lane:02}"), LANE_SK)
 }
 
 /// A player's ban: `PLAYER#<playerId>` / `#BAN`, present while the player is banned.
@@ -274,12 +271,12 @@ pub enum ItemKey {
         /// The board.
         board: BoardId,
     },
-    /// A rank index written count.
-    RankWritten {
+    /// A board's lane: its written counts.
+    Lane {
         /// The board.
         board: BoardId,
-        /// The write shard.
-        shard: u8,
+        /// The lane (`0..LANES`).
+        lane: u8,
     },
 }
 
@@ -310,14 +307,14 @@ impl ItemKey {
                 let key = IdempotencyKey::parse(k)?;
                 return Ok(ItemKey::Idempotency { player, key });
             }
-        } else if let Some(rest) = pk.strip_prefix(RANK_WRITTEN_PREFIX)
-            && sk == RANK_WRITTEN_SK
-            && let Some((b, shard)) = rest.split_once('#')
-            && let Some(shard) = parse_shard(shard)
+        } else if let Some(rest) = pk.strip_prefix(LANE_PREFIX)
+            && sk == LANE_SK
+            && let Some((b, lane)) = rest.split_once('#')
+            && let Some(lane) = parse_lane(lane)
         {
-            return Ok(ItemKey::RankWritten {
+            return Ok(ItemKey::Lane {
                 board: BoardId::parse(b)?,
-                shard,
+                lane,
             });
         } else if let Some(b) = pk.strip_prefix(LEADERBOARD_PREFIX) {
             let board = BoardId::parse(b)?;
@@ -345,7 +342,7 @@ impl ItemKey {
     }
 }
 
-fn parse_shard(s: &str) -> Option<u8> {
+fn parse_lane(s: &str) -> Option<u8> {
     (s.len() == 2 && s.bytes().all(|c| c.is_ascii_digit()))
         .then(|| s.parse().ok())
         .flatten()

@@ -12,7 +12,7 @@ use common::*;
 use index_check::{ChangeLog, expected_index, lane, nodes_by_generation, stored_index};
 use leaderboard_devkit::local::{Failures, failing_client};
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_index::{LANES, LaneChange, shard_of};
+use leaderboard_keys::rank_index::{LaneChange, lane_of};
 use leaderboard_store::freshness::Freshness;
 use leaderboard_store::model::{Operator, RankLayout};
 use leaderboard_store::{BoardRank, RankCost, Store, StoreError};
@@ -53,9 +53,9 @@ async fn a_play_records_its_change_on_its_lane_numbered_by_written() {
     let ada = "ada";
     let bob = (0..)
         .map(|i| format!("bob{i}"))
-        .find(|p| shard_of(p, LANES) != shard_of(ada, LANES))
+        .find(|p| lane_of(p) != lane_of(ada))
         .unwrap();
-    let (la, lb) = (shard_of(ada, LANES), shard_of(&bob, LANES));
+    let (la, lb) = (lane_of(ada), lane_of(&bob));
 
     submit(&store, ada, 10, &["new", "old"], 1_000).await;
     let first = key_of(&store, "new", ada).await;
@@ -107,7 +107,7 @@ async fn batches_applied_in_reverse_halves_partly_and_again_leave_exactly_the_bu
             let score = rng.random_range(0..5_000);
             let ms = 10_000 + round * 200_000 + rng.random_range(0..150_000);
             submit(&store, p, score, &["ra", "rb", "rc"], ms).await;
-            let l = shard_of(p, LANES);
+            let l = lane_of(p);
             log_a.after_play(&table, "ra", l).await;
             log_b.after_play(&table, "rb", l).await;
             log_c.after_play(&table, "rc", l).await;
@@ -216,7 +216,7 @@ async fn a_built_index_is_the_applied_one_takes_later_changes_and_survives_a_riv
             let score = rng.random_range(0..2_000);
             let ms = 10_000 + round * 200_000 + rng.random_range(0..150_000);
             submit(&store, p, score, &["bd"], ms).await;
-            log.after_play(&table, "bd", shard_of(p, LANES)).await;
+            log.after_play(&table, "bd", lane_of(p)).await;
         }
     };
     round(0, &mut log).await;
@@ -365,7 +365,7 @@ async fn ranks_from_the_index_are_exact_when_settled_and_within_their_lag_when_b
     let mut behind = 0;
     for (i, p) in sample.iter().enumerate().take(40) {
         let out = submit(&store, p, 150 + i as u64 % 7, &["lk"], 400_000 + i as u64).await;
-        log.after_play(&table, "lk", shard_of(p, LANES)).await;
+        log.after_play(&table, "lk", lane_of(p)).await;
         let o = &out.session.outcomes[0];
         let f = o.freshness.unwrap();
         let keys = score_keys(&table, "lk").await;

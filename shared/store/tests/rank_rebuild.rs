@@ -15,7 +15,7 @@ use std::time::Duration;
 use common::*;
 use index_check::{ChangeLog, expected_index, nodes_by_generation, stored_index};
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_index::{LANES, shard_of};
+use leaderboard_keys::rank_index::{LANES, lane_of};
 use leaderboard_keys::rank_index::{LaneChange, REPAIR_PK};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{Operator, RankLayout};
@@ -74,7 +74,7 @@ async fn play_and_log(
             from_ms + i as u64,
         )
         .await;
-        log.after_play(table, board, shard_of(p, LANES)).await;
+        log.after_play(table, board, lane_of(p)).await;
     }
 }
 
@@ -237,7 +237,7 @@ async fn a_lost_lane_change_is_repaired_while_plays_go_on_and_every_answer_is_ex
     assert_eq!(live, repaired.rebuilt[0].1.generation);
     // No lane is left paused.
     for lane in 0..LANES {
-        let key = leaderboard_keys::entity::rank_written(&bid("rp"), lane);
+        let key = leaderboard_keys::entity::lane(&bid("rp"), lane);
         let item = table.raw(&key.pk, &key.sk).await;
         assert!(item.is_none_or(|i| !i.contains_key("pause")), "lane {lane}");
     }

@@ -263,8 +263,8 @@ async fn index_lookups_plays_rebuild_and_apply() {
         &c,
         "BatchGetItem 2, TransactGetItems 1, TransactWriteItems 1, UpdateItem 1",
     );
-    let lane = leaderboard_keys::rank_index::shard_of("ada", leaderboard_keys::rank_index::LANES);
-    let key = leaderboard_keys::entity::rank_written(&bid("pv"), lane);
+    let lane = leaderboard_keys::rank_index::lane_of("ada");
+    let key = leaderboard_keys::entity::lane(&bid("pv"), lane);
     let written = table.raw(&key.pk, &key.sk).await.unwrap()["written"]
         .as_n()
         .unwrap()

@@ -12,13 +12,13 @@ fn b(s: &str) -> BoardId {
 #[test]
 fn rank_index_lane_keys_exactly_and_back() {
     let season = b("season_3");
-    let written = rank_written(&season, 9);
+    let written = lane(&season, 9);
     assert_eq!(written, Key::new("RANKSEQ#season_3#09", "#WRITTEN"));
     assert_eq!(
         ItemKey::parse(&written.pk, &written.sk).unwrap(),
-        ItemKey::RankWritten {
+        ItemKey::Lane {
             board: season.clone(),
-            shard: 9
+            lane: 9
         }
     );
     for (pk, sk) in [

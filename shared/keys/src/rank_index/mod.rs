@@ -76,14 +76,20 @@ pub const WRITTEN_ATTR: &str = "written";
 /// exactly, whatever the index has applied.
 pub const CREATED_ATTR: &str = "created";
 
-/// The lane (`0..lanes`) of a player, or the partition of a node prefix: FNV-1a of the string.
-pub fn shard_of(player: &str, lanes: u8) -> u8 {
+/// The lane (`0..LANES`) of a player's written counts on every board.
+pub fn lane_of(player: &str) -> u8 {
+    bucket_of(player, LANES)
+}
+
+/// The bucket (`0..buckets`) of a string, a player's lane or a node prefix's partition: FNV-1a
+/// of the string.
+pub fn bucket_of(s: &str, buckets: u8) -> u8 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in player.bytes() {
+    for b in s.bytes() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    (h % u64::from(lanes.max(1))) as u8
+    (h % u64::from(buckets.max(1))) as u8
 }
 /// The most keys a tail count reads before it gives up on being exact.
 pub const TAIL_CAP: u64 = 1_000;
@@ -209,7 +215,7 @@ impl CountedKey {
     pub fn lane(&self) -> u8 {
         // The sort key parsed as `SCORE#<score>#<tiebreak>#<playerId>`, and ids hold no `#`.
         let player = self.sort_key.rsplit('#').next().unwrap_or_default();
-        shard_of(player, LANES)
+        lane_of(player)
     }
 }
 
@@ -225,7 +231,7 @@ pub const NODE_PARTITIONS: u8 = 100;
 
 /// A node below the root: `RANKV2#<boardId>#<generation>#<partition 00-99>` / `<prefix>`.
 pub fn node_key(board: &BoardId, generation: u64, prefix: &str) -> Key {
-    let partition = shard_of(prefix, NODE_PARTITIONS);
+    let partition = bucket_of(prefix, NODE_PARTITIONS);
     Key::new(node_partition_pk(board, generation, partition), prefix)
 }
 
@@ -458,7 +464,7 @@ mod tests {
         assert_eq!(root_key(&b), Key::new("RANKV2#b1", "#ROOT"));
         let key = node_key(&b, 3, "0012");
         assert_eq!(key.sk, "0012");
-        let partition = shard_of("0012", NODE_PARTITIONS);
+        let partition = bucket_of("0012", NODE_PARTITIONS);
         assert_eq!(key.pk, format!("RANKV2#b1#3#{partition:02}"));
         assert_eq!(key.pk, node_partition_pk(&b, 3, partition));
         // the prefixes of a level spread over (nearly) every partition

@@ -1,7 +1,7 @@
 //! Boards: creation (`POST /leaderboards`), AP9 (metadata by id), and bulk import of entries.
 
 use leaderboard_keys::ids::{BoardId, PlayerId};
-use leaderboard_keys::rank_index::{LANES, shard_of};
+use leaderboard_keys::rank_index::{LANES, lane_of};
 use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::StoreError;
@@ -66,7 +66,7 @@ impl Store {
             };
             items.push(score_item(&pointer)?);
             items.push(pointer_item(&pointer)?);
-            written[shard_of(player.as_str(), LANES) as usize] += 1;
+            written[lane_of(player.as_str()) as usize] += 1;
         }
         // Counted as written before they are: an import that fails half way leaves the index
         // looking behind (ranks are counted), never ahead. Every board's lanes count, as a

@@ -8,7 +8,7 @@ use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_index::{
     CHANGE_ATTR, CREATED_ATTR, CountedKey, Gap, LANES, LOGGED_ATTR, LaneChange, LanesRead,
-    PAUSE_ATTR, WRITTEN_ATTR, repair_key, shard_of,
+    PAUSE_ATTR, WRITTEN_ATTR, lane_of, repair_key,
 };
 use leaderboard_keys::time::Timestamp;
 use serde::Serialize;
@@ -35,9 +35,7 @@ pub(crate) struct LaneChangeItem<'a> {
 
 /// The keys of a board's lanes (its written counts).
 pub(crate) fn written_keys(board: &BoardId) -> Vec<Key> {
-    (0..LANES)
-        .map(|shard| entity::rank_written(board, shard))
-        .collect()
+    (0..LANES).map(|lane| entity::lane(board, lane)).collect()
 }
 
 /// The attribute of a repair request holding the missing change of `lane`.
@@ -48,7 +46,7 @@ pub(crate) fn missing_attr(lane: u8) -> String {
 /// `player`'s view of the lanes read last: every lane's written count and the player's lane's
 /// latest change, and the board's entries (Σ created).
 pub(crate) fn lanes_for(items: &[Item], player: &PlayerId) -> (LanesRead, i64) {
-    let own_lane = shard_of(player.as_str(), LANES);
+    let own_lane = lane_of(player.as_str());
     let mut lanes = LanesRead {
         own_lane,
         ..LanesRead::default()
@@ -103,8 +101,8 @@ impl Table {
         old: Option<&str>,
         new: Option<&str>,
     ) -> Result<TransactWriteItem, StoreError> {
-        let shard = shard_of(player.as_str(), LANES);
-        let key = entity::rank_written(&board.leaderboard_id, shard);
+        let lane = lane_of(player.as_str());
+        let key = entity::lane(&board.leaderboard_id, lane);
         let mut params = Params::new().name("#w", WRITTEN_ATTR).value(":one", 1u64);
         let mut update = String::from("ADD #w :one");
         match (old, new) {
@@ -144,7 +142,7 @@ impl Table {
         )
     }
 
-    /// Adds `counts[shard]` to the written and created counts (bulk import of new entries:
+    /// Adds `counts[lane]` to the written and created counts (bulk import of new entries:
     /// before its items are written, so that a failure leaves the index looking behind, never
     /// ahead).
     pub(crate) async fn add_written(
@@ -152,23 +150,20 @@ impl Table {
         board: &BoardId,
         counts: &[u64; LANES as usize],
     ) -> Result<(), StoreError> {
-        for (shard, &count) in counts.iter().enumerate() {
+        for (lane, &count) in counts.iter().enumerate() {
             if count == 0 {
                 continue;
             }
-            self.update_request(
-                &entity::rank_written(board, shard as u8),
-                "ADD #w :n, #c :n",
-            )
-            .params(
-                Params::new()
-                    .name("#w", WRITTEN_ATTR)
-                    .name("#c", CREATED_ATTR)
-                    .value(":n", count),
-            )?
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("UpdateItem(rank written)", e))?;
+            self.update_request(&entity::lane(board, lane as u8), "ADD #w :n, #c :n")
+                .params(
+                    Params::new()
+                        .name("#w", WRITTEN_ATTR)
+                        .name("#c", CREATED_ATTR)
+                        .value(":n", count),
+                )?
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk("UpdateItem(rank written)", e))?;
         }
         Ok(())
     }

@@ -30,7 +30,7 @@ pub async fn lane(
     board: &str,
     lane: u8,
 ) -> (u64, Option<HashMap<String, AttributeValue>>) {
-    let key = entity::rank_written(&bid(board), lane);
+    let key = entity::lane(&bid(board), lane);
     let item = table.raw(&key.pk, &key.sk).await.unwrap_or_default();
     let written = item
         .get("written")

@@ -91,7 +91,7 @@ pub struct Play {
 }
 
 /// How a play's write ended.
-pub(crate) enum Written {
+pub(crate) enum Recorded {
     /// Written now: the Session (ranks not read yet), its plans, and the attempts it took.
     New(Session, Vec<BoardPlan>, u32),
     /// A request with the same session id (or key) wrote first: its Session, and the attempts.
@@ -260,12 +260,16 @@ impl Store {
 
     /// Read, decide, write, retried on conflicts: the Session as written (ranks not read yet)
     /// and its plans, or the Session a request with the same id wrote first.
-    async fn write_with_retries(&self, play: &Play, now: Timestamp) -> Result<Written, StoreError> {
+    async fn write_with_retries(
+        &self,
+        play: &Play,
+        now: Timestamp,
+    ) -> Result<Recorded, StoreError> {
         for attempt in Retry::PLAY.attempts() {
             let mut state = self.read_play_state(play).await?;
             if let Some(session) = self.recorded(play, &mut state).await? {
                 same_play(&session, play)?;
-                return Ok(Written::Duplicate(session, attempt));
+                return Ok(Recorded::Duplicate(session, attempt));
             }
             let plans = self.plan_play(play, state, now)?;
             let game_id = match &play.game_id {
@@ -284,7 +288,7 @@ impl Store {
                 outcomes: plans.iter().map(|p| p.outcome.clone()).collect(),
             };
             match self.write_play(play, &session, &plans, now).await {
-                Ok(()) => return Ok(Written::New(session, plans, attempt)),
+                Ok(()) => return Ok(Recorded::New(session, plans, attempt)),
                 Err(StoreError::TransactionCanceled { reasons }) => {
                     // Item 0 is the Session: it exists, so a concurrent request with the same
                     // session id won. Answer with its outcome.
@@ -295,7 +299,7 @@ impl Store {
                             .await?
                     {
                         same_play(&session, play)?;
-                        return Ok(Written::Duplicate(session, attempt));
+                        return Ok(Recorded::Duplicate(session, attempt));
                     }
                     // A request with the same key won: the next read finds its session.
                     if play.idempotency_key.is_some()

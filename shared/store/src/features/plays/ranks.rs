@@ -13,7 +13,7 @@ use std::future::Future;
 use leaderboard_keys::entity;
 use tokio::time::Instant;
 
-use crate::features::plays::Written;
+use crate::features::plays::Recorded;
 use crate::ground::error::StoreError;
 use crate::ground::freshness::Freshness;
 use crate::ground::model::Session;
@@ -38,12 +38,12 @@ pub struct PlayOutcome {
 /// the same session id or `Idempotency-Key`. [`Store::rank_play`] reads its ranks; from here on the play is
 /// answered as accepted whatever the rank reads do.
 pub struct CommittedPlay {
-    written: Written,
+    recorded: Recorded,
 }
 
 impl CommittedPlay {
-    pub(crate) fn new(written: Written) -> CommittedPlay {
-        CommittedPlay { written }
+    pub(crate) fn new(recorded: Recorded) -> CommittedPlay {
+        CommittedPlay { recorded }
     }
 }
 
@@ -64,8 +64,8 @@ impl Store {
         committed: CommittedPlay,
         deadline: Option<Instant>,
     ) -> PlayOutcome {
-        let (mut session, plans, attempts) = match committed.written {
-            Written::Duplicate(session, attempts) => {
+        let (mut session, plans, attempts) = match committed.recorded {
+            Recorded::Duplicate(session, attempts) => {
                 let (session, rank_cost) = self.rank_duplicate(session, deadline).await;
                 return PlayOutcome {
                     session,
@@ -74,7 +74,7 @@ impl Store {
                     rank_cost,
                 };
             }
-            Written::New(session, plans, attempts) => (session, plans, attempts),
+            Recorded::New(session, plans, attempts) => (session, plans, attempts),
         };
         let mut rank_cost = RankCost::default();
         let mut ranked = false;

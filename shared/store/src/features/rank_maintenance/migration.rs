@@ -136,7 +136,7 @@ impl Store {
         let mut tx = Vec::with_capacity(BOARD_UPDATE + 1);
         for lane in 0..LANES {
             tx.push(self.table.tx_update(
-                &entity::rank_written(id, lane),
+                &entity::lane(id, lane),
                 "SET #log = :yes",
                 Params::new().name("#log", LOGGED_ATTR).value(":yes", true),
             )?);

@@ -436,7 +436,7 @@ impl Store {
     /// Holds `lane`'s plays back until `until` or until the switch lifts it.
     async fn pause_lane(&self, id: &BoardId, lane: u8, until: Timestamp) -> Result<(), StoreError> {
         self.table
-            .update_request(&entity::rank_written(id, lane), "SET #p = :until")
+            .update_request(&entity::lane(id, lane), "SET #p = :until")
             .params(
                 Params::new()
                     .name("#p", PAUSE_ATTR)
@@ -455,7 +455,7 @@ impl Store {
         lane: u8,
     ) -> Result<aws_sdk_dynamodb::types::TransactWriteItem, StoreError> {
         self.table.tx_update(
-            &entity::rank_written(id, lane),
+            &entity::lane(id, lane),
             "REMOVE #p",
             Params::new().name("#p", PAUSE_ATTR),
         )
@@ -483,7 +483,7 @@ impl Store {
         }
         (!update.is_empty()).then(|| {
             self.table
-                .tx_update(&entity::rank_written(id, lane), update.trim(), params)
+                .tx_update(&entity::lane(id, lane), update.trim(), params)
         })
     }
 
