@@ -105,7 +105,7 @@ async fn board(store: &Store, id: &str, starts: u64, ends: u64, entries: usize) 
     let b = store
         .create_board(
             NewBoard {
-                leaderboard_id: BoardId::parse(id).expect("a board id"),
+                board_id: BoardId::parse(id).expect("a board id"),
                 name: id.into(),
                 order: Order::Desc,
                 operator: Operator::Best,

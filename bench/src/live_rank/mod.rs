@@ -114,7 +114,7 @@ async fn load_board(store: &Store, n: usize) -> Result<BoardRun, String> {
     let board = store
         .create_board(
             NewBoard {
-                leaderboard_id: id.clone(),
+                board_id: id.clone(),
                 name: format!("Live {n}"),
                 order: Order::Desc,
                 operator: Operator::Best,

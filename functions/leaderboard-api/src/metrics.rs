@@ -1,4 +1,4 @@
-//! What one API request reports (README "Metrics"): one `RequestMetrics` line by
+//! What one API request reports (docs/operating.md "Metrics"): one `RequestMetrics` line by
 //! `FunctionName`, and `Invocations` by `FunctionName` and `Outcome` (`ok`, or the error code
 //! the request was answered with). Both functions of this crate write it.
 

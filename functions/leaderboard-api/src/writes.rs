@@ -39,7 +39,7 @@ pub(crate) async fn write_route(
             let new: NewBoard = json_body(req)?;
             let now = (app.clock)();
             let board = store.create_board(new, now).await?;
-            tracing::info!(board = %board.leaderboard_id, "board created");
+            tracing::info!(board = %board.board_id, "board created");
             Ok(json(StatusCode::CREATED, &shown_board(&board, now)))
         }
         Route::RemoveEntry => {

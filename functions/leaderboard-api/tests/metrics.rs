@@ -1,6 +1,6 @@
-//! What the API's two functions report (README "Metrics"), read back from their EMF lines after
+//! What the API's two functions report (docs/operating.md "Metrics"), read back from their EMF lines after
 //! real requests on DynamoDB Local: one entry and one `Invocations` count per request, the
-//! metrics and dimensions the README documents, and no player's or board's id in any line.
+//! metrics and dimensions docs/operating.md documents, and no player's or board's id in any line.
 
 mod common;
 

@@ -42,7 +42,7 @@ async fn board(
     let b = store
         .create_board(
             NewBoard {
-                leaderboard_id: BoardId::parse("season_1").unwrap(),
+                board_id: BoardId::parse("season_1").unwrap(),
                 name: "Season 1".into(),
                 order: Order::Desc,
                 operator: Operator::Best,

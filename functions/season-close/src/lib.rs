@@ -130,12 +130,14 @@ fn is_zero(n: &usize) -> bool {
 #[serde(rename_all = "camelCase")]
 pub struct ClosedBoard {
     /// The board.
-    pub leaderboard_id: BoardId,
+    #[serde(rename = "leaderboardId")]
+    pub board_id: BoardId,
     /// Its player count.
     pub player_count: u64,
     /// Its successor.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_leaderboard_id: Option<BoardId>,
+    #[serde(rename = "nextLeaderboardId")]
+    pub next_board_id: Option<BoardId>,
 }
 
 /// A board this run left part-way.
@@ -143,7 +145,8 @@ pub struct ClosedBoard {
 #[serde(rename_all = "camelCase")]
 pub struct PausedBoard {
     /// The board.
-    pub leaderboard_id: BoardId,
+    #[serde(rename = "leaderboardId")]
+    pub board_id: BoardId,
     /// Ranks snapshotted so far.
     pub done: u64,
     /// Ranks in all.
@@ -208,14 +211,14 @@ async fn run_measured(
             }) => {
                 progress.remove(&board);
                 summary.closed.push(ClosedBoard {
-                    leaderboard_id: board,
+                    board_id: board,
                     player_count,
-                    next_leaderboard_id: next,
+                    next_board_id: next,
                 });
             }
             Ok(CloseProgress::Paused { board, done, total }) => {
                 let paused = PausedBoard {
-                    leaderboard_id: board.clone(),
+                    board_id: board.clone(),
                     done,
                     total,
                 };

@@ -1,4 +1,4 @@
-//! What one season-close run reports (README "Metrics"): one `RunMetrics` line by
+//! What one season-close run reports (docs/operating.md "Metrics"): one `RunMetrics` line by
 //! `FunctionName`, and `Invocations` by `FunctionName` and `Outcome`: `ok`, `partial` (a board's
 //! close or an index repair failed; the next run retries it) or `failed` (the run could not
 //! even list the due boards).
@@ -77,7 +77,7 @@ impl RunMetrics {
             self.boards_failed = s.failed.len() as u64;
             self.indexes_repaired = s.rank_repaired.len() as u64;
             self.repairs_failed = s.rank_repair_failed.len() as u64;
-            let closed = |b: &BoardId| s.closed.iter().any(|c| &c.leaderboard_id == b);
+            let closed = |b: &BoardId| s.closed.iter().any(|c| &c.board_id == b);
             self.close_backlog_age = self
                 .due
                 .iter()

@@ -58,7 +58,7 @@ async fn a_20000_player_board_closes_with_exact_ranks_and_results() {
     let run_to = Timestamp::now();
     assert_eq!(summary.closed.len(), 1, "{summary:?}");
     assert_eq!(summary.closed[0].player_count, 20_000);
-    assert_eq!(summary.closed[0].next_leaderboard_id, Some(bid("season_4")));
+    assert_eq!(summary.closed[0].next_board_id, Some(bid("season_4")));
 
     // THEN ranks 1..20000 match the live ranking exactly
     let snap = snapshot(&table).await;
@@ -476,7 +476,7 @@ async fn only_ended_boards_are_due() {
     store
         .create_board(
             NewBoard {
-                leaderboard_id: bid("forever"),
+                board_id: bid("forever"),
                 name: "All time".into(),
                 order: Order::Desc,
                 operator: Operator::Best,

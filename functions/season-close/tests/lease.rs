@@ -79,10 +79,7 @@ async fn two_runs_started_together_snapshot_each_board_exactly_once() {
     // other, but every board closed, and no page was written twice.
     for (id, _, _) in boards {
         let closed_by = |summary: &season_close::CloseSummary| {
-            summary
-                .closed
-                .iter()
-                .any(|c| c.leaderboard_id.as_str() == id)
+            summary.closed.iter().any(|c| c.board_id.as_str() == id)
         };
         assert!(closed_by(&a) || closed_by(&b), "{id}: {a:?} {b:?}");
     }
@@ -136,7 +133,7 @@ async fn a_board_another_run_holds_is_left_alone_until_its_lease_expires() {
     let closed: Vec<(&str, u64)> = summary
         .closed
         .iter()
-        .map(|c| (c.leaderboard_id.as_str(), c.player_count))
+        .map(|c| (c.board_id.as_str(), c.player_count))
         .collect();
     assert_eq!(closed, [("held", 30)], "{summary:?}");
     assert!(summary.busy.is_empty());

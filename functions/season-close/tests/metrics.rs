@@ -1,7 +1,7 @@
-//! What season close reports (README "Metrics"), read back from its EMF lines after real runs
+//! What season close reports (docs/operating.md "Metrics"), read back from its EMF lines after real runs
 //! on DynamoDB Local: a run that closes one due board and leaves another part-way (its close
 //! backlog the age of the one left), the next run that finishes it (no backlog), and a run that
-//! cannot list the due boards. Each line has the metrics and dimensions the README documents,
+//! cannot list the due boards. Each line has the metrics and dimensions docs/operating.md documents,
 //! and no board's id.
 
 mod common;

@@ -122,7 +122,7 @@ async fn play(store: &Store, who: &str, score: u64, boards: &[&str]) {
         game_id: Some(GameId::parse("tetris").unwrap()),
         score,
         duration_sec: None,
-        leaderboard_ids: boards.iter().map(|b| bid(b)).collect(),
+        board_ids: boards.iter().map(|b| bid(b)).collect(),
     };
     store.record_play(&play, now).await.unwrap();
 }

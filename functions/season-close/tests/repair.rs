@@ -33,7 +33,7 @@ async fn play_and_apply(table: &TestTable, store: &Store, board: &str, player: &
         game_id: Some(leaderboard_keys::ids::GameId::parse("tetris").unwrap()),
         score,
         duration_sec: None,
-        leaderboard_ids: vec![bid(board)],
+        board_ids: vec![bid(board)],
     };
     store.record_play(&play, now).await.unwrap();
     let lane = lane_of(player);

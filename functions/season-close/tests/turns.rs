@@ -36,7 +36,7 @@ async fn a_long_snapshot_does_not_hold_back_a_board_due_after_it() {
     let closed: Vec<(&str, u64)> = summary
         .closed
         .iter()
-        .map(|c| (c.leaderboard_id.as_str(), c.player_count))
+        .map(|c| (c.board_id.as_str(), c.player_count))
         .collect();
     assert_eq!(closed, [("short", 5), ("long", pages as u64 * 10)]);
     assert!(summary.paused.is_empty() && summary.failed.is_empty());
@@ -90,7 +90,7 @@ async fn the_successor_takes_plays_as_soon_as_the_close_begins() {
         game_id: Some(GameId::parse("tetris").unwrap()),
         score: 7,
         duration_sec: None,
-        leaderboard_ids: vec![bid("season_4")],
+        board_ids: vec![bid("season_4")],
         metadata: None,
     };
     plain.record_play(&play, at).await.unwrap();

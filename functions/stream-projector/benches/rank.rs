@@ -90,7 +90,7 @@ async fn run(n: usize, quick: bool) -> Row {
     let board = store
         .create_board(
             NewBoard {
-                leaderboard_id: board_id.clone(),
+                board_id: board_id.clone(),
                 name: "Big".into(),
                 order: Order::Desc,
                 operator: Operator::Best,
@@ -254,7 +254,7 @@ async fn busy(
             game_id: Some(GameId::parse("bench").unwrap()),
             score: rng.random_range(0..100_000u64) * 7,
             duration_sec: None,
-            leaderboard_ids: vec![board.leaderboard_id.clone()],
+            board_ids: vec![board.board_id.clone()],
         };
         let outcome = store.record_play(&play, now).await.unwrap();
         rank_requests.push(outcome.rank_cost.requests);
@@ -269,7 +269,7 @@ async fn busy(
     let mut cursor: Option<String> = None;
     loop {
         let page = store
-            .top_scores(&board.leaderboard_id, 1_000, cursor.as_deref())
+            .top_scores(&board.board_id, 1_000, cursor.as_deref())
             .await
             .unwrap();
         truth.extend(page.items.into_iter().map(|e| (e.player_id, e.rank)));

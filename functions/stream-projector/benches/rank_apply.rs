@@ -99,7 +99,7 @@ async fn board(store: &Store, id: &str) -> BoardId {
     store
         .create_board(
             NewBoard {
-                leaderboard_id: board.clone(),
+                board_id: board.clone(),
                 name: id.into(),
                 order: Order::Desc,
                 operator: Operator::Latest,
@@ -143,7 +143,7 @@ async fn play(store: &Store, board: &BoardId, players: &[PlayerId], plays: usize
                 game_id: Some(GameId::parse("bench").unwrap()),
                 score: *score,
                 duration_sec: None,
-                leaderboard_ids: vec![board.clone()],
+                board_ids: vec![board.clone()],
             };
             store.record_play(&play, now).await.unwrap();
         })

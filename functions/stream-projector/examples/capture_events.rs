@@ -36,7 +36,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         store
             .create_board(
                 NewBoard {
-                    leaderboard_id: BoardId::parse(board)?,
+                    board_id: BoardId::parse(board)?,
                     name: board.to_owned(),
                     order: Order::Desc,
                     operator: Operator::Best,
@@ -75,7 +75,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             game_id: None,
             score,
             duration_sec: Some(285),
-            leaderboard_ids: boards
+            board_ids: boards
                 .into_iter()
                 .map(BoardId::parse)
                 .collect::<Result<_, _>>()?,

@@ -1,4 +1,4 @@
-//! What one stream batch reports (README "Metrics"): one `BatchMetrics` line by `FunctionName`,
+//! What one stream batch reports (docs/operating.md "Metrics"): one `BatchMetrics` line by `FunctionName`,
 //! and `Invocations` by `FunctionName` and `Outcome`: `ok` (nothing to re-deliver), `partial`
 //! (some records reported for re-delivery) or `timed_out` (the batch failed whole at its time
 //! budget).

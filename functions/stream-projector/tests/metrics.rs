@@ -1,7 +1,7 @@
-//! What the stream projector reports (README "Metrics"), read back from its EMF lines after real
+//! What the stream projector reports (docs/operating.md "Metrics"), read back from its EMF lines after real
 //! batches from DynamoDB Local's stream: a batch applied, its re-delivery, a batch with a
 //! poisoned record, and one with no time left before its deadline. Each line has the metrics and
-//! dimensions the README documents, and no player's or board's id.
+//! dimensions docs/operating.md documents, and no player's or board's id.
 
 mod common;
 

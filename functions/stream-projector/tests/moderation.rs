@@ -63,7 +63,7 @@ async fn play_on(
         game_id: Some(GameId::parse("tetris").unwrap()),
         score,
         duration_sec: None,
-        leaderboard_ids: boards.iter().map(|b| BoardId::parse(b).unwrap()).collect(),
+        board_ids: boards.iter().map(|b| BoardId::parse(b).unwrap()).collect(),
         metadata: None,
     };
     (play.session_id.clone(), store.record_play(&play, now).await)

@@ -277,7 +277,7 @@ async fn ranks_from_the_index_equal_counted_ranks_at_10k_players() {
                     game_id: None,
                     score: *score,
                     duration_sec: None,
-                    leaderboard_ids: vec![board_id.clone()],
+                    board_ids: vec![board_id.clone()],
                 };
                 store.record_play(&play, now).await.unwrap();
             }
@@ -347,7 +347,7 @@ async fn ranks_from_the_index_equal_counted_ranks_at_10k_players() {
         game_id: None,
         score: 150_500,
         duration_sec: None,
-        leaderboard_ids: vec![board_id.clone()],
+        board_ids: vec![board_id.clone()],
     };
     let outcome = counted.record_play(&play, now).await.unwrap();
     let ops = counter.snapshot();

@@ -93,7 +93,7 @@ async fn lane_records_failed_half_way_replayed_and_reversed_leave_exactly_the_bu
                     game_id: Some(GameId::parse("tetris").unwrap()),
                     score: *score,
                     duration_sec: None,
-                    leaderboard_ids: boards,
+                    board_ids: boards,
                 };
                 store.record_play(&play, now).await.unwrap();
             }

@@ -36,7 +36,7 @@ async fn play(store: &Store, players: &[String], n: usize, from: u64) {
             game_id: Some(GameId::parse("tetris").unwrap()),
             score: 1_000_000 + from + i as u64,
             duration_sec: None,
-            leaderboard_ids: vec![BoardId::parse("lost").unwrap()],
+            board_ids: vec![BoardId::parse("lost").unwrap()],
         };
         store.record_play(&play, now).await.unwrap();
     }

@@ -63,7 +63,7 @@ async fn main() {
         let board = store
             .create_board(
                 NewBoard {
-                    leaderboard_id: BoardId::parse(b).unwrap(),
+                    board_id: BoardId::parse(b).unwrap(),
                     name: b.into(),
                     order: Order::Desc,
                     operator: Operator::Best,

@@ -67,7 +67,8 @@ impl App {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct BoardResult<'a> {
-    leaderboard_id: &'a BoardId,
+    #[serde(rename = "leaderboardId")]
+    board_id: &'a BoardId,
     best: u64,
     improved: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -95,7 +96,8 @@ struct SessionResponse<'a> {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ScoreResponse<'a> {
-    leaderboard_id: &'a BoardId,
+    #[serde(rename = "leaderboardId")]
+    board_id: &'a BoardId,
     player_id: &'a str,
     session_id: &'a str,
     score: u64,
@@ -192,7 +194,7 @@ async fn submit(
     tracing::info!(
         player = %play.player_id,
         session = %outcome.session.session_id,
-        boards = play.leaderboard_ids.len(),
+        boards = play.board_ids.len(),
         duplicate = outcome.duplicate,
         attempts = outcome.attempts,
         "play recorded"
@@ -201,7 +203,7 @@ async fn submit(
         Route::Sessions => json(StatusCode::OK, &session_response(&outcome)),
         Route::BoardScores => json(
             StatusCode::OK,
-            &score_response(&outcome, &play.leaderboard_ids[0]),
+            &score_response(&outcome, &play.board_ids[0]),
         ),
     })
 }
@@ -211,7 +213,7 @@ async fn submit(
 fn play(
     player_id: PlayerId,
     session_id: SessionId,
-    leaderboard_ids: Vec<BoardId>,
+    board_ids: Vec<BoardId>,
     req: &Request,
     body: &Map<String, Value>,
 ) -> Result<Play, ApiError> {
@@ -225,7 +227,7 @@ fn play(
         },
         score: score(body)?,
         duration_sec: duration(body)?,
-        leaderboard_ids,
+        board_ids,
         metadata: match body.get("metadata") {
             None | Some(Value::Null) => None,
             Some(v) => Some(Metadata::parse(v.clone())?),
@@ -268,7 +270,7 @@ fn session_response(outcome: &PlayOutcome) -> SessionResponse<'_> {
             .outcomes
             .iter()
             .map(|o| BoardResult {
-                leaderboard_id: &o.leaderboard_id,
+                board_id: &o.board_id,
                 best: o.best,
                 improved: o.improved,
                 saturated: o.saturated,
@@ -287,10 +289,10 @@ fn score_response<'a>(outcome: &'a PlayOutcome, board: &'a BoardId) -> ScoreResp
     let o = s
         .outcomes
         .iter()
-        .find(|o| &o.leaderboard_id == board)
+        .find(|o| &o.board_id == board)
         .or(s.outcomes.first());
     ScoreResponse {
-        leaderboard_id: o.map_or(board, |o| &o.leaderboard_id),
+        board_id: o.map_or(board, |o| &o.board_id),
         player_id: s.player_id.as_str(),
         session_id: s.session_id.as_str(),
         score: s.score,

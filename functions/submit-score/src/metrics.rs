@@ -1,4 +1,4 @@
-//! What one submission reports (README "Metrics"): one `PlayMetrics` line by `FunctionName`,
+//! What one submission reports (docs/operating.md "Metrics"): one `PlayMetrics` line by `FunctionName`,
 //! and `Invocations` by `FunctionName` and `Outcome` (`accepted`, `duplicate`, or the error
 //! code the play was refused with).
 

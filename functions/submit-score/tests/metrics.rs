@@ -1,6 +1,6 @@
-//! What submit-score reports (README "Metrics"), read back from its EMF lines after real plays
+//! What submit-score reports (docs/operating.md "Metrics"), read back from its EMF lines after real plays
 //! on DynamoDB Local: one entry and one `Invocations` count per play, the metrics and
-//! dimensions the README documents, and no player's, session's or board's id as a dimension.
+//! dimensions docs/operating.md documents, and no player's, session's or board's id as a dimension.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! The functions' metrics twice: as the README's "Metrics" table documents them, and as their
+//! The functions' metrics twice: as the "Metrics" table of docs/operating.md documents them, and as their
 //! Embedded Metric Format lines declare them. Each function's metrics test compares the two, and
 //! the alarms' check reads the table.
 
@@ -10,16 +10,17 @@ use serde_json::Value;
 /// (`("Invocations", "FunctionName, Outcome")`).
 pub type Published = (String, String);
 
-/// The CloudWatch namespace the README documents, and the functions write to.
+/// The CloudWatch namespace docs/operating.md documents, and the functions write to.
 pub const NAMESPACE: &str = "Leaderboard";
 
-/// The README's metrics table: the rows of `function` and of "every function". With `None`,
+/// The metrics table of docs/operating.md: the rows of `function` and of "every function". With `None`,
 /// every row.
 pub fn documented(function: Option<&str>) -> BTreeSet<Published> {
-    let readme = std::fs::read_to_string(crate::repo_root().join("README.md")).expect("README.md");
-    let table = readme
-        .split_once("\n### Metrics\n")
-        .expect("README has a Metrics section")
+    let guide = std::fs::read_to_string(crate::repo_root().join("docs/operating.md"))
+        .expect("docs/operating.md");
+    let table = guide
+        .split_once("\n## Metrics\n")
+        .expect("docs/operating.md has a Metrics section")
         .1;
     table
         .lines()
@@ -83,7 +84,7 @@ pub fn column(entries: &[&Value], name: &str) -> Vec<u64> {
 }
 
 /// A function's lines, parsed, once checked: none names any of `ids` (players, sessions,
-/// boards the test used), and together they declare exactly the README's rows of `function`.
+/// boards the test used), and together they declare exactly the rows of docs/operating.md of `function`.
 pub fn checked(lines: &[String], ids: &[&str], function: &str) -> Vec<Value> {
     for line in lines {
         for id in ids {

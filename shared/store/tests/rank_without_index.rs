@@ -22,8 +22,8 @@ async fn a_board_without_an_index_counts_only_the_first_thousand() {
         .table_name(store.table_name())
         .set_key(Some(
             [
-                ("pk".to_owned(), s(entity::board(&board.leaderboard_id).pk)),
-                ("sk".to_owned(), s(entity::board(&board.leaderboard_id).sk)),
+                ("pk".to_owned(), s(entity::board(&board.board_id).pk)),
+                ("sk".to_owned(), s(entity::board(&board.board_id).sk)),
             ]
             .into(),
         ))

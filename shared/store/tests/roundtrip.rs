@@ -184,7 +184,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
         let id = case.id.as_str();
         // GIVEN the admin's request
         let new = NewBoard {
-            leaderboard_id: bid(id),
+            board_id: bid(id),
             name: case.name.into(),
             order: case.order,
             operator: case.operator,
@@ -199,7 +199,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
         let created = store.create_board(new, now).await.unwrap();
         // THEN it is the open board asked for
         let want = Board {
-            leaderboard_id: bid(id),
+            board_id: bid(id),
             name: case.want_name.into(),
             order: case.order,
             operator: case.operator,
@@ -212,7 +212,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             created_at: now,
             closed_at: None,
             player_count: None,
-            next_leaderboard_id: None,
+            next_board_id: None,
             rollover_error: None,
             rank_index: true,
             rank_layout: Default::default(),
@@ -424,7 +424,7 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
             game_id: Some(gid(case.game)),
             score: case.score,
             duration_sec: case.duration,
-            leaderboard_ids: case.boards.iter().map(|b| bid(b)).collect(),
+            board_ids: case.boards.iter().map(|b| bid(b)).collect(),
         };
         // WHEN the play is recorded
         let out = store.record_play(&play, now).await.unwrap();
@@ -433,7 +433,7 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
             metadata: None,
             player_id: pid(case.player),
             session_id: session_id.clone(),
-            leaderboard_ids: case.boards.iter().map(|b| bid(b)).collect(),
+            board_ids: case.boards.iter().map(|b| bid(b)).collect(),
             game_id: gid(case.game),
             score: case.score,
             duration_sec: case.duration,
@@ -444,7 +444,7 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
                 .zip(case.outcomes)
                 .map(|(b, &(best, improved, rank))| BoardOutcome {
                     saturated: false,
-                    leaderboard_id: bid(b),
+                    board_id: bid(b),
                     best,
                     improved,
                     rank,
@@ -516,7 +516,7 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
                     saturated: false,
                     metadata: None,
                     name: Some(case.player.into()),
-                    leaderboard_id: bid(board),
+                    board_id: bid(board),
                     player_id: pid(case.player),
                     score: case.score,
                     attained_at: now,
@@ -609,7 +609,7 @@ async fn imported_entries_read_back_identically_at_the_edges_of_the_key_format()
         board("tiny", Order::Desc, 0),
     ] {
         let b = store.create_board(nb, at(0)).await.unwrap();
-        boards.insert(b.leaderboard_id.to_string(), b);
+        boards.insert(b.board_id.to_string(), b);
     }
     // (board, player, score, attainedAt, the Score item's sort key by hand)
     let cases: &[(&str, &str, u64, &str, &str)] = &[
@@ -698,7 +698,7 @@ async fn imported_entries_read_back_identically_at_the_edges_of_the_key_format()
                 saturated: false,
                 metadata: None,
                 name: None,
-                leaderboard_id: bid(board_id),
+                board_id: bid(board_id),
                 player_id: pid(player),
                 score,
                 attained_at,

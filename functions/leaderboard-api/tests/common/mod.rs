@@ -168,7 +168,7 @@ impl Harness {
         let board = self.ended_board(id).await;
         let entries = populate(self, &board, n).await;
         self.store
-            .close_board(&board.leaderboard_id, Timestamp::now(), &Default::default())
+            .close_board(&board.board_id, Timestamp::now(), &Default::default())
             .await
             .unwrap();
         entries
@@ -189,7 +189,7 @@ impl Harness {
             .store
             .create_board(
                 NewBoard {
-                    leaderboard_id: BoardId::parse(id).unwrap(),
+                    board_id: BoardId::parse(id).unwrap(),
                     name: id.into(),
                     order,
                     operator: Operator::Best,
@@ -211,7 +211,7 @@ impl Harness {
         self.table
             .update_raw(&pk, "#METADATA", "REMOVE rankLayout")
             .await;
-        let stored = self.store.get_board(&board.leaderboard_id).await.unwrap();
+        let stored = self.store.get_board(&board.board_id).await.unwrap();
         stored.unwrap()
     }
 }

@@ -62,7 +62,7 @@ pub async fn board(
     store
         .create_board(
             NewBoard {
-                leaderboard_id: bid(id),
+                board_id: bid(id),
                 name: format!("Board {id}"),
                 order,
                 operator: Operator::Best,
@@ -86,7 +86,7 @@ pub async fn open_board(store: &Store, id: &str) -> leaderboard_store::model::Bo
     store
         .create_board(
             NewBoard {
-                leaderboard_id: bid(id),
+                board_id: bid(id),
                 name: format!("Board {id}"),
                 order: Order::Desc,
                 operator: Operator::Best,

@@ -83,7 +83,7 @@ pub fn store_for(table: &TestTable, client: aws_sdk_dynamodb::Client) -> Store {
 /// A board of the game `tetris`, open all of 2026, scores of the widest default range.
 pub fn new_board(id: &str, order: Order, operator: Operator, layout: RankLayout) -> NewBoard {
     NewBoard {
-        leaderboard_id: BoardId::parse(id).unwrap(),
+        board_id: BoardId::parse(id).unwrap(),
         name: format!("Board {id}"),
         order,
         operator,
@@ -296,7 +296,7 @@ async fn record(store: &Store, player: &str, score: u64, boards: usize, ms: u64)
         game_id: None,
         score,
         duration_sec: Some(60),
-        leaderboard_ids: ids.iter().map(|b| BoardId::parse(b).unwrap()).collect(),
+        board_ids: ids.iter().map(|b| BoardId::parse(b).unwrap()).collect(),
     };
     let out = store.record_play(&play, at(ms)).await.unwrap();
     assert!(!out.duplicate);

@@ -39,7 +39,7 @@ pub fn request(path: &str, sub: Option<&str>, body: &str) -> lambda_http::Reques
 pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> NewBoard {
     let now = Timestamp::now();
     NewBoard {
-        leaderboard_id: BoardId::parse(id).unwrap(),
+        board_id: BoardId::parse(id).unwrap(),
         name: id.to_owned(),
         order,
         operator,

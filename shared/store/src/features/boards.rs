@@ -48,12 +48,12 @@ impl Store {
         for (player, score, at) in entries {
             spec.check_score(*score)
                 .map_err(|_| StoreError::ScoreOutOfRange {
-                    board: board.leaderboard_id.clone(),
+                    board: board.board_id.clone(),
                     score: *score,
                     max_score: board.max_score,
                 })?;
             let pointer = EntryPointer {
-                leaderboard_id: board.leaderboard_id.clone(),
+                board_id: board.board_id.clone(),
                 player_id: player.clone(),
                 score: *score,
                 attained_at: *at,
@@ -71,9 +71,7 @@ impl Store {
         // Counted as written before they are: an import that fails half way leaves the index
         // looking behind (ranks are counted), never ahead. Every board's lanes count, as a
         // play's do.
-        self.table
-            .add_written(&board.leaderboard_id, &written)
-            .await?;
+        self.table.add_written(&board.board_id, &written).await?;
         self.table.put_all(items).await
     }
 }

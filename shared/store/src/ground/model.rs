@@ -128,7 +128,8 @@ impl BoardStatus {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewBoard {
     /// The board's id.
-    pub leaderboard_id: BoardId,
+    #[serde(rename = "leaderboardId")]
+    pub board_id: BoardId,
     /// Display name.
     pub name: String,
     /// `desc` (higher is better, default) or `asc`.
@@ -212,7 +213,8 @@ fn default_max_score() -> u64 {
 #[serde(rename_all = "camelCase")]
 pub struct Board {
     /// The board's id.
-    pub leaderboard_id: BoardId,
+    #[serde(rename = "leaderboardId")]
+    pub board_id: BoardId,
     /// Display name.
     pub name: String,
     /// `desc` or `asc`.
@@ -243,7 +245,8 @@ pub struct Board {
     pub player_count: Option<u64>,
     /// The successor board, after rollover.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_leaderboard_id: Option<BoardId>,
+    #[serde(rename = "nextLeaderboardId")]
+    pub next_board_id: Option<BoardId>,
     /// Why a recurring board closed without a successor (its id could not be continued).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollover_error: Option<String>,
@@ -290,7 +293,7 @@ impl Board {
             return Err(StoreError::Invalid("endsAt must be after startsAt".into()));
         }
         Ok(Board {
-            leaderboard_id: new.leaderboard_id,
+            board_id: new.board_id,
             name: name.to_owned(),
             order: new.order,
             operator: new.operator,
@@ -303,7 +306,7 @@ impl Board {
             created_at: now,
             closed_at: None,
             player_count: None,
-            next_leaderboard_id: None,
+            next_board_id: None,
             rollover_error: None,
             rank_index: true,
             rank_layout: new.rank_layout,
@@ -344,7 +347,8 @@ impl Board {
 #[serde(rename_all = "camelCase")]
 pub struct ScoreEntry {
     /// The board.
-    pub leaderboard_id: BoardId,
+    #[serde(rename = "leaderboardId")]
+    pub board_id: BoardId,
     /// The player.
     pub player_id: PlayerId,
     /// The entry's score.
@@ -416,7 +420,8 @@ pub struct RankedEntry {
 #[serde(rename_all = "camelCase")]
 pub struct EntryPointer {
     /// The board.
-    pub leaderboard_id: BoardId,
+    #[serde(rename = "leaderboardId")]
+    pub board_id: BoardId,
     /// The player.
     pub player_id: PlayerId,
     /// The entry's score.
@@ -445,7 +450,7 @@ impl EntryPointer {
     /// The Score entry this pointer points at.
     pub fn entry(&self) -> ScoreEntry {
         ScoreEntry {
-            leaderboard_id: self.leaderboard_id.clone(),
+            board_id: self.board_id.clone(),
             player_id: self.player_id.clone(),
             score: self.score,
             attained_at: self.attained_at,
@@ -467,7 +472,8 @@ fn is_unread(rank: &u64) -> bool {
 #[serde(rename_all = "camelCase")]
 pub struct BoardOutcome {
     /// The board.
-    pub leaderboard_id: BoardId,
+    #[serde(rename = "leaderboardId")]
+    pub board_id: BoardId,
     /// The player's entry on the board after the play.
     pub best: u64,
     /// Whether the entry got better (or was created).
@@ -494,7 +500,8 @@ pub struct Session {
     /// The session (a ULID).
     pub session_id: SessionId,
     /// The boards the play counted on, in the order asked.
-    pub leaderboard_ids: Vec<BoardId>,
+    #[serde(rename = "leaderboardIds")]
+    pub board_ids: Vec<BoardId>,
     /// The game.
     pub game_id: GameId,
     /// The play's score.
@@ -507,7 +514,7 @@ pub struct Session {
     /// What the game attached to the play, if anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
-    /// The outcome on each board, in the order of `leaderboard_ids`, so that a repeated request
+    /// The outcome on each board, in the order of `board_ids`, so that a repeated request
     /// gets the first answer.
     pub outcomes: Vec<BoardOutcome>,
 }
@@ -517,7 +524,8 @@ pub struct Session {
 #[serde(rename_all = "camelCase")]
 pub struct FinalStanding {
     /// The board.
-    pub leaderboard_id: BoardId,
+    #[serde(rename = "leaderboardId")]
+    pub board_id: BoardId,
     /// The final rank.
     pub rank: u64,
     /// The player.
@@ -540,7 +548,8 @@ pub struct FinalStanding {
 #[serde(rename_all = "camelCase")]
 pub struct SeasonResult {
     /// The board.
-    pub leaderboard_id: BoardId,
+    #[serde(rename = "leaderboardId")]
+    pub board_id: BoardId,
     /// The player.
     pub player_id: PlayerId,
     /// The final rank.

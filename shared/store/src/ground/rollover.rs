@@ -35,11 +35,11 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
             .saturating_sub(board.starts_at.as_millis()),
     };
     let days = period_ms / DAY_MS;
-    let old = board.leaderboard_id.as_str();
+    let old = board.board_id.as_str();
     let id = next_id(old, days.max(1)).ok_or_else(|| {
         format!("the {old} board's id has no next one (its date or week is out of range)")
     })?;
-    let leaderboard_id = BoardId::parse(&id).map_err(|e| {
+    let board_id = BoardId::parse(&id).map_err(|e| {
         format!("the successor of {old} would be {id:?}, which is not a valid leaderboardId: {e}")
     })?;
     // A name that would outgrow the limit keeps the old name rather than stop the rollover.
@@ -47,7 +47,7 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
         .filter(|n| n.chars().count() <= MAX_NAME_LEN)
         .unwrap_or_else(|| board.name.clone());
     Ok(Some(NewBoard {
-        leaderboard_id,
+        board_id,
         name,
         order: board.order,
         operator: board.operator,
@@ -143,7 +143,7 @@ mod tests {
     fn board(id: &str, recurrence: Recurrence, start: &str, end: Option<&str>) -> Board {
         let t = |s| Timestamp::parse_rfc3339("t", s).unwrap();
         Board {
-            leaderboard_id: BoardId::parse(id).unwrap(),
+            board_id: BoardId::parse(id).unwrap(),
             name: "Season 3".into(),
             order: Order::Asc,
             operator: Operator::Latest,
@@ -156,7 +156,7 @@ mod tests {
             created_at: t(start),
             closed_at: None,
             player_count: Some(3),
-            next_leaderboard_id: None,
+            next_board_id: None,
             rollover_error: None,
             rank_index: true,
             rank_layout: RankLayout::V2,
@@ -173,7 +173,7 @@ mod tests {
             Some("2026-12-01T00:00:00Z"),
         );
         let next = successor(&b).unwrap().unwrap();
-        assert_eq!(next.leaderboard_id.as_str(), "season_4");
+        assert_eq!(next.board_id.as_str(), "season_4");
         assert_eq!(next.name, "Season 4");
         assert_eq!(next.starts_at, b.ends_at);
         assert_eq!(
@@ -191,7 +191,7 @@ mod tests {
             Some("2026-11-22T00:00:00Z"),
         );
         let next = successor(&d).unwrap().unwrap();
-        assert_eq!(next.leaderboard_id.as_str(), "daily_2026-11-22");
+        assert_eq!(next.board_id.as_str(), "daily_2026-11-22");
         assert_eq!(
             next.ends_at.unwrap().to_string(),
             "2026-11-23T00:00:00.000Z"
@@ -228,7 +228,7 @@ mod tests {
         let next = successor(&board(&wide, Recurrence::Weekly, start, end))
             .unwrap()
             .unwrap();
-        assert_eq!(next.leaderboard_id.as_str().len(), 64);
+        assert_eq!(next.board_id.as_str().len(), 64);
     }
 
     #[test]
@@ -241,7 +241,7 @@ mod tests {
         );
         b.name = format!("{} 9", "n".repeat(126));
         let next = successor(&b).unwrap().unwrap();
-        assert_eq!(next.leaderboard_id.as_str(), "season_10");
+        assert_eq!(next.board_id.as_str(), "season_10");
         assert_eq!(next.name, b.name);
     }
 }

@@ -20,17 +20,10 @@ impl Table {
     /// Writes `board` if no board with its id exists.
     pub(crate) async fn put_new_board(&self, board: &Board) -> Result<(), StoreError> {
         let gsi2 = match (board.status, board.ends_at) {
-            (BoardStatus::Open, Some(end)) => {
-                Some(entity::board_open_gsi2(end, &board.leaderboard_id))
-            }
+            (BoardStatus::Open, Some(end)) => Some(entity::board_open_gsi2(end, &board.board_id)),
             _ => None,
         };
-        let item = to_item(
-            board,
-            &entity::board(&board.leaderboard_id),
-            None,
-            gsi2.as_ref(),
-        )?;
+        let item = to_item(board, &entity::board(&board.board_id), None, gsi2.as_ref())?;
         self.put_request(item)
             .condition_expression("attribute_not_exists(pk)")
             .send()
@@ -38,7 +31,7 @@ impl Table {
             .map_err(|e| match StoreError::sdk("PutItem(board)", e) {
                 StoreError::ConditionalCheckFailed => StoreError::AlreadyExists {
                     what: "leaderboard",
-                    id: board.leaderboard_id.to_string(),
+                    id: board.board_id.to_string(),
                 },
                 other => other,
             })?;

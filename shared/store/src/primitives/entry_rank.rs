@@ -52,7 +52,7 @@ impl Table {
         player: &PlayerId,
         cost: &mut RankCost,
     ) -> Result<Option<(EntryPointer, Prefetch)>, StoreError> {
-        let id = &board.leaderboard_id;
+        let id = &board.board_id;
         cost.requests += 1;
         if !board.indexed() {
             cost.items += 1;

@@ -102,7 +102,7 @@ impl Table {
         new: Option<&str>,
     ) -> Result<TransactWriteItem, StoreError> {
         let lane = lane_of(player.as_str());
-        let key = entity::lane(&board.leaderboard_id, lane);
+        let key = entity::lane(&board.board_id, lane);
         let mut params = Params::new().name("#w", WRITTEN_ATTR).value(":one", 1u64);
         let mut update = String::from("ADD #w :one");
         match (old, new) {
@@ -188,7 +188,7 @@ impl Table {
         board: &Board,
         cost: &mut RankCost,
     ) -> Result<[Item; LANES as usize], StoreError> {
-        let items = self.lane_items(&board.leaderboard_id).await?;
+        let items = self.lane_items(&board.board_id).await?;
         cost.requests += 1;
         cost.items += items.len() as u64;
         Ok(items)

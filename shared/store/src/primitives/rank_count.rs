@@ -190,7 +190,7 @@ impl Table {
     ) -> Result<(u64, bool), StoreError> {
         let out = self
             .range_query(
-                &entity::board_pk(&board.leaderboard_id),
+                &entity::board_pk(&board.board_id),
                 lo,
                 hi,
                 Params::new().value(":me", player.as_str()),

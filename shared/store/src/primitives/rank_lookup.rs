@@ -126,7 +126,7 @@ impl Table {
             Prefetch::AfterPlay => (None, true),
             Prefetch::Nothing => (None, false),
         };
-        let id = &board.leaderboard_id;
+        let id = &board.board_id;
         let key = CountedKey::parse(score_sk)?;
         let prefetched = root.is_some();
         // A small board: counting it reads fewer items than the snapshot, and is exact. (Not
@@ -247,7 +247,7 @@ impl Table {
         mut generation: u64,
         cost: &mut RankCost,
     ) -> Result<(Vec<PathRead>, Watermarks, Item), StoreError> {
-        let id = &board.leaderboard_id;
+        let id = &board.board_id;
         let prefixes: BTreeSet<String> = keys.iter().flat_map(path_nodes).collect();
         for _ in 0..GENERATION_ROUNDS {
             let mut item_keys = vec![root_key(id)];

@@ -56,7 +56,7 @@ pub fn store_with_client(table: &TestTable, client: aws_sdk_dynamodb::Client) ->
 
 pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> NewBoard {
     NewBoard {
-        leaderboard_id: bid(id),
+        board_id: bid(id),
         name: format!("Board {id}"),
         order,
         operator,
@@ -107,7 +107,7 @@ pub fn play(player: &str, score: u64, boards: &[&str], session: SessionId) -> Pl
         game_id: Some(gid("tetris")),
         score,
         duration_sec: Some(60),
-        leaderboard_ids: boards.iter().map(|b| bid(b)).collect(),
+        board_ids: boards.iter().map(|b| bid(b)).collect(),
     }
 }
 

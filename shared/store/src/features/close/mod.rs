@@ -264,7 +264,7 @@ impl Store {
             for (item, rank) in items.iter().zip(done + 1..) {
                 let pointer = pointer_from_score_item(item)?;
                 let standing = FinalStanding {
-                    leaderboard_id: id.clone(),
+                    board_id: id.clone(),
                     rank,
                     player_id: pointer.player_id.clone(),
                     score: pointer.score,
@@ -279,7 +279,7 @@ impl Store {
                     None,
                 )?);
                 let result = SeasonResult {
-                    leaderboard_id: id.clone(),
+                    board_id: id.clone(),
                     player_id: pointer.player_id.clone(),
                     rank,
                     score: pointer.score,
@@ -399,7 +399,7 @@ impl Store {
             Ok(None) => return Ok(Ok(None)),
             Err(why) => return Ok(Err(why)),
         };
-        let id = next.leaderboard_id.clone();
+        let id = next.board_id.clone();
         let successor = match Board::create(next, board.ends_at.unwrap_or(board.starts_at)) {
             Ok(successor) => successor,
             Err(e) => return Ok(Err(format!("the successor {id} is not a valid board: {e}"))),
@@ -453,8 +453,8 @@ impl Store {
 /// The progress of a board found closed.
 fn closed(board: Board) -> CloseProgress {
     CloseProgress::Closed {
-        board: board.leaderboard_id,
+        board: board.board_id,
         player_count: board.player_count.unwrap_or(0),
-        next: board.next_leaderboard_id,
+        next: board.next_board_id,
     }
 }

@@ -154,7 +154,7 @@ impl Store {
         players: &[PlayerId],
     ) -> Result<(Vec<RankedEntry>, RankCost), StoreError> {
         check_players(players)?;
-        let id = &board.leaderboard_id;
+        let id = &board.board_id;
         let mut cost = RankCost::default();
         if board.status == BoardStatus::Closed {
             let keys: Vec<Key> = players
@@ -240,7 +240,7 @@ impl Store {
         if pointers.is_empty() {
             return Ok(Vec::new());
         }
-        let id = &board.leaderboard_id;
+        let id = &board.board_id;
         let mut top = None;
         if root_entries(&root) <= EXACT_TOP as i64 {
             let page = self.top_page(board, cost).await?;
@@ -331,7 +331,7 @@ impl Store {
     /// followed past DynamoDB's 1 MB page only until it holds them (entries with large
     /// metadata fill a page sooner: at most 3 pages).
     async fn top_page(&self, board: &Board, cost: &mut RankCost) -> Result<TopPage, StoreError> {
-        let pk = entity::board_pk(&board.leaderboard_id);
+        let pk = entity::board_pk(&board.board_id);
         let mut keys = Vec::new();
         let mut start: Option<std::collections::HashMap<String, AttributeValue>> = None;
         cost.count_queries += 1;

@@ -214,7 +214,7 @@ impl Store {
         else {
             return Ok(None);
         };
-        let pk = entity::board_pk(&board.leaderboard_id);
+        let pk = entity::board_pk(&board.board_id);
         let own = &pointer.score_sk;
         let (me, freshness, _) = self
             .table

@@ -72,7 +72,7 @@ impl Store {
         board: &Board,
         pointer: &EntryPointer,
     ) -> Result<(), StoreError> {
-        let id = &board.leaderboard_id;
+        let id = &board.board_id;
         let mut items = vec![
             self.table.tx_board_open(id)?,
             self.table.tx_delete(

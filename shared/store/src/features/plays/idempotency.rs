@@ -79,8 +79,8 @@ pub(crate) fn same_play(session: &Session, play: &Play) -> Result<(), StoreError
     if session.score != play.score {
         return differs("score");
     }
-    let mut asked: Vec<_> = play.leaderboard_ids.iter().collect();
-    let mut recorded: Vec<_> = session.leaderboard_ids.iter().collect();
+    let mut asked: Vec<_> = play.board_ids.iter().collect();
+    let mut recorded: Vec<_> = session.board_ids.iter().collect();
     asked.sort();
     recorded.sort();
     if asked != recorded {
@@ -138,7 +138,7 @@ mod tests {
             game_id: None,
             score,
             duration_sec: None,
-            leaderboard_ids: boards.iter().map(|b| BoardId::parse(b).unwrap()).collect(),
+            board_ids: boards.iter().map(|b| BoardId::parse(b).unwrap()).collect(),
             metadata: metadata.map(|m| Metadata::parse(m).unwrap()),
         }
     }
@@ -147,7 +147,7 @@ mod tests {
         Session {
             player_id: p.player_id.clone(),
             session_id: p.session_id.clone(),
-            leaderboard_ids: p.leaderboard_ids.clone(),
+            board_ids: p.board_ids.clone(),
             game_id: GameId::parse("g").unwrap(),
             score: p.score,
             duration_sec: Some(30),

@@ -85,7 +85,7 @@ pub struct Play {
     /// How long the play took, if the game said.
     pub duration_sec: Option<u64>,
     /// The boards it counts on, 1 to 10, distinct.
-    pub leaderboard_ids: Vec<BoardId>,
+    pub board_ids: Vec<BoardId>,
     /// What the game attached to the play: kept on the Session and on every entry it changes.
     pub metadata: Option<Metadata>,
 }
@@ -120,7 +120,7 @@ pub(crate) struct BoardPlan {
 
 impl Play {
     fn check(&self) -> Result<(), StoreError> {
-        let ids = &self.leaderboard_ids;
+        let ids = &self.board_ids;
         if ids.is_empty() || ids.len() > MAX_BOARDS_PER_PLAY {
             return Err(StoreError::Invalid(format!(
                 "leaderboardIds must list 1 to {MAX_BOARDS_PER_PLAY} boards"
@@ -148,7 +148,7 @@ fn plan_board(
     let spec = board.spec()?;
     let order = board.order;
     let out_of_range = |score| StoreError::ScoreOutOfRange {
-        board: board.leaderboard_id.clone(),
+        board: board.board_id.clone(),
         score,
         max_score: board.max_score,
     };
@@ -180,7 +180,7 @@ fn plan_board(
     let new = match new_entry {
         None => None,
         Some((score, attained_at)) => Some(EntryPointer {
-            leaderboard_id: board.leaderboard_id.clone(),
+            board_id: board.board_id.clone(),
             player_id: play.player_id.clone(),
             score,
             attained_at,
@@ -204,7 +204,7 @@ fn plan_board(
     };
     Ok(BoardPlan {
         outcome: BoardOutcome {
-            leaderboard_id: board.leaderboard_id.clone(),
+            board_id: board.board_id.clone(),
             best,
             improved,
             saturated: capped,
@@ -279,7 +279,7 @@ impl Store {
             let session = Session {
                 player_id: play.player_id.clone(),
                 session_id: play.session_id.clone(),
-                leaderboard_ids: play.leaderboard_ids.clone(),
+                board_ids: play.board_ids.clone(),
                 game_id,
                 score: play.score,
                 duration_sec: play.duration_sec,
@@ -360,9 +360,9 @@ impl Store {
     /// The one consistent read of a play.
     async fn read_play_state(&self, play: &Play) -> Result<PlayState, StoreError> {
         let session_key = entity::session(&play.player_id, &play.session_id);
-        let board_keys: Vec<Key> = play.leaderboard_ids.iter().map(entity::board).collect();
+        let board_keys: Vec<Key> = play.board_ids.iter().map(entity::board).collect();
         let pointer_keys: Vec<Key> = play
-            .leaderboard_ids
+            .board_ids
             .iter()
             .map(|b| entity::entry(&play.player_id, b))
             .collect();
@@ -418,7 +418,7 @@ impl Store {
         now: Timestamp,
     ) -> Result<Vec<BoardPlan>, StoreError> {
         let mut boards = Vec::with_capacity(state.boards.len());
-        for (id, board) in play.leaderboard_ids.iter().zip(state.boards) {
+        for (id, board) in play.board_ids.iter().zip(state.boards) {
             boards.push(board.ok_or_else(|| StoreError::NotFound {
                 what: "leaderboard",
                 id: id.to_string(),
@@ -428,7 +428,7 @@ impl Store {
             board
                 .accepts_at(now)
                 .map_err(|why| StoreError::BoardClosed {
-                    board: board.leaderboard_id.clone(),
+                    board: board.board_id.clone(),
                     why,
                 })?;
         }
@@ -473,7 +473,7 @@ impl Store {
                 .ends_at
                 .is_some_and(|end| now.plus_millis(FENCE_WINDOW_MS) >= end);
             if near_end {
-                items.push(self.table.tx_board_open(&board.leaderboard_id)?);
+                items.push(self.table.tx_board_open(&board.board_id)?);
             }
             let Some(new) = &plan.new else { continue };
             let (condition, params) = match &plan.old {
@@ -484,7 +484,7 @@ impl Store {
                 self.table
                     .tx_put(pointer_item(new)?, Some(condition), params)?,
             );
-            let board_pk = entity::board_pk(&board.leaderboard_id);
+            let board_pk = entity::board_pk(&board.board_id);
             if let Some(old) = &plan.old
                 && old.score_sk != new.score_sk
             {

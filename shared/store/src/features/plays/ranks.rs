@@ -98,7 +98,7 @@ impl Store {
                     ranked = true;
                 }
                 Some(Err(e)) => {
-                    tracing::warn!(error = %e, board = %plan.board.leaderboard_id, "rank not read after the play");
+                    tracing::warn!(error = %e, board = %plan.board.board_id, "rank not read after the play");
                 }
                 None => {
                     tracing::warn!(session = %session.session_id, "no time left for the play's ranks");
@@ -155,7 +155,7 @@ impl Store {
                 continue;
             }
             let read = async {
-                let Some(board) = self.table.board(&outcome.leaderboard_id).await? else {
+                let Some(board) = self.table.board(&outcome.board_id).await? else {
                     return Ok(None);
                 };
                 self.table
@@ -170,7 +170,7 @@ impl Store {
                 }
                 Some(Ok(None)) => {}
                 Some(Err(e)) => {
-                    tracing::warn!(error = %e, board = %outcome.leaderboard_id, "rank not read for a repeated play");
+                    tracing::warn!(error = %e, board = %outcome.board_id, "rank not read for a repeated play");
                 }
                 None => break,
             }

@@ -105,7 +105,7 @@ impl Store {
     /// (`ceil(nodes / 25)`), 1 transaction and, if it fails, 1 root read; one pause write per
     /// lane paused. At most [`MAX_SCANS`] scans.
     pub async fn rebuild_lane_index(&self, board: &Board) -> Result<RebuildOutcome, StoreError> {
-        let id = &board.leaderboard_id;
+        let id = &board.board_id;
         let mut out = RebuildOutcome::default();
         let mut settled: BTreeMap<u8, Settled> = BTreeMap::new();
         let mut paused: BTreeSet<u8> = BTreeSet::new();
@@ -547,7 +547,7 @@ impl Store {
             return Err(StoreError::Invalid(format!(
                 "leaderboard {} was made before the rank index's layout 2; the migration moves \
                  it onto the index (season close's scheduled run)",
-                board.leaderboard_id
+                board.board_id
             )));
         }
         let rebuilt = self.rebuild_lane_index(board).await?;
