@@ -132,7 +132,7 @@ async fn removed_entries_leave_the_index_exact_and_never_half_removed() {
     // is that play's (500 and up).
     for (i, p) in removed.iter().enumerate() {
         if let Some(ptr) = store.entry_pointer(&board_id(), &pid(p)).await.unwrap() {
-            assert!(i < 10 && ptr.score >= 500, "{p}: {ptr:?}");
+            assert!(i < 10 && ptr.entry.score >= 500, "{p}: {ptr:?}");
         }
     }
     let left = scores.len();

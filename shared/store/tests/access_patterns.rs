@@ -903,17 +903,19 @@ async fn ap4_player_entry_and_entry_pointer_agree_with_the_score_item() {
         .unwrap();
     // THEN both are the 250 of the second play
     let want = ScoreEntry {
+        entry: leaderboard_store::model::Entry {
+            metadata: None,
+            name: Some("p1".into()),
+            board_id: bid("b"),
+            player_id: pid("p1"),
+            score: 250,
+            attained_at: at(20),
+        },
         saturated: false,
-        metadata: None,
-        name: Some("p1".into()),
-        board_id: bid("b"),
-        player_id: pid("p1"),
-        score: 250,
-        attained_at: at(20),
         session_id: better.session.session_id.clone(),
     };
     assert_eq!(entry, want);
-    assert_eq!(pointer.entry(), want);
+    assert_eq!(pointer.score_entry(), want);
     assert_eq!(pointer.version, 2);
     let sk = format!("SCORE#0000000250#{}#p1", tiebreak(T0 + 20));
     assert_eq!(sk, "SCORE#0000000250#8232774399979#p1");
@@ -1003,13 +1005,15 @@ async fn ap5_player_entries_across_boards() {
     let s1 = first.session.session_id;
     let s2 = second.session.session_id;
     let entry = |board: &str, player: &str, score, ms, session: &SessionId| ScoreEntry {
+        entry: leaderboard_store::model::Entry {
+            metadata: None,
+            name: Some(player.into()),
+            board_id: bid(board),
+            player_id: pid(player),
+            score,
+            attained_at: at(ms),
+        },
         saturated: false,
-        metadata: None,
-        name: Some(player.into()),
-        board_id: bid(board),
-        player_id: pid(player),
-        score,
-        attained_at: at(ms),
         session_id: session.clone(),
     };
     // WHEN p1's entries are listed
@@ -1028,11 +1032,11 @@ async fn ap5_player_entries_across_boards() {
     // AND each agrees with its pointer
     for e in &got {
         let pointer = store
-            .entry_pointer(&e.board_id, &e.player_id)
+            .entry_pointer(&e.entry.board_id, &e.entry.player_id)
             .await
             .unwrap()
             .unwrap();
-        assert_eq!(&pointer.entry(), e);
+        assert_eq!(&pointer.score_entry(), e);
     }
     assert_eq!(
         store

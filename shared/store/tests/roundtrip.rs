@@ -12,7 +12,8 @@ use leaderboard_keys::ids::{Email, SessionId};
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{
-    Board, BoardOutcome, BoardStatus, NewBoard, Operator, Player, Recurrence, ScoreEntry, Session,
+    Board, BoardOutcome, BoardStatus, Entry, NewBoard, Operator, Player, Recurrence, ScoreEntry,
+    Session,
 };
 use leaderboard_store::{Play, Store};
 
@@ -513,13 +514,15 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
                 score_sk,
                 case.at,
                 &ScoreEntry {
+                    entry: Entry {
+                        metadata: None,
+                        name: Some(case.player.into()),
+                        board_id: bid(board),
+                        player_id: pid(case.player),
+                        score: case.score,
+                        attained_at: now,
+                    },
                     saturated: false,
-                    metadata: None,
-                    name: Some(case.player.into()),
-                    board_id: bid(board),
-                    player_id: pid(case.player),
-                    score: case.score,
-                    attained_at: now,
                     session_id: session_id.clone(),
                 },
             )
@@ -556,7 +559,10 @@ async fn check_entry(
     );
     assert_eq!(s(&raw, "leaderboardId"), Some(board));
     assert_eq!(s(&raw, "playerId"), Some(player));
-    assert_eq!(n(&raw, "score"), Some(want.score.to_string().as_str()));
+    assert_eq!(
+        n(&raw, "score"),
+        Some(want.entry.score.to_string().as_str())
+    );
     assert_eq!(s(&raw, "attainedAt"), Some(attained_at));
     assert_eq!(s(&raw, "sessionId"), Some(want.session_id.as_str()));
     // exactly one Score item of the player on the board
@@ -579,7 +585,7 @@ async fn check_entry(
         .unwrap()
         .unwrap();
     assert_eq!(pointer.score_sk, score_sk);
-    assert_eq!(&pointer.entry(), want);
+    assert_eq!(&pointer.score_entry(), want);
     // AP4 reads the same entry
     assert_eq!(
         store.player_entry(&bid(board), &pid(player)).await.unwrap(),
@@ -695,13 +701,15 @@ async fn imported_entries_read_back_identically_at_the_edges_of_the_key_format()
             score_sk,
             when,
             &ScoreEntry {
+                entry: Entry {
+                    metadata: None,
+                    name: None,
+                    board_id: bid(board_id),
+                    player_id: pid(player),
+                    score,
+                    attained_at,
+                },
                 saturated: false,
-                metadata: None,
-                name: None,
-                board_id: bid(board_id),
-                player_id: pid(player),
-                score,
-                attained_at,
                 session_id: pointer.session_id.clone(),
             },
         )

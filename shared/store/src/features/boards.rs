@@ -6,7 +6,7 @@ use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{pointer_item, score_item};
-use crate::ground::model::{Board, EntryPointer, NewBoard};
+use crate::ground::model::{Board, Entry, EntryPointer, NewBoard};
 use crate::store::Store;
 use crate::table::batch::BatchStats;
 
@@ -53,15 +53,17 @@ impl Store {
                     max_score: board.max_score,
                 })?;
             let pointer = EntryPointer {
-                board_id: board.board_id.clone(),
-                player_id: player.clone(),
-                score: *score,
-                attained_at: *at,
+                entry: Entry {
+                    board_id: board.board_id.clone(),
+                    player_id: player.clone(),
+                    score: *score,
+                    attained_at: *at,
+                    name: None,
+                    metadata: None,
+                },
                 session_id: crate::ground::session_id::new_session_id(*at)?,
                 score_sk: spec.score_sort_key(*score, at.as_millis(), player)?,
                 version: 1,
-                name: None,
-                metadata: None,
                 saturated: false,
             };
             items.push(score_item(&pointer)?);

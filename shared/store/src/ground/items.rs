@@ -82,9 +82,9 @@ pub(crate) fn from_item<T: DeserializeOwned>(item: Item) -> Result<T, StoreError
 /// pointer can be rebuilt from the Score item alone, as season close does), the table key
 /// `LEADERBOARD#<b>` / `SCORE#<rankKey>#<p>` and the GSI1 key `PLAYER#<p>` / `SCORE#<b>`.
 pub(crate) fn score_item(pointer: &EntryPointer) -> Result<Item, StoreError> {
-    let key = Key::new(entity::board_pk(&pointer.board_id), &pointer.score_sk);
-    let gsi1 = entity::score_gsi1(&pointer.player_id, &pointer.board_id);
-    let mut item = to_item(&pointer.entry(), &key, Some(&gsi1), None)?;
+    let key = Key::new(entity::board_pk(&pointer.entry.board_id), &pointer.score_sk);
+    let gsi1 = entity::score_gsi1(&pointer.entry.player_id, &pointer.entry.board_id);
+    let mut item = to_item(&pointer.score_entry(), &key, Some(&gsi1), None)?;
     item.insert("version".into(), n(pointer.version));
     Ok(item)
 }
@@ -93,7 +93,7 @@ pub(crate) fn score_item(pointer: &EntryPointer) -> Result<Item, StoreError> {
 pub(crate) fn pointer_item(pointer: &EntryPointer) -> Result<Item, StoreError> {
     to_item(
         pointer,
-        &entity::entry(&pointer.player_id, &pointer.board_id),
+        &entity::entry(&pointer.entry.player_id, &pointer.entry.board_id),
         None,
         None,
     )
@@ -105,15 +105,10 @@ pub(crate) fn pointer_from_score_item(item: &Item) -> Result<EntryPointer, Store
     let version = item.number("version").unwrap_or(1);
     let entry: ScoreEntry = from_item(item.clone())?;
     Ok(EntryPointer {
-        board_id: entry.board_id,
-        player_id: entry.player_id,
-        score: entry.score,
-        attained_at: entry.attained_at,
+        entry: entry.entry,
         session_id: entry.session_id,
         score_sk,
         version,
-        name: entry.name,
-        metadata: entry.metadata,
         saturated: entry.saturated,
     })
 }

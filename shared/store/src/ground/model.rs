@@ -342,10 +342,12 @@ impl Board {
     }
 }
 
-/// A player's current entry on a board (the Score item).
+/// What every stored form of an entry holds (a Score item, an entry pointer, a final standing,
+/// a season result): whose entry on which board, its score and when it was attained, and the
+/// name and metadata it shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ScoreEntry {
+pub struct Entry {
     /// The board.
     #[serde(rename = "leaderboardId")]
     pub board_id: BoardId,
@@ -355,8 +357,6 @@ pub struct ScoreEntry {
     pub score: u64,
     /// When it was attained.
     pub attained_at: Timestamp,
-    /// The session that set it.
-    pub session_id: SessionId,
     /// The player's display name when the entry last changed (absent on entries written
     /// before names were kept: they show the playerId).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -364,15 +364,12 @@ pub struct ScoreEntry {
     /// The metadata of the play that last changed the entry, if it had any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
-    /// An `increment` entry whose total was capped at the board's `maxScore` (present only
-    /// when true).
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub saturated: bool,
 }
 
-impl ScoreEntry {
-    /// The entry at `rank`, as listings show it.
-    pub fn ranked(self, rank: u64) -> RankedEntry {
+impl Entry {
+    /// The entry at `rank`, as the read API shows it, with how fresh the rank is where that is
+    /// shown (a player's own rank).
+    pub fn ranked(self, rank: u64, freshness: Option<Freshness>) -> RankedEntry {
         RankedEntry {
             rank,
             name: shown_name(self.name, &self.player_id),
@@ -380,9 +377,24 @@ impl ScoreEntry {
             score: self.score,
             attained_at: self.attained_at,
             metadata: self.metadata,
-            freshness: None,
+            freshness,
         }
     }
+}
+
+/// A player's current entry on a board (the Score item).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoreEntry {
+    /// Whose, where, what and when.
+    #[serde(flatten)]
+    pub entry: Entry,
+    /// The session that set it.
+    pub session_id: SessionId,
+    /// An `increment` entry whose total was capped at the board's `maxScore` (present only
+    /// when true).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub saturated: bool,
 }
 
 /// The name an entry shows: the one it was stored with, or else its player's id.
@@ -419,28 +431,15 @@ pub struct RankedEntry {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EntryPointer {
-    /// The board.
-    #[serde(rename = "leaderboardId")]
-    pub board_id: BoardId,
-    /// The player.
-    pub player_id: PlayerId,
-    /// The entry's score.
-    pub score: u64,
-    /// When it was attained.
-    pub attained_at: Timestamp,
+    /// Whose, where, what and when.
+    #[serde(flatten)]
+    pub entry: Entry,
     /// The session that set it.
     pub session_id: SessionId,
     /// The Score item's sort key, `SCORE#<rankKey>#<playerId>`.
     pub score_sk: String,
     /// Bumped by every change; the condition of the next change.
     pub version: u64,
-    /// The player's display name when the entry last changed (absent on entries written
-    /// before names were kept: they show the playerId).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// The metadata of the play that last changed the entry, if it had any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Metadata>,
     /// An `increment` entry whose total was capped at the board's `maxScore`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub saturated: bool,
@@ -448,15 +447,10 @@ pub struct EntryPointer {
 
 impl EntryPointer {
     /// The Score entry this pointer points at.
-    pub fn entry(&self) -> ScoreEntry {
+    pub fn score_entry(&self) -> ScoreEntry {
         ScoreEntry {
-            board_id: self.board_id.clone(),
-            player_id: self.player_id.clone(),
-            score: self.score,
-            attained_at: self.attained_at,
+            entry: self.entry.clone(),
             session_id: self.session_id.clone(),
-            name: self.name.clone(),
-            metadata: self.metadata.clone(),
             saturated: self.saturated,
         }
     }
@@ -523,79 +517,30 @@ pub struct Session {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FinalStanding {
-    /// The board.
-    #[serde(rename = "leaderboardId")]
-    pub board_id: BoardId,
+    /// Whose, where, what and when (copied from the Score item at close).
+    #[serde(flatten)]
+    pub entry: Entry,
     /// The final rank.
     pub rank: u64,
-    /// The player.
-    pub player_id: PlayerId,
-    /// The final score.
-    pub score: u64,
-    /// When it was attained.
-    pub attained_at: Timestamp,
-    /// The player's display name when the entry last changed (absent on entries written
-    /// before names were kept: they show the playerId).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// The metadata of the play that last changed the entry, if it had any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Metadata>,
 }
 
 /// A player's result on a closed board (the Season result item).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SeasonResult {
-    /// The board.
-    #[serde(rename = "leaderboardId")]
-    pub board_id: BoardId,
-    /// The player.
-    pub player_id: PlayerId,
+    /// Whose, where, what and when (the final score).
+    #[serde(flatten)]
+    pub entry: Entry,
     /// The final rank.
     pub rank: u64,
-    /// The final score.
-    pub score: u64,
     /// How many players the board had.
     pub player_count: u64,
-    /// When the final score was attained.
-    pub attained_at: Timestamp,
-    /// The player's display name when the entry last changed (absent on entries written
-    /// before names were kept: they show the playerId).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// The metadata of the play that last changed the entry, if it had any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Metadata>,
 }
 
 impl SeasonResult {
-    /// The result as the read API shows a player's ranked entry: final, so exact.
-    pub fn ranked(self) -> RankedEntry {
-        RankedEntry {
-            rank: self.rank,
-            name: shown_name(self.name, &self.player_id),
-            player_id: self.player_id,
-            score: self.score,
-            attained_at: self.attained_at,
-            metadata: self.metadata,
-            freshness: Some(Freshness::exact(self.rank, self.player_count)),
-        }
-    }
-}
-
-impl FinalStanding {
-    /// The standing as the read API shows a ranked entry.
-    pub fn ranked(self) -> RankedEntry {
-        RankedEntry {
-            rank: self.rank,
-            name: shown_name(self.name, &self.player_id),
-            player_id: self.player_id,
-            score: self.score,
-            attained_at: self.attained_at,
-            metadata: self.metadata,
-            freshness: None,
-        }
+    /// How fresh the final rank is: exact, of `player_count` entries.
+    pub fn freshness(&self) -> Freshness {
+        Freshness::exact(self.rank, self.player_count)
     }
 }
 

@@ -19,9 +19,10 @@ use crate::table::Table;
 pub(crate) fn own_entry(pointer: &EntryPointer, estimate: &Estimate) -> (RankedEntry, Freshness) {
     let rank = estimate.rank();
     let freshness = Freshness::of(rank, estimate);
-    let mut entry = pointer.entry().ranked(rank);
-    entry.freshness = Some(freshness);
-    (entry, freshness)
+    (
+        pointer.entry.clone().ranked(rank, Some(freshness)),
+        freshness,
+    )
 }
 
 impl Table {
@@ -85,7 +86,7 @@ impl Table {
             .own_rank(
                 generations,
                 board,
-                &pointer.player_id,
+                &pointer.entry.player_id,
                 &pointer.score_sk,
                 before,
             )

@@ -264,13 +264,8 @@ impl Store {
             for (item, rank) in items.iter().zip(done + 1..) {
                 let pointer = pointer_from_score_item(item)?;
                 let standing = FinalStanding {
-                    board_id: id.clone(),
+                    entry: pointer.entry.clone(),
                     rank,
-                    player_id: pointer.player_id.clone(),
-                    score: pointer.score,
-                    attained_at: pointer.attained_at,
-                    name: pointer.name.clone(),
-                    metadata: pointer.metadata.clone(),
                 };
                 writes.push(to_item(
                     &standing,
@@ -279,18 +274,13 @@ impl Store {
                     None,
                 )?);
                 let result = SeasonResult {
-                    board_id: id.clone(),
-                    player_id: pointer.player_id.clone(),
+                    entry: pointer.entry.clone(),
                     rank,
-                    score: pointer.score,
                     player_count: total,
-                    attained_at: pointer.attained_at,
-                    name: pointer.name.clone(),
-                    metadata: pointer.metadata.clone(),
                 };
                 writes.push(to_item(
                     &result,
-                    &entity::season_result(&pointer.player_id, id),
+                    &entity::season_result(&pointer.entry.player_id, id),
                     None,
                     None,
                 )?);

@@ -170,7 +170,12 @@ impl Store {
             let mut entries = keys
                 .iter()
                 .filter_map(|k| found.take(k))
-                .map(|i| from_item::<SeasonResult>(i).map(SeasonResult::ranked))
+                .map(|i| {
+                    from_item::<SeasonResult>(i).map(|r| {
+                        let freshness = r.freshness();
+                        r.entry.ranked(r.rank, Some(freshness))
+                    })
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             entries.sort_by_key(|e| e.rank);
             return Ok((entries, cost));
@@ -209,7 +214,7 @@ impl Store {
                     .own_rank(
                         &self.generations,
                         board,
-                        &p.player_id,
+                        &p.entry.player_id,
                         &p.score_sk,
                         Prefetch::Nothing,
                     )
@@ -247,12 +252,14 @@ impl Store {
             if page.complete {
                 let (_, entries) = lanes_for(
                     &self.table.read_lane_items(board, cost).await?,
-                    &pointers[0].player_id,
+                    &pointers[0].entry.player_id,
                 );
                 return Ok(pointers
                     .iter()
                     .map(|p| {
-                        let above = page.counted_above(&p.score_sk, &p.player_id).unwrap_or(0);
+                        let above = page
+                            .counted_above(&p.score_sk, &p.entry.player_id)
+                            .unwrap_or(0);
                         Estimate::exact(above, (entries.max(0) as u64).max(above + 1))
                     })
                     .collect());
@@ -283,7 +290,7 @@ impl Store {
                     let cap = budget.min(TAIL_CAP);
                     let tail = self
                         .table
-                        .count_tail(board, &p.player_id, key, side, cap, cost)
+                        .count_tail(board, &p.entry.player_id, key, side, cap, cost)
                         .await?;
                     budget = budget.saturating_sub(cost.keys_counted - before);
                     Some(tail)
@@ -298,10 +305,10 @@ impl Store {
             .zip(&tails)
             .zip(pointers)
             .map(|(((key, (path, watermarks)), tail), p)| {
-                let (lanes, entries) = lanes_for(&lanes, &p.player_id);
+                let (lanes, entries) = lanes_for(&lanes, &p.entry.player_id);
                 settled_estimate(
                     id,
-                    &p.player_id,
+                    &p.entry.player_id,
                     key,
                     path,
                     watermarks,
@@ -318,7 +325,7 @@ impl Store {
             };
             for (estimate, p) in estimates.iter_mut().zip(pointers) {
                 if estimate.worth_counting()
-                    && let Some(counted) = page.counted_above(&p.score_sk, &p.player_id)
+                    && let Some(counted) = page.counted_above(&p.score_sk, &p.entry.player_id)
                 {
                     *estimate = estimate.with_count(counted, true);
                 }

@@ -54,7 +54,7 @@ impl Store {
                 .items
                 .into_iter()
                 .zip(offset + 1..)
-                .map(|(e, rank)| e.ranked(rank))
+                .map(|(e, rank)| e.entry.ranked(rank, None))
                 .collect(),
             next_cursor: page.next_cursor,
         })
@@ -117,7 +117,7 @@ impl Store {
             .await?
             .into_page()?;
         for e in &mut page.items {
-            e.name = Some(shown_name(e.name.take(), &e.player_id));
+            e.entry.name = Some(shown_name(e.entry.name.take(), &e.entry.player_id));
         }
         Ok(page)
     }
@@ -222,10 +222,7 @@ impl Store {
             .await?;
         let rank = me.rank;
         // The neighbours' ranks are the player's plus their position, as fresh as the player's.
-        let at = |e: ScoreEntry, rank: u64| RankedEntry {
-            freshness: Some(freshness.for_rank(rank)),
-            ..e.ranked(rank)
-        };
+        let at = |e: ScoreEntry, rank: u64| e.entry.ranked(rank, Some(freshness.for_rank(rank)));
         // The n entries just above: ascending from the player's key, then reversed.
         let above = self
             .window(
@@ -252,7 +249,7 @@ impl Store {
         out.push(me);
         let below = below
             .into_iter()
-            .filter(|e| e.player_id != pointer.player_id)
+            .filter(|e| e.entry.player_id != pointer.entry.player_id)
             .take(n);
         for (i, e) in below.enumerate() {
             out.push(at(e, rank.saturating_add(1 + i as u64)));

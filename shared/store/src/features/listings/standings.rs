@@ -33,7 +33,11 @@ impl Store {
             .await?
             .into_page()?;
         Ok(Page {
-            items: page.items.into_iter().map(FinalStanding::ranked).collect(),
+            items: page
+                .items
+                .into_iter()
+                .map(|f| f.entry.ranked(f.rank, None))
+                .collect(),
             next_cursor: page.next_cursor,
         })
     }
@@ -60,7 +64,7 @@ impl Store {
         out.items
             .unwrap_or_default()
             .into_iter()
-            .map(|i| from_item::<FinalStanding>(i).map(|f| f.ranked()))
+            .map(|i| from_item::<FinalStanding>(i).map(|f| f.entry.ranked(f.rank, None)))
             .collect()
     }
 

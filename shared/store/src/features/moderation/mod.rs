@@ -76,7 +76,7 @@ impl Store {
         let mut items = vec![
             self.table.tx_board_open(id)?,
             self.table.tx_delete(
-                &entity::entry(&pointer.player_id, id),
+                &entity::entry(&pointer.entry.player_id, id),
                 "version = :v",
                 Params::new().value(":v", pointer.version),
             )?,
@@ -88,7 +88,7 @@ impl Store {
         ];
         items.push(self.table.written_update(
             board,
-            &pointer.player_id,
+            &pointer.entry.player_id,
             Some(&pointer.score_sk),
             None,
         )?);

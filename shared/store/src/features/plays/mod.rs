@@ -43,7 +43,7 @@ use crate::features::plays::ranks::{CommittedPlay, PlayOutcome};
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
 use crate::ground::items::{ItemExt, from_item, pointer_item, score_item, to_item};
-use crate::ground::model::{Board, BoardOutcome, EntryPointer, Metadata, Operator, Session};
+use crate::ground::model::{Board, BoardOutcome, Entry, EntryPointer, Metadata, Operator, Session};
 use crate::store::Store;
 use crate::table::request::Params;
 use crate::table::retry::Retry;
@@ -162,40 +162,50 @@ fn plan_board(
     let capped = board.operator == Operator::Increment
         && old
             .as_ref()
-            .is_some_and(|cur| cur.score.saturating_add(play.score) > board.max_score);
+            .is_some_and(|cur| cur.entry.score.saturating_add(play.score) > board.max_score);
     let new_entry: Option<(u64, Timestamp)> = match (&old, board.operator) {
         (None, _) => Some((play.score, now)),
-        (Some(cur), Operator::Best) => (order.is_better(play.score, cur.score)
-            || (play.score == cur.score && now < cur.attained_at))
+        (Some(cur), Operator::Best) => (order.is_better(play.score, cur.entry.score)
+            || (play.score == cur.entry.score && now < cur.entry.attained_at))
             .then_some((play.score, now)),
         (Some(cur), Operator::Latest) => ((now, &play.session_id)
-            > (cur.attained_at, &cur.session_id))
+            > (cur.entry.attained_at, &cur.session_id))
             .then_some((play.score, now)),
-        (Some(cur), Operator::Increment) if play.score == 0 || cur.score >= board.max_score => None,
+        (Some(cur), Operator::Increment)
+            if play.score == 0 || cur.entry.score >= board.max_score =>
+        {
+            None
+        }
         (Some(cur), Operator::Increment) => {
-            let total = cur.score.saturating_add(play.score).min(board.max_score);
-            Some((total, now.max(cur.attained_at)))
+            let total = cur
+                .entry
+                .score
+                .saturating_add(play.score)
+                .min(board.max_score);
+            Some((total, now.max(cur.entry.attained_at)))
         }
     };
     let new = match new_entry {
         None => None,
         Some((score, attained_at)) => Some(EntryPointer {
-            board_id: board.board_id.clone(),
-            player_id: play.player_id.clone(),
-            score,
-            attained_at,
+            entry: Entry {
+                board_id: board.board_id.clone(),
+                player_id: play.player_id.clone(),
+                score,
+                attained_at,
+                name: Some(name.to_owned()),
+                metadata: play.metadata.clone(),
+            },
             session_id: play.session_id.clone(),
             score_sk: spec.score_sort_key(score, attained_at.as_millis(), &play.player_id)?,
             version: old.as_ref().map_or(1, |o| o.version + 1),
-            name: Some(name.to_owned()),
-            metadata: play.metadata.clone(),
             saturated: capped || old.as_ref().is_some_and(|o| o.saturated),
         }),
     };
     let best = new
         .as_ref()
         .or(old.as_ref())
-        .map_or(play.score, |e| e.score);
+        .map_or(play.score, |e| e.entry.score);
     // Improved: the entry is new, or now ranks higher than before.
     let improved = match (&old, &new) {
         (None, _) => true,
@@ -500,7 +510,7 @@ impl Store {
             let old_key = plan.old.as_ref().map(|old| old.score_sk.as_str());
             items.push(self.table.written_update(
                 board,
-                &new.player_id,
+                &new.entry.player_id,
                 old_key,
                 Some(&new.score_sk),
             )?);
