@@ -11,8 +11,8 @@ mod fragment;
 use std::hint::black_box;
 
 use criterion::Criterion;
+use leaderboard_keypath::{KeyPath, Segment, decode_int, encode_int};
 use leaderboard_keys::ids::PlayerId;
-use leaderboard_keys::keypath::{KeyPath, Segment, decode_int, encode_int};
 use leaderboard_keys::rank::{MAX_TIEBREAK_MILLIS, Order, RankKeySpec};
 
 /// The obvious way to write it: `format!` with width specifiers.

@@ -18,8 +18,6 @@
 //! - [`time`]: millisecond timestamps in the contract's RFC 3339 UTC form.
 //! - [`entity`]: the table layout of the contract: primary and GSI keys of every item type,
 //!   built from validated parts and parsed back.
-//! - [`keypath`]: StatelyDB's order-preserving binary key-path encoding, for tables whose sort
-//!   key is binary.
 //!
 //! ```
 //! use leaderboard_keys::{ids::PlayerId, rank::{Order, RankKeySpec}};
@@ -36,7 +34,6 @@
 pub mod entity;
 mod error;
 pub mod ids;
-pub mod keypath;
 pub mod pad;
 pub mod rank;
 pub mod rank_index;

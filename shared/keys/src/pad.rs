@@ -105,7 +105,7 @@ pub fn pad_into(value: u64, width: Width, out: &mut String) -> Result<(), KeyErr
 }
 
 /// A signed value zero-padded to `width` digits: negative values have no order-preserving
-/// zero-padded form and are an error (shift them into `0..` first, or use [`crate::keypath`]).
+/// zero-padded form and are an error (shift them into `0..` first, or use the `leaderboard-keypath` crate).
 pub fn pad_signed(value: i64, width: Width) -> Result<String, KeyError> {
     let v = u64::try_from(value).map_err(|_| KeyError::Negative(value))?;
     pad(v, width)

@@ -1,8 +1,8 @@
-//! Property tests for the StatelyDB key-path encoding in `leaderboard_keys::keypath`.
+//! Property tests for the StatelyDB key-path encoding in `leaderboard_keypath`.
 
 use std::cmp::Ordering;
 
-use leaderboard_keys::keypath::{
+use leaderboard_keypath::{
     INT_MAX, INT_MIN, KeyPath, Segment, decode_int, decode_int_exact, encode_int,
 };
 use proptest::prelude::*;
