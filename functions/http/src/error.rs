@@ -1,0 +1,198 @@
+//! The contract's error body, `{"error": {"code", "message"}}`, what each store error
+//! becomes, and the JSON responses every handler answers with.
+
+use lambda_http::http::{HeaderValue, StatusCode, header};
+use lambda_http::{Body, Response};
+use leaderboard_keys::KeyError;
+use leaderboard_keys::ids::IdError;
+use leaderboard_store::StoreError;
+use serde::Serialize;
+
+/// An error response: a status and the contract's error body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// The HTTP status.
+    pub status: StatusCode,
+    /// The snake_case code.
+    pub code: &'static str,
+    /// A sentence for humans.
+    pub message: String,
+    /// The play's `sessionId`, on the answer to a play that got as far as choosing it: the
+    /// client retries with it, and a play that had committed is then answered as a duplicate.
+    pub session_id: Option<String>,
+}
+
+impl ApiError {
+    /// An error of this status, code and message.
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+            session_id: None,
+        }
+    }
+
+    /// The same error, naming the play's `sessionId` (`error.sessionId`).
+    pub fn with_session(self, session_id: impl Into<String>) -> Self {
+        ApiError {
+            session_id: Some(session_id.into()),
+            ..self
+        }
+    }
+
+    /// 400 `invalid_request`.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "invalid_request", message)
+    }
+
+    /// 401 `unauthorized`.
+    pub fn unauthorized() -> Self {
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "a valid bearer token is required",
+        )
+    }
+
+    /// 503 `unavailable` (the answer carries `Retry-After`): too much contention or
+    /// throttling, or no time left before the deadline.
+    pub fn unavailable() -> Self {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            "the service is busy; retry shortly",
+        )
+    }
+
+    /// 403 `forbidden`.
+    pub fn forbidden() -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "this route requires the admin group",
+        )
+    }
+
+    /// 404 `not_found`.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "not_found", message)
+    }
+
+    /// 405 `method_not_allowed`.
+    pub fn method_not_allowed() -> Self {
+        Self::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            "this path does not accept that method",
+        )
+    }
+
+    /// The response carrying this error.
+    pub fn into_response(self) -> Response<Body> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Inner<'a> {
+            code: &'a str,
+            message: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            session_id: Option<&'a str>,
+        }
+        #[derive(Serialize)]
+        struct Outer<'a> {
+            error: Inner<'a>,
+        }
+        let body = Outer {
+            error: Inner {
+                code: self.code,
+                message: &self.message,
+                session_id: self.session_id.as_deref(),
+            },
+        };
+        let mut resp = json(self.status, &body);
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        resp
+    }
+}
+
+impl From<IdError> for ApiError {
+    fn from(e: IdError) -> Self {
+        ApiError::invalid(e.to_string())
+    }
+}
+
+impl From<KeyError> for ApiError {
+    fn from(e: KeyError) -> Self {
+        match e {
+            KeyError::ScoreOutOfRange { .. } => {
+                ApiError::new(StatusCode::BAD_REQUEST, "score_out_of_range", e.to_string())
+            }
+            other => ApiError::invalid(other.to_string()),
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Invalid(m) => ApiError::invalid(m),
+            StoreError::Key(k) => k.into(),
+            StoreError::ScoreOutOfRange { .. } => {
+                ApiError::new(StatusCode::BAD_REQUEST, "score_out_of_range", e.to_string())
+            }
+            StoreError::BadCursor => ApiError::invalid("cursor is not valid for this listing"),
+            StoreError::NotFound { .. } => ApiError::not_found(e.to_string()),
+            StoreError::AlreadyExists { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "already_exists", e.to_string())
+            }
+            StoreError::BoardClosed { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "board_closed", e.to_string())
+            }
+            StoreError::Banned { .. } => {
+                ApiError::new(StatusCode::FORBIDDEN, "banned", e.to_string())
+            }
+            StoreError::IdempotencyMismatch { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "idempotency_mismatch", e.to_string())
+            }
+            other if other.is_retryable() => {
+                tracing::warn!(error = %other, "store unavailable");
+                ApiError::unavailable()
+            }
+            other => {
+                tracing::error!(error = %other, "store failure");
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "something went wrong on our side",
+                )
+            }
+        }
+    }
+}
+
+/// A JSON response.
+pub fn json<T: Serialize>(status: StatusCode, body: &T) -> Response<Body> {
+    let text = serde_json::to_string(body).unwrap_or_else(|_| "{}".to_owned());
+    let mut resp = Response::new(Body::Text(text));
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    resp
+}
+
+/// An empty 204 response (a deletion that succeeded).
+pub fn no_content() -> Response<Body> {
+    let mut resp = Response::new(Body::Empty);
+    *resp.status_mut() = StatusCode::NO_CONTENT;
+    resp
+}
+
+/// The result of a handler: a response or an error response.
+pub fn respond(result: Result<Response<Body>, ApiError>) -> Response<Body> {
+    result.unwrap_or_else(ApiError::into_response)
+}
