@@ -1,11 +1,12 @@
-//! What the leaderboard's HTTP functions share: the contract's error body, the caller's
-//! identity from the claims API Gateway's JWT authorizer verified, JSON bodies and query
-//! parameters. Handlers translate an API Gateway HTTP API (payload 2.0) request into a store
+//! What the leaderboard's HTTP functions share: their state ([`App`]) and the one way a request
+//! is answered ([`answer`]), the contract's error body, the caller's identity from the claims
+//! API Gateway's JWT authorizer verified, JSON bodies and query parameters. Handlers translate an API Gateway HTTP API (payload 2.0) request into a store
 //! call and the result into a response; this crate holds the translation both of them need.
 //!
 //! Every error leaves as `{"error": {"code": "<snake_case>", "message": "<sentence>"}}`.
 #![warn(missing_docs)]
 
+mod app;
 pub mod budget;
 mod error;
 mod identity;
@@ -14,6 +15,7 @@ mod router;
 #[cfg(test)]
 mod tests;
 
+pub use app::{App, Report, answer};
 pub use error::{ApiError, json, no_content, respond};
 pub use identity::{Identity, admin, claims, identity, parse_groups};
 pub use request::{int_param, json_body, path, query_param, segments};

@@ -36,12 +36,11 @@ use std::sync::LazyLock;
 
 use lambda_http::http::{Method, StatusCode};
 use lambda_http::{Body, Error, Request, Response};
+pub use leaderboard_http::App;
 use leaderboard_http::budget::within_budget;
-use leaderboard_http::{ApiError, PathParams, Router, json, respond};
+use leaderboard_http::{ApiError, PathParams, Router, answer, json};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::time::Timestamp;
-use leaderboard_metrics::Sink;
-use leaderboard_store::Store;
 use leaderboard_store::model::{Board, BoardStatus};
 use serde::Serialize;
 
@@ -157,40 +156,14 @@ pub static WRITE_ROUTER: LazyLock<Router<Route>> = LazyLock::new(|| Router::new(
 pub static ROUTER: LazyLock<Router<Route>> =
     LazyLock::new(|| Router::new(&[write_routes(), read_routes()].concat()));
 
-/// The function's state: the store, the clock and where its metrics go.
-pub struct App {
-    store: Store,
-    clock: fn() -> Timestamp,
-    metrics: Sink,
-}
-
-impl App {
-    /// The function over `store`, on the system clock, its metrics on standard output.
-    pub fn new(store: Store) -> App {
-        App {
-            store,
-            clock: Timestamp::now,
-            metrics: Sink::stdout(),
-        }
-    }
-
-    /// The same, its metrics to `sink`.
-    pub fn with_metrics(self, sink: Sink) -> App {
-        App {
-            metrics: sink,
-            ..self
-        }
-    }
-}
-
 /// Handles one request on any route of this crate (tests call it; each deployed function
 /// serves its own routes with [`handle_reads`] or [`handle_writes`]). Never fails: every error
 /// becomes the contract's error response, and work past the request's time budget
 /// (`leaderboard_http::budget`) a 503 with `Retry-After`.
 #[tracing::instrument(skip_all, fields(method = %req.method(), path = %req.uri().path()))]
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Error> {
-    let mut metrics = RequestMetrics::start(READS_NAME, &app.metrics);
-    let answer = async {
+    let mut metrics = RequestMetrics::start(READS_NAME, app.metrics());
+    let result = within_budget(&req, async {
         let (route, p) = ROUTER.find(req.method(), leaderboard_http::path(&req))?;
         metrics.route(route);
         if route.is_read() {
@@ -198,39 +171,36 @@ pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Error> {
         } else {
             writes::write_route(app, route, &p, &req).await
         }
-    };
-    let answer = within_budget(&req, answer).await;
-    metrics.write(&app.metrics, &answer);
-    Ok(respond(answer))
+    })
+    .await;
+    answer(app, metrics, result)
 }
 
 /// Handles one request of the read routes (`LeaderboardApiFunction`), as [`handle`] does.
 #[tracing::instrument(skip_all, fields(method = %req.method(), path = %req.uri().path()))]
 pub async fn handle_reads(app: &App, req: Request) -> Result<Response<Body>, Error> {
-    let mut metrics = RequestMetrics::start(READS_NAME, &app.metrics);
-    let answer = async {
+    let mut metrics = RequestMetrics::start(READS_NAME, app.metrics());
+    let result = within_budget(&req, async {
         let (route, p) = READ_ROUTER.find(req.method(), leaderboard_http::path(&req))?;
         metrics.route(route);
         reads::read_route(app, route, &p, &req, &mut metrics).await
-    };
-    let answer = within_budget(&req, answer).await;
-    metrics.write(&app.metrics, &answer);
-    Ok(respond(answer))
+    })
+    .await;
+    answer(app, metrics, result)
 }
 
 /// Handles one request of the routes that need a token (`LeaderboardWritesFunction`), as
 /// [`handle`] does.
 #[tracing::instrument(skip_all, fields(method = %req.method(), path = %req.uri().path()))]
 pub async fn handle_writes(app: &App, req: Request) -> Result<Response<Body>, Error> {
-    let mut metrics = RequestMetrics::start(WRITES_NAME, &app.metrics);
-    let answer = async {
+    let mut metrics = RequestMetrics::start(WRITES_NAME, app.metrics());
+    let result = within_budget(&req, async {
         let (route, p) = WRITE_ROUTER.find(req.method(), leaderboard_http::path(&req))?;
         metrics.route(route);
         writes::write_route(app, route, &p, &req).await
-    };
-    let answer = within_budget(&req, answer).await;
-    metrics.write(&app.metrics, &answer);
-    Ok(respond(answer))
+    })
+    .await;
+    answer(app, metrics, result)
 }
 
 /// The functions' names in their metrics off Lambda (on Lambda, the stack's names for them).

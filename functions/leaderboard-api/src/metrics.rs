@@ -3,7 +3,7 @@
 //! the request was answered with). Both functions of this crate write it.
 
 use lambda_http::{Body, Response};
-use leaderboard_http::ApiError;
+use leaderboard_http::{ApiError, Report};
 use leaderboard_metrics::Sink;
 use leaderboard_store::freshness::Freshness;
 use leaderboard_store::model::RankedEntry;
@@ -59,9 +59,11 @@ impl RequestMetrics {
         self.ranks_exact += exact;
         self.ranks_within_lag += within;
     }
+}
 
+impl Report for RequestMetrics {
     /// Writes the entry and the outcome's count, for the request's answer.
-    pub fn write(mut self, sink: &Sink, answer: &Result<Response<Body>, ApiError>) {
+    fn write(mut self, sink: &Sink, answer: &Result<Response<Body>, ApiError>) {
         let status = match answer {
             Ok(resp) => resp.status(),
             Err(e) => e.status,

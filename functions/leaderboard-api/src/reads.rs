@@ -63,7 +63,7 @@ struct Sessions<'a> {
 }
 
 async fn board(app: &App, id: &BoardId) -> Result<Board, ApiError> {
-    app.store.get_board(id).await?.ok_or_else(|| no_board(id))
+    app.store().get_board(id).await?.ok_or_else(|| no_board(id))
 }
 
 fn no_board(id: &BoardId) -> ApiError {
@@ -102,12 +102,9 @@ pub(crate) async fn read_route(
     req: &Request,
     metrics: &mut RequestMetrics,
 ) -> Result<Response<Body>, ApiError> {
-    let store = &app.store;
+    let store = app.store();
     match route {
-        Route::GetBoard => ok(&shown_board(
-            &board(app, &board_id(p)?).await?,
-            (app.clock)(),
-        )),
+        Route::GetBoard => ok(&shown_board(&board(app, &board_id(p)?).await?, app.now())),
         Route::TopScores => {
             let id = board_id(p)?;
             let limit =

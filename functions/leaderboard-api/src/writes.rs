@@ -32,12 +32,12 @@ pub(crate) async fn write_route(
     p: &PathParams,
     req: &Request,
 ) -> Result<Response<Body>, ApiError> {
-    let store = &app.store;
+    let store = app.store();
     match route {
         Route::CreateBoard => {
             admin(req)?;
             let new: NewBoard = json_body(req)?;
-            let now = (app.clock)();
+            let now = app.now();
             let board = store.create_board(new, now).await?;
             tracing::info!(board = %board.board_id, "board created");
             Ok(json(StatusCode::CREATED, &shown_board(&board, now)))
@@ -59,7 +59,7 @@ pub(crate) async fn write_route(
                 .ok_or_else(|| ApiError::invalid("name is required"))?;
             let email = body.email.as_deref().map(Email::parse).transpose()?;
             let player = store
-                .put_profile(&who.player_id, &name, email.as_ref(), (app.clock)())
+                .put_profile(&who.player_id, &name, email.as_ref(), app.now())
                 .await?;
             // The caller's own profile: the one place the email is shown.
             ok(&player)
@@ -92,7 +92,7 @@ pub(crate) async fn write_route(
                 .reason
                 .ok_or_else(|| ApiError::invalid("reason is required"))?;
             let outcome = store
-                .ban_player(&player, &reason, &who.player_id, (app.clock)())
+                .ban_player(&player, &reason, &who.player_id, app.now())
                 .await?;
             ok(&outcome)
         }

@@ -13,16 +13,13 @@ use std::sync::LazyLock;
 
 use lambda_http::http::{Method, StatusCode};
 use lambda_http::{Body, Error, Request, Response};
+pub use leaderboard_http::App;
 use leaderboard_http::budget::deadline;
-use leaderboard_http::{ApiError, Router, identity, json, json_body, respond};
+use leaderboard_http::{ApiError, Router, answer, identity, json, json_body};
 use leaderboard_keys::ids::{BoardId, GameId, IdempotencyKey, PlayerId, SessionId};
-use leaderboard_keys::time::Timestamp;
-use leaderboard_metrics::Sink;
 use leaderboard_store::freshness::Freshness;
 use leaderboard_store::model::{BoardOutcome, Metadata};
-use leaderboard_store::{
-    MAX_BOARDS_PER_PLAY, Play, PlayOutcome, Store, StoreError, new_session_id,
-};
+use leaderboard_store::{MAX_BOARDS_PER_PLAY, Play, PlayOutcome, StoreError, new_session_id};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::time::Instant;
@@ -31,37 +28,6 @@ use crate::metrics::PlayMetrics;
 
 /// The longest play a `durationSec` may describe: a year.
 pub const MAX_DURATION_SEC: u64 = 365 * 24 * 3600;
-
-/// The function's state: the store, the clock (replaceable in tests) and where its metrics go.
-pub struct App {
-    store: Store,
-    clock: fn() -> Timestamp,
-    metrics: Sink,
-}
-
-impl App {
-    /// The function over `store`, on the system clock, its metrics on standard output.
-    pub fn new(store: Store) -> App {
-        App::with_clock(store, Timestamp::now)
-    }
-
-    /// The same, on another clock.
-    pub fn with_clock(store: Store, clock: fn() -> Timestamp) -> App {
-        App {
-            store,
-            clock,
-            metrics: Sink::stdout(),
-        }
-    }
-
-    /// The same, its metrics to `sink`.
-    pub fn with_metrics(self, sink: Sink) -> App {
-        App {
-            metrics: sink,
-            ..self
-        }
-    }
-}
 
 /// One board's result, in the order the boards were asked.
 #[derive(Debug, Serialize)]
@@ -141,10 +107,9 @@ pub static ROUTER: LazyLock<Router<Route>> = LazyLock::new(|| {
 /// ranks read in the time left. Every answer after the `sessionId` is chosen carries it.
 #[tracing::instrument(skip_all, fields(method = %req.method(), path = %req.uri().path()))]
 pub async fn handle(app: &App, req: Request) -> Result<Response<Body>, Error> {
-    let mut metrics = PlayMetrics::start(&app.metrics);
-    let answer = submit(app, &req, deadline(&req), &mut metrics).await;
-    metrics.write(&app.metrics, &answer);
-    Ok(respond(answer))
+    let mut metrics = PlayMetrics::start(app.metrics());
+    let result = submit(app, &req, deadline(&req), &mut metrics).await;
+    answer(app, metrics, result)
 }
 
 async fn submit(
@@ -155,7 +120,7 @@ async fn submit(
 ) -> Result<Response<Body>, ApiError> {
     let (route, params) = ROUTER.find(req.method(), leaderboard_http::path(req))?;
     let who = identity(req)?;
-    let now = (app.clock)();
+    let now = app.now();
     let body: Value = json_body(req)?;
     let body = body
         .as_object()
@@ -174,22 +139,22 @@ async fn submit(
     }
     .map_err(with_session)?;
     let play = play(who.player_id, session_id.clone(), boards, req, body).map_err(with_session)?;
-    let committed = match tokio::time::timeout_at(deadline, app.store.commit_play(&play, now)).await
-    {
-        Ok(committed) => committed.map_err(|e| {
-            // An id or key that names another play: the error names that play's session.
-            let named = match &e {
-                StoreError::IdempotencyMismatch { session, .. } => session.to_string(),
-                _ => session_id.to_string(),
-            };
-            ApiError::from(e).with_session(named)
-        })?,
-        Err(_) => {
-            tracing::warn!("out of time before the play committed; answering 503");
-            return Err(with_session(ApiError::unavailable()));
-        }
-    };
-    let outcome = app.store.rank_play(committed, Some(deadline)).await;
+    let committed =
+        match tokio::time::timeout_at(deadline, app.store().commit_play(&play, now)).await {
+            Ok(committed) => committed.map_err(|e| {
+                // An id or key that names another play: the error names that play's session.
+                let named = match &e {
+                    StoreError::IdempotencyMismatch { session, .. } => session.to_string(),
+                    _ => session_id.to_string(),
+                };
+                ApiError::from(e).with_session(named)
+            })?,
+            Err(_) => {
+                tracing::warn!("out of time before the play committed; answering 503");
+                return Err(with_session(ApiError::unavailable()));
+            }
+        };
+    let outcome = app.store().rank_play(committed, Some(deadline)).await;
     metrics.recorded(&outcome);
     tracing::info!(
         player = %play.player_id,

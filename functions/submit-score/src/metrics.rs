@@ -3,7 +3,7 @@
 //! code the play was refused with).
 
 use lambda_http::{Body, Response};
-use leaderboard_http::ApiError;
+use leaderboard_http::{ApiError, Report};
 use leaderboard_metrics::Sink;
 use leaderboard_store::PlayOutcome;
 use leaderboard_store::freshness::Freshness;
@@ -65,9 +65,11 @@ impl PlayMetrics {
         (self.ranks_exact, self.ranks_within_lag) =
             Freshness::tally(boards.iter().filter_map(|b| b.freshness));
     }
+}
 
+impl Report for PlayMetrics {
     /// Writes the entry and the outcome's count, for the answer the play got.
-    pub fn write(mut self, sink: &Sink, answer: &Result<Response<Body>, ApiError>) {
+    fn write(mut self, sink: &Sink, answer: &Result<Response<Body>, ApiError>) {
         self.outcome = match answer {
             Ok(_) if self.duplicates == 1 => "duplicate",
             Ok(_) => "accepted",
