@@ -15,8 +15,10 @@
 //! - [`schedule`]: EventBridge Scheduler's part.
 //! - [`demo`]: seeds a demo and prints what to try; [`client`]: the HTTP client it (and the
 //!   end-to-end tests) drive the API with.
+//! - [`cli`]: the run command's binary, `leaderboard-local`.
 #![warn(missing_docs)]
 
+pub mod cli;
 pub mod client;
 pub mod demo;
 pub mod filter;

@@ -44,7 +44,7 @@ struct LocalStack {
 impl LocalStack {
     fn start(extra_env: &[(&str, &str)]) -> LocalStack {
         let (api_port, dynamodb_port) = two_free_ports();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_leaderboard-local"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_local-stack"));
         cmd.arg("--no-demo")
             .env("LOCAL_API_PORT", api_port.to_string())
             .env("DYNAMODB_PORT", dynamodb_port.to_string())
