@@ -58,26 +58,16 @@ struct SessionResponse<'a> {
     results: Vec<BoardResult<'a>>,
 }
 
-/// The answer to `POST /leaderboards/{boardId}/scores`.
+/// The answer to `POST /leaderboards/{boardId}/scores`: the play, and its result on the board.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ScoreResponse<'a> {
-    #[serde(rename = "leaderboardId")]
-    board_id: &'a BoardId,
     player_id: &'a str,
     session_id: &'a str,
     score: u64,
-    best: u64,
-    improved: bool,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    saturated: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rank: Option<u64>,
     duplicate: bool,
     #[serde(flatten)]
-    freshness: Option<Freshness>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rank_exact: Option<bool>,
+    result: BoardResult<'a>,
 }
 
 /// The routes this function serves.
@@ -231,19 +221,7 @@ fn session_response(outcome: &PlayOutcome) -> SessionResponse<'_> {
         session_id: s.session_id.as_str(),
         score: s.score,
         duplicate: outcome.duplicate,
-        results: s
-            .outcomes
-            .iter()
-            .map(|o| BoardResult {
-                board_id: &o.board_id,
-                best: o.best,
-                improved: o.improved,
-                saturated: o.saturated,
-                rank: answered_rank(o),
-                freshness: o.freshness,
-                rank_exact: unknown_freshness(o),
-            })
-            .collect(),
+        results: s.outcomes.iter().map(board_result).collect(),
     }
 }
 
@@ -257,17 +235,35 @@ fn score_response<'a>(outcome: &'a PlayOutcome, board: &'a BoardId) -> ScoreResp
         .find(|o| &o.board_id == board)
         .or(s.outcomes.first());
     ScoreResponse {
-        board_id: o.map_or(board, |o| &o.board_id),
         player_id: s.player_id.as_str(),
         session_id: s.session_id.as_str(),
         score: s.score,
-        best: o.map_or(s.score, |o| o.best),
-        improved: o.is_some_and(|o| o.improved),
-        saturated: o.is_some_and(|o| o.saturated),
-        rank: o.and_then(answered_rank),
         duplicate: outcome.duplicate,
-        freshness: o.and_then(|o| o.freshness),
-        rank_exact: o.and_then(unknown_freshness),
+        result: o.map_or(
+            BoardResult {
+                board_id: board,
+                best: s.score,
+                improved: false,
+                saturated: false,
+                rank: None,
+                freshness: None,
+                rank_exact: None,
+            },
+            board_result,
+        ),
+    }
+}
+
+/// A board's outcome as the answer shows it.
+fn board_result(o: &BoardOutcome) -> BoardResult<'_> {
+    BoardResult {
+        board_id: &o.board_id,
+        best: o.best,
+        improved: o.improved,
+        saturated: o.saturated,
+        rank: answered_rank(o),
+        freshness: o.freshness,
+        rank_exact: unknown_freshness(o),
     }
 }
 

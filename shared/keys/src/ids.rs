@@ -121,6 +121,35 @@ fn check_segment(field: &'static str, s: &str) -> Result<(), IdError> {
     Ok(())
 }
 
+/// The string conversions of an identifier kept as its checked text: from a `String` through
+/// `$parse` (serde reads it so), back into one, and shown as itself.
+macro_rules! checked_string {
+    ($name:ident, $parse:ident) => {
+        impl TryFrom<String> for $name {
+            type Error = IdError;
+            fn try_from(s: String) -> Result<Self, IdError> {
+                Self::$parse(&s)
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
+}
+
+checked_string!(SessionId, parse_stored);
+checked_string!(IdempotencyKey, parse);
+checked_string!(Email, parse);
+
 macro_rules! segment_id {
     ($(#[$doc:meta])* $name:ident, $field:literal) => {
         $(#[$doc])*
@@ -272,25 +301,6 @@ impl SessionId {
     }
 }
 
-impl TryFrom<String> for SessionId {
-    type Error = IdError;
-    fn try_from(s: String) -> Result<Self, IdError> {
-        Self::parse_stored(&s)
-    }
-}
-
-impl From<SessionId> for String {
-    fn from(id: SessionId) -> String {
-        id.0
-    }
-}
-
-impl fmt::Display for SessionId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 /// The longest `Idempotency-Key`.
 pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 64;
 
@@ -332,19 +342,6 @@ impl IdempotencyKey {
     /// The key as the client sent it.
     pub fn as_str(&self) -> &str {
         &self.0
-    }
-}
-
-impl TryFrom<String> for IdempotencyKey {
-    type Error = IdError;
-    fn try_from(s: String) -> Result<Self, IdError> {
-        Self::parse(&s)
-    }
-}
-
-impl From<IdempotencyKey> for String {
-    fn from(k: IdempotencyKey) -> String {
-        k.0
     }
 }
 
@@ -403,25 +400,6 @@ impl Email {
     /// The address.
     pub fn as_str(&self) -> &str {
         &self.0
-    }
-}
-
-impl TryFrom<String> for Email {
-    type Error = IdError;
-    fn try_from(s: String) -> Result<Self, IdError> {
-        Self::parse(&s)
-    }
-}
-
-impl From<Email> for String {
-    fn from(e: Email) -> String {
-        e.0
-    }
-}
-
-impl fmt::Display for Email {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
     }
 }
 

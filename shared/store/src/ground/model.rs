@@ -552,3 +552,13 @@ pub struct Page<T> {
     /// The cursor to pass for the next page, or `None` if this was the last.
     pub next_cursor: Option<String>,
 }
+
+impl<T> Page<T> {
+    /// The same page with each item mapped by `f`.
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
+        Page {
+            items: self.items.into_iter().map(f).collect(),
+            next_cursor: self.next_cursor,
+        }
+    }
+}

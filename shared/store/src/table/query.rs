@@ -40,6 +40,35 @@ pub(crate) struct Listing {
 }
 
 impl Listing {
+    /// The listing `name` of `partition` on `index`, the sort keys from `sk_prefix` ascending.
+    pub(crate) fn ascending(
+        name: &'static str,
+        index: Index,
+        partition: String,
+        sk_prefix: &'static str,
+    ) -> Listing {
+        Listing {
+            name,
+            index,
+            partition,
+            sk_prefix,
+            forward: true,
+        }
+    }
+
+    /// The same, descending (best or newest first).
+    pub(crate) fn descending(
+        name: &'static str,
+        index: Index,
+        partition: String,
+        sk_prefix: &'static str,
+    ) -> Listing {
+        Listing {
+            forward: false,
+            ..Listing::ascending(name, index, partition, sk_prefix)
+        }
+    }
+
     /// Whether a cursor's position continues this listing: an offset within
     /// [`MAX_CURSOR_OFFSET`], and a start key of exactly the listing's key attributes whose
     /// partition is the listing's and whose sort key has its prefix. The signature already rules
@@ -98,6 +127,16 @@ impl Table {
         key: &Key,
     ) -> Result<Option<T>, StoreError> {
         self.get_raw(key).await?.map(from_item).transpose()
+    }
+
+    /// One page of `listing` as entities: [`Table::list`], mapped.
+    pub(crate) async fn list_page<T: DeserializeOwned>(
+        &self,
+        listing: &Listing,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<Page<T>, StoreError> {
+        self.list(listing, limit, cursor).await?.into_page()
     }
 
     /// One page of `listing`: up to `limit` items after `cursor`. It reads one item more than
@@ -223,13 +262,7 @@ mod tests {
     }
 
     fn top() -> Listing {
-        Listing {
-            name: "top",
-            index: Index::Table,
-            partition: "LEADERBOARD#b1".into(),
-            sk_prefix: "SCORE#",
-            forward: true,
-        }
+        Listing::ascending("top", Index::Table, "LEADERBOARD#b1".into(), "SCORE#")
     }
 
     fn position(edit: impl FnOnce(&mut Position)) -> String {

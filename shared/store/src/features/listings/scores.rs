@@ -39,25 +39,17 @@ impl Store {
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<Page<RankedEntry>, StoreError> {
-        let listing = Listing {
-            name: "top",
-            index: Index::Table,
-            partition: entity::board_pk(board),
-            sk_prefix: SCORE_PREFIX,
-            forward: false,
-        };
+        let listing =
+            Listing::descending("top", Index::Table, entity::board_pk(board), SCORE_PREFIX);
         let raw = self.table.list(&listing, limit, cursor).await?;
         let offset = raw.offset;
         let page: Page<ScoreEntry> = raw.into_page()?;
-        Ok(Page {
-            items: page
-                .items
-                .into_iter()
-                .zip(offset + 1..)
-                .map(|(e, rank)| e.entry.ranked(rank, None))
-                .collect(),
-            next_cursor: page.next_cursor,
-        })
+        // Positional ranks: the cursor's offset, then one more per entry.
+        let mut rank = offset;
+        Ok(page.map(|e| {
+            rank += 1;
+            e.entry.ranked(rank, None)
+        }))
     }
 
     /// The player's entry pointer on a board (GetItem, consistent): the current Score item's
@@ -104,18 +96,13 @@ impl Store {
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<Page<ScoreEntry>, StoreError> {
-        let listing = Listing {
-            name: "player_scores",
-            index: Index::Gsi1,
-            partition: entity::player_pk(player),
-            sk_prefix: SCORE_PREFIX,
-            forward: true,
-        };
-        let mut page: Page<ScoreEntry> = self
-            .table
-            .list(&listing, limit, cursor)
-            .await?
-            .into_page()?;
+        let listing = Listing::ascending(
+            "player_scores",
+            Index::Gsi1,
+            entity::player_pk(player),
+            SCORE_PREFIX,
+        );
+        let mut page: Page<ScoreEntry> = self.table.list_page(&listing, limit, cursor).await?;
         for e in &mut page.items {
             e.entry.name = Some(shown_name(e.entry.name.take(), &e.entry.player_id));
         }

@@ -27,14 +27,13 @@ impl Store {
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<Page<Session>, StoreError> {
-        let listing = Listing {
-            name: "player_sessions",
-            index: Index::Table,
-            partition: entity::player_pk(player),
-            sk_prefix: SESSION_PREFIX,
-            forward: false,
-        };
-        self.table.list(&listing, limit, cursor).await?.into_page()
+        let listing = Listing::descending(
+            "player_sessions",
+            Index::Table,
+            entity::player_pk(player),
+            SESSION_PREFIX,
+        );
+        self.table.list_page(&listing, limit, cursor).await
     }
 
     /// AP7: a game's sessions across players (GSI2 `GAME#<gameId>`), newest first.
@@ -44,13 +43,12 @@ impl Store {
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<Page<Session>, StoreError> {
-        let listing = Listing {
-            name: "game_sessions",
-            index: Index::Gsi2,
-            partition: entity::game_gsi2_pk(game),
-            sk_prefix: SESSION_PREFIX,
-            forward: false,
-        };
-        self.table.list(&listing, limit, cursor).await?.into_page()
+        let listing = Listing::descending(
+            "game_sessions",
+            Index::Gsi2,
+            entity::game_gsi2_pk(game),
+            SESSION_PREFIX,
+        );
+        self.table.list_page(&listing, limit, cursor).await
     }
 }

@@ -20,26 +20,10 @@ impl Store {
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<Page<RankedEntry>, StoreError> {
-        let listing = Listing {
-            name: "final",
-            index: Index::Table,
-            partition: entity::board_pk(board),
-            sk_prefix: FINAL_PREFIX,
-            forward: true,
-        };
-        let page: Page<FinalStanding> = self
-            .table
-            .list(&listing, limit, cursor)
-            .await?
-            .into_page()?;
-        Ok(Page {
-            items: page
-                .items
-                .into_iter()
-                .map(|f| f.entry.ranked(f.rank, None))
-                .collect(),
-            next_cursor: page.next_cursor,
-        })
+        let listing =
+            Listing::ascending("final", Index::Table, entity::board_pk(board), FINAL_PREFIX);
+        let page: Page<FinalStanding> = self.table.list_page(&listing, limit, cursor).await?;
+        Ok(page.map(|f| f.entry.ranked(f.rank, None)))
     }
 
     /// The final standings ranked `first..=last` of a closed board (by key, one Query).
@@ -85,13 +69,12 @@ impl Store {
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<Page<SeasonResult>, StoreError> {
-        let listing = Listing {
-            name: "results",
-            index: Index::Table,
-            partition: entity::player_pk(player),
-            sk_prefix: RESULT_PREFIX,
-            forward: true,
-        };
-        self.table.list(&listing, limit, cursor).await?.into_page()
+        let listing = Listing::ascending(
+            "results",
+            Index::Table,
+            entity::player_pk(player),
+            RESULT_PREFIX,
+        );
+        self.table.list_page(&listing, limit, cursor).await
     }
 }
