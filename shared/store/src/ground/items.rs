@@ -78,6 +78,18 @@ pub(crate) fn from_item<T: DeserializeOwned>(item: Item) -> Result<T, StoreError
     serde_dynamo::from_item(item).map_err(|e| StoreError::corrupt(key, e))
 }
 
+/// The first of a Query's `items` as an entity, if it found any.
+pub(crate) fn first_item<T: DeserializeOwned>(
+    items: Option<Vec<Item>>,
+) -> Result<Option<T>, StoreError> {
+    items
+        .unwrap_or_default()
+        .into_iter()
+        .next()
+        .map(from_item)
+        .transpose()
+}
+
 /// The Score item of a player's entry: the entry's attributes, the pointer's `version` (so the
 /// pointer can be rebuilt from the Score item alone, as season close does), the table key
 /// `LEADERBOARD#<b>` / `SCORE#<rankKey>#<p>` and the GSI1 key `PLAYER#<p>` / `SCORE#<b>`.

@@ -6,7 +6,7 @@ use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
-use crate::ground::items::from_item;
+use crate::ground::items::first_item;
 use crate::ground::model::Player;
 use crate::ground::names::check_name;
 use crate::store::Store;
@@ -30,12 +30,7 @@ impl Store {
             .send()
             .await
             .map_err(|e| StoreError::sdk("Query(GSI1 email)", e))?;
-        out.items
-            .unwrap_or_default()
-            .into_iter()
-            .next()
-            .map(from_item)
-            .transpose()
+        first_item(out.items)
     }
 
     /// Creates or updates a player's profile: sets the name, and the email when one is given

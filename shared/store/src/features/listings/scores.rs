@@ -6,7 +6,7 @@ use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_index;
 
 use crate::ground::error::StoreError;
-use crate::ground::items::from_item;
+use crate::ground::items::{first_item, from_item};
 use crate::ground::model::{
     Board, BoardStatus, EntryPointer, Page, RankedEntry, ScoreEntry, shown_name,
 };
@@ -79,12 +79,7 @@ impl Store {
             .send()
             .await
             .map_err(|e| StoreError::sdk("Query(GSI1 entry)", e))?;
-        out.items
-            .unwrap_or_default()
-            .into_iter()
-            .next()
-            .map(from_item)
-            .transpose()
+        first_item(out.items)
     }
 
     /// AP5: the player's entries across boards (GSI1 `PLAYER#<p>` / `begins_with SCORE#`), in
