@@ -2,7 +2,7 @@
 //! and fails when a module reaches sideways or up.
 //!
 //! - Every `crate::` path names a module on a floor below the file's own, or on its own floor
-//!   below the features, or in its own feature.
+//!   below the features, or in its own feature; no path climbs with `super::super`.
 //! - `impl Table` blocks live on the table and primitives floors only, `impl Store` blocks in
 //!   `store.rs` and the features only, and `lib.rs` holds module declarations and re-exports.
 //! - A method is called only from where its module may be used: no feature calls a method
@@ -233,6 +233,15 @@ fn every_path_reaches_down_or_within_its_own_floor_or_feature() {
                     path.join("::")
                 ));
             }
+        }
+    }
+    // A relative path past the parent could reach another floor unseen: name the floor.
+    for source in sources() {
+        if source.code.contains("super::super") {
+            wrong.push(format!(
+                "{}: `super::super` (write `crate::<floor>::...`)",
+                source.file
+            ));
         }
     }
     assert!(
