@@ -1,18 +1,19 @@
-//! The handle every feature hangs its methods on: the SDK client, the table's name, the
-//! cursor secret and the caches the rank reads keep. Built once per process.
+//! The handle every feature hangs its methods on: the [`Table`] (the SDK client, the table's
+//! name, the cursor codec) and the generation cache the rank reads keep. Built once per process.
 
 use aws_sdk_dynamodb::Client;
 
 use crate::ground::config::Config;
 use crate::ground::error::StoreError;
 use crate::ground::tls;
+use crate::primitives::rank_lookup::GenerationCache;
 use crate::table::Table;
 
 /// The repository over one table. Cheap to clone: clones share the SDK client.
 #[derive(Clone)]
 pub struct Store {
     pub(crate) table: Table,
-    pub(crate) generations: crate::primitives::rank_lookup::GenerationCache,
+    pub(crate) generations: GenerationCache,
 }
 
 impl Store {
@@ -20,7 +21,7 @@ impl Store {
     pub fn new(client: Client, config: &Config) -> Store {
         Store {
             table: Table::new(client, config.table_name.clone(), &config.cursor_secret),
-            generations: crate::primitives::rank_lookup::GenerationCache::default(),
+            generations: GenerationCache::default(),
         }
     }
 

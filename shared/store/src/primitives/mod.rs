@@ -1,6 +1,7 @@
-//! The primitives floor: the pieces of the domain that several features share, each built on
-//! the table floor only. The rank index's lanes and how a change is applied to them, rank
-//! reads and counts, and the lease a long run holds on a board.
+//! The primitives floor: the pieces of the domain that several features share, as `Table`
+//! methods built on the table floor (and on each other): a board's lanes and how their changes
+//! are applied to the rank index, rank reads and counts, a player's ranked entry, board reads
+//! and writes, and the lease a long run holds on a board.
 
 pub(crate) mod boards;
 pub(crate) mod entry_rank;
