@@ -1,35 +1,19 @@
 //! One room, one job, kept: every Rust file of the workspace's crates opens with a module doc
 //! that says what it is for, and none is over 600 lines (a longer one holds several jobs).
 
-use std::path::{Path, PathBuf};
-
 /// The most lines a source file may have.
 const MAX_LINES: usize = 600;
 
 /// The folders whose sources are the product's and its tools'.
 const ROOTS: [&str; 5] = ["shared", "functions", "local", "tests", "bench"];
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy();
-        if path.is_dir() {
-            if name != "target" && name != "node_modules" && !name.starts_with('.') {
-                rust_files(&path, out);
-            }
-        } else if name.ends_with(".rs") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn every_file_says_what_it_is_for_and_none_is_over_600_lines() {
     let root = leaderboard_devkit::repo_root();
-    let mut files = Vec::new();
-    for dir in ROOTS {
-        rust_files(&root.join(dir), &mut files);
-    }
+    let files: Vec<_> = ROOTS
+        .iter()
+        .flat_map(|dir| leaderboard_devkit::rust_files(&root.join(dir)))
+        .collect();
     assert!(
         files.len() > 100,
         "found only {} files under {ROOTS:?}",

@@ -45,6 +45,28 @@ pub enum DevError {
     Io(#[from] std::io::Error),
 }
 
+/// Every Rust source file below `dir`, sorted, leaving out build output (`target`),
+/// `node_modules` and hidden folders: what the tests that read the code itself read.
+pub fn rust_files(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_owned()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{dir:?}: {e}")) {
+            let path = entry.unwrap_or_else(|e| panic!("{dir:?}: {e}")).path();
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            if path.is_dir() {
+                if name != "target" && name != "node_modules" && !name.starts_with('.') {
+                    dirs.push(path);
+                }
+            } else if name.ends_with(".rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 /// The repository root: `LEADERBOARD_ROOT` if set, else two levels above this crate.
 pub fn repo_root() -> PathBuf {
     if let Ok(root) = std::env::var("LEADERBOARD_ROOT") {

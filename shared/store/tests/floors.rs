@@ -10,7 +10,7 @@
 //!   to `Table`. (A method call needs no import, so the paths alone would not show it.)
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The floors, bottom up.
 const FLOORS: [&str; 5] = ["ground", "table", "primitives", "store", "features"];
@@ -53,9 +53,7 @@ fn group_of(module: &[String]) -> String {
 
 fn sources() -> Vec<Source> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    walk(&src, &mut files);
-    files
+    leaderboard_devkit::rust_files(&src)
         .into_iter()
         .map(|path| {
             let file = path
@@ -75,17 +73,6 @@ fn sources() -> Vec<Source> {
             Source { file, module, code }
         })
         .collect()
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            walk(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// `code` with every comment and string literal's contents replaced by spaces, so that

@@ -72,7 +72,7 @@ impl Code {
     pub fn read(dirs: &[PathBuf], skip: &[PathBuf]) -> Code {
         let mut code = Code::default();
         for dir in dirs {
-            for file in rust_files(dir) {
+            for file in leaderboard_devkit::rust_files(dir) {
                 if !skip.contains(&file) {
                     code.add_file(&file);
                 }
@@ -156,23 +156,6 @@ impl Code {
         }
         Vec::new()
     }
-}
-
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![dir.to_owned()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{dir:?}: {e}")) {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
 }
 
 struct Reader<'a> {
