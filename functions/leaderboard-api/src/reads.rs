@@ -7,7 +7,7 @@ use leaderboard_http::{ApiError, PathParams, int_param, query_param};
 use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::freshness::Freshness;
-use leaderboard_store::model::{Board, BoardStatus, Player, RankedEntry, Session};
+use leaderboard_store::model::{Board, BoardStatus, Player, RankedEntry, SeasonResult, Session};
 use leaderboard_store::{BoardRank, MAX_AROUND, MAX_PAGE_SIZE, MAX_PLAYER_IDS};
 use serde::Serialize;
 
@@ -142,10 +142,10 @@ pub(crate) async fn read_route(
             // The board and the player's entry are read together (one request fewer).
             let entry = match store.board_and_rank(&id, &player).await? {
                 BoardRank::NoBoard => return Err(no_board(&id)),
-                BoardRank::Closed(_) => store.season_result(&player, &id).await?.map(|r| {
-                    let freshness = r.freshness();
-                    r.entry.ranked(r.rank, Some(freshness))
-                }),
+                BoardRank::Closed(_) => store
+                    .season_result(&player, &id)
+                    .await?
+                    .map(SeasonResult::into_ranked),
                 BoardRank::Open(_, entry) => entry,
             };
             let entry = entry.ok_or_else(|| no_entry(&id, &player))?;

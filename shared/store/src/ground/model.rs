@@ -538,9 +538,11 @@ pub struct SeasonResult {
 }
 
 impl SeasonResult {
-    /// How fresh the final rank is: exact, of `player_count` entries.
-    pub fn freshness(&self) -> Freshness {
-        Freshness::exact(self.rank, self.player_count)
+    /// The result as the read API shows a player's ranked entry: [`Entry::ranked`] at the
+    /// final rank, exact of `player_count` entries.
+    pub fn into_ranked(self) -> RankedEntry {
+        let freshness = Freshness::exact(self.rank, self.player_count);
+        self.entry.ranked(self.rank, Some(freshness))
     }
 }
 

@@ -170,12 +170,7 @@ impl Store {
             let mut entries = keys
                 .iter()
                 .filter_map(|k| found.take(k))
-                .map(|i| {
-                    from_item::<SeasonResult>(i).map(|r| {
-                        let freshness = r.freshness();
-                        r.entry.ranked(r.rank, Some(freshness))
-                    })
-                })
+                .map(|i| from_item::<SeasonResult>(i).map(SeasonResult::into_ranked))
                 .collect::<Result<Vec<_>, _>>()?;
             entries.sort_by_key(|e| e.rank);
             return Ok((entries, cost));
