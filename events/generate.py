@@ -10,8 +10,10 @@ import pathlib
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def event(method, path, sub=None, body=None, route=None, path_params=None, query=None, admin=False):
-    route = route or f"{method} {path}"
+def event(route, sub=None, body=None, query=None, admin=False, **path_params):
+    """One event of `route` ("METHOD /pattern/{param}"), its path filled in from `path_params`."""
+    method, pattern = route.split(" ", 1)
+    path = pattern.format(**path_params)
     e = {
         "version": "2.0",
         "routeKey": route,
@@ -69,71 +71,52 @@ def event(method, path, sub=None, body=None, route=None, path_params=None, query
 
 SUBMIT = {
     "post-sessions.json": event(
-        "POST", "/sessions", "p_alice",
-        {"score": 9850, "gameId": "tetris", "leaderboardIds": ["season_3", "daily_2026-11-21", "weekly_2026-w47"], "durationSec": 285,
-         "metadata": {"character": "mage", "level": 12, "replayId": "r-01JDAW6K"}}),
+        "POST /sessions", "p_alice",
+        {"score": 9850, "gameId": "tetris", "leaderboardIds": ["season_3", "daily_2026-11-21", "weekly_2026-w47"],
+         "durationSec": 285, "metadata": {"character": "mage", "level": 12, "replayId": "r-01JDAW6K"}}),
     "post-sessions-with-session-id.json": event(
-        "POST", "/sessions", "p_alice",
+        "POST /sessions", "p_alice",
         {"score": 8420, "gameId": "tetris", "leaderboardIds": ["season_3"], "sessionId": "01JDAW6K2Z8Q4T1V5X7Y9B3C5D"}),
     "post-board-scores.json": event(
-        "POST", "/leaderboards/season_3/scores", "p_bob", {"score": 9850, "gameId": "tetris", "metadata": {"character": "rogue"}},
-        route="POST /leaderboards/{boardId}/scores", path_params={"boardId": "season_3"}),
+        "POST /leaderboards/{boardId}/scores", "p_bob",
+        {"score": 9850, "gameId": "tetris", "metadata": {"character": "rogue"}}, boardId="season_3"),
     "post-sessions-no-claims.json": event(
-        "POST", "/sessions", None, {"score": 1, "gameId": "tetris", "leaderboardIds": ["season_3"]}),
+        "POST /sessions", None, {"score": 1, "gameId": "tetris", "leaderboardIds": ["season_3"]}),
 }
 
 API = {
     "post-leaderboards.json": event(
-        "POST", "/leaderboards", "ops", admin=True,
+        "POST /leaderboards", "ops", admin=True,
         body={"leaderboardId": "season_3", "name": "Season 3", "order": "desc", "operator": "best",
               "maxScore": 9999999999, "startsAt": "2026-11-01T00:00:00Z", "endsAt": "2027-02-01T00:00:00Z",
               "recurrence": "season", "gameId": "tetris"}),
-    "get-leaderboard.json": event(
-        "GET", "/leaderboards/season_3", route="GET /leaderboards/{boardId}", path_params={"boardId": "season_3"}),
+    "get-leaderboard.json": event("GET /leaderboards/{boardId}", boardId="season_3"),
     "get-top-scores.json": event(
-        "GET", "/leaderboards/season_3/scores", route="GET /leaderboards/{boardId}/scores",
-        path_params={"boardId": "season_3"}, query={"limit": "10"}),
+        "GET /leaderboards/{boardId}/scores", query={"limit": "10"}, boardId="season_3"),
     "get-friends.json": event(
-        "GET", "/leaderboards/season_3/scores", route="GET /leaderboards/{boardId}/scores",
-        path_params={"boardId": "season_3"}, query={"playerIds": "p_alice,p_bob,p_carol"}),
+        "GET /leaderboards/{boardId}/scores", query={"playerIds": "p_alice,p_bob,p_carol"}, boardId="season_3"),
     "get-player-rank.json": event(
-        "GET", "/leaderboards/season_3/players/p_alice", route="GET /leaderboards/{boardId}/players/{playerId}",
-        path_params={"boardId": "season_3", "playerId": "p_alice"}),
+        "GET /leaderboards/{boardId}/players/{playerId}", boardId="season_3", playerId="p_alice"),
     "get-around.json": event(
-        "GET", "/leaderboards/season_3/players/p_alice/around",
-        route="GET /leaderboards/{boardId}/players/{playerId}/around",
-        path_params={"boardId": "season_3", "playerId": "p_alice"}, query={"n": "5"}),
+        "GET /leaderboards/{boardId}/players/{playerId}/around", query={"n": "5"},
+        boardId="season_3", playerId="p_alice"),
     "delete-entry.json": event(
-        "DELETE", "/leaderboards/season_3/players/p_alice", "ops", admin=True,
-        route="DELETE /leaderboards/{boardId}/players/{playerId}",
-        path_params={"boardId": "season_3", "playerId": "p_alice"}),
-    "put-players-me.json": event(
-        "PUT", "/players/me", "p_alice", {"name": "alice42", "email": "alice@x.com"}),
-    "get-players-me.json": event("GET", "/players/me", "p_alice"),
-    "get-player.json": event(
-        "GET", "/players/p_alice", route="GET /players/{playerId}", path_params={"playerId": "p_alice"}),
-    "get-player-scores.json": event(
-        "GET", "/players/p_alice/scores", route="GET /players/{playerId}/scores", path_params={"playerId": "p_alice"}),
+        "DELETE /leaderboards/{boardId}/players/{playerId}", "ops", admin=True, boardId="season_3", playerId="p_alice"),
+    "put-players-me.json": event("PUT /players/me", "p_alice", {"name": "alice42", "email": "alice@x.com"}),
+    "get-players-me.json": event("GET /players/me", "p_alice"),
+    "get-player.json": event("GET /players/{playerId}", playerId="p_alice"),
+    "get-player-scores.json": event("GET /players/{playerId}/scores", playerId="p_alice"),
     "get-player-sessions.json": event(
-        "GET", "/players/p_alice/sessions", route="GET /players/{playerId}/sessions",
-        path_params={"playerId": "p_alice"}, query={"limit": "20"}),
+        "GET /players/{playerId}/sessions", query={"limit": "20"}, playerId="p_alice"),
     "get-session.json": event(
-        "GET", "/players/p_alice/sessions/01JDAW6K2Z8Q4T1V5X7Y9B3C5D",
-        route="GET /players/{playerId}/sessions/{sessionId}",
-        path_params={"playerId": "p_alice", "sessionId": "01JDAW6K2Z8Q4T1V5X7Y9B3C5D"}),
-    "get-player-results.json": event(
-        "GET", "/players/p_alice/results", route="GET /players/{playerId}/results", path_params={"playerId": "p_alice"}),
-    "get-game-sessions.json": event(
-        "GET", "/games/tetris/sessions", route="GET /games/{gameId}/sessions",
-        path_params={"gameId": "tetris"}, query={"limit": "20"}),
+        "GET /players/{playerId}/sessions/{sessionId}", playerId="p_alice", sessionId="01JDAW6K2Z8Q4T1V5X7Y9B3C5D"),
+    "get-player-results.json": event("GET /players/{playerId}/results", playerId="p_alice"),
+    "get-game-sessions.json": event("GET /games/{gameId}/sessions", query={"limit": "20"}, gameId="tetris"),
     "get-admin-player-by-email.json": event(
-        "GET", "/admin/players", "ops", admin=True, query={"email": "alice%40x.com"}),
+        "GET /admin/players", "ops", query={"email": "alice%40x.com"}, admin=True),
     "put-ban.json": event(
-        "PUT", "/admin/players/p_alice/ban", "ops", {"reason": "impossible scores"}, admin=True,
-        route="PUT /admin/players/{playerId}/ban", path_params={"playerId": "p_alice"}),
-    "delete-ban.json": event(
-        "DELETE", "/admin/players/p_alice/ban", "ops", admin=True,
-        route="DELETE /admin/players/{playerId}/ban", path_params={"playerId": "p_alice"}),
+        "PUT /admin/players/{playerId}/ban", "ops", {"reason": "impossible scores"}, admin=True, playerId="p_alice"),
+    "delete-ban.json": event("DELETE /admin/players/{playerId}/ban", "ops", admin=True, playerId="p_alice"),
 }
 
 for folder, events in (("submit-score", SUBMIT), ("leaderboard-api", API)):

@@ -462,9 +462,9 @@ pub async fn run(opts: &Options) -> Result<String, String> {
     );
     let _ = writeln!(
         md,
-        "| function | runs | init median / p90 | first response median / p90 | in DynamoDB Local, median | own median / p90 | DynamoDB requests per invocation | requests before /next |"
+        "| function | runs | init median / p90 | first response median / p90 | in DynamoDB Local, median | own median / p90 | DynamoDB requests per invocation | requests before /next |\n\
+         | --- | ---: | --- | --- | ---: | --- | --- | ---: |"
     );
-    let _ = writeln!(md, "| --- | ---: | --- | --- | ---: | --- | --- | ---: |");
     md.push_str(&table_rows);
     let _ = writeln!(md, "\nEvents:\n");
     for f in Function::ALL {
@@ -481,9 +481,9 @@ pub async fn run(opts: &Options) -> Result<String, String> {
     );
     let _ = writeln!(
         md,
-        "| function | AWS_EC2_METADATA_DISABLED | connect() destinations | 169.254.169.254 | redirected metadata connections | DynamoDB requests before /next |"
+        "| function | AWS_EC2_METADATA_DISABLED | connect() destinations | 169.254.169.254 | redirected metadata connections | DynamoDB requests before /next |\n\
+         | --- | --- | --- | --- | ---: | ---: |"
     );
-    let _ = writeln!(md, "| --- | --- | --- | --- | ---: | ---: |");
     md.push_str(&probe_rows);
     for (t, m, met) in &targets {
         fragment::target(t, m, *met);

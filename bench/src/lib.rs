@@ -45,6 +45,22 @@ pub fn ms(d: Duration) -> String {
     format!("{:.2}", d.as_secs_f64() * 1000.0)
 }
 
+/// Serves `listener` until its task is aborted: each connection, with Nagle off (the harness
+/// times small request/response exchanges), goes to `serve`.
+pub async fn accept_each(
+    listener: tokio::net::TcpListener,
+    mut serve: impl FnMut(tokio::net::TcpStream),
+) {
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        serve(stream);
+    }
+}
+
 /// A table name no other run uses.
 pub fn unique_table(label: &str) -> String {
     let nanos = std::time::SystemTime::now()

@@ -105,110 +105,112 @@ where
     }
 }
 
-/// `total` PutItems of a Session-sized item from `workers` concurrent tasks on `client`.
-async fn raw_puts(client: &Client, table: &str, workers: usize, total: usize, tag: &str) -> Phase {
-    let per = total.div_ceil(workers);
-    phase(workers, |w| {
-        let client = client.clone();
-        let table = table.to_owned();
-        let tag = tag.to_owned();
-        async move {
-            let mut tally = Tally::with_capacity(per);
-            for i in 0..per {
-                let player = format!("lp_{w:04}");
-                let session = format!("01K{tag}{w:04}{i:08}");
-                tally
-                    .time(async {
-                        client
-                            .put_item()
-                            .table_name(&table)
-                            .item("pk", AttributeValue::S(format!("RAW#{player}")))
-                            .item("sk", AttributeValue::S(format!("RAWSESSION#{session}")))
-                            .item("playerId", AttributeValue::S(player.clone()))
-                            .item("sessionId", AttributeValue::S(session.clone()))
-                            .item("gameId", AttributeValue::S("bench".into()))
-                            .item(
-                                "score",
-                                AttributeValue::N(((w * 7919 + i) % 100_000).to_string()),
-                            )
-                            .item("durationSec", AttributeValue::N("120".into()))
-                            .item("attainedAt", AttributeValue::S(Utc::now().to_rfc3339()))
-                            .item(
-                                "leaderboardIds",
-                                AttributeValue::L(vec![AttributeValue::S(BOARD.into())]),
-                            )
-                            .item("gsi2pk", AttributeValue::S("RAWGAME#bench".into()))
-                            .item("gsi2sk", AttributeValue::S(format!("RAWSESSION#{session}")))
-                            .send()
-                            .await
-                            .is_ok()
-                    })
-                    .await;
-            }
-            tally
-        }
-    })
-    .await
+/// The raw writes the stack's rate is compared with: not the project's code, DynamoDB Local's
+/// own rate for a write of a given shape.
+#[derive(Debug, Clone, Copy)]
+enum RawWrite {
+    /// A PutItem of a Session-sized item, under keys tagged so each phase writes new items.
+    Put(&'static str),
+    /// A TransactWriteItems shaped like a submission's write on one board: put a Session
+    /// (condition: new), put an entry pointer, put a Score item.
+    Transaction,
 }
 
-/// `total` TransactWriteItems from `workers` concurrent tasks, each shaped like a submission's
-/// write on one board: put a Session (condition: new), put an entry pointer, put a Score item.
-/// Not the project's code: DynamoDB Local's own rate for the write a submission needs.
-async fn raw_transactions(client: &Client, table: &str, workers: usize, total: usize) -> Phase {
-    use aws_sdk_dynamodb::types::{Put, TransactWriteItem};
-    let per = total.div_ceil(workers);
-    phase(workers, |w| {
-        let client = client.clone();
-        let table = table.to_owned();
-        async move {
-            let mut tally = Tally::with_capacity(per);
-            let s = AttributeValue::S;
-            for i in 0..per {
-                let player = format!("tx_{w:04}");
-                let session = format!("01KTX{w:04}{i:08}");
-                let put = |pk: String, sk: String, cond: Option<&str>| {
-                    let mut p = Put::builder()
-                        .table_name(&table)
-                        .item("pk", s(pk))
-                        .item("sk", s(sk))
-                        .item("playerId", s(player.clone()))
-                        .item("score", AttributeValue::N(i.to_string()));
-                    if let Some(c) = cond {
-                        p = p.condition_expression(c);
+/// Where the raw phases write: their table, from how many concurrent tasks.
+struct RawPhases<'a> {
+    table: &'a str,
+    workers: usize,
+}
+
+impl RawPhases<'_> {
+    /// `total` raw writes from the concurrent tasks, on `client`.
+    async fn run(&self, client: &Client, total: usize, write: RawWrite) -> Phase {
+        let per = total.div_ceil(self.workers);
+        phase(self.workers, |w| {
+            let client = client.clone();
+            let table = self.table.to_owned();
+            async move {
+                let mut tally = Tally::with_capacity(per);
+                for i in 0..per {
+                    match write {
+                        RawWrite::Put(tag) => tally.time(raw_put(&client, &table, tag, w, i)).await,
+                        RawWrite::Transaction => {
+                            tally.time(raw_transaction(&client, &table, w, i)).await
+                        }
                     }
-                    TransactWriteItem::builder()
-                        .put(p.build().expect("a put"))
-                        .build()
-                };
+                }
                 tally
-                    .time(async {
-                        client
-                            .transact_write_items()
-                            .transact_items(put(
-                                format!("RAWTX#{player}"),
-                                format!("RAWSESSION#{session}"),
-                                Some("attribute_not_exists(pk)"),
-                            ))
-                            .transact_items(put(
-                                format!("RAWTX#{player}"),
-                                "RAWENTRY#b".into(),
-                                None,
-                            ))
-                            .transact_items(put(
-                                "RAWTXBOARD#b".into(),
-                                format!("RAWSCORE#{i:010}#{player}"),
-                                None,
-                            ))
-                            .send()
-                            .await
-                            .is_ok()
-                    })
-                    .await;
             }
-            tally
+        })
+        .await
+    }
+}
+
+/// Worker `w`'s `i`-th raw PutItem: whether it succeeded.
+async fn raw_put(client: &Client, table: &str, tag: &str, w: usize, i: usize) -> bool {
+    let player = format!("lp_{w:04}");
+    let session = format!("01K{tag}{w:04}{i:08}");
+    client
+        .put_item()
+        .table_name(table)
+        .item("pk", AttributeValue::S(format!("RAW#{player}")))
+        .item("sk", AttributeValue::S(format!("RAWSESSION#{session}")))
+        .item("playerId", AttributeValue::S(player.clone()))
+        .item("sessionId", AttributeValue::S(session.clone()))
+        .item("gameId", AttributeValue::S("bench".into()))
+        .item(
+            "score",
+            AttributeValue::N(((w * 7919 + i) % 100_000).to_string()),
+        )
+        .item("durationSec", AttributeValue::N("120".into()))
+        .item("attainedAt", AttributeValue::S(Utc::now().to_rfc3339()))
+        .item(
+            "leaderboardIds",
+            AttributeValue::L(vec![AttributeValue::S(BOARD.into())]),
+        )
+        .item("gsi2pk", AttributeValue::S("RAWGAME#bench".into()))
+        .item("gsi2sk", AttributeValue::S(format!("RAWSESSION#{session}")))
+        .send()
+        .await
+        .is_ok()
+}
+
+/// Worker `w`'s `i`-th raw transaction: whether it succeeded.
+async fn raw_transaction(client: &Client, table: &str, w: usize, i: usize) -> bool {
+    use aws_sdk_dynamodb::types::{Put, TransactWriteItem};
+    let s = AttributeValue::S;
+    let player = format!("tx_{w:04}");
+    let session = format!("01KTX{w:04}{i:08}");
+    let put = |pk: String, sk: String, cond: Option<&str>| {
+        let mut p = Put::builder()
+            .table_name(table)
+            .item("pk", s(pk))
+            .item("sk", s(sk))
+            .item("playerId", s(player.clone()))
+            .item("score", AttributeValue::N(i.to_string()));
+        if let Some(c) = cond {
+            p = p.condition_expression(c);
         }
-    })
-    .await
+        TransactWriteItem::builder()
+            .put(p.build().expect("a put"))
+            .build()
+    };
+    client
+        .transact_write_items()
+        .transact_items(put(
+            format!("RAWTX#{player}"),
+            format!("RAWSESSION#{session}"),
+            Some("attribute_not_exists(pk)"),
+        ))
+        .transact_items(put(format!("RAWTX#{player}"), "RAWENTRY#b".into(), None))
+        .transact_items(put(
+            "RAWTXBOARD#b".into(),
+            format!("RAWSCORE#{i:010}#{player}"),
+            None,
+        ))
+        .send()
+        .await
+        .is_ok()
 }
 
 /// `total` submissions by `players` concurrent players, each on its own keep-alive connection.
@@ -326,10 +328,16 @@ pub async fn run(opts: &Options) -> Result<String, String> {
     if warm.errors > 0 {
         return Err(format!("{} warm-up submissions failed", warm.errors));
     }
-    let _ = raw_puts(&client, &raw_table, opts.players, opts.submissions / 2, "W").await;
+    let raw = RawPhases {
+        table: &raw_table,
+        workers: opts.players,
+    };
+    let _ = raw
+        .run(&client, opts.submissions / 2, RawWrite::Put("W"))
+        .await;
 
     // Raw PutItem, the stack, raw PutItem again: the ratio uses the mean of the two.
-    let raw_a = raw_puts(&client, &raw_table, opts.players, opts.submissions, "A").await;
+    let raw_a = raw.run(&client, opts.submissions, RawWrite::Put("A")).await;
     eprintln!("load: raw PutItem {:.0}/s", raw_a.rate());
     store_proxy.stats().reset();
     poller_proxy.stats().reset();
@@ -339,10 +347,12 @@ pub async fn run(opts: &Options) -> Result<String, String> {
     let poller_counts = poller_proxy.stats().snapshot();
     let delivered_during = poller_stats.delivered.load(Ordering::Relaxed) - delivered_before;
     eprintln!("load: stack {:.0} submissions/s", stack.rate());
-    let raw_b = raw_puts(&client, &raw_table, opts.players, opts.submissions, "B").await;
+    let raw_b = raw.run(&client, opts.submissions, RawWrite::Put("B")).await;
     eprintln!("load: raw PutItem {:.0}/s", raw_b.rate());
-    let raw_direct = raw_puts(&direct, &raw_table, opts.players, opts.submissions, "D").await;
-    let raw_tx = raw_transactions(&client, &raw_table, opts.players, opts.submissions).await;
+    let raw_direct = raw.run(&direct, opts.submissions, RawWrite::Put("D")).await;
+    let raw_tx = raw
+        .run(&client, opts.submissions, RawWrite::Transaction)
+        .await;
     // Let the poller catch up, to count what projecting the whole phase cost.
     let caught_up = Instant::now();
     while poller_stats.delivered.load(Ordering::Relaxed) - delivered_before < stack.count as u64

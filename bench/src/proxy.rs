@@ -170,17 +170,10 @@ impl Proxy {
         let addr = listener.local_addr()?;
         let stats = Arc::new(ProxyStats::default());
         let s = Arc::clone(&stats);
-        let task = tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                    continue;
-                };
-                let _ = stream.set_nodelay(true);
-                s.connections.fetch_add(1, Ordering::Relaxed);
-                tokio::spawn(serve_connection(stream, upstream, Arc::clone(&s)));
-            }
-        });
+        let task = tokio::spawn(crate::accept_each(listener, move |stream| {
+            s.connections.fetch_add(1, Ordering::Relaxed);
+            tokio::spawn(serve_connection(stream, upstream, Arc::clone(&s)));
+        }));
         Ok(Proxy { addr, stats, task })
     }
 

@@ -68,25 +68,18 @@ impl RuntimeApi {
         let addr = listener.local_addr()?;
         let state: Arc<(Mutex<Armed>, Notify)> = Arc::default();
         let s = Arc::clone(&state);
-        let task = tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                    continue;
-                };
-                let _ = stream.set_nodelay(true);
-                let s = Arc::clone(&s);
-                tokio::spawn(async move {
-                    let service = hyper::service::service_fn(move |req| {
-                        let s = Arc::clone(&s);
-                        async move { Ok::<_, Infallible>(answer(&s, req).await) }
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
+        let task = tokio::spawn(crate::accept_each(listener, move |stream| {
+            let s = Arc::clone(&s);
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |req| {
+                    let s = Arc::clone(&s);
+                    async move { Ok::<_, Infallible>(answer(&s, req).await) }
                 });
-            }
-        });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }));
         Ok(RuntimeApi { addr, state, task })
     }
 

@@ -114,8 +114,7 @@ impl Stack {
         let gateway = Arc::new(Gateway::new(
             Arc::clone(&self.template),
             self.key.clone(),
-            submit_score::App::new(store.clone()),
-            leaderboard_api::App::new(store),
+            store,
             schedule,
             addr.to_string(),
         ));

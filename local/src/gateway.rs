@@ -54,21 +54,20 @@ fn error(status: StatusCode, code: &str, message: &str) -> GatewayResponse {
 }
 
 impl Gateway {
-    /// A gateway over the template's routes, verifying tokens with `key`, serving on `host`
-    /// (`127.0.0.1:<port>`, the `host` header the functions see).
+    /// A gateway over the template's routes, both HTTP functions on `store`, verifying tokens
+    /// with `key`, serving on `host` (`127.0.0.1:<port>`, the `host` header the functions see).
     pub fn new(
         template: Arc<LocalTemplate>,
         key: JwtKey,
-        submit: submit_score::App,
-        api: leaderboard_api::App,
+        store: leaderboard_store::Store,
         schedule: Arc<Schedule>,
         host: String,
     ) -> Gateway {
         Gateway {
             template,
             key,
-            submit,
-            api,
+            submit: submit_score::App::new(store.clone()),
+            api: leaderboard_api::App::new(store),
             schedule,
             host,
         }

@@ -183,8 +183,7 @@ impl Stack {
         let gateway = Arc::new(Gateway::new(
             Arc::clone(&template),
             JwtKey::new(&settings.jwt_secret),
-            submit_score::App::new(store.clone()),
-            leaderboard_api::App::new(store),
+            store,
             Arc::clone(&schedule),
             api_addr.to_string(),
         ));

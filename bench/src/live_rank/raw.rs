@@ -23,6 +23,13 @@ fn err<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
+/// A put as an item of a transaction.
+fn tx_put(put: aws_sdk_dynamodb::types::builders::PutBuilder) -> Result<TransactWriteItem, String> {
+    Ok(TransactWriteItem::builder()
+        .put(put.build().map_err(err)?)
+        .build())
+}
+
 /// A Score item's sort key for `score` (padded as the board's).
 fn score_sk(score: u64, player: &str) -> String {
     format!("RAWSCORE#{score:010}#{player}")
@@ -53,24 +60,16 @@ async fn client(
     };
     client
         .transact_write_items()
-        .transact_items(
-            TransactWriteItem::builder()
-                .put(
-                    put(&entry_pk, "RAWENTRY#b".into(), vec![("version", n(0))])
-                        .build()
-                        .map_err(err)?,
-                )
-                .build(),
-        )
-        .transact_items(
-            TransactWriteItem::builder()
-                .put(
-                    put(&board_pk, score_sk(0, &player), vec![("score", n(0))])
-                        .build()
-                        .map_err(err)?,
-                )
-                .build(),
-        )
+        .transact_items(tx_put(put(
+            &entry_pk,
+            "RAWENTRY#b".into(),
+            vec![("version", n(0))],
+        ))?)
+        .transact_items(tx_put(put(
+            &board_pk,
+            score_sk(0, &player),
+            vec![("score", n(0))],
+        ))?)
         .send()
         .await
         .map_err(err)?;
@@ -81,27 +80,23 @@ async fn client(
         let now = chrono::Utc::now();
         let session = format!("{}{w:04}{version:08}", tag);
         let items = vec![
-            TransactWriteItem::builder()
-                .put(
-                    put(
-                        &entry_pk,
-                        format!("RAWSESSION#{session}"),
-                        vec![
-                            ("sessionId", s(&session)),
-                            ("gameId", s("bench")),
-                            ("score", n(score)),
-                            ("durationSec", n(60)),
-                            ("createdAt", s(now.to_rfc3339())),
-                            ("leaderboardIds", AttributeValue::L(vec![s("raw")])),
-                            ("gsi2pk", s("RAWGAME#bench")),
-                            ("gsi2sk", s(format!("RAWSESSION#{session}"))),
-                        ],
-                    )
-                    .condition_expression("attribute_not_exists(pk)")
-                    .build()
-                    .map_err(err)?,
+            tx_put(
+                put(
+                    &entry_pk,
+                    format!("RAWSESSION#{session}"),
+                    vec![
+                        ("sessionId", s(&session)),
+                        ("gameId", s("bench")),
+                        ("score", n(score)),
+                        ("durationSec", n(60)),
+                        ("createdAt", s(now.to_rfc3339())),
+                        ("leaderboardIds", AttributeValue::L(vec![s("raw")])),
+                        ("gsi2pk", s("RAWGAME#bench")),
+                        ("gsi2sk", s(format!("RAWSESSION#{session}"))),
+                    ],
                 )
-                .build(),
+                .condition_expression("attribute_not_exists(pk)"),
+            )?,
             TransactWriteItem::builder()
                 .condition_check(
                     ConditionCheck::builder()
@@ -113,24 +108,20 @@ async fn client(
                         .map_err(err)?,
                 )
                 .build(),
-            TransactWriteItem::builder()
-                .put(
-                    put(
-                        &entry_pk,
-                        "RAWENTRY#b".into(),
-                        vec![
-                            ("version", n(version + 1)),
-                            ("score", n(score)),
-                            ("scoreSk", s(score_sk(score, &player))),
-                            ("attainedAt", s(now.to_rfc3339())),
-                        ],
-                    )
-                    .condition_expression("version = :v")
-                    .expression_attribute_values(":v", n(version))
-                    .build()
-                    .map_err(err)?,
+            tx_put(
+                put(
+                    &entry_pk,
+                    "RAWENTRY#b".into(),
+                    vec![
+                        ("version", n(version + 1)),
+                        ("score", n(score)),
+                        ("scoreSk", s(score_sk(score, &player))),
+                        ("attainedAt", s(now.to_rfc3339())),
+                    ],
                 )
-                .build(),
+                .condition_expression("version = :v")
+                .expression_attribute_values(":v", n(version)),
+            )?,
             TransactWriteItem::builder()
                 .delete(
                     Delete::builder()
@@ -142,17 +133,11 @@ async fn client(
                         .map_err(err)?,
                 )
                 .build(),
-            TransactWriteItem::builder()
-                .put(
-                    put(
-                        &board_pk,
-                        score_sk(score, &player),
-                        vec![("score", n(score)), ("attainedAt", s(now.to_rfc3339()))],
-                    )
-                    .build()
-                    .map_err(err)?,
-                )
-                .build(),
+            tx_put(put(
+                &board_pk,
+                score_sk(score, &player),
+                vec![("score", n(score)), ("attainedAt", s(now.to_rfc3339()))],
+            ))?,
             TransactWriteItem::builder()
                 .update(
                     Update::builder()

@@ -89,9 +89,12 @@ impl RequestCounter {
     }
 }
 
+/// What an [`Observer`]'s closure answers: `Err` fails the request before it is sent.
+pub(crate) type Verdict = Result<(), Box<dyn std::error::Error + Send + Sync>>;
+
 /// An interceptor that shows every request, its operation and its body (when it is in memory,
-/// as DynamoDB's JSON bodies are), to a closure before it is sent: for clients that count or
-/// record what they send.
+/// as DynamoDB's JSON bodies are), to a closure before it is sent: for clients that count,
+/// record, fail or hold what they send.
 pub(crate) struct Observer<F>(pub(crate) &'static str, pub(crate) F);
 
 impl<F> std::fmt::Debug for Observer<F> {
@@ -102,7 +105,7 @@ impl<F> std::fmt::Debug for Observer<F> {
 
 impl<F> aws_sdk_dynamodb::config::Intercept for Observer<F>
 where
-    F: Fn(&str, &[u8]) + Send + Sync + 'static,
+    F: Fn(&str, &[u8]) -> Verdict + Send + Sync + 'static,
 {
     fn name(&self) -> &'static str {
         self.0
@@ -113,10 +116,9 @@ where
         context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
         _: &aws_sdk_dynamodb::config::RuntimeComponents,
         _: &mut aws_sdk_dynamodb::config::ConfigBag,
-    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    ) -> Verdict {
         let body = context.request().body().bytes().unwrap_or_default();
-        (self.1)(operation(context.request()), body);
-        Ok(())
+        (self.1)(operation(context.request()), body)
     }
 }
 
@@ -129,6 +131,7 @@ pub fn counting_client(endpoint: &str) -> (Client, std::sync::Arc<RequestCounter
             if let Ok(mut c) = counts.counts.lock() {
                 *c.entry(op.to_owned()).or_default() += 1;
             }
+            Ok(())
         }))
         .build();
     (Client::from_conf(config), counter)
@@ -146,48 +149,27 @@ pub struct Failures {
     pub count: u64,
 }
 
-#[derive(Debug)]
-struct Failing {
-    failures: Failures,
-    seen: std::sync::atomic::AtomicU64,
-}
-
-impl aws_sdk_dynamodb::config::Intercept for Failing {
-    fn name(&self) -> &'static str {
-        "request-failures"
-    }
-
-    fn read_before_transmit(
-        &self,
-        context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
-        _: &aws_sdk_dynamodb::config::RuntimeComponents,
-        _: &mut aws_sdk_dynamodb::config::ConfigBag,
-    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let Failures {
-            operation: op,
-            first,
-            count,
-        } = self.failures;
-        if operation(context.request()) != op {
-            return Ok(());
-        }
-        let n = self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-        if (first..first.saturating_add(count)).contains(&n) {
-            return Err(format!("injected failure of {op} #{n}").into());
-        }
-        Ok(())
-    }
-}
-
 /// A client like [`client`] whose chosen requests fail before they are sent, as when the
 /// connection drops: for the failures DynamoDB Local never has, at an exact point (the second
 /// transaction of a batch apply, say), with everything sent before it committed.
 pub fn failing_client(endpoint: &str, failures: Failures) -> Client {
+    let Failures {
+        operation: chosen,
+        first,
+        count,
+    } = failures;
+    let seen = std::sync::atomic::AtomicU64::new(0);
     let config = local_config(endpoint)
-        .interceptor(Failing {
-            failures,
-            seen: std::sync::atomic::AtomicU64::new(0),
-        })
+        .interceptor(Observer("request-failures", move |op: &str, _: &[u8]| {
+            if op != chosen {
+                return Ok(());
+            }
+            let n = seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            if (first..first.saturating_add(count)).contains(&n) {
+                return Err(format!("injected failure of {op} #{n}").into());
+            }
+            Ok(())
+        }))
         .build();
     Client::from_conf(config)
 }
@@ -219,39 +201,6 @@ impl Gate {
     }
 }
 
-#[derive(Debug)]
-struct Gated {
-    operation: &'static str,
-    held: std::sync::atomic::AtomicBool,
-    reached: std::sync::mpsc::SyncSender<()>,
-    release: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
-}
-
-impl aws_sdk_dynamodb::config::Intercept for Gated {
-    fn name(&self) -> &'static str {
-        "request-gate"
-    }
-
-    fn read_before_transmit(
-        &self,
-        context: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
-        _: &aws_sdk_dynamodb::config::RuntimeComponents,
-        _: &mut aws_sdk_dynamodb::config::ConfigBag,
-    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        if operation(context.request()) != self.operation
-            || self.held.swap(true, std::sync::atomic::Ordering::SeqCst)
-        {
-            return Ok(());
-        }
-        // Blocks this worker thread until the test releases it: use a multi-thread runtime.
-        let _ = self.reached.send(());
-        if let Ok(release) = self.release.lock() {
-            let _ = release.recv();
-        }
-        Ok(())
-    }
-}
-
 /// A client like [`client`] whose first request of `operation` waits before it is sent until
 /// the test releases its [`Gate`]: for a write of the test's own at an exact point inside a
 /// store operation (a play between a build's first reads and its scan, say). Only in tests on
@@ -259,13 +208,20 @@ impl aws_sdk_dynamodb::config::Intercept for Gated {
 pub fn gated_client(endpoint: &str, operation: &'static str) -> (Client, std::sync::Arc<Gate>) {
     let (reached_tx, reached_rx) = std::sync::mpsc::sync_channel(1);
     let (release_tx, release_rx) = std::sync::mpsc::channel();
+    let held = std::sync::atomic::AtomicBool::new(false);
+    let release = std::sync::Mutex::new(release_rx);
     let config = local_config(endpoint)
-        .interceptor(Gated {
-            operation,
-            held: std::sync::atomic::AtomicBool::new(false),
-            reached: reached_tx,
-            release: std::sync::Mutex::new(release_rx),
-        })
+        .interceptor(Observer("request-gate", move |op: &str, _: &[u8]| {
+            if op != operation || held.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                return Ok(());
+            }
+            // Blocks this worker thread until the test releases it: use a multi-thread runtime.
+            let _ = reached_tx.send(());
+            if let Ok(release) = release.lock() {
+                let _ = release.recv();
+            }
+            Ok(())
+        }))
         .build();
     let gate = Gate {
         reached: std::sync::Mutex::new(reached_rx),

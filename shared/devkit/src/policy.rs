@@ -253,6 +253,7 @@ pub fn recording_client(endpoint: &str) -> (Client, Arc<KeyLog>) {
         .interceptor(Observer("key-log", move |op: &str, body: &[u8]| {
             let body = serde_json::from_slice::<Json>(body).unwrap_or_default();
             recorder.record(op, &body);
+            Ok(())
         }))
         .build();
     (Client::from_conf(config), log)

@@ -97,18 +97,20 @@ impl fmt::Display for IdProblem {
     }
 }
 
+/// Refuses an empty `s` or one of more than `max` characters.
+fn check_length(field: &'static str, s: &str, max: usize) -> Result<(), IdError> {
+    let len = s.chars().count();
+    let problem = match len {
+        0 => IdProblem::Empty,
+        len if len > max => IdProblem::TooLong { len, max },
+        _ => return Ok(()),
+    };
+    Err(IdError { field, problem })
+}
+
 fn check_segment(field: &'static str, s: &str) -> Result<(), IdError> {
     let err = |problem| Err(IdError { field, problem });
-    if s.is_empty() {
-        return err(IdProblem::Empty);
-    }
-    let len = s.chars().count();
-    if len > MAX_ID_LEN {
-        return err(IdProblem::TooLong {
-            len,
-            max: MAX_ID_LEN,
-        });
-    }
+    check_length(field, s, MAX_ID_LEN)?;
     for c in s.chars() {
         match c {
             'A'..='Z' | 'a'..='z' | '0'..='9' | '_' | '.' | '-' => {}
@@ -318,24 +320,14 @@ impl IdempotencyKey {
 
     /// Validates a key: 1 to 64 characters, each printable ASCII.
     pub fn parse(s: &str) -> Result<Self, IdError> {
-        let err = |problem| {
-            Err(IdError {
-                field: Self::FIELD,
-                problem,
-            })
-        };
-        if s.is_empty() {
-            return err(IdProblem::Empty);
-        }
         if let Some(c) = s.chars().find(|c| !(' '..='~').contains(c)) {
-            return err(IdProblem::NotPrintable(c));
-        }
-        if s.len() > MAX_IDEMPOTENCY_KEY_LEN {
-            return err(IdProblem::TooLong {
-                len: s.len(),
-                max: MAX_IDEMPOTENCY_KEY_LEN,
+            return Err(IdError {
+                field: Self::FIELD,
+                problem: IdProblem::NotPrintable(c),
             });
         }
+        // Printable ASCII only from here, so characters are bytes.
+        check_length(Self::FIELD, s, MAX_IDEMPOTENCY_KEY_LEN)?;
         Ok(IdempotencyKey(s.to_owned()))
     }
 
@@ -358,22 +350,9 @@ impl Email {
     /// Validates an address: `local@domain`, at most 254 characters, no whitespace, control
     /// characters, `#` or `/`.
     pub fn parse(s: &str) -> Result<Self, IdError> {
-        let err = |problem| {
-            Err(IdError {
-                field: Self::FIELD,
-                problem,
-            })
-        };
-        if s.is_empty() {
-            return err(IdProblem::Empty);
-        }
-        let len = s.chars().count();
-        if len > MAX_EMAIL_LEN {
-            return err(IdProblem::TooLong {
-                len,
-                max: MAX_EMAIL_LEN,
-            });
-        }
+        let field = Self::FIELD;
+        let err = |problem| Err(IdError { field, problem });
+        check_length(field, s, MAX_EMAIL_LEN)?;
         for c in s.chars() {
             match c {
                 '#' => return err(IdProblem::Delimiter),

@@ -111,32 +111,26 @@ impl Table {
 
     /// Puts every item, 25 a request, re-sending unprocessed items with jittered backoff.
     pub(crate) async fn put_all(&self, items: Vec<Item>) -> Result<BatchStats, StoreError> {
-        let requests: Vec<WriteRequest> = items
-            .into_iter()
-            .map(|item| {
-                PutRequest::builder()
-                    .set_item(Some(item))
-                    .build()
-                    .map(|p| WriteRequest::builder().put_request(p).build())
-                    .map_err(StoreError::from)
-            })
-            .collect::<Result<_, _>>()?;
-        self.write_all(requests).await
+        let puts = items.into_iter().map(|item| {
+            let put = PutRequest::builder().set_item(Some(item)).build()?;
+            Ok(WriteRequest::builder().put_request(put).build())
+        });
+        self.write_all(puts.collect::<Result<_, StoreError>>()?)
+            .await
     }
 
-    /// Deletes every item of `keys`, as [`Store::put_all`] puts.
+    /// Deletes every item of `keys`, as [`Table::put_all`] puts.
     pub(crate) async fn delete_all(&self, keys: &[Key]) -> Result<BatchStats, StoreError> {
-        let requests: Vec<WriteRequest> = keys
+        let delete = |key| {
+            DeleteRequest::builder()
+                .set_key(Some(key_item(key)))
+                .build()
+        };
+        let deletes = keys
             .iter()
-            .map(|key| {
-                DeleteRequest::builder()
-                    .set_key(Some(key_item(key)))
-                    .build()
-                    .map(|d| WriteRequest::builder().delete_request(d).build())
-                    .map_err(StoreError::from)
-            })
-            .collect::<Result<_, _>>()?;
-        self.write_all(requests).await
+            .map(|key| Ok(WriteRequest::builder().delete_request(delete(key)?).build()));
+        self.write_all(deletes.collect::<Result<_, StoreError>>()?)
+            .await
     }
 
     async fn write_all(&self, mut requests: Vec<WriteRequest>) -> Result<BatchStats, StoreError> {

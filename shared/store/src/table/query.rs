@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use aws_sdk_dynamodb::operation::query::QueryOutput;
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::types::Select;
 use leaderboard_keys::entity::Key;
 use serde::de::DeserializeOwned;
@@ -41,7 +43,7 @@ pub(crate) struct Listing {
 
 impl Listing {
     /// The listing `name` of `partition` on `index`, the sort keys from `sk_prefix` ascending.
-    pub(crate) fn ascending(
+    pub(crate) fn new(
         name: &'static str,
         index: Index,
         partition: String,
@@ -56,16 +58,11 @@ impl Listing {
         }
     }
 
-    /// The same, descending (best or newest first).
-    pub(crate) fn descending(
-        name: &'static str,
-        index: Index,
-        partition: String,
-        sk_prefix: &'static str,
-    ) -> Listing {
+    /// The same listing read descending (best or newest first).
+    pub(crate) fn descending(self) -> Listing {
         Listing {
             forward: false,
-            ..Listing::ascending(name, index, partition, sk_prefix)
+            ..self
         }
     }
 
@@ -211,6 +208,32 @@ impl Table {
         })
     }
 
+    /// Sends `query` (`what` names it in errors) and follows it past every 1 MB page to the
+    /// end, handing `each` every page: the requests made.
+    pub(crate) async fn query_pages(
+        &self,
+        what: &'static str,
+        query: QueryFluentBuilder,
+        mut each: impl FnMut(QueryOutput) -> Result<(), StoreError>,
+    ) -> Result<u32, StoreError> {
+        let mut requests = 0;
+        let mut start = None;
+        loop {
+            let mut out = query
+                .clone()
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk(what, e))?;
+            requests += 1;
+            start = out.last_evaluated_key.take();
+            each(out)?;
+            if start.is_none() {
+                return Ok(requests);
+            }
+        }
+    }
+
     /// Counts the items of partition `pk` whose sort key is in `lo..=hi`, strongly
     /// consistently, following every page. Returns the count and the number of requests made.
     pub(crate) async fn count_range(
@@ -220,24 +243,17 @@ impl Table {
         hi: &str,
     ) -> Result<(u64, u32), StoreError> {
         let mut count = 0u64;
-        let mut requests = 0u32;
-        let mut start = None;
-        loop {
-            let out = self
-                .range_query(pk, lo, hi, Params::new())?
-                .select(Select::Count)
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::sdk("Query(count)", e))?;
-            requests += 1;
-            count += out.count.max(0) as u64;
-            start = out.last_evaluated_key;
-            if start.is_none() {
-                return Ok((count, requests));
-            }
-        }
+        let query = self
+            .range_query(pk, lo, hi, Params::new())?
+            .select(Select::Count)
+            .consistent_read(true);
+        let requests = self
+            .query_pages("Query(count)", query, |out| {
+                count += out.count.max(0) as u64;
+                Ok(())
+            })
+            .await?;
+        Ok((count, requests))
     }
 }
 
@@ -262,7 +278,7 @@ mod tests {
     }
 
     fn top() -> Listing {
-        Listing::ascending("top", Index::Table, "LEADERBOARD#b1".into(), "SCORE#")
+        Listing::new("top", Index::Table, "LEADERBOARD#b1".into(), "SCORE#")
     }
 
     fn position(edit: impl FnOnce(&mut Position)) -> String {

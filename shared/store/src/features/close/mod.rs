@@ -119,31 +119,25 @@ impl Store {
         now: Timestamp,
     ) -> Result<Vec<(Timestamp, BoardId)>, StoreError> {
         let mut due = Vec::new();
-        let mut start = None;
-        loop {
-            let out = self
-                .table
-                .query_request(Index::Gsi2)
-                .key_condition_expression("gsi2pk = :pk AND gsi2sk < :end")
-                .params(
-                    Params::new()
-                        .value(":pk", entity::BOARDS_OPEN)
-                        .value(":end", entity::boards_open_ended_by(now)),
-                )?
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::sdk("Query(GSI2 due boards)", e))?;
-            for item in out.items.unwrap_or_default() {
-                due.push(entity::parse_board_open_gsi2_sk(&key_string(
-                    &item, "gsi2sk",
-                ))?);
-            }
-            start = out.last_evaluated_key;
-            if start.is_none() {
-                return Ok(due);
-            }
-        }
+        let query = self
+            .table
+            .query_request(Index::Gsi2)
+            .key_condition_expression("gsi2pk = :pk AND gsi2sk < :end")
+            .params(
+                Params::new()
+                    .value(":pk", entity::BOARDS_OPEN)
+                    .value(":end", entity::boards_open_ended_by(now)),
+            )?;
+        self.table
+            .query_pages("Query(GSI2 due boards)", query, |out| {
+                for item in out.items.unwrap_or_default() {
+                    let sk = key_string(&item, "gsi2sk");
+                    due.push(entity::parse_board_open_gsi2_sk(&sk)?);
+                }
+                Ok(())
+            })
+            .await?;
+        Ok(due)
     }
 
     /// Closes one board as far as `options` allow: see the module docs. Safe to run again, and

@@ -40,7 +40,7 @@ impl Store {
         cursor: Option<&str>,
     ) -> Result<Page<RankedEntry>, StoreError> {
         let listing =
-            Listing::descending("top", Index::Table, entity::board_pk(board), SCORE_PREFIX);
+            Listing::new("top", Index::Table, entity::board_pk(board), SCORE_PREFIX).descending();
         let raw = self.table.list(&listing, limit, cursor).await?;
         let offset = raw.offset;
         let page: Page<ScoreEntry> = raw.into_page()?;
@@ -91,7 +91,7 @@ impl Store {
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<Page<ScoreEntry>, StoreError> {
-        let listing = Listing::ascending(
+        let listing = Listing::new(
             "player_scores",
             Index::Gsi1,
             entity::player_pk(player),

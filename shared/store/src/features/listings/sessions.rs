@@ -27,12 +27,13 @@ impl Store {
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<Page<Session>, StoreError> {
-        let listing = Listing::descending(
+        let listing = Listing::new(
             "player_sessions",
             Index::Table,
             entity::player_pk(player),
             SESSION_PREFIX,
-        );
+        )
+        .descending();
         self.table.list_page(&listing, limit, cursor).await
     }
 
@@ -43,12 +44,13 @@ impl Store {
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<Page<Session>, StoreError> {
-        let listing = Listing::descending(
+        let listing = Listing::new(
             "game_sessions",
             Index::Gsi2,
             entity::game_gsi2_pk(game),
             SESSION_PREFIX,
-        );
+        )
+        .descending();
         self.table.list_page(&listing, limit, cursor).await
     }
 }

@@ -20,8 +20,7 @@ impl Store {
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<Page<RankedEntry>, StoreError> {
-        let listing =
-            Listing::ascending("final", Index::Table, entity::board_pk(board), FINAL_PREFIX);
+        let listing = Listing::new("final", Index::Table, entity::board_pk(board), FINAL_PREFIX);
         let page: Page<FinalStanding> = self.table.list_page(&listing, limit, cursor).await?;
         Ok(page.map(|f| f.entry.ranked(f.rank, None)))
     }
@@ -69,7 +68,7 @@ impl Store {
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<Page<SeasonResult>, StoreError> {
-        let listing = Listing::ascending(
+        let listing = Listing::new(
             "results",
             Index::Table,
             entity::player_pk(player),

@@ -17,7 +17,6 @@
 //!
 //! **Lifting** deletes the ban. Removed entries come back only through new plays.
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::entity::{self, ItemKey};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::time::Timestamp;
@@ -142,38 +141,33 @@ impl Store {
     /// order: a strongly consistent Query of the player's partition, every page.
     async fn live_entry_boards(&self, player: &PlayerId) -> Result<Vec<BoardId>, StoreError> {
         let mut boards = Vec::new();
-        let mut start: Option<std::collections::HashMap<String, AttributeValue>> = None;
-        loop {
-            let out = self
-                .table
-                .query_request(Index::Table)
-                .key_condition_expression("pk = :pk AND begins_with(sk, :entry)")
-                .filter_expression("attribute_not_exists(#ttl)")
-                .projection_expression("pk, sk")
-                .params(
-                    Params::new()
-                        .name("#ttl", "ttl")
-                        .value(":pk", entity::player_pk(player))
-                        .value(":entry", entity::ENTRY_PREFIX),
-                )?
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::sdk("Query(entry pointers)", e))?;
-            for item in out.items.unwrap_or_default() {
-                let (pk, sk) = (item.string("pk"), item.string("sk"));
-                if let Ok(ItemKey::Entry { board, .. }) =
-                    ItemKey::parse(pk.unwrap_or_default(), sk.unwrap_or_default())
-                {
-                    boards.push(board);
+        let query = self
+            .table
+            .query_request(Index::Table)
+            .key_condition_expression("pk = :pk AND begins_with(sk, :entry)")
+            .filter_expression("attribute_not_exists(#ttl)")
+            .projection_expression("pk, sk")
+            .params(
+                Params::new()
+                    .name("#ttl", "ttl")
+                    .value(":pk", entity::player_pk(player))
+                    .value(":entry", entity::ENTRY_PREFIX),
+            )?
+            .consistent_read(true);
+        self.table
+            .query_pages("Query(entry pointers)", query, |out| {
+                for item in out.items.unwrap_or_default() {
+                    let (pk, sk) = (item.string("pk"), item.string("sk"));
+                    if let Ok(ItemKey::Entry { board, .. }) =
+                        ItemKey::parse(pk.unwrap_or_default(), sk.unwrap_or_default())
+                    {
+                        boards.push(board);
+                    }
                 }
-            }
-            start = out.last_evaluated_key;
-            if start.is_none() {
-                return Ok(boards);
-            }
-        }
+                Ok(())
+            })
+            .await?;
+        Ok(boards)
     }
 }
 

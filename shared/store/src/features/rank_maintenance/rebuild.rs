@@ -368,30 +368,23 @@ impl Store {
     ) -> Result<Vec<Key>, StoreError> {
         let mut keys = Vec::new();
         for partition in 0..NODE_PARTITIONS {
-            let pk = node_partition_pk(id, generation, partition);
-            let mut start = None;
-            loop {
-                let page = self
-                    .table
-                    .query_request(Index::Table)
-                    .key_condition_expression("pk = :pk")
-                    .params(Params::new().value(":pk", &pk))?
-                    .projection_expression("pk, sk")
-                    .set_exclusive_start_key(start)
-                    .send()
-                    .await
-                    .map_err(|e| StoreError::sdk("Query(rank index nodes)", e))?;
-                out.requests += 1;
-                keys.extend(
-                    page.items()
-                        .iter()
-                        .map(|item| Key::new(key_string(item, "pk"), key_string(item, "sk"))),
-                );
-                start = page.last_evaluated_key;
-                if start.is_none() {
-                    break;
-                }
-            }
+            let query = self
+                .table
+                .query_request(Index::Table)
+                .key_condition_expression("pk = :pk")
+                .params(Params::new().value(":pk", node_partition_pk(id, generation, partition)))?
+                .projection_expression("pk, sk");
+            out.requests += self
+                .table
+                .query_pages("Query(rank index nodes)", query, |page| {
+                    keys.extend(
+                        page.items()
+                            .iter()
+                            .map(|item| Key::new(key_string(item, "pk"), key_string(item, "sk"))),
+                    );
+                    Ok(())
+                })
+                .await?;
         }
         Ok(keys)
     }
@@ -404,33 +397,22 @@ impl Store {
         projection: &str,
         mut each: impl FnMut(&Item) -> Result<(), StoreError>,
     ) -> Result<u32, StoreError> {
-        let mut requests = 0;
-        let mut start = None;
-        loop {
-            let out = self
-                .table
-                .query_request(Index::Table)
-                .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
-                .params(
-                    Params::new()
-                        .value(":pk", entity::board_pk(id))
-                        .value(":score", entity::SCORE_PREFIX),
-                )?
-                .projection_expression(projection)
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::sdk("Query(rank index build)", e))?;
-            requests += 1;
-            for item in out.items.as_deref().unwrap_or_default() {
-                each(item)?;
-            }
-            start = out.last_evaluated_key;
-            if start.is_none() {
-                return Ok(requests);
-            }
-        }
+        let query = self
+            .table
+            .query_request(Index::Table)
+            .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
+            .params(
+                Params::new()
+                    .value(":pk", entity::board_pk(id))
+                    .value(":score", entity::SCORE_PREFIX),
+            )?
+            .projection_expression(projection)
+            .consistent_read(true);
+        self.table
+            .query_pages("Query(rank index build)", query, |out| {
+                out.items().iter().try_for_each(&mut each)
+            })
+            .await
     }
 
     /// Holds `lane`'s plays back until `until` or until the switch lifts it.
