@@ -110,6 +110,8 @@ async fn board(store: &Store, id: &str, starts: u64, ends: u64, entries: usize) 
                 order: Order::Desc,
                 operator: Operator::Best,
                 max_score: 9_999_999_999,
+                min_score: 0,
+                min_duration_sec: None,
                 starts_at: Some(ts(starts)),
                 ends_at: Some(ts(ends)),
                 recurrence: Recurrence::None,

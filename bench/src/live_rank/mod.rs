@@ -119,6 +119,8 @@ async fn load_board(store: &Store, n: usize) -> Result<BoardRun, String> {
                 order: Order::Desc,
                 operator: Operator::Best,
                 max_score: leaderboard_keys::rank::DEFAULT_MAX_SCORE,
+                min_score: 0,
+                min_duration_sec: None,
                 starts_at: Some(ago(now, 3_600_000)?),
                 ends_at: Some(now.plus_millis(86_400_000)),
                 recurrence: Recurrence::None,

@@ -20,6 +20,8 @@ pub struct ApiError {
     /// The play's `sessionId`, on the answer to a play that got as far as choosing it: the
     /// client retries with it, and a play that had committed is then answered as a duplicate.
     pub session_id: Option<String>,
+    /// The `Retry-After` header's seconds, on an answer that says when to come back.
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -30,6 +32,7 @@ impl ApiError {
             code,
             message: message.into(),
             session_id: None,
+            retry_after: None,
         }
     }
 
@@ -58,11 +61,14 @@ impl ApiError {
     /// 503 `unavailable` (the answer carries `Retry-After`): too much contention or
     /// throttling, or no time left before the deadline.
     pub fn unavailable() -> Self {
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "unavailable",
-            "the service is busy; retry shortly",
-        )
+        ApiError {
+            retry_after: Some(1),
+            ..ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "unavailable",
+                "the service is busy; retry shortly",
+            )
+        }
     }
 
     /// 403 `forbidden`.
@@ -110,9 +116,9 @@ impl ApiError {
             },
         };
         let mut resp = json(self.status, &body);
-        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+        if let Some(secs) = self.retry_after {
             resp.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         resp
     }
@@ -154,6 +160,12 @@ impl From<StoreError> for ApiError {
             StoreError::Banned { .. } => {
                 ApiError::new(StatusCode::FORBIDDEN, "banned", e.to_string())
             }
+            StoreError::RateLimited {
+                retry_after_secs, ..
+            } => ApiError {
+                retry_after: Some(retry_after_secs),
+                ..ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", e.to_string())
+            },
             StoreError::IdempotencyMismatch { .. } => {
                 ApiError::new(StatusCode::CONFLICT, "idempotency_mismatch", e.to_string())
             }

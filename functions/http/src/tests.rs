@@ -108,6 +108,7 @@ fn store_errors_map_to_the_contract() {
             StoreError::ScoreOutOfRange {
                 board: b.clone(),
                 score: 11,
+                min_score: 0,
                 max_score: 10,
             },
             400,
@@ -144,6 +145,14 @@ fn store_errors_map_to_the_contract() {
             403,
             "banned",
         ),
+        (
+            StoreError::RateLimited {
+                player: PlayerId::parse("p1").unwrap(),
+                retry_after_secs: 7,
+            },
+            429,
+            "rate_limited",
+        ),
         (StoreError::Contention { attempts: 3 }, 503, "unavailable"),
         (
             StoreError::IdempotencyMismatch {
@@ -168,5 +177,22 @@ fn store_errors_map_to_the_contract() {
     for (e, status, code) in cases {
         let a = ApiError::from(e);
         assert_eq!((a.status.as_u16(), a.code), (status, code));
+        // Only the answers that say when to come back carry `Retry-After`.
+        let retry_after = a
+            .clone()
+            .into_response()
+            .headers()
+            .get("retry-after")
+            .cloned();
+        let want = match code {
+            "rate_limited" => Some("7"),
+            "unavailable" => Some("1"),
+            _ => None,
+        };
+        assert_eq!(
+            retry_after.as_ref().map(|v| v.to_str().unwrap()),
+            want,
+            "{code}"
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! Creating and reading boards through the API handler on DynamoDB Local: a body field the
-//! board does not know is refused, naming it, with nothing written; and a board past its end
-//! reads `ended` until its close begins.
+//! board does not know is refused, naming it, with nothing written; the score rules are checked
+//! at creation and read back; and a board past its end reads `ended` until its close begins.
 
 mod common;
 
@@ -14,7 +14,7 @@ async fn a_board_with_a_field_it_does_not_know_is_refused_naming_it() {
     let before = h.table.dump().await;
     for (field, value) in [
         ("maxscore", json!(100)),
-        ("minScore", json!(10)),
+        ("minscore", json!(10)),
         ("writeShard", json!(4)),
         ("status", json!("closed")),
         ("playerCount", json!(7)),
@@ -39,6 +39,61 @@ async fn a_board_with_a_field_it_does_not_know_is_refused_naming_it() {
         (201, &json!(1_000)),
         "{board}"
     );
+}
+
+#[tokio::test]
+async fn a_boards_score_rules_are_checked_at_creation_and_read_back() {
+    let h = harness("api_board_rules").await;
+    let before = h.table.dump().await;
+    for (body, says) in [
+        (
+            json!({"leaderboardId": "r", "name": "R", "maxScore": 100, "minScore": 101}),
+            "minScore 101 must be at most maxScore 100",
+        ),
+        (
+            json!({"leaderboardId": "r", "name": "R", "minScore": -1}),
+            "-1",
+        ),
+        (
+            json!({"leaderboardId": "r", "name": "R", "minDurationSec": "30"}),
+            "\"30\"",
+        ),
+    ] {
+        let (status, resp) = h
+            .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
+            .await;
+        assert_eq!((status, code(&resp)), (400, "invalid_request"), "{body}");
+        let message = resp["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{message}");
+        assert_eq!(h.table.dump().await, before, "{body} wrote something");
+    }
+    let body = json!({"leaderboardId": "r", "name": "R", "maxScore": 100, "minScore": 100,
+                      "minDurationSec": 30, "gameId": "tetris"});
+    let (status, created) = h
+        .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let (status, board) = h.get("/leaderboards/r").await;
+    assert_eq!(status, 200, "{board}");
+    assert_eq!(
+        (
+            &board["minScore"],
+            &board["maxScore"],
+            &board["minDurationSec"],
+            &board["gameId"]
+        ),
+        (&json!(100), &json!(100), &json!(30), &json!("tetris")),
+        "{board}"
+    );
+    // Left out, minScore reads 0 and minDurationSec is absent.
+    let body = json!({"leaderboardId": "plain", "name": "Plain"});
+    let (status, _) = h
+        .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
+        .await;
+    assert_eq!(status, 201);
+    let (_, board) = h.get("/leaderboards/plain").await;
+    assert_eq!(board["minScore"], json!(0), "{board}");
+    assert!(board.get("minDurationSec").is_none(), "{board}");
 }
 
 #[tokio::test]

@@ -47,6 +47,8 @@ async fn board(
                 order: Order::Desc,
                 operator: Operator::Best,
                 max_score: 9_999_999_999,
+                min_score: 0,
+                min_duration_sec: None,
                 starts_at: Some(Timestamp::from_millis(now - 7_200_000).unwrap()),
                 ends_at: Some(Timestamp::from_millis(now - 3_600_000).unwrap()),
                 recurrence: Recurrence::Season,

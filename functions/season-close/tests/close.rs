@@ -481,6 +481,8 @@ async fn only_ended_boards_are_due() {
                 order: Order::Desc,
                 operator: Operator::Best,
                 max_score: 100,
+                min_score: 0,
+                min_duration_sec: None,
                 starts_at: None,
                 ends_at: None,
                 recurrence: Recurrence::None,

@@ -95,6 +95,8 @@ async fn run(n: usize, quick: bool) -> Row {
                 order: Order::Desc,
                 operator: Operator::Best,
                 max_score: 9_999_999_999,
+                min_score: 0,
+                min_duration_sec: None,
                 starts_at: Some(at(0)),
                 ends_at: None,
                 recurrence: Recurrence::None,

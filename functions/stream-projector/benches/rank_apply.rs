@@ -104,6 +104,8 @@ async fn board(store: &Store, id: &str) -> BoardId {
                 order: Order::Desc,
                 operator: Operator::Latest,
                 max_score: 9_999_999_999,
+                min_score: 0,
+                min_duration_sec: None,
                 starts_at: Some(at(0)),
                 ends_at: None,
                 recurrence: Recurrence::None,

@@ -41,6 +41,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     order: Order::Desc,
                     operator: Operator::Best,
                     max_score: 9_999_999_999,
+                    min_score: 0,
+                    min_duration_sec: None,
                     starts_at: Some(at(0)),
                     ends_at: Some(at(86_400_000)),
                     recurrence: Recurrence::None,

@@ -68,6 +68,8 @@ async fn main() {
                     order: Order::Desc,
                     operator: Operator::Best,
                     max_score: 9_999_999_999,
+                    min_score: 0,
+                    min_duration_sec: None,
                     starts_at: Some(Timestamp::from_millis(now.as_millis() - 3_600_000).unwrap()),
                     ends_at: Some(now.plus_millis(86_400_000)),
                     recurrence: Recurrence::None,

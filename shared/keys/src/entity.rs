@@ -13,6 +13,7 @@
 //! | Rank index lane (ours) | `RANKSEQ#<boardId>#<lane>` | `#WRITTEN` | |
 //! | Ban (ours) | `PLAYER#<playerId>` | `#BAN` | |
 //! | Idempotency key (ours) | `PLAYER#<playerId>` | `IDEMPOTENCY#<key>` | |
+//! | Play rate (ours) | `PLAYER#<playerId>` | `#PLAYRATE` | |
 //!
 //! The entry pointer records a player's current Score sort key on a board, so that the submit
 //! path finds the Score item to replace with one *strongly consistent* read (a GSI1 read can't
@@ -58,6 +59,8 @@ pub const RESULT_PREFIX: &str = "RESULT#";
 pub const ENTRY_PREFIX: &str = "ENTRY#";
 /// The sort key of a player's ban (this project's addition).
 pub const BAN: &str = "#BAN";
+/// The sort key of a player's recent plays, for the rate limit (this project's addition).
+pub const PLAY_RATE: &str = "#PLAYRATE";
 /// Sort key prefix of a play's idempotency key (this project's addition).
 pub const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
 
@@ -214,6 +217,12 @@ pub fn ban(player: &PlayerId) -> Key {
     Key::new(player_pk(player), BAN)
 }
 
+/// A player's recent accepted plays: `PLAYER#<playerId>` / `#PLAYRATE`, the times the rate
+/// limit counts.
+pub fn play_rate(player: &PlayerId) -> Key {
+    Key::new(player_pk(player), PLAY_RATE)
+}
+
 /// A play's idempotency key: `PLAYER#<playerId>` / `IDEMPOTENCY#<key>`, naming the session the
 /// key's first play wrote.
 pub fn idempotency(player: &PlayerId, key: &IdempotencyKey) -> Key {
@@ -227,6 +236,8 @@ pub enum ItemKey {
     Player(PlayerId),
     /// A player's ban.
     Ban(PlayerId),
+    /// A player's recent plays, for the rate limit.
+    PlayRate(PlayerId),
     /// A play's idempotency key.
     Idempotency {
         /// The player.
@@ -290,6 +301,9 @@ impl ItemKey {
             }
             if sk == BAN {
                 return Ok(ItemKey::Ban(player));
+            }
+            if sk == PLAY_RATE {
+                return Ok(ItemKey::PlayRate(player));
             }
             if let Some(s) = sk.strip_prefix(SESSION_PREFIX) {
                 let session = SessionId::parse_stored(s)?;

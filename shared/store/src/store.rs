@@ -1,5 +1,6 @@
 //! The handle every feature hangs its methods on: the [`Table`] (the SDK client, the table's
-//! name, the cursor codec) and the generation cache the rank reads keep. Built once per process.
+//! name, the cursor codec), the generation cache the rank reads keep, and the deployment's
+//! settings of the features (the plays' rate limit). Built once per process.
 
 use aws_sdk_dynamodb::Client;
 
@@ -14,6 +15,8 @@ use crate::table::Table;
 pub struct Store {
     pub(crate) table: Table,
     pub(crate) generations: GenerationCache,
+    /// The most plays a player may have accepted in any 60 s; 0: no limit.
+    pub(crate) plays_per_minute: u32,
 }
 
 impl Store {
@@ -22,6 +25,16 @@ impl Store {
         Store {
             table: Table::new(client, config.table_name.clone(), &config.cursor_secret),
             generations: GenerationCache::default(),
+            plays_per_minute: 0,
+        }
+    }
+
+    /// The same store, accepting at most `limit` plays of a player in any 60 s (0: no limit;
+    /// the default). See [`crate::features::plays::rate`].
+    pub fn with_plays_per_minute(self, limit: u32) -> Store {
+        Store {
+            plays_per_minute: limit,
+            ..self
         }
     }
 

@@ -194,6 +194,8 @@ impl Harness {
                     order,
                     operator: Operator::Best,
                     max_score: 9_999_999_999,
+                    min_score: 0,
+                    min_duration_sec: None,
                     starts_at: Some(starts_at),
                     ends_at: Some(Timestamp::from_millis(to).unwrap()),
                     recurrence: Recurrence::Season,

@@ -88,6 +88,8 @@ pub fn new_board(id: &str, order: Order, operator: Operator, layout: RankLayout)
         order,
         operator,
         max_score: 9_999_999_999,
+        min_score: 0,
+        min_duration_sec: None,
         starts_at: Some(at(0)),
         ends_at: Some(at(365 * 86_400_000)),
         recurrence: Recurrence::None,

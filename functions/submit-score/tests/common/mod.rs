@@ -44,6 +44,8 @@ pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> 
         order,
         operator,
         max_score,
+        min_score: 0,
+        min_duration_sec: None,
         starts_at: Some(Timestamp::from_millis(now.as_millis() - 3_600_000).unwrap()),
         ends_at: Some(now.plus_millis(86_400_000)),
         recurrence: Recurrence::None,

@@ -92,6 +92,7 @@ fn parse_back_every_item_type() {
     let cases = [
         ("PLAYER#p1", "#METADATA", ItemKey::Player(p("p1"))),
         ("PLAYER#p1", "#BAN", ItemKey::Ban(p("p1"))),
+        ("PLAYER#p1", "#PLAYRATE", ItemKey::PlayRate(p("p1"))),
         (
             "PLAYER#p1",
             "IDEMPOTENCY#retry #2/a b",

@@ -46,12 +46,7 @@ impl Store {
         let mut items = Vec::with_capacity(entries.len() * 2);
         let mut written = [0u64; LANES as usize];
         for (player, score, at) in entries {
-            spec.check_score(*score)
-                .map_err(|_| StoreError::ScoreOutOfRange {
-                    board: board.board_id.clone(),
-                    score: *score,
-                    max_score: board.max_score,
-                })?;
+            board.check_score(*score)?;
             let pointer = EntryPointer {
                 entry: Entry {
                     board_id: board.board_id.clone(),

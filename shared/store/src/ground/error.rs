@@ -69,13 +69,15 @@ pub enum StoreError {
     /// A key could not be built from the input (an identifier, a width, a time).
     #[error(transparent)]
     Key(#[from] KeyError),
-    /// A score outside a board's range `0..=maxScore` (after the operator is applied).
-    #[error("score {score} is outside 0..={max_score} on leaderboard {board}")]
+    /// A score outside a board's range `minScore..=maxScore`.
+    #[error("score {score} is outside {min_score}..={max_score} on leaderboard {board}")]
     ScoreOutOfRange {
         /// The board.
         board: BoardId,
-        /// The score (for `increment` boards, the resulting total).
+        /// The score.
         score: u64,
+        /// The board's minScore.
+        min_score: u64,
         /// The board's maxScore.
         max_score: u64,
     },
@@ -108,6 +110,17 @@ pub enum StoreError {
     Banned {
         /// The player.
         player: PlayerId,
+    },
+    /// The player has had as many plays accepted in the last 60 s as the rate limit allows;
+    /// nothing was written.
+    #[error(
+        "player {player} has reached the limit of plays a minute; retry in {retry_after_secs} s"
+    )]
+    RateLimited {
+        /// The player.
+        player: PlayerId,
+        /// Whole seconds until a play would fit.
+        retry_after_secs: u64,
     },
     /// A play repeated (by its `sessionId` or `Idempotency-Key`) with another score, other
     /// boards or other metadata than the play first recorded under it; nothing was written.
@@ -182,6 +195,7 @@ impl StoreError {
                 | StoreError::AlreadyExists { .. }
                 | StoreError::BoardClosed { .. }
                 | StoreError::Banned { .. }
+                | StoreError::RateLimited { .. }
                 | StoreError::BadCursor
         )
     }

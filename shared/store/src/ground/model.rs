@@ -141,6 +141,13 @@ pub struct NewBoard {
     /// The largest accepted score (default 9999999999); fixes the key width forever.
     #[serde(default = "default_max_score")]
     pub max_score: u64,
+    /// The smallest accepted score (default 0).
+    #[serde(default)]
+    pub min_score: u64,
+    /// The shortest play accepted, in seconds: a play that does not give its `durationSec`, or
+    /// gives less, is refused (default: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_duration_sec: Option<u64>,
     /// When scores start being accepted (default: at creation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub starts_at: Option<Timestamp>,
@@ -223,6 +230,12 @@ pub struct Board {
     pub operator: Operator,
     /// The largest accepted score.
     pub max_score: u64,
+    /// The smallest accepted score (0 on a board stored without it).
+    #[serde(default)]
+    pub min_score: u64,
+    /// The shortest play accepted, in seconds, if the board sets one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_duration_sec: Option<u64>,
     /// When scores start being accepted.
     pub starts_at: Timestamp,
     /// When the board ends, if it does.
@@ -281,6 +294,12 @@ impl Board {
                 "maxScore must be at most {MAX_MAX_SCORE}"
             )));
         }
+        if new.min_score > new.max_score {
+            return Err(StoreError::Invalid(format!(
+                "minScore {} must be at most maxScore {}",
+                new.min_score, new.max_score
+            )));
+        }
         if new.rank_layout != RankLayout::V2 {
             return Err(StoreError::Invalid(
                 "rankLayout must be 2, the rank index's only layout (or left out)".into(),
@@ -298,6 +317,8 @@ impl Board {
             order: new.order,
             operator: new.operator,
             max_score: new.max_score,
+            min_score: new.min_score,
+            min_duration_sec: new.min_duration_sec,
             starts_at,
             ends_at: new.ends_at,
             recurrence: new.recurrence,
@@ -318,6 +339,19 @@ impl Board {
     /// one the migration has still to move (whose ranks are counted).
     pub fn indexed(&self) -> bool {
         self.rank_layout == RankLayout::V2
+    }
+
+    /// Checks a score against the board's range `minScore..=maxScore`.
+    pub fn check_score(&self, score: u64) -> Result<(), StoreError> {
+        if (self.min_score..=self.max_score).contains(&score) {
+            return Ok(());
+        }
+        Err(StoreError::ScoreOutOfRange {
+            board: self.board_id.clone(),
+            score,
+            min_score: self.min_score,
+            max_score: self.max_score,
+        })
     }
 
     /// The board's rank key spec (order and width).

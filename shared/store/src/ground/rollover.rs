@@ -52,6 +52,8 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
         order: board.order,
         operator: board.operator,
         max_score: board.max_score,
+        min_score: board.min_score,
+        min_duration_sec: board.min_duration_sec,
         starts_at: Some(ends_at),
         ends_at: Some(ends_at.plus_millis(period_ms)),
         recurrence: board.recurrence,
@@ -148,6 +150,8 @@ mod tests {
             order: Order::Asc,
             operator: Operator::Latest,
             max_score: 999,
+            min_score: 5,
+            min_duration_sec: Some(30),
             starts_at: t(start),
             ends_at: end.map(t),
             recurrence,
@@ -181,8 +185,22 @@ mod tests {
             "2027-03-02T00:00:00.000Z"
         );
         assert_eq!(
-            (next.order, next.operator, next.max_score, next.rank_layout),
-            (Order::Asc, Operator::Latest, 999, RankLayout::V2)
+            (
+                next.order,
+                next.operator,
+                next.max_score,
+                next.min_score,
+                next.min_duration_sec,
+                next.rank_layout
+            ),
+            (
+                Order::Asc,
+                Operator::Latest,
+                999,
+                5,
+                Some(30),
+                RankLayout::V2
+            )
         );
         let d = board(
             "daily_2026-11-21",

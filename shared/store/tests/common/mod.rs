@@ -61,6 +61,8 @@ pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> 
         order,
         operator,
         max_score,
+        min_score: 0,
+        min_duration_sec: None,
         starts_at: Some(at(0)),
         ends_at: Some(Timestamp::from_millis(T0 + 365 * 86_400_000).unwrap()),
         recurrence: Recurrence::None,

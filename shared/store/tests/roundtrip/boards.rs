@@ -155,6 +155,8 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             order: case.order,
             operator: case.operator,
             max_score: case.max_score,
+            min_score: 0,
+            min_duration_sec: None,
             starts_at: case.starts_at.map(ts),
             ends_at: case.ends_at.map(ts),
             recurrence: case.recurrence,
@@ -170,6 +172,8 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             order: case.order,
             operator: case.operator,
             max_score: case.max_score,
+            min_score: 0,
+            min_duration_sec: None,
             starts_at: ts(case.want_starts_at),
             ends_at: case.want_ends_at.map(ts),
             recurrence: case.recurrence,
@@ -202,11 +206,18 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             assert_eq!(s(&raw, attr), Some(value), "{id} {attr}");
         }
         assert_eq!(n(&raw, "maxScore"), Some(case.want_max), "{id}");
+        assert_eq!(n(&raw, "minScore"), Some("0"), "{id}");
         assert_eq!(s(&raw, "startsAt"), Some(case.want_starts_at), "{id}");
         assert_eq!(s(&raw, "endsAt"), case.want_ends_at, "{id}");
         assert_eq!(s(&raw, "gameId"), case.game_id, "{id}");
         assert_eq!(s(&raw, "createdAt"), Some("2026-01-01T00:00:00.000Z"));
-        for absent in ["closedAt", "playerCount", "nextLeaderboardId", "ttl"] {
+        for absent in [
+            "closedAt",
+            "playerCount",
+            "nextLeaderboardId",
+            "ttl",
+            "minDurationSec",
+        ] {
             assert!(!raw.contains_key(absent), "{id} {absent}");
         }
     }

@@ -31,6 +31,7 @@
 
 pub mod idempotency;
 pub(crate) mod ranks;
+pub mod rate;
 
 use std::time::Duration;
 
@@ -40,6 +41,7 @@ use leaderboard_keys::time::Timestamp;
 
 use crate::features::plays::idempotency::{KeyedSession, same_play};
 use crate::features::plays::ranks::{CommittedPlay, PlayOutcome};
+use crate::features::plays::rate::{PlayRate, rate_limited};
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
 use crate::ground::items::{ItemExt, from_item, pointer_item, score_item, to_item};
@@ -107,6 +109,8 @@ struct PlayState {
     name: String,
     boards: Vec<Option<Board>>,
     pointers: Vec<Option<EntryPointer>>,
+    /// The player's recent plays, when the rate limit is on.
+    rate: PlayRate,
 }
 
 /// The change a play makes on one board.
@@ -147,13 +151,7 @@ fn plan_board(
 ) -> Result<BoardPlan, StoreError> {
     let spec = board.spec()?;
     let order = board.order;
-    let out_of_range = |score| StoreError::ScoreOutOfRange {
-        board: board.board_id.clone(),
-        score,
-        max_score: board.max_score,
-    };
-    spec.check_score(play.score)
-        .map_err(|_| out_of_range(play.score))?;
+    check_rules(&board, play)?;
     // The rules do not depend on the order in which concurrent plays commit (a play's `now` is
     // fixed before its retries): `best` keeps the better score, and of equal scores the earlier
     // one (it ranks higher); `latest` keeps the play with the greatest (time, session id);
@@ -227,6 +225,28 @@ fn plan_board(
     })
 }
 
+/// The board's rules for a play, beside its open time: the score in `minScore..=maxScore`, a
+/// `durationSec` of at least `minDurationSec`, and the board's game, if it names one.
+fn check_rules(board: &Board, play: &Play) -> Result<(), StoreError> {
+    board.check_score(play.score)?;
+    let id = &board.board_id;
+    if let Some(min) = board.min_duration_sec
+        && play.duration_sec.is_none_or(|d| d < min)
+    {
+        return Err(StoreError::Invalid(format!(
+            "leaderboard {id} takes plays of at least {min} s: durationSec must say so"
+        )));
+    }
+    if let (Some(want), Some(got)) = (&board.game_id, &play.game_id)
+        && want != got
+    {
+        return Err(StoreError::Invalid(format!(
+            "leaderboard {id} takes plays of game {want}, not {got}"
+        )));
+    }
+    Ok(())
+}
+
 /// The game of a play that names none: its boards', when those that have one agree.
 fn boards_game(plans: &[BoardPlan]) -> Result<GameId, StoreError> {
     let mut games = plans.iter().filter_map(|p| p.board.game_id.as_ref());
@@ -281,7 +301,18 @@ impl Store {
                 same_play(&session, play)?;
                 return Ok(Recorded::Duplicate(session, attempt));
             }
+            let read_rate = std::mem::take(&mut state.rate);
             let plans = self.plan_play(play, state, now)?;
+            // After the board rules: a play no board takes is refused as such, not as one too
+            // many.
+            let rate = match self.plays_per_minute {
+                0 => None,
+                limit => Some(
+                    read_rate
+                        .admit(limit, now.as_millis())
+                        .map_err(|wait| rate_limited(&play.player_id, wait))?,
+                ),
+            };
             let game_id = match &play.game_id {
                 Some(game) => game.clone(),
                 None => boards_game(&plans)?,
@@ -297,7 +328,8 @@ impl Store {
                 metadata: play.metadata.clone(),
                 outcomes: plans.iter().map(|p| p.outcome.clone()).collect(),
             };
-            match self.write_play(play, &session, &plans, now).await {
+            let rate = rate.as_deref().map(|times| (&read_rate, times));
+            match self.write_play(play, &session, &plans, rate, now).await {
                 Ok(()) => return Ok(Recorded::New(session, plans, attempt)),
                 Err(StoreError::TransactionCanceled { reasons }) => {
                     // Item 0 is the Session: it exists, so a concurrent request with the same
@@ -388,12 +420,15 @@ impl Store {
             .as_ref()
             .map(|k| entity::idempotency(&play.player_id, k));
         keys.extend(idempotency_key.iter().cloned());
+        let rate_key = (self.plays_per_minute > 0).then(|| entity::play_rate(&play.player_id));
+        keys.extend(rate_key.iter().cloned());
         let mut found = self.table.batch_get(&keys, "BatchGetItem(play)").await?;
         if found.take(&ban_key).is_some() {
             return Err(StoreError::Banned {
                 player: play.player_id.clone(),
             });
         }
+        let rate = PlayRate::from_item(rate_key.and_then(|k| found.take(&k)).as_ref());
         let mut take = |k: &Key| found.take(k);
         let keyed: Option<KeyedSession> = idempotency_key
             .and_then(|k| take(&k))
@@ -417,6 +452,7 @@ impl Store {
                 .iter()
                 .map(|k| take(k).map(from_item).transpose())
                 .collect::<Result<_, _>>()?,
+            rate,
         })
     }
 
@@ -455,6 +491,7 @@ impl Store {
         play: &Play,
         session: &Session,
         plans: &[BoardPlan],
+        rate: Option<(&PlayRate, &[u64])>,
         played_at: Timestamp,
     ) -> Result<(), StoreError> {
         let session_key = entity::session(&session.player_id, &session.session_id);
@@ -514,6 +551,14 @@ impl Store {
                 old_key,
                 Some(&new.score_sk),
             )?);
+        }
+        // The rate log, on condition that it is as read: a play of the player's that commits
+        // first cancels this one, which reads the log again.
+        if let Some((read, times)) = rate {
+            items.push(
+                self.table
+                    .tx_play_rate(&play.player_id, read, times, played_at)?,
+            );
         }
         let send = self.table.transact(items, "TransactWriteItems(play)");
         tokio::time::timeout(TRANSACTION_TIMEOUT, send)
