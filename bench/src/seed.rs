@@ -115,6 +115,7 @@ async fn board(store: &Store, id: &str, starts: u64, ends: u64, entries: usize) 
                 starts_at: Some(ts(starts)),
                 ends_at: Some(ts(ends)),
                 recurrence: Recurrence::None,
+                writers: Default::default(),
                 game_id: None,
                 rank_layout: Default::default(),
             },

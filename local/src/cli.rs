@@ -60,6 +60,10 @@ async fn run(seed_demo: bool) -> Result<(), Error> {
         "  export ADMIN={}   # {DEMO_ADMIN}, cognito:groups [admin]",
         key.token_for(DEMO_ADMIN, &["admin"], now, 24 * 3600)
     );
+    println!(
+        "  export SERVER={}   # game_server, cognito:groups [server]: names playerId in its plays",
+        key.token_for("game_server", &["server"], now, 24 * 3600)
+    );
     let signal = shutdown_signal();
     tokio::pin!(signal);
     let mut interrupted = false;

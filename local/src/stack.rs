@@ -40,6 +40,8 @@ pub struct Settings {
     pub cursor_secret: Option<String>,
     /// How often season close runs (`None`: the template's schedule).
     pub close_every: Option<Duration>,
+    /// The plays a player may have accepted in any 60 s (0: no limit).
+    pub plays_per_minute: u32,
 }
 
 impl std::fmt::Debug for Settings {
@@ -49,6 +51,7 @@ impl std::fmt::Debug for Settings {
             .field("api_port", &self.api_port)
             .field("table_name", &self.table_name)
             .field("close_every", &self.close_every)
+            .field("plays_per_minute", &self.plays_per_minute)
             .finish_non_exhaustive()
     }
 }
@@ -56,7 +59,8 @@ impl std::fmt::Debug for Settings {
 impl Settings {
     /// From the environment: `DYNAMODB_PORT` (default 8000), `LOCAL_API_PORT` (3000),
     /// `TABLE_NAME` (`leaderboard-local`), `LOCAL_JWT_SECRET` (`local-dev-secret`),
-    /// `CURSOR_SECRET`, `LOCAL_CLOSE_EVERY_SECS` (the template's rate).
+    /// `CURSOR_SECRET`, `LOCAL_CLOSE_EVERY_SECS` (the template's rate), `PLAYS_PER_MINUTE` (60,
+    /// as the template's default).
     pub fn from_env() -> Result<Settings, Error> {
         Self::from_lookup(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
     }
@@ -89,6 +93,8 @@ impl Settings {
             jwt_secret: lookup("LOCAL_JWT_SECRET").unwrap_or_else(|| DEFAULT_SECRET.to_owned()),
             cursor_secret: lookup("CURSOR_SECRET"),
             close_every,
+            plays_per_minute: leaderboard_store::config::plays_per_minute(&lookup)
+                .map_err(|e| Error::Config(e.to_string()))?,
         })
     }
 }
@@ -171,7 +177,7 @@ impl Stack {
             ),
             _ => None,
         })?;
-        let store = Store::new(client, &config);
+        let store = Store::new(client, &config).with_plays_per_minute(settings.plays_per_minute);
         let (stop, stopped) = watch::channel(false);
         let (stats, poller) =
             StreamPoller::spawn(endpoint, &config, template.stream.clone(), stopped.clone())

@@ -124,6 +124,7 @@ async fn load_board(store: &Store, n: usize) -> Result<BoardRun, String> {
                 starts_at: Some(ago(now, 3_600_000)?),
                 ends_at: Some(now.plus_millis(86_400_000)),
                 recurrence: Recurrence::None,
+                writers: Default::default(),
                 game_id: Some(GameId::parse("bench").map_err(err)?),
                 rank_layout: RankLayout::V2,
             },

@@ -8,8 +8,8 @@ use lambda_http::{Request, RequestExt};
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::subject::player_id_of;
 
-use crate::ADMIN_GROUP;
 use crate::error::ApiError;
+use crate::{ADMIN_GROUP, SERVER_GROUP};
 
 /// Who is calling, from the claims API Gateway's JWT authorizer verified.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +24,11 @@ impl Identity {
     /// Whether the caller is in the admin group.
     pub fn is_admin(&self) -> bool {
         self.groups.iter().any(|g| g == ADMIN_GROUP)
+    }
+
+    /// Whether the caller is a game server (in the server group).
+    pub fn is_server(&self) -> bool {
+        self.groups.iter().any(|g| g == SERVER_GROUP)
     }
 }
 

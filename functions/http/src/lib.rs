@@ -26,3 +26,7 @@ pub const MAX_BODY_BYTES: usize = 16 * 1024;
 
 /// The group that admin routes require in `cognito:groups`.
 pub const ADMIN_GROUP: &str = "admin";
+
+/// The group of game servers in `cognito:groups`: the only writers of a board whose `writers`
+/// are `servers`, naming the player of each play.
+pub const SERVER_GROUP: &str = "server";

@@ -146,6 +146,11 @@ fn store_errors_map_to_the_contract() {
             "banned",
         ),
         (
+            StoreError::Forbidden("servers only".into()),
+            403,
+            "forbidden",
+        ),
+        (
             StoreError::RateLimited {
                 player: PlayerId::parse("p1").unwrap(),
                 retry_after_secs: 7,

@@ -58,6 +58,10 @@ async fn a_boards_score_rules_are_checked_at_creation_and_read_back() {
             json!({"leaderboardId": "r", "name": "R", "minDurationSec": "30"}),
             "\"30\"",
         ),
+        (
+            json!({"leaderboardId": "r", "name": "R", "writers": "admins"}),
+            "admins",
+        ),
     ] {
         let (status, resp) = h
             .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
@@ -68,7 +72,7 @@ async fn a_boards_score_rules_are_checked_at_creation_and_read_back() {
         assert_eq!(h.table.dump().await, before, "{body} wrote something");
     }
     let body = json!({"leaderboardId": "r", "name": "R", "maxScore": 100, "minScore": 100,
-                      "minDurationSec": 30, "gameId": "tetris"});
+                      "minDurationSec": 30, "gameId": "tetris", "writers": "servers"});
     let (status, created) = h
         .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
         .await;
@@ -80,9 +84,16 @@ async fn a_boards_score_rules_are_checked_at_creation_and_read_back() {
             &board["minScore"],
             &board["maxScore"],
             &board["minDurationSec"],
-            &board["gameId"]
+            &board["gameId"],
+            &board["writers"]
         ),
-        (&json!(100), &json!(100), &json!(30), &json!("tetris")),
+        (
+            &json!(100),
+            &json!(100),
+            &json!(30),
+            &json!("tetris"),
+            &json!("servers")
+        ),
         "{board}"
     );
     // Left out, minScore reads 0 and minDurationSec is absent.
@@ -93,6 +104,7 @@ async fn a_boards_score_rules_are_checked_at_creation_and_read_back() {
     assert_eq!(status, 201);
     let (_, board) = h.get("/leaderboards/plain").await;
     assert_eq!(board["minScore"], json!(0), "{board}");
+    assert_eq!(board["writers"], json!("players"), "{board}");
     assert!(board.get("minDurationSec").is_none(), "{board}");
 }
 

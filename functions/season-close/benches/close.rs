@@ -52,6 +52,7 @@ async fn board(
                 starts_at: Some(Timestamp::from_millis(now - 7_200_000).unwrap()),
                 ends_at: Some(Timestamp::from_millis(now - 3_600_000).unwrap()),
                 recurrence: Recurrence::Season,
+                writers: Default::default(),
                 game_id: None,
                 rank_layout: Default::default(),
             },

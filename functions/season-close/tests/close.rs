@@ -486,6 +486,7 @@ async fn only_ended_boards_are_due() {
                 starts_at: None,
                 ends_at: None,
                 recurrence: Recurrence::None,
+                writers: Default::default(),
                 game_id: None,
                 rank_layout: Default::default(),
             },

@@ -100,6 +100,7 @@ async fn run(n: usize, quick: bool) -> Row {
                 starts_at: Some(at(0)),
                 ends_at: None,
                 recurrence: Recurrence::None,
+                writers: Default::default(),
                 game_id: None,
                 rank_layout: RankLayout::V2,
             },

@@ -109,6 +109,7 @@ async fn board(store: &Store, id: &str) -> BoardId {
                 starts_at: Some(at(0)),
                 ends_at: None,
                 recurrence: Recurrence::None,
+                writers: Default::default(),
                 game_id: None,
                 rank_layout: RankLayout::V2,
             },

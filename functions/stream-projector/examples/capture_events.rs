@@ -46,6 +46,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     starts_at: Some(at(0)),
                     ends_at: Some(at(86_400_000)),
                     recurrence: Recurrence::None,
+                    writers: Default::default(),
                     game_id: Some(GameId::parse("tetris")?),
                     rank_layout: Default::default(),
                 },

@@ -73,6 +73,7 @@ async fn main() {
                     starts_at: Some(Timestamp::from_millis(now.as_millis() - 3_600_000).unwrap()),
                     ends_at: Some(now.plus_millis(86_400_000)),
                     recurrence: Recurrence::None,
+                    writers: Default::default(),
                     game_id: None,
                     rank_layout: Default::default(),
                 },

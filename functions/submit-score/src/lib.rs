@@ -4,7 +4,11 @@
 //! A play is one Session posted to every board it counts on, atomically: the handler checks the
 //! request (identity from the verified JWT's `sub` only, the body's shape, identifiers, the
 //! ULID), then [`Store::record_play`] does one consistent read and one transaction. Any refusal
-//! (unknown board 404, closed board 409, score out of range 400) writes nothing on any board.
+//! (unknown board 404, closed board 409, a board's score rules 400, a board the caller may not
+//! write 403, past the rate limit 429) writes nothing on any board. A game server (`server` in
+//! `cognito:groups`) names the player of its play in the body (`playerId`) and writes only
+//! boards whose `writers` are `servers`; a player's token writes only the player's own plays,
+//! to the other boards.
 //! A repeated `sessionId` of the same player gets the first outcome with `duplicate: true`.
 
 pub mod metrics;
@@ -18,7 +22,7 @@ use leaderboard_http::budget::deadline;
 use leaderboard_http::{ApiError, Router, answer, identity, json, json_body};
 use leaderboard_keys::ids::{BoardId, GameId, IdempotencyKey, PlayerId, SessionId};
 use leaderboard_store::freshness::Freshness;
-use leaderboard_store::model::{BoardOutcome, Metadata};
+use leaderboard_store::model::{BoardOutcome, Metadata, Writers};
 use leaderboard_store::{MAX_BOARDS_PER_PLAY, Play, PlayOutcome, StoreError, new_session_id};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -128,22 +132,27 @@ async fn submit(
             .map_err(ApiError::from),
     }
     .map_err(with_session)?;
-    let play = play(who.player_id, session_id.clone(), boards, req, body).map_err(with_session)?;
-    let committed =
-        match tokio::time::timeout_at(deadline, app.store().commit_play(&play, now)).await {
-            Ok(committed) => committed.map_err(|e| {
-                // An id or key that names another play: the error names that play's session.
-                let named = match &e {
-                    StoreError::IdempotencyMismatch { session, .. } => session.to_string(),
-                    _ => session_id.to_string(),
-                };
-                ApiError::from(e).with_session(named)
-            })?,
-            Err(_) => {
-                tracing::warn!("out of time before the play committed; answering 503");
-                return Err(with_session(ApiError::unavailable()));
-            }
-        };
+    let (player_id, by) = if who.is_server() {
+        (named_player(body).map_err(with_session)?, Writers::Servers)
+    } else {
+        (who.player_id, Writers::Players)
+    };
+    let play = play(player_id, session_id.clone(), boards, req, body).map_err(with_session)?;
+    let commit = app.store().commit_play_by(&play, by, now);
+    let committed = match tokio::time::timeout_at(deadline, commit).await {
+        Ok(committed) => committed.map_err(|e| {
+            // An id or key that names another play: the error names that play's session.
+            let named = match &e {
+                StoreError::IdempotencyMismatch { session, .. } => session.to_string(),
+                _ => session_id.to_string(),
+            };
+            ApiError::from(e).with_session(named)
+        })?,
+        Err(_) => {
+            tracing::warn!("out of time before the play committed; answering 503");
+            return Err(with_session(ApiError::unavailable()));
+        }
+    };
     let outcome = app.store().rank_play(committed, Some(deadline)).await;
     metrics.recorded(&outcome);
     tracing::info!(
@@ -189,6 +198,18 @@ fn play(
         },
         idempotency_key: idempotency_key(req)?,
     })
+}
+
+/// The player a game server's play is for: the body's `playerId`, which such a caller must
+/// give (a player's own token names its player; a body `playerId` beside it chooses nothing).
+fn named_player(body: &Map<String, Value>) -> Result<PlayerId, ApiError> {
+    match body.get("playerId") {
+        Some(Value::String(p)) => Ok(PlayerId::parse(p)?),
+        None | Some(Value::Null) => Err(ApiError::invalid(
+            "playerId is required: a game server names the player of its play",
+        )),
+        Some(_) => Err(ApiError::invalid("playerId must be a string")),
+    }
 }
 
 /// The play's `Idempotency-Key` header, if sent: 1 to 64 printable ASCII characters (the

@@ -16,6 +16,7 @@ use leaderboard_keys::rank::Order;
 use leaderboard_store::model::Operator;
 use leaderboard_store::{
     BoardRank, CloseOptions, CloseProgress, Config, ProjectedSession, SequenceNumber, Store,
+    StoreError,
 };
 
 /// Every operation's requests against the expected ones; reports all differences at once.
@@ -160,6 +161,21 @@ async fn plays_and_rank_reads() {
     let (r, c) = census(&counter, store.record_play(&keyed, at(5_001))).await;
     assert_eq!(r.unwrap().session.session_id, sid(5_000, 5));
     m.expect("the same key again", &c, "BatchGetItem 1, GetItem 1");
+    // Under the rate limit: the player's rate log is one item more in the read and in the
+    // transaction, no request more; a play past the limit is refused after the read alone.
+    let limited = store.clone().with_plays_per_minute(1);
+    let rated = play("bo", 1, &["pa"], sid(6_000, 7));
+    let (r, c) = census(&counter, limited.record_play(&rated, at(6_000))).await;
+    assert!(!r.unwrap().duplicate);
+    m.expect(
+        "a play under the rate limit",
+        &c,
+        "BatchGetItem 2, Query 1, TransactGetItems 1, TransactWriteItems 1, UpdateItem 1",
+    );
+    let past = play("bo", 2, &["pa"], sid(6_001, 8));
+    let (r, c) = census(&counter, limited.record_play(&past, at(6_001))).await;
+    assert!(matches!(r, Err(StoreError::RateLimited { .. })), "{r:?}");
+    m.expect("a play past the rate limit", &c, "BatchGetItem 1");
 
     let pa = store.get_board(&bid("pa")).await.unwrap().unwrap();
     let (r, c) = census(&counter, store.top_scores(&bid("pa"), 3, None)).await;

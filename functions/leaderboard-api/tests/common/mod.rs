@@ -199,6 +199,7 @@ impl Harness {
                     starts_at: Some(starts_at),
                     ends_at: Some(Timestamp::from_millis(to).unwrap()),
                     recurrence: Recurrence::Season,
+                    writers: Default::default(),
                     game_id: None,
                     rank_layout: RankLayout::V2,
                 },

@@ -93,6 +93,7 @@ pub fn new_board(id: &str, order: Order, operator: Operator, layout: RankLayout)
         starts_at: Some(at(0)),
         ends_at: Some(at(365 * 86_400_000)),
         recurrence: Recurrence::None,
+        writers: Default::default(),
         game_id: Some(GameId::parse("tetris").unwrap()),
         rank_layout: layout,
     }

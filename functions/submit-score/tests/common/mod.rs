@@ -49,6 +49,7 @@ pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> 
         starts_at: Some(Timestamp::from_millis(now.as_millis() - 3_600_000).unwrap()),
         ends_at: Some(now.plus_millis(86_400_000)),
         recurrence: Recurrence::None,
+        writers: Default::default(),
         game_id: None,
         rank_layout: Default::default(),
     }
@@ -90,6 +91,15 @@ impl Harness {
 
     /// Calls the handler with `req`: its status and JSON body.
     pub async fn call(&self, req: Request) -> (u16, Value) {
+        let (status, _, body) = self.call_with_headers(req).await;
+        (status, body)
+    }
+
+    /// The same, with the answer's headers.
+    pub async fn call_with_headers(
+        &self,
+        req: Request,
+    ) -> (u16, lambda_http::http::HeaderMap, Value) {
         // These tests are about what a play writes, under any concurrency: the invocation gets
         // a deadline far enough that the machine's speed never decides the answer (the time
         // budget has its own tests, in budget.rs).
@@ -100,7 +110,7 @@ impl Harness {
             .unwrap();
         let status = resp.status().as_u16();
         let body: Value = serde_json::from_slice(resp.body().as_ref()).unwrap_or(Value::Null);
-        (status, body)
+        (status, resp.headers().clone(), body)
     }
 
     /// `POST /sessions` by `sub` with `body`.

@@ -8,6 +8,9 @@
 //!   cursors out (leaderboard-api); the local stack makes one per run. A function that never
 //!   hands a cursor out reads [`Config::from_env_without_cursors`] instead: its own listings page
 //!   with cursors signed by a key made at start, which never leaves the process.
+//! - `PLAYS_PER_MINUTE`: the most plays a player may have accepted in any 60 s (default
+//!   [`DEFAULT_PLAYS_PER_MINUTE`], 0 turns the limit off, at most [`MAX_PLAYS_PER_MINUTE`]);
+//!   read by the functions that record plays ([`plays_per_minute`]).
 //! - The SDK's own variables (`AWS_REGION`, `AWS_ENDPOINT_URL`, credentials) choose the
 //!   endpoint; nothing here names one.
 
@@ -16,6 +19,31 @@ use crate::ground::error::StoreError;
 /// The shortest `CURSOR_SECRET` accepted, in bytes: 32 random alphanumeric characters carry
 /// about 190 bits (the template's generated secret has 48).
 pub const MIN_CURSOR_SECRET_LEN: usize = 32;
+
+/// The default of `PLAYS_PER_MINUTE`.
+pub const DEFAULT_PLAYS_PER_MINUTE: u32 = 60;
+
+/// The largest `PLAYS_PER_MINUTE`: the rate log holds one time per play in the window, and a
+/// thousand of them keep it a few kilobytes.
+pub const MAX_PLAYS_PER_MINUTE: u32 = 1000;
+
+/// Reads `PLAYS_PER_MINUTE` through `lookup` (the environment, or a map in tests): the rate
+/// limit of plays a player may have accepted in any 60 s, 0 for none.
+pub fn plays_per_minute(lookup: impl Fn(&str) -> Option<String>) -> Result<u32, StoreError> {
+    let Some(v) = lookup("PLAYS_PER_MINUTE").filter(|v| !v.trim().is_empty()) else {
+        return Ok(DEFAULT_PLAYS_PER_MINUTE);
+    };
+    v.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|n| *n <= MAX_PLAYS_PER_MINUTE)
+        .ok_or_else(|| {
+            StoreError::Config(format!(
+                "PLAYS_PER_MINUTE must be a whole number from 0 (no limit) to \
+                 {MAX_PLAYS_PER_MINUTE}, not {v:?}"
+            ))
+        })
+}
 
 /// The store's settings.
 #[derive(Clone)]
@@ -90,6 +118,20 @@ fn private_cursor_key() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plays_per_minute_defaults_to_60_and_refuses_what_is_not_a_limit() {
+        let read = |v: Option<&str>| plays_per_minute(|_| v.map(str::to_owned));
+        assert_eq!(read(None).unwrap(), DEFAULT_PLAYS_PER_MINUTE);
+        assert_eq!(read(Some("")).unwrap(), DEFAULT_PLAYS_PER_MINUTE);
+        assert_eq!(read(Some("0")).unwrap(), 0);
+        assert_eq!(read(Some(" 120 ")).unwrap(), 120);
+        assert_eq!(read(Some("1000")).unwrap(), 1000);
+        for bad in ["1001", "-1", "ten", "1.5"] {
+            let e = read(Some(bad)).unwrap_err().to_string();
+            assert!(e.contains("PLAYS_PER_MINUTE"), "{bad}: {e}");
+        }
+    }
 
     const SECRET: &str = "0123456789abcdef0123456789abcdef";
 

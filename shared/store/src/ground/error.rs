@@ -105,6 +105,10 @@ pub enum StoreError {
         /// Why: `closed`, `closing`, `not started`, `ended`.
         why: &'static str,
     },
+    /// The caller may not post to the board: a player to a board only game servers write, or a
+    /// game server to one whose players post their own plays; nothing was written.
+    #[error("{0}")]
+    Forbidden(String),
     /// The player is banned: their plays are refused and write nothing.
     #[error("player {player} is banned")]
     Banned {
@@ -195,6 +199,7 @@ impl StoreError {
                 | StoreError::AlreadyExists { .. }
                 | StoreError::BoardClosed { .. }
                 | StoreError::Banned { .. }
+                | StoreError::Forbidden(_)
                 | StoreError::RateLimited { .. }
                 | StoreError::BadCursor
         )

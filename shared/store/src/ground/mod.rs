@@ -3,6 +3,7 @@
 //! items, and the pure rules of names, metadata and rank freshness. No module here sends a
 //! request.
 
+pub mod board;
 pub mod config;
 pub mod error;
 pub mod freshness;

@@ -57,6 +57,7 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
         starts_at: Some(ends_at),
         ends_at: Some(ends_at.plus_millis(period_ms)),
         recurrence: board.recurrence,
+        writers: board.writers,
         game_id: board.game_id.clone(),
         // A successor starts on the rank index's current layout, whatever its predecessor had.
         rank_layout: Default::default(),
@@ -121,7 +122,7 @@ fn next_name(name: &str, old_id: &str, new_id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ground::model::{BoardStatus, Operator, RankLayout};
+    use crate::ground::model::{BoardStatus, Operator, RankLayout, Writers};
     use leaderboard_keys::rank::Order;
     use leaderboard_keys::time::Timestamp;
 
@@ -155,6 +156,7 @@ mod tests {
             starts_at: t(start),
             ends_at: end.map(t),
             recurrence,
+            writers: Writers::Servers,
             game_id: None,
             status: BoardStatus::Closed,
             created_at: t(start),

@@ -66,6 +66,7 @@ pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> 
         starts_at: Some(at(0)),
         ends_at: Some(Timestamp::from_millis(T0 + 365 * 86_400_000).unwrap()),
         recurrence: Recurrence::None,
+        writers: Default::default(),
         game_id: None,
         rank_layout: Default::default(),
     }

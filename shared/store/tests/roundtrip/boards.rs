@@ -160,6 +160,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             starts_at: case.starts_at.map(ts),
             ends_at: case.ends_at.map(ts),
             recurrence: case.recurrence,
+            writers: Default::default(),
             game_id: case.game_id.map(gid),
             rank_layout: Default::default(),
         };
@@ -177,6 +178,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             starts_at: ts(case.want_starts_at),
             ends_at: case.want_ends_at.map(ts),
             recurrence: case.recurrence,
+            writers: Default::default(),
             game_id: case.game_id.map(gid),
             status: BoardStatus::Open,
             created_at: now,

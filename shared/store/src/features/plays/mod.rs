@@ -32,6 +32,7 @@
 pub mod idempotency;
 pub(crate) mod ranks;
 pub mod rate;
+mod rules;
 
 use std::time::Duration;
 
@@ -42,10 +43,13 @@ use leaderboard_keys::time::Timestamp;
 use crate::features::plays::idempotency::{KeyedSession, same_play};
 use crate::features::plays::ranks::{CommittedPlay, PlayOutcome};
 use crate::features::plays::rate::{PlayRate, rate_limited};
+use crate::features::plays::rules::{boards_game, check_rules, check_writers};
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
 use crate::ground::items::{ItemExt, from_item, pointer_item, score_item, to_item};
-use crate::ground::model::{Board, BoardOutcome, Entry, EntryPointer, Metadata, Operator, Session};
+use crate::ground::model::{
+    Board, BoardOutcome, Entry, EntryPointer, Metadata, Operator, Session, Writers,
+};
 use crate::store::Store;
 use crate::table::request::Params;
 use crate::table::retry::Retry;
@@ -225,42 +229,6 @@ fn plan_board(
     })
 }
 
-/// The board's rules for a play, beside its open time: the score in `minScore..=maxScore`, a
-/// `durationSec` of at least `minDurationSec`, and the board's game, if it names one.
-fn check_rules(board: &Board, play: &Play) -> Result<(), StoreError> {
-    board.check_score(play.score)?;
-    let id = &board.board_id;
-    if let Some(min) = board.min_duration_sec
-        && play.duration_sec.is_none_or(|d| d < min)
-    {
-        return Err(StoreError::Invalid(format!(
-            "leaderboard {id} takes plays of at least {min} s: durationSec must say so"
-        )));
-    }
-    if let (Some(want), Some(got)) = (&board.game_id, &play.game_id)
-        && want != got
-    {
-        return Err(StoreError::Invalid(format!(
-            "leaderboard {id} takes plays of game {want}, not {got}"
-        )));
-    }
-    Ok(())
-}
-
-/// The game of a play that names none: its boards', when those that have one agree.
-fn boards_game(plans: &[BoardPlan]) -> Result<GameId, StoreError> {
-    let mut games = plans.iter().filter_map(|p| p.board.game_id.as_ref());
-    let first = games.next().ok_or_else(|| {
-        StoreError::Invalid("gameId is required: no board of the play names its game".into())
-    })?;
-    match games.find(|g| *g != first) {
-        Some(other) => Err(StoreError::Invalid(format!(
-            "gameId is required: the play's boards belong to games {first} and {other}"
-        ))),
-        None => Ok(first.clone()),
-    }
-}
-
 impl Store {
     /// Records a play: the Session, and the player's entry on every board it counts on, all or
     /// nothing. A repeated `session_id` of the same player returns the first outcome with
@@ -276,15 +244,27 @@ impl Store {
         Ok(self.rank_play(committed, None).await)
     }
 
-    /// The write of a play, retried on conflicts, or the Session an earlier request with the
-    /// same session id wrote. Every refusal is here, before anything is written.
+    /// The write of a player's own play, retried on conflicts, or the Session an earlier
+    /// request with the same session id wrote. Every refusal is here, before anything is
+    /// written.
     pub async fn commit_play(
         &self,
         play: &Play,
         now: Timestamp,
     ) -> Result<CommittedPlay, StoreError> {
+        self.commit_play_by(play, Writers::Players, now).await
+    }
+
+    /// The same, posted `by` a player (their own play) or a game server (for the player it
+    /// names): each board takes plays only from its `writers` ([`StoreError::Forbidden`]).
+    pub async fn commit_play_by(
+        &self,
+        play: &Play,
+        by: Writers,
+        now: Timestamp,
+    ) -> Result<CommittedPlay, StoreError> {
         play.check()?;
-        let written = self.write_with_retries(play, now).await?;
+        let written = self.write_with_retries(play, by, now).await?;
         Ok(CommittedPlay::new(written))
     }
 
@@ -293,6 +273,7 @@ impl Store {
     async fn write_with_retries(
         &self,
         play: &Play,
+        by: Writers,
         now: Timestamp,
     ) -> Result<Recorded, StoreError> {
         for attempt in Retry::PLAY.attempts() {
@@ -302,7 +283,7 @@ impl Store {
                 return Ok(Recorded::Duplicate(session, attempt));
             }
             let read_rate = std::mem::take(&mut state.rate);
-            let plans = self.plan_play(play, state, now)?;
+            let plans = self.plan_play(play, state, by, now)?;
             // After the board rules: a play no board takes is refused as such, not as one too
             // many.
             let rate = match self.plays_per_minute {
@@ -461,6 +442,7 @@ impl Store {
         &self,
         play: &Play,
         state: PlayState,
+        by: Writers,
         now: Timestamp,
     ) -> Result<Vec<BoardPlan>, StoreError> {
         let mut boards = Vec::with_capacity(state.boards.len());
@@ -471,6 +453,7 @@ impl Store {
             })?);
         }
         for board in &boards {
+            check_writers(board, by)?;
             board
                 .accepts_at(now)
                 .map_err(|why| StoreError::BoardClosed {
@@ -555,10 +538,7 @@ impl Store {
         // The rate log, on condition that it is as read: a play of the player's that commits
         // first cancels this one, which reads the log again.
         if let Some((read, times)) = rate {
-            items.push(
-                self.table
-                    .tx_play_rate(&play.player_id, read, times, played_at)?,
-            );
+            items.push(self.tx_play_rate(&play.player_id, read, times, played_at)?);
         }
         let send = self.table.transact(items, "TransactWriteItems(play)");
         tokio::time::timeout(TRANSACTION_TIMEOUT, send)

@@ -1,0 +1,59 @@
+//! A board's rules for a play, checked with the play's reads before anything is written: who
+//! may post to it (its `writers`), the score range, the shortest play, the board's game; and the
+//! game of a play that names none.
+
+use leaderboard_keys::ids::GameId;
+
+use crate::features::plays::{BoardPlan, Play};
+use crate::ground::error::StoreError;
+use crate::ground::model::{Board, Writers};
+
+/// Whether `by` may post to the board: its players their own plays, or only game servers.
+pub(super) fn check_writers(board: &Board, by: Writers) -> Result<(), StoreError> {
+    let id = &board.board_id;
+    match (board.writers, by) {
+        (Writers::Servers, Writers::Players) => Err(StoreError::Forbidden(format!(
+            "leaderboard {id} takes plays only from game servers"
+        ))),
+        (Writers::Players, Writers::Servers) => Err(StoreError::Forbidden(format!(
+            "leaderboard {id} takes its players' own plays, not a game server's"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The board's rules for a play, beside its open time: the score in `minScore..=maxScore`, a
+/// `durationSec` of at least `minDurationSec`, and the board's game, if it names one.
+pub(super) fn check_rules(board: &Board, play: &Play) -> Result<(), StoreError> {
+    board.check_score(play.score)?;
+    let id = &board.board_id;
+    if let Some(min) = board.min_duration_sec
+        && play.duration_sec.is_none_or(|d| d < min)
+    {
+        return Err(StoreError::Invalid(format!(
+            "leaderboard {id} takes plays of at least {min} s: durationSec must say so"
+        )));
+    }
+    if let (Some(want), Some(got)) = (&board.game_id, &play.game_id)
+        && want != got
+    {
+        return Err(StoreError::Invalid(format!(
+            "leaderboard {id} takes plays of game {want}, not {got}"
+        )));
+    }
+    Ok(())
+}
+
+/// The game of a play that names none: its boards', when those that have one agree.
+pub(super) fn boards_game(plans: &[BoardPlan]) -> Result<GameId, StoreError> {
+    let mut games = plans.iter().filter_map(|p| p.board.game_id.as_ref());
+    let first = games.next().ok_or_else(|| {
+        StoreError::Invalid("gameId is required: no board of the play names its game".into())
+    })?;
+    match games.find(|g| *g != first) {
+        Some(other) => Err(StoreError::Invalid(format!(
+            "gameId is required: the play's boards belong to games {first} and {other}"
+        ))),
+        None => Ok(first.clone()),
+    }
+}

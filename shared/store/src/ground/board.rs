@@ -1,0 +1,337 @@
+//! A leaderboard as the table stores it and the API shows it: its settings (order, operator,
+//! score rules, writers, window, recurrence, rank layout), its life cycle, and the checks a new
+//! board and a play's time and score must pass.
+
+use leaderboard_keys::ids::{BoardId, GameId};
+use leaderboard_keys::rank::{MAX_MAX_SCORE, Order, RankKeySpec};
+use leaderboard_keys::time::Timestamp;
+use serde::{Deserialize, Serialize};
+
+use crate::ground::error::StoreError;
+use crate::ground::names::check_name;
+
+/// How a new score combines with a player's current entry on a board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Operator {
+    /// Keep the better of old and new, by the board's order.
+    #[default]
+    Best,
+    /// Keep the newest.
+    Latest,
+    /// Add the new score to the current one.
+    Increment,
+}
+
+/// Whether and how a board is followed by a successor when it closes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recurrence {
+    /// A one-off board.
+    #[default]
+    None,
+    /// A new board every day.
+    Daily,
+    /// A new board every week.
+    Weekly,
+    /// A new board of the same length, numbered.
+    Season,
+}
+
+/// Who may post plays to a board: its players, each with their own token (the default), or
+/// only game servers (`server` in `cognito:groups`), which name the player of each play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Writers {
+    /// Players post their own plays.
+    #[default]
+    Players,
+    /// Only game servers post, for a player they name.
+    Servers,
+}
+
+/// A board's life cycle: `open` -> `closing` -> `closed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BoardStatus {
+    /// Accepting scores (within startsAt..endsAt).
+    #[default]
+    Open,
+    /// Being snapshotted; scores are refused.
+    Closing,
+    /// Final standings written; scores are refused.
+    Closed,
+}
+
+impl BoardStatus {
+    /// The API spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BoardStatus::Open => "open",
+            BoardStatus::Closing => "closing",
+            BoardStatus::Closed => "closed",
+        }
+    }
+}
+
+/// What an admin gives to create a board (`POST /leaderboards`). A field it does not know is
+/// refused, naming it: a typo (`maxscore`) must not create a board without the guard it asked
+/// for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewBoard {
+    /// The board's id.
+    #[serde(rename = "leaderboardId")]
+    pub board_id: BoardId,
+    /// Display name.
+    pub name: String,
+    /// `desc` (higher is better, default) or `asc`.
+    #[serde(default)]
+    pub order: Order,
+    /// `best` (default), `latest` or `increment`.
+    #[serde(default)]
+    pub operator: Operator,
+    /// The largest accepted score (default 9999999999); fixes the key width forever.
+    #[serde(default = "default_max_score")]
+    pub max_score: u64,
+    /// The smallest accepted score (default 0).
+    #[serde(default)]
+    pub min_score: u64,
+    /// The shortest play accepted, in seconds: a play that does not give its `durationSec`, or
+    /// gives less, is refused (default: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_duration_sec: Option<u64>,
+    /// When scores start being accepted (default: at creation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starts_at: Option<Timestamp>,
+    /// When the board ends; season close snapshots it after this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_at: Option<Timestamp>,
+    /// `none` (default), `daily`, `weekly` or `season`.
+    #[serde(default)]
+    pub recurrence: Recurrence,
+    /// Who may post plays: `players` (default) or `servers`.
+    #[serde(default)]
+    pub writers: Writers,
+    /// The game the board belongs to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_id: Option<GameId>,
+    /// The rank index's layout: 2, the only one (the default).
+    #[serde(default)]
+    pub rank_layout: RankLayout,
+}
+
+/// How a board's rank index is laid out: `rankLayout` 2. A stored board without it (or with 1,
+/// which nothing writes any more) is counted until the migration (`rank_migration`) moves it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(try_from = "u8", into = "u8")]
+pub enum RankLayout {
+    /// Made before the current layout, not moved onto it yet.
+    Legacy,
+    /// The rank index: one trie of counters per board, applied a batch at a time from the
+    /// lanes' change log.
+    #[default]
+    V2,
+}
+
+impl RankLayout {
+    /// Whether the migration has still to move the board (left out of stored and shown boards).
+    pub fn is_legacy(&self) -> bool {
+        *self == RankLayout::Legacy
+    }
+
+    /// The layout of a stored board without `rankLayout`.
+    fn stored_default() -> RankLayout {
+        RankLayout::Legacy
+    }
+}
+
+impl TryFrom<u8> for RankLayout {
+    type Error = String;
+
+    fn try_from(v: u8) -> Result<Self, Self::Error> {
+        match v {
+            1 => Ok(RankLayout::Legacy),
+            2 => Ok(RankLayout::V2),
+            other => Err(format!("rankLayout must be 2, not {other}")),
+        }
+    }
+}
+
+impl From<RankLayout> for u8 {
+    fn from(l: RankLayout) -> u8 {
+        match l {
+            RankLayout::Legacy => 1,
+            RankLayout::V2 => 2,
+        }
+    }
+}
+
+fn default_max_score() -> u64 {
+    leaderboard_keys::rank::DEFAULT_MAX_SCORE
+}
+
+/// A leaderboard's metadata (the Leaderboard item).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Board {
+    /// The board's id.
+    #[serde(rename = "leaderboardId")]
+    pub board_id: BoardId,
+    /// Display name.
+    pub name: String,
+    /// `desc` or `asc`.
+    pub order: Order,
+    /// `best`, `latest` or `increment`.
+    pub operator: Operator,
+    /// The largest accepted score.
+    pub max_score: u64,
+    /// The smallest accepted score (0 on a board stored without it).
+    #[serde(default)]
+    pub min_score: u64,
+    /// The shortest play accepted, in seconds, if the board sets one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_duration_sec: Option<u64>,
+    /// When scores start being accepted.
+    pub starts_at: Timestamp,
+    /// When the board ends, if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_at: Option<Timestamp>,
+    /// How the board recurs.
+    pub recurrence: Recurrence,
+    /// Who may post plays (`players` on a board stored without it).
+    #[serde(default)]
+    pub writers: Writers,
+    /// The game, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_id: Option<GameId>,
+    /// `open`, `closing` or `closed`.
+    pub status: BoardStatus,
+    /// When it was created.
+    pub created_at: Timestamp,
+    /// When the close finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_at: Option<Timestamp>,
+    /// How many players have an entry (known after close).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player_count: Option<u64>,
+    /// The successor board, after rollover.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "nextLeaderboardId")]
+    pub next_board_id: Option<BoardId>,
+    /// Why a recurring board closed without a successor (its id could not be continued).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollover_error: Option<String>,
+    /// Whether the rank index has counted this board's entries since its creation (`rankIndex`;
+    /// boards made before any index existed have none until the migration).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub rank_index: bool,
+    /// The rank index's layout (`rankLayout`; absent on a board made before it).
+    #[serde(
+        default = "RankLayout::stored_default",
+        skip_serializing_if = "RankLayout::is_legacy"
+    )]
+    pub rank_layout: RankLayout,
+    /// Whether the board, stored before the rank index's current layout, is being moved onto it
+    /// (`rankMigrating`): its plays record their changes on its lanes, and its index is being
+    /// rebuilt; its ranks are counted until the migration switches it to `rankLayout` 2.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub rank_migrating: bool,
+}
+
+pub(crate) fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl Board {
+    /// A new, open board from an admin's request, checked: a name of 1 to 128 characters,
+    /// `maxScore` at most 10^18-1, and `endsAt` after `startsAt`.
+    pub fn create(new: NewBoard, now: Timestamp) -> Result<Board, StoreError> {
+        let name = check_name(&new.name)?;
+        if new.max_score > MAX_MAX_SCORE {
+            return Err(StoreError::Invalid(format!(
+                "maxScore must be at most {MAX_MAX_SCORE}"
+            )));
+        }
+        if new.min_score > new.max_score {
+            return Err(StoreError::Invalid(format!(
+                "minScore {} must be at most maxScore {}",
+                new.min_score, new.max_score
+            )));
+        }
+        if new.rank_layout != RankLayout::V2 {
+            return Err(StoreError::Invalid(
+                "rankLayout must be 2, the rank index's only layout (or left out)".into(),
+            ));
+        }
+        let starts_at = new.starts_at.unwrap_or(now);
+        if let Some(ends_at) = new.ends_at
+            && ends_at <= starts_at
+        {
+            return Err(StoreError::Invalid("endsAt must be after startsAt".into()));
+        }
+        Ok(Board {
+            board_id: new.board_id,
+            name: name.to_owned(),
+            order: new.order,
+            operator: new.operator,
+            max_score: new.max_score,
+            min_score: new.min_score,
+            min_duration_sec: new.min_duration_sec,
+            starts_at,
+            ends_at: new.ends_at,
+            recurrence: new.recurrence,
+            writers: new.writers,
+            game_id: new.game_id,
+            status: BoardStatus::Open,
+            created_at: now,
+            closed_at: None,
+            player_count: None,
+            next_board_id: None,
+            rollover_error: None,
+            rank_index: true,
+            rank_layout: new.rank_layout,
+            rank_migrating: false,
+        })
+    }
+
+    /// Whether the board's ranks are read from the rank index: on the current layout, and not
+    /// one the migration has still to move (whose ranks are counted).
+    pub fn indexed(&self) -> bool {
+        self.rank_layout == RankLayout::V2
+    }
+
+    /// Checks a score against the board's range `minScore..=maxScore`.
+    pub fn check_score(&self, score: u64) -> Result<(), StoreError> {
+        if (self.min_score..=self.max_score).contains(&score) {
+            return Ok(());
+        }
+        Err(StoreError::ScoreOutOfRange {
+            board: self.board_id.clone(),
+            score,
+            min_score: self.min_score,
+            max_score: self.max_score,
+        })
+    }
+
+    /// The board's rank key spec (order and width).
+    pub fn spec(&self) -> Result<RankKeySpec, StoreError> {
+        Ok(RankKeySpec::new(self.order, self.max_score)?)
+    }
+
+    /// Whether the board accepts a score at `at`, and if not, why.
+    pub fn accepts_at(&self, at: Timestamp) -> Result<(), &'static str> {
+        match self.status {
+            BoardStatus::Closing => return Err("closing"),
+            BoardStatus::Closed => return Err("closed"),
+            BoardStatus::Open => {}
+        }
+        if at < self.starts_at {
+            return Err("not started");
+        }
+        if self.ends_at.is_some_and(|end| at >= end) {
+            return Err("ended");
+        }
+        Ok(())
+    }
+}
