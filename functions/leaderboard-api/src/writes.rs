@@ -5,9 +5,10 @@
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 use leaderboard_http::{
-    ApiError, PathParams, admin, identity, json, json_body, no_content, query_param,
+    ApiError, PathParams, admin, claims, identity, json, json_body, no_content, query_param,
 };
 use leaderboard_keys::ids::Email;
+use leaderboard_store::EmailChange;
 use leaderboard_store::model::NewBoard;
 use serde::Deserialize;
 
@@ -22,7 +23,41 @@ struct BanBody {
 #[serde(rename_all = "camelCase")]
 struct ProfileBody {
     name: Option<String>,
-    email: Option<String>,
+    /// Absent: kept; `null`: cleared; a string: set.
+    #[serde(default, deserialize_with = "present")]
+    email: Option<Option<String>>,
+}
+
+/// A field that is present, as `Some` of its value (`null` included), so that `default` tells
+/// it from an absent one.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
+}
+
+/// The email a profile write sets: the verified token's when it carries one (the body may
+/// repeat it, not name another), else the body's (absent: kept; `null`: cleared).
+fn profile_email(
+    req: &Request,
+    body: Option<Option<String>>,
+) -> Result<Option<Option<Email>>, ApiError> {
+    let body = match body {
+        None => None,
+        Some(None) => Some(None),
+        Some(Some(raw)) => Some(Some(Email::parse(&raw)?)),
+    };
+    let verified = claims(req)
+        .filter(|c| c.get("email_verified").is_some_and(|v| v == "true"))
+        .and_then(|c| c.get("email"))
+        .map(|e| Email::parse(e))
+        .transpose()?;
+    match (verified, body) {
+        (None, body) => Ok(body),
+        (Some(token), None) => Ok(Some(Some(token))),
+        (Some(token), Some(Some(asked))) if asked == token => Ok(Some(Some(token))),
+        (Some(token), Some(_)) => Err(ApiError::invalid(format!(
+            "email must be {token}, the verified address of the token (or be left out)"
+        ))),
+    }
 }
 
 /// Answers write route `route` (with its path parameters `p`).
@@ -57,9 +92,14 @@ pub(crate) async fn write_route(
             let name = body
                 .name
                 .ok_or_else(|| ApiError::invalid("name is required"))?;
-            let email = body.email.as_deref().map(Email::parse).transpose()?;
+            let email = profile_email(req, body.email)?;
+            let change = match &email {
+                None => EmailChange::Keep,
+                Some(None) => EmailChange::Clear,
+                Some(Some(e)) => EmailChange::Set(e),
+            };
             let player = store
-                .put_profile(&who.player_id, &name, email.as_ref(), app.now())
+                .put_profile_as(&who.player_id, &name, change, app.now())
                 .await?;
             // The caller's own profile: the one place the email is shown.
             ok(&player)

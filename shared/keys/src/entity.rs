@@ -14,6 +14,7 @@
 //! | Ban (ours) | `PLAYER#<playerId>` | `#BAN` | |
 //! | Idempotency key (ours) | `PLAYER#<playerId>` | `IDEMPOTENCY#<key>` | |
 //! | Play rate (ours) | `PLAYER#<playerId>` | `#PLAYRATE` | |
+//! | Email owner (ours) | `EMAIL#<email>` | `#OWNER` | |
 //!
 //! The entry pointer records a player's current Score sort key on a board, so that the submit
 //! path finds the Score item to replace with one *strongly consistent* read (a GSI1 read can't
@@ -59,6 +60,10 @@ pub const RESULT_PREFIX: &str = "RESULT#";
 pub const ENTRY_PREFIX: &str = "ENTRY#";
 /// The sort key of a player's ban (this project's addition).
 pub const BAN: &str = "#BAN";
+/// Partition prefix of an email address's owner item (this project's addition).
+pub const EMAIL_PREFIX: &str = "EMAIL#";
+/// The sort key of an email address's owner item.
+pub const OWNER: &str = "#OWNER";
 /// The sort key of a player's recent plays, for the rate limit (this project's addition).
 pub const PLAY_RATE: &str = "#PLAYRATE";
 /// Sort key prefix of a play's idempotency key (this project's addition).
@@ -217,6 +222,12 @@ pub fn ban(player: &PlayerId) -> Key {
     Key::new(player_pk(player), BAN)
 }
 
+/// The owner of an email address: `EMAIL#<email>` / `#OWNER`, naming the one player whose
+/// profile holds it.
+pub fn email_owner(email: &Email) -> Key {
+    Key::new(join(EMAIL_PREFIX, email.as_str()), OWNER)
+}
+
 /// A player's recent accepted plays: `PLAYER#<playerId>` / `#PLAYRATE`, the times the rate
 /// limit counts.
 pub fn play_rate(player: &PlayerId) -> Key {
@@ -238,6 +249,8 @@ pub enum ItemKey {
     Ban(PlayerId),
     /// A player's recent plays, for the rate limit.
     PlayRate(PlayerId),
+    /// The owner of an email address.
+    EmailOwner(Email),
     /// A play's idempotency key.
     Idempotency {
         /// The player.
@@ -294,6 +307,11 @@ pub enum ItemKey {
 impl ItemKey {
     /// Parses a table item's `pk` and `sk`. A key of any other shape is an error.
     pub fn parse(pk: &str, sk: &str) -> Result<ItemKey, KeyError> {
+        if let Some(e) = pk.strip_prefix(EMAIL_PREFIX)
+            && sk == OWNER
+        {
+            return Ok(ItemKey::EmailOwner(Email::parse(e)?));
+        }
         if let Some(p) = pk.strip_prefix(PLAYER_PREFIX) {
             let player = PlayerId::parse(p)?;
             if sk == METADATA {

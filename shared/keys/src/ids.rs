@@ -337,8 +337,9 @@ impl IdempotencyKey {
     }
 }
 
-/// A player's email address: the login lookup key of GSI1 (`PLAYER_EMAIL#<email>`). Kept as
-/// given (no case folding), so the raw key is exactly the address the player set.
+/// A player's email address: the login lookup key of GSI1 (`PLAYER_EMAIL#<email>`) and of the
+/// address's owner item. Lower-cased, so that one address has one key however it is typed
+/// (`Alice@X.com` is `alice@x.com`): an address belongs to one player.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Email(String);
@@ -347,9 +348,10 @@ impl Email {
     /// The field name used in errors.
     pub const FIELD: &'static str = "email";
 
-    /// Validates an address: `local@domain`, at most 254 characters, no whitespace, control
-    /// characters, `#` or `/`.
+    /// Validates an address, lower-cased: `local@domain`, at most 254 characters, no
+    /// whitespace, control characters, `#` or `/`.
     pub fn parse(s: &str) -> Result<Self, IdError> {
+        let s = &s.to_lowercase();
         let field = Self::FIELD;
         let err = |problem| Err(IdError { field, problem });
         check_length(field, s, MAX_EMAIL_LEN)?;
@@ -501,7 +503,12 @@ mod tests {
     #[test]
     fn email_rules() {
         assert!(Email::parse("alice@x.com").is_ok());
-        assert_eq!(Email::parse("Alice@X.com").unwrap().as_str(), "Alice@X.com");
+        // One address, one key, however it is typed.
+        assert_eq!(Email::parse("Alice@X.com").unwrap().as_str(), "alice@x.com");
+        assert_eq!(
+            Email::parse("ÉLODIE@x.com").unwrap().as_str(),
+            "élodie@x.com"
+        );
         for (bad, p) in [
             ("", IdProblem::Empty),
             ("alice", IdProblem::NotEmail),

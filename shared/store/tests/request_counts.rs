@@ -81,13 +81,23 @@ async fn players_boards_and_sessions() {
     )
     .await;
     r.unwrap();
-    m.expect("put_profile", &c, "GetItem 1, TransactWriteItems 1");
+    // Setting an email reads the profile for the address it frees, writes the profile with the
+    // address's owner in one transaction, and answers the profile as stored.
+    m.expect("put_profile", &c, "GetItem 2, TransactWriteItems 1");
+    let (r, c) = census(&counter, store.put_profile(&pid("ada"), "Ada", None, at(2))).await;
+    r.unwrap();
+    m.expect(
+        "put_profile, email kept",
+        &c,
+        "GetItem 1, TransactWriteItems 1",
+    );
     let (r, c) = census(&counter, store.get_player(&pid("ada"))).await;
     assert!(r.unwrap().is_some());
     m.expect("get_player", &c, "GetItem 1");
     let (r, c) = census(&counter, store.find_player_by_email(&email)).await;
     assert!(r.unwrap().is_some());
-    m.expect("find_player_by_email", &c, "Query 1");
+    // The address's owner item, then the owner's profile.
+    m.expect("find_player_by_email", &c, "GetItem 2");
 
     let outcome = submit(&store, "ada", 10, &["cb"], 10).await;
     let session = outcome.session.session_id.clone();

@@ -94,6 +94,11 @@ fn parse_back_every_item_type() {
         ("PLAYER#p1", "#BAN", ItemKey::Ban(p("p1"))),
         ("PLAYER#p1", "#PLAYRATE", ItemKey::PlayRate(p("p1"))),
         (
+            "EMAIL#a@x.com",
+            "#OWNER",
+            ItemKey::EmailOwner(Email::parse("a@x.com").unwrap()),
+        ),
+        (
             "PLAYER#p1",
             "IDEMPOTENCY#retry #2/a b",
             ItemKey::Idempotency {

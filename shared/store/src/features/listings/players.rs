@@ -6,7 +6,7 @@ use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
-use crate::ground::items::first_item;
+use crate::ground::items::{ItemExt, first_item};
 use crate::ground::model::Player;
 use crate::ground::names::check_name;
 use crate::store::Store;
@@ -19,8 +19,22 @@ impl Store {
         self.table.get(&entity::player(player)).await
     }
 
-    /// AP2: a player by email (Query on GSI1). Email lookups are exact: the address as set.
+    /// AP2: the player who owns an email address: its owner item names them (GetItem, then
+    /// their profile). An address stored before owners were kept has no owner item; it is
+    /// looked up on GSI1 instead (one Query), as it was stored.
     pub async fn find_player_by_email(&self, email: &Email) -> Result<Option<Player>, StoreError> {
+        if let Some(owner) = self.table.get_raw(&entity::email_owner(email)).await? {
+            let Some(player) = owner
+                .string("playerId")
+                .and_then(|p| PlayerId::parse(p).ok())
+            else {
+                return Err(StoreError::corrupt(
+                    email.as_str(),
+                    "an email owner without a player",
+                ));
+            };
+            return self.get_player(&player).await;
+        }
         let out = self
             .table
             .query_request(Index::Gsi1)
@@ -35,10 +49,8 @@ impl Store {
 
     /// Creates or updates a player's profile: sets the name, and the email when one is given
     /// (an absent email leaves the stored one as it is). Totals the stream projector keeps are
-    /// never touched here, only initialised when the profile is new. A banned player's profile
-    /// does not change (`Banned`): the update is one transaction with a check that the ban does
-    /// not exist, so a rename cannot slip in after a ban commits; then one consistent `GetItem`
-    /// answers the profile as stored.
+    /// never touched here, only initialised when the profile is new. An email belongs to one
+    /// player: another's is [`StoreError::AlreadyExists`] (see [`Store::put_profile_as`]).
     pub async fn put_profile(
         &self,
         player: &PlayerId,
@@ -46,12 +58,39 @@ impl Store {
         email: Option<&Email>,
         now: Timestamp,
     ) -> Result<Player, StoreError> {
+        let change = email.map_or(EmailChange::Keep, EmailChange::Set);
+        self.put_profile_as(player, name, change, now).await
+    }
+
+    /// The same, with the email kept, set or cleared. The profile is read, then written in one
+    /// transaction with a check that the ban does not exist (a banned player's profile does not
+    /// change: [`StoreError::Banned`]), and, when the email changes, the new address's owner
+    /// item (on condition that no one else owns it) and the deletion of the old one's, on
+    /// condition that the profile's email is still the one read: so two players racing for an
+    /// address get it once, and a change frees the old address in the same write. A profile
+    /// that changed since it was read is read again. Then one consistent `GetItem` answers the
+    /// profile as stored.
+    pub async fn put_profile_as(
+        &self,
+        player: &PlayerId,
+        name: &str,
+        email: EmailChange<'_>,
+        now: Timestamp,
+    ) -> Result<Player, StoreError> {
         let name = check_name(name)?;
-        Retry::ITEM_UPDATE
-            .run("the profile", || {
-                self.try_put_profile(player, name, email, now)
-            })
-            .await?;
+        let retry = Retry::ITEM_UPDATE;
+        let mut written = Err(retry.exhausted());
+        for attempt in retry.attempts() {
+            written = self.try_put_profile(player, name, email, now).await;
+            match &written {
+                Err(e) if e.worth_rereading() => {
+                    tracing::debug!(attempt, error = %e, "profile write failed; reading again");
+                }
+                _ => break,
+            }
+            retry.pause(attempt).await;
+        }
+        written?;
         self.get_player(player)
             .await?
             .ok_or_else(|| StoreError::corrupt(player.as_str(), "the profile just written is gone"))
@@ -61,7 +100,7 @@ impl Store {
         &self,
         player: &PlayerId,
         name: &str,
-        email: Option<&Email>,
+        change: EmailChange<'_>,
         now: Timestamp,
     ) -> Result<(), StoreError> {
         let mut update = String::from(
@@ -76,37 +115,103 @@ impl Store {
             .value(":name", name)
             .value(":now", now)
             .value(":zero", 0u64);
-        if let Some(email) = email {
-            let g = entity::player_email_gsi1(email, player);
-            update.push_str(", email = :email, gsi1pk = :g1pk, gsi1sk = :g1sk");
-            params = params
-                .value(":email", email.as_str())
-                .value(":g1pk", g.pk)
-                .value(":g1sk", g.sk);
-        }
-        let items = vec![
+        let mut items = vec![
             // Item 0: a ban committed first refuses the change.
             self.table.tx_check(
                 &entity::ban(player),
                 "attribute_not_exists(pk)",
                 Params::new(),
             )?,
-            self.table
-                .tx_update(&entity::player(player), &update, params)?,
         ];
+        let old = match change {
+            EmailChange::Keep => None,
+            _ => self.get_player(player).await?.and_then(|p| p.email),
+        };
+        let mut condition = None;
+        if !matches!(change, EmailChange::Keep) {
+            // The email as read: a change that raced this one is read again.
+            condition = Some(match &old {
+                Some(old) => {
+                    params = params.value(":old", old.as_str());
+                    "email = :old"
+                }
+                None => "attribute_not_exists(email)",
+            });
+        }
+        let owned = "attribute_not_exists(pk) OR playerId = :pid";
+        let pid = || Params::new().value(":pid", player.as_str());
+        if let EmailChange::Set(email) = change {
+            let g = entity::player_email_gsi1(email, player);
+            update.push_str(", email = :email, gsi1pk = :g1pk, gsi1sk = :g1sk");
+            params = params
+                .value(":email", email.as_str())
+                .value(":g1pk", g.pk)
+                .value(":g1sk", g.sk);
+            // Item 1: the address's owner, unless another player is.
+            let owner = entity::email_owner(email);
+            items.push(self.table.tx_update_if(
+                &owner,
+                "SET playerId = :pid, email = :email",
+                owned,
+                pid().value(":email", email.as_str()),
+            )?);
+        }
+        if let Some(old) = old.as_ref().filter(|o| change.set() != Some(*o)) {
+            items.push(
+                self.table
+                    .tx_delete(&entity::email_owner(old), owned, pid())?,
+            );
+        }
+        if matches!(change, EmailChange::Clear) {
+            update.push_str(" REMOVE email, gsi1pk, gsi1sk");
+        }
+        let profile = entity::player(player);
+        items.push(match condition {
+            Some(c) => self.table.tx_update_if(&profile, &update, c, params)?,
+            None => self.table.tx_update(&profile, &update, params)?,
+        });
         match self
             .table
             .transact(items, "TransactWriteItems(profile)")
             .await
         {
-            Err(StoreError::TransactionCanceled { reasons })
-                if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
-            {
-                Err(StoreError::Banned {
-                    player: player.clone(),
-                })
+            Err(StoreError::TransactionCanceled { reasons }) => {
+                let failed =
+                    |i: usize| reasons.get(i) == Some(&CancelReason::ConditionalCheckFailed);
+                if failed(0) {
+                    return Err(StoreError::Banned {
+                        player: player.clone(),
+                    });
+                }
+                if let (Some(email), true) = (change.set(), failed(1)) {
+                    return Err(StoreError::AlreadyExists {
+                        what: "email",
+                        id: email.to_string(),
+                    });
+                }
+                Err(StoreError::TransactionCanceled { reasons })
             }
             other => other,
+        }
+    }
+}
+
+/// What a profile write does to the player's email.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmailChange<'a> {
+    /// Leaves it as it is.
+    Keep,
+    /// Sets it (lower-cased, as [`Email`] is), freeing the old one.
+    Set(&'a Email),
+    /// Removes it, freeing it.
+    Clear,
+}
+
+impl<'a> EmailChange<'a> {
+    fn set(self) -> Option<&'a Email> {
+        match self {
+            EmailChange::Set(e) => Some(e),
+            _ => None,
         }
     }
 }
