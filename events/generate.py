@@ -10,7 +10,7 @@ import pathlib
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def event(route, sub=None, body=None, query=None, admin=False, **path_params):
+def event(route, sub=None, body=None, query=None, admin=False, groups=None, **path_params):
     """One event of `route` ("METHOD /pattern/{param}"), its path filled in from `path_params`."""
     method, pattern = route.split(" ", 1)
     path = pattern.format(**path_params)
@@ -51,7 +51,7 @@ def event(route, sub=None, body=None, query=None, admin=False, **path_params):
             "jwt": {
                 "claims": {
                     "sub": sub,
-                    "cognito:groups": "[admin players]" if admin else "[players]",
+                    "cognito:groups": groups or ("[admin players]" if admin else "[players]"),
                     "iss": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_EXAMPLE",
                     "aud": "example-client-id",
                     "exp": "1795237980",
@@ -80,6 +80,10 @@ SUBMIT = {
     "post-board-scores.json": event(
         "POST /leaderboards/{boardId}/scores", "p_bob",
         {"score": 9850, "gameId": "tetris", "metadata": {"character": "rogue"}}, boardId="season_3"),
+    "post-sessions-server.json": event(
+        "POST /sessions", "game_server_1",
+        {"score": 7300, "gameId": "tetris", "leaderboardIds": ["tournament_1"], "playerId": "p_alice"},
+        groups="[server]"),
     "post-sessions-no-claims.json": event(
         "POST /sessions", None, {"score": 1, "gameId": "tetris", "leaderboardIds": ["season_3"]}),
 }
@@ -89,7 +93,7 @@ API = {
         "POST /leaderboards", "ops", admin=True,
         body={"leaderboardId": "season_3", "name": "Season 3", "order": "desc", "operator": "best",
               "maxScore": 9999999999, "startsAt": "2026-11-01T00:00:00Z", "endsAt": "2027-02-01T00:00:00Z",
-              "recurrence": "season", "gameId": "tetris"}),
+              "recurrence": "season", "gameId": "tetris", "minScore": 0, "writers": "players"}),
     "get-leaderboard.json": event("GET /leaderboards/{boardId}", boardId="season_3"),
     "get-top-scores.json": event(
         "GET /leaderboards/{boardId}/scores", query={"limit": "10"}, boardId="season_3"),

@@ -400,3 +400,22 @@ async fn a_game_servers_plays_are_rate_limited_per_player() {
     let (status, _) = h.call(server_request(&play("p8"))).await;
     assert_eq!(status, 200);
 }
+
+#[tokio::test]
+async fn the_sample_game_server_event_plays_for_the_player_it_names() {
+    let h = harness("fair_server_event").await;
+    let mut servers = new_board("tournament_1", Order::Desc, Operator::Best, 1_000_000);
+    servers.writers = Writers::Servers;
+    servers.game_id = Some(GameId::parse("tetris").unwrap());
+    h.store
+        .create_board(servers, Timestamp::now())
+        .await
+        .unwrap();
+    let event = include_str!("../../../events/submit-score/post-sessions-server.json");
+    let (status, resp) = h.call(lambda_http::request::from_str(event).unwrap()).await;
+    assert_eq!(status, 200, "{resp}");
+    assert_eq!(
+        (&resp["playerId"], &resp["results"][0]["best"]),
+        (&json!("p_alice"), &json!(7300))
+    );
+}
