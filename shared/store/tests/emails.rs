@@ -5,6 +5,7 @@
 
 mod common;
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use common::*;
 use leaderboard_devkit::testing::s;
 use leaderboard_keys::ids::Email;
@@ -139,4 +140,38 @@ async fn a_change_or_a_clear_frees_the_old_address_and_a_claim_writes_nothing() 
         .put_profile(&bo, "Bo", Some(&email("ada@new.com")), at(8))
         .await
         .unwrap();
+}
+
+#[tokio::test]
+async fn an_address_stored_before_emails_were_lower_cased_can_be_changed() {
+    let (table, store) = store_without_stream("emails_legacy").await;
+    let leg = pid("leg");
+    store.put_profile(&leg, "Leg", None, at(0)).await.unwrap();
+    // As an older version stored it: the address as typed, no owner item.
+    table
+        .client
+        .update_item()
+        .table_name(&table.name)
+        .key("pk", AttributeValue::S("PLAYER#leg".into()))
+        .key("sk", AttributeValue::S("#METADATA".into()))
+        .update_expression("SET email = :e, gsi1pk = :g, gsi1sk = :s")
+        .expression_attribute_values(":e", AttributeValue::S("Old@Case.com".into()))
+        .expression_attribute_values(":g", AttributeValue::S("PLAYER_EMAIL#Old@Case.com".into()))
+        .expression_attribute_values(":s", AttributeValue::S("PLAYER#leg".into()))
+        .send()
+        .await
+        .unwrap();
+    let moved = store
+        .put_profile(&leg, "Leg", Some(&email("new@case.com")), at(1))
+        .await
+        .unwrap();
+    assert_eq!(
+        moved.email.as_ref().map(Email::as_str),
+        Some("new@case.com")
+    );
+    let found = store
+        .find_player_by_email(&email("NEW@case.com"))
+        .await
+        .unwrap();
+    assert_eq!(found.map(|p| p.player_id), Some(leg));
 }

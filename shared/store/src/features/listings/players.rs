@@ -123,16 +123,23 @@ impl Store {
                 Params::new(),
             )?,
         ];
-        let old = match change {
+        // The email as stored (an address stored before emails were lower-cased keeps its
+        // case there), and as the address it is.
+        let stored: Option<String> = match change {
             EmailChange::Keep => None,
-            _ => self.get_player(player).await?.and_then(|p| p.email),
+            _ => self
+                .table
+                .get_raw(&entity::player(player))
+                .await?
+                .and_then(|item| item.string("email").map(str::to_owned)),
         };
+        let old = stored.as_deref().and_then(|e| Email::parse(e).ok());
         let mut condition = None;
         if !matches!(change, EmailChange::Keep) {
             // The email as read: a change that raced this one is read again.
-            condition = Some(match &old {
-                Some(old) => {
-                    params = params.value(":old", old.as_str());
+            condition = Some(match &stored {
+                Some(stored) => {
+                    params = params.value(":old", stored.as_str());
                     "email = :old"
                 }
                 None => "attribute_not_exists(email)",
