@@ -81,6 +81,21 @@ impl Retry {
     pub(crate) async fn run<T, F>(
         self,
         what: &'static str,
+        attempt: impl FnMut() -> F,
+    ) -> Result<T, StoreError>
+    where
+        F: Future<Output = Result<T, StoreError>>,
+    {
+        self.run_while(what, StoreError::is_retryable, attempt)
+            .await
+    }
+
+    /// The same, trying again after every failure `again` accepts (a read-then-write passes
+    /// [`StoreError::worth_rereading`]: its next attempt reads the moved state).
+    pub(crate) async fn run_while<T, F>(
+        self,
+        what: &'static str,
+        again: impl Fn(&StoreError) -> bool,
         mut attempt: impl FnMut() -> F,
     ) -> Result<T, StoreError>
     where
@@ -88,7 +103,7 @@ impl Retry {
     {
         for n in self.attempts() {
             match attempt().await {
-                Err(e) if e.is_retryable() => {
+                Err(e) if again(&e) => {
                     tracing::debug!(attempt = n, error = %e, "{what} failed; retrying");
                 }
                 done => return done,

@@ -78,19 +78,11 @@ impl Store {
         now: Timestamp,
     ) -> Result<Player, StoreError> {
         let name = check_name(name)?;
-        let retry = Retry::ITEM_UPDATE;
-        let mut written = Err(retry.exhausted());
-        for attempt in retry.attempts() {
-            written = self.try_put_profile(player, name, email, now).await;
-            match &written {
-                Err(e) if e.worth_rereading() => {
-                    tracing::debug!(attempt, error = %e, "profile write failed; reading again");
-                }
-                _ => break,
-            }
-            retry.pause(attempt).await;
-        }
-        written?;
+        Retry::ITEM_UPDATE
+            .run_while("the profile", StoreError::worth_rereading, || {
+                self.try_put_profile(player, name, email, now)
+            })
+            .await?;
         self.get_player(player)
             .await?
             .ok_or_else(|| StoreError::corrupt(player.as_str(), "the profile just written is gone"))
