@@ -121,6 +121,8 @@ API = {
     "put-ban.json": event(
         "PUT /admin/players/{playerId}/ban", "ops", {"reason": "impossible scores"}, admin=True, playerId="p_alice"),
     "delete-ban.json": event("DELETE /admin/players/{playerId}/ban", "ops", admin=True, playerId="p_alice"),
+    "delete-players-me.json": event("DELETE /players/me", "p_alice"),
+    "delete-admin-player.json": event("DELETE /admin/players/{playerId}", "ops", admin=True, playerId="p_alice"),
 }
 
 for folder, events in (("submit-score", SUBMIT), ("leaderboard-api", API)):

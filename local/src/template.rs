@@ -379,7 +379,12 @@ mod tests {
         assert_eq!((r.path.as_str(), r.auth), ("/players/me", Auth::Jwt));
         assert_eq!(r.function, HttpFunction::LeaderboardWrites);
         assert!(params.is_empty());
-        assert!(t.route(&Method::DELETE, "/players/me").is_none());
+        let (r, _) = t.route(&Method::DELETE, "/players/me").unwrap();
+        assert_eq!(
+            (r.function, r.auth),
+            (HttpFunction::LeaderboardWrites, Auth::Jwt)
+        );
+        assert!(t.route(&Method::PATCH, "/players/me").is_none());
         assert!(t.route(&Method::GET, "/nope").is_none());
         assert_eq!(t.stream.batch_size, 1000);
         assert_eq!(t.stream.filters.len(), 3);

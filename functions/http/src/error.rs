@@ -160,6 +160,9 @@ impl From<StoreError> for ApiError {
             StoreError::Banned { .. } => {
                 ApiError::new(StatusCode::FORBIDDEN, "banned", e.to_string())
             }
+            StoreError::Erased { .. } => {
+                ApiError::new(StatusCode::FORBIDDEN, "erased", e.to_string())
+            }
             StoreError::Forbidden(m) => ApiError::new(StatusCode::FORBIDDEN, "forbidden", m),
             StoreError::RateLimited {
                 retry_after_secs, ..

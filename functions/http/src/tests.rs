@@ -146,6 +146,13 @@ fn store_errors_map_to_the_contract() {
             "banned",
         ),
         (
+            StoreError::Erased {
+                player: PlayerId::parse("p1").unwrap(),
+            },
+            403,
+            "erased",
+        ),
+        (
             StoreError::Forbidden("servers only".into()),
             403,
             "forbidden",

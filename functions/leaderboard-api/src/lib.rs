@@ -23,6 +23,8 @@
 //! | `GET /admin/players?email=` | admin | AP2 |
 //! | `PUT /admin/players/{playerId}/ban` | admin | ban: plays refused, entries on open boards removed |
 //! | `DELETE /admin/players/{playerId}/ban` | admin | lift the ban |
+//! | `DELETE /players/me` | player | erase oneself |
+//! | `DELETE /admin/players/{playerId}` | admin | erase a player |
 //!
 //! Errors: 400 bad parameters (limit out of range, malformed cursor, bad ids), 401 without
 //! identity, 403 admin routes without the admin group, 404 unknown resources, 405 a known path
@@ -96,6 +98,10 @@ pub enum Route {
     BanPlayer,
     /// `DELETE /admin/players/{playerId}/ban`
     UnbanPlayer,
+    /// `DELETE /players/me`
+    EraseMe,
+    /// `DELETE /admin/players/{playerId}`
+    ErasePlayer,
 }
 
 /// The routes that need a token, served by `LeaderboardWritesFunction`, in match order: literal
@@ -111,9 +117,11 @@ fn write_routes() -> Vec<(Method, &'static str, Route)> {
         ),
         (Method::PUT, "/players/me", PutMe),
         (Method::GET, "/players/me", GetMe),
+        (Method::DELETE, "/players/me", EraseMe),
         (Method::GET, "/admin/players", AdminPlayerByEmail),
         (Method::PUT, "/admin/players/{playerId}/ban", BanPlayer),
         (Method::DELETE, "/admin/players/{playerId}/ban", UnbanPlayer),
+        (Method::DELETE, "/admin/players/{playerId}", ErasePlayer),
     ]
 }
 

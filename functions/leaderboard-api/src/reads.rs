@@ -249,6 +249,8 @@ pub(crate) async fn read_route(
         | Route::GetMe
         | Route::AdminPlayerByEmail
         | Route::BanPlayer
-        | Route::UnbanPlayer => Err(ApiError::not_found("no such read route")),
+        | Route::UnbanPlayer
+        | Route::EraseMe
+        | Route::ErasePlayer => Err(ApiError::not_found("no such read route")),
     }
 }

@@ -1,5 +1,5 @@
-//! The routes that need a token: board creation, the caller's profile, entry removal, bans
-//! and the admin lookup by email. They are served by the function whose role may write
+//! The routes that need a token: board creation, the caller's profile, entry removal, bans,
+//! erasure and the admin lookup by email. They are served by the function whose role may write
 //! (`LeaderboardWritesFunction`), so the anonymous read routes run under a role that cannot.
 
 use lambda_http::http::StatusCode;
@@ -8,6 +8,7 @@ use leaderboard_http::{
     ApiError, PathParams, admin, claims, identity, json, json_body, no_content, query_param,
 };
 use leaderboard_keys::ids::Email;
+use leaderboard_keys::ids::PlayerId;
 use leaderboard_store::EmailChange;
 use leaderboard_store::model::NewBoard;
 use serde::Deserialize;
@@ -57,6 +58,39 @@ fn profile_email(
         (Some(token), Some(_)) => Err(ApiError::invalid(format!(
             "email must be {token}, the verified address of the token (or be left out)"
         ))),
+    }
+}
+
+/// How long before the request's budget ends an erasure stops starting steps: room for its
+/// answer.
+const ERASE_MARGIN: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Erases `player` for `by` (`player`, or the admin's sub) as far as the request's time allows:
+/// 204 when finished, else 202 with the receipt so far (the request repeated, or the schedule,
+/// finishes it).
+async fn erase(
+    app: &App,
+    player: &PlayerId,
+    by: &str,
+    req: &Request,
+) -> Result<Response<Body>, ApiError> {
+    let time = leaderboard_http::budget::budget(req).saturating_sub(ERASE_MARGIN);
+    let deadline = std::time::Instant::now() + time;
+    let receipt = app
+        .store()
+        .erase_player(player, by, app.now(), Some(deadline))
+        .await?;
+    tracing::info!(
+        pseudonym = %receipt.pseudonym,
+        by,
+        finished = receipt.finished(),
+        removed = ?receipt.removed,
+        "player erased"
+    );
+    if receipt.finished() {
+        Ok(no_content())
+    } else {
+        Ok(json(StatusCode::ACCEPTED, &receipt))
     }
 }
 
@@ -143,6 +177,15 @@ pub(crate) async fn write_route(
             let lifted = store.unban_player(&player).await?;
             tracing::info!(player = %player, by = %who.player_id, lifted, "ban lifted");
             Ok(no_content())
+        }
+        Route::EraseMe => {
+            let who = identity(req)?;
+            erase(app, &who.player_id, "player", req).await
+        }
+        Route::ErasePlayer => {
+            let who = admin(req)?;
+            let player = player_id(p)?;
+            erase(app, &player, who.player_id.as_str(), req).await
         }
         Route::GetBoard
         | Route::TopScores

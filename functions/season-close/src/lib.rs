@@ -6,7 +6,8 @@
 //! run. Then, with the time left, it repairs the
 //! rank indexes whose lanes stopped at a lost change ([`Store::repair_rank_indexes`]), and goes
 //! on with the one pass that moves boards stored before the rank index's current layout onto it
-//! and deletes the replaced layout's items ([`Store::sweep_rank_layout`]). It stops
+//! and deletes the replaced layout's items ([`Store::sweep_rank_layout`]), and finishes the
+//! player erasures their requests could not ([`Store::continue_erasures`]). It stops
 //! a safe margin before the Lambda time limit; what it did not finish is checkpointed on the
 //! board and resumed by the next run.
 //!
@@ -119,6 +120,9 @@ pub struct CloseSummary {
     /// Items of the replaced rank index layout deleted by this run.
     #[serde(skip_serializing_if = "is_zero")]
     pub old_index_items_deleted: usize,
+    /// Player erasures a request left unfinished, finished by this run.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub erasures_finished: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -266,6 +270,12 @@ async fn run_measured(
                 summary.old_index_items_deleted = sweep.deleted;
             }
             Err(e) => tracing::error!(error = %e, "rank layout sweep failed"),
+        }
+    }
+    if deadline.is_none_or(|d| Instant::now() < d) {
+        match app.store.continue_erasures(now, deadline).await {
+            Ok(n) => summary.erasures_finished = n,
+            Err(e) => tracing::error!(error = %e, "finishing erasures failed"),
         }
     }
     Ok(summary)

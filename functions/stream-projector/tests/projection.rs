@@ -503,11 +503,11 @@ async fn one_write_per_player_per_batch() {
     let (solo, ten) = sessions.split_at(100);
     let (store, counter) = counted_store(&sc.table);
 
-    // Half of the solo batch first (1 write), then all of it: the half is known, the other
-    // half is new (1 failed write, 1 read, 1 write), then all of it again (1 failed write, 1
-    // read).
+    // Half of the solo batch first (1 write, and since it made the profile, 1 read of the
+    // erasure marker), then all of it: the half is known, the other half is new (1 failed
+    // write, 1 read, 1 write), then all of it again (1 failed write, 1 read).
     assert!(deliver(&store, &solo[..50]).await.is_empty());
-    assert_eq!(cost(&counter), (1, 0, 1));
+    assert_eq!(cost(&counter), (1, 1, 2));
     counter.reset();
     assert!(deliver(&store, solo).await.is_empty());
     assert_eq!(cost(&counter), (2, 1, 3));
@@ -515,8 +515,9 @@ async fn one_write_per_player_per_batch() {
     assert!(deliver(&store, solo).await.is_empty());
     assert_eq!(cost(&counter), (1, 1, 2));
     counter.reset();
+    // Ten new profiles: a write and a marker read each.
     assert!(deliver(&store, ten).await.is_empty());
-    assert_eq!(cost(&counter), (10, 0, 10));
+    assert_eq!(cost(&counter), (10, 10, 20));
     counter.reset();
     assert!(deliver(&store, ten).await.is_empty());
     assert_eq!(cost(&counter), (10, 10, 20));

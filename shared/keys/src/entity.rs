@@ -15,6 +15,8 @@
 //! | Idempotency key (ours) | `PLAYER#<playerId>` | `IDEMPOTENCY#<key>` | |
 //! | Play rate (ours) | `PLAYER#<playerId>` | `#PLAYRATE` | |
 //! | Email owner (ours) | `EMAIL#<email>` | `#OWNER` | |
+//! | Audit item (ours) | `AUDIT#<playerId or pseudonym>` | `ACTION#<at>#<id>` | |
+//! | Erasure (ours) | `ERASED#<pseudonym>` | `#ERASURE` | GSI2 `ERASURES#PENDING` / `<startedAt>#<pseudonym>` until done |
 //!
 //! The entry pointer records a player's current Score sort key on a board, so that the submit
 //! path finds the Score item to replace with one *strongly consistent* read (a GSI1 read can't
@@ -32,6 +34,7 @@
 //! ```
 
 use crate::KeyError;
+use crate::erasure::Pseudonym;
 use crate::ids::{BoardId, Email, GameId, IdempotencyKey, PlayerId, SessionId};
 use crate::pad::{Width, pad_into, parse_padded};
 use crate::time::Timestamp;
@@ -66,6 +69,16 @@ pub const EMAIL_PREFIX: &str = "EMAIL#";
 pub const OWNER: &str = "#OWNER";
 /// The sort key of a player's recent plays, for the rate limit (this project's addition).
 pub const PLAY_RATE: &str = "#PLAYRATE";
+/// Partition prefix of a player's audit trail: `AUDIT#<playerId>` (this project's addition).
+pub const AUDIT_PREFIX: &str = "AUDIT#";
+/// Sort key prefix of an audit item.
+pub const ACTION_PREFIX: &str = "ACTION#";
+/// Partition prefix of an erasure's marker: `ERASED#<pseudonym>` (this project's addition).
+pub const ERASED_PREFIX: &str = "ERASED#";
+/// Sort key of an erasure's marker.
+pub const ERASURE: &str = "#ERASURE";
+/// GSI2 partition of the erasures still running (sparse: a finished one leaves it).
+pub const ERASURES_PENDING: &str = "ERASURES#PENDING";
 /// Sort key prefix of a play's idempotency key (this project's addition).
 pub const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
 
@@ -240,6 +253,31 @@ pub fn idempotency(player: &PlayerId, key: &IdempotencyKey) -> Key {
     Key::new(player_pk(player), join(IDEMPOTENCY_PREFIX, key.as_str()))
 }
 
+/// An erasure's marker: `ERASED#<pseudonym>` / `#ERASURE`. Written before anything of the
+/// player is deleted and kept afterwards: it refuses the player's plays and profile writes, and
+/// holds the erasure's receipt.
+pub fn erasure(pseudonym: &Pseudonym) -> Key {
+    Key::new(join(ERASED_PREFIX, pseudonym.as_str()), ERASURE)
+}
+
+/// The partition of the audit trail of `subject` (a playerId, or an erased player's
+/// pseudonym): `AUDIT#<subject>`.
+pub fn audit_pk(subject: &PlayerId) -> String {
+    join(AUDIT_PREFIX, subject.as_str())
+}
+
+/// An audit item: `AUDIT#<subject>` / `ACTION#<at>#<id>`, newest last in key order; `id`
+/// (unique per action) keeps two actions of one millisecond apart.
+pub fn audit(subject: &PlayerId, at: Timestamp, id: &str) -> Key {
+    Key::new(audit_pk(subject), format!("{ACTION_PREFIX}{at}#{id}"))
+}
+
+/// An erasure's GSI2 key while it runs: `ERASURES#PENDING` / `<startedAt>#<pseudonym>`, oldest
+/// first, so that the schedule finishes an erasure its request could not.
+pub fn erasure_pending_gsi2(started_at: Timestamp, pseudonym: &Pseudonym) -> Key {
+    Key::new(ERASURES_PENDING, format!("{started_at}#{pseudonym}"))
+}
+
 /// An item key parsed back into what it identifies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ItemKey {
@@ -251,6 +289,15 @@ pub enum ItemKey {
     PlayRate(PlayerId),
     /// The owner of an email address.
     EmailOwner(Email),
+    /// An erasure's marker.
+    Erasure(Pseudonym),
+    /// An item of a player's audit trail.
+    Audit {
+        /// Whose trail: a playerId, or an erased player's pseudonym.
+        subject: PlayerId,
+        /// The item's sort key, `ACTION#<at>#<id>`.
+        sort_key: String,
+    },
     /// A play's idempotency key.
     Idempotency {
         /// The player.
@@ -311,6 +358,19 @@ impl ItemKey {
             && sk == OWNER
         {
             return Ok(ItemKey::EmailOwner(Email::parse(e)?));
+        }
+        if let Some(p) = pk.strip_prefix(AUDIT_PREFIX)
+            && sk.starts_with(ACTION_PREFIX)
+        {
+            return Ok(ItemKey::Audit {
+                subject: PlayerId::parse(p)?,
+                sort_key: sk.to_owned(),
+            });
+        }
+        if let Some(p) = pk.strip_prefix(ERASED_PREFIX)
+            && sk == ERASURE
+        {
+            return Ok(ItemKey::Erasure(Pseudonym::parse(p)?));
         }
         if let Some(p) = pk.strip_prefix(PLAYER_PREFIX) {
             let player = PlayerId::parse(p)?;

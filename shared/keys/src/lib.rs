@@ -16,6 +16,7 @@
 //!   batches folded into net deltas), the pure part.
 //! - [`subject`]: a token's `sub` claim as a `playerId`, for every identity provider.
 //! - [`time`]: millisecond timestamps in the contract's RFC 3339 UTC form.
+//! - [`erasure`]: the pseudonym an erased player leaves in final standings.
 //! - [`entity`]: the table layout of the contract: primary and GSI keys of every item type,
 //!   built from validated parts and parsed back.
 //!
@@ -32,6 +33,7 @@
 #![warn(missing_docs)]
 
 pub mod entity;
+pub mod erasure;
 mod error;
 pub mod ids;
 pub mod pad;

@@ -30,6 +30,7 @@ pub use features::listings::friends::{self, MAX_PLAYER_IDS};
 pub use features::listings::players::EmailChange;
 pub use features::listings::scores::{BoardRank, MAX_AROUND};
 pub use features::moderation::bans::{Ban, BanOutcome, MAX_BAN_REASON};
+pub use features::moderation::erasure::ErasureReceipt;
 pub use features::plays::idempotency;
 pub use features::plays::ranks::{CommittedPlay, PlayOutcome};
 pub use features::plays::{MAX_BOARDS_PER_PLAY, Play};

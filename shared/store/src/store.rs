@@ -1,10 +1,14 @@
 //! The handle every feature hangs its methods on: the [`Table`] (the SDK client, the table's
 //! name, the cursor codec), the generation cache the rank reads keep, and the deployment's
-//! settings of the features (the plays' rate limit). Built once per process.
+//! settings of the features (the plays' rate limit, the erasure secret). Built once per process.
+
+use std::sync::Arc;
 
 use aws_sdk_dynamodb::Client;
+use leaderboard_keys::erasure::Pseudonym;
+use leaderboard_keys::ids::PlayerId;
 
-use crate::ground::config::Config;
+use crate::ground::config::{self, Config, DEV_ERASURE_SECRET};
 use crate::ground::error::StoreError;
 use crate::ground::tls;
 use crate::primitives::rank_lookup::GenerationCache;
@@ -17,6 +21,8 @@ pub struct Store {
     pub(crate) generations: GenerationCache,
     /// The most plays a player may have accepted in any 60 s; 0: no limit.
     pub(crate) plays_per_minute: u32,
+    /// The key of erased players' pseudonyms.
+    erasure_secret: Arc<[u8]>,
 }
 
 impl Store {
@@ -26,7 +32,22 @@ impl Store {
             table: Table::new(client, config.table_name.clone(), &config.cursor_secret),
             generations: GenerationCache::default(),
             plays_per_minute: 0,
+            erasure_secret: Arc::from(DEV_ERASURE_SECRET),
         }
+    }
+
+    /// The same store, keying erased players' pseudonyms with `secret` (see
+    /// [`config::erasure_secret`]).
+    pub fn with_erasure_secret(self, secret: &[u8]) -> Store {
+        Store {
+            erasure_secret: Arc::from(secret),
+            ..self
+        }
+    }
+
+    /// `player`'s pseudonym: what an erasure leaves in their place, and the key of its marker.
+    pub fn pseudonym(&self, player: &PlayerId) -> Pseudonym {
+        Pseudonym::of(&self.erasure_secret, player)
     }
 
     /// The same store, accepting at most `limit` plays of a player in any 60 s (0: no limit;
@@ -38,7 +59,7 @@ impl Store {
         }
     }
 
-    /// A store configured from the environment: `TABLE_NAME`, `CURSOR_SECRET`,
+    /// A store configured from the environment: `TABLE_NAME`, `CURSOR_SECRET`, `ERASURE_SECRET`,
     /// `LEADERBOARD_TLS_ROOTS` (see [`tls`]), and the SDK's own region, credentials and endpoint
     /// variables.
     pub async fn from_env() -> Result<Store, StoreError> {
@@ -56,7 +77,8 @@ impl Store {
             .http_client(tls::http_client(tls::TlsRoots::from_env()?)?)
             .load()
             .await;
-        Ok(Store::new(Client::new(&sdk), &config))
+        let erasure = config::erasure_secret(|k| std::env::var(k).ok())?;
+        Ok(Store::new(Client::new(&sdk), &config).with_erasure_secret(&erasure))
     }
 
     /// The SDK client.

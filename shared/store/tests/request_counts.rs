@@ -386,6 +386,19 @@ async fn projection_import_and_close() {
     )
     .await;
     assert_eq!(r.unwrap().applied, 3);
+    // The write made the profile: the player's first projection reads the erasure marker.
+    m.expect("project_sessions (first)", &c, "GetItem 1, UpdateItem 1");
+    let next = [ProjectedSession {
+        sequence_number: SequenceNumber::parse("400").unwrap(),
+        score: 10,
+        attained_at: at(4_000),
+    }];
+    let (r, c) = census(
+        &counter,
+        store.project_sessions(&pid("ada"), &next, at(9_000)),
+    )
+    .await;
+    assert_eq!(r.unwrap().applied, 1);
     m.expect("project_sessions", &c, "UpdateItem 1");
     let (r, c) = census(
         &counter,

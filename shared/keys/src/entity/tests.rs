@@ -99,6 +99,19 @@ fn parse_back_every_item_type() {
             ItemKey::EmailOwner(Email::parse("a@x.com").unwrap()),
         ),
         (
+            "AUDIT#p1",
+            "ACTION#2026-01-01T00:00:00.000Z#01JDAW6K2Z8Q4T1V5X7Y9B3C5D",
+            ItemKey::Audit {
+                subject: p("p1"),
+                sort_key: "ACTION#2026-01-01T00:00:00.000Z#01JDAW6K2Z8Q4T1V5X7Y9B3C5D".into(),
+            },
+        ),
+        (
+            "ERASED#erased_0123456789abcdef",
+            "#ERASURE",
+            ItemKey::Erasure(crate::erasure::Pseudonym::parse("erased_0123456789abcdef").unwrap()),
+        ),
+        (
             "PLAYER#p1",
             "IDEMPOTENCY#retry #2/a b",
             ItemKey::Idempotency {

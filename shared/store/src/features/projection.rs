@@ -26,6 +26,13 @@
 //!
 //! A player without a profile gets one (name = player id), as the API's player routes expect;
 //! a profile's name and email are never touched, and `updatedAt` stays the profile's own time.
+//!
+//! **Erased players stay erased.** Sessions still in the stream when their player is erased
+//! must not bring a profile back. A write learns from its own answer (`UPDATED_OLD`: nothing
+//! old) whether it created the Player item; only then (a player's first projection) does it
+//! read the erasure's marker, and deletes what it created if there is one. The marker is
+//! written before the erasure deletes the profile, so a profile created after that deletion
+//! always finds it.
 
 use std::fmt;
 
@@ -196,8 +203,9 @@ impl Store {
         };
         outcome.writes += 1;
         match self.write_totals(player, &all, now, Guard::Fresh).await {
-            Ok(()) => {
+            Ok(created) => {
                 outcome.applied = all.count;
+                self.undo_if_erased(player, created, &mut outcome).await?;
                 return Ok(outcome);
             }
             Err(e) if e.is_conditional_check_failed() => {}
@@ -223,9 +231,10 @@ impl Store {
                 .write_totals(player, &fresh, now, Guard::Unchanged(&seen))
                 .await
             {
-                Ok(()) => {
+                Ok(created) => {
                     outcome.applied = fresh.count;
                     outcome.already_applied = sessions.len() - fresh.count;
+                    self.undo_if_erased(player, created, &mut outcome).await?;
                     return Ok(outcome);
                 }
                 Err(e) if e.is_conditional_check_failed() => {
@@ -236,6 +245,32 @@ impl Store {
             }
         }
         Err(Retry::PROJECTION.exhausted())
+    }
+
+    /// Deletes the Player item a projection `created` when the player was erased (see the
+    /// module doc): one consistent read of the marker, and a delete if there is one.
+    async fn undo_if_erased(
+        &self,
+        player: &PlayerId,
+        created: bool,
+        outcome: &mut ProjectionOutcome,
+    ) -> Result<(), StoreError> {
+        if !created {
+            return Ok(());
+        }
+        outcome.reads += 1;
+        let marker = entity::erasure(&self.pseudonym(player));
+        if self.table.get_raw(&marker).await?.is_none() {
+            return Ok(());
+        }
+        outcome.writes += 1;
+        self.table
+            .delete_request(&entity::player(player))
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("DeleteItem(erased player's profile)", e))?;
+        tracing::info!(%player, "projection of an erased player undone");
+        Ok(())
     }
 
     /// The player's watermark and `lastPlayedAt`, read consistently.
@@ -280,13 +315,14 @@ impl Store {
     /// The one UpdateItem of a projection: adds `t` to the totals and moves the watermark to
     /// its newest session, on condition `guard`. The fast path adds the sum, on condition that
     /// it fits under the ceiling; the slow path sets the saturated total of what it read.
+    /// `Ok(true)` when the write created the Player item.
     async fn write_totals(
         &self,
         player: &PlayerId,
         t: &Totals,
         now: Timestamp,
         guard: Guard<'_>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let (lifetime, total) = match guard {
             Guard::Fresh => (
                 "if_not_exists(lifetimeScore, :zero) + :sum",
@@ -350,14 +386,17 @@ impl Store {
                 condition
             }
         };
-        self.table
+        let out = self
+            .table
             .update_request(&entity::player(player), update)
             .condition_expression(condition)
             .params(params)?
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedOld)
             .send()
             .await
             .map_err(|e| StoreError::sdk("UpdateItem(projection)", e))?;
-        Ok(())
+        // `playerId` is set by every write: an old value of it means the item was there.
+        Ok(!out.attributes.is_some_and(|a| a.contains_key("playerId")))
     }
 }
 

@@ -11,6 +11,10 @@
 //! - `PLAYS_PER_MINUTE`: the most plays a player may have accepted in any 60 s (default
 //!   [`DEFAULT_PLAYS_PER_MINUTE`], 0 turns the limit off, at most [`MAX_PLAYS_PER_MINUTE`]);
 //!   read by the functions that record plays ([`plays_per_minute`]).
+//! - `ERASURE_SECRET`: the key of erased players' pseudonyms (required by the functions, at
+//!   least [`MIN_CURSOR_SECRET_LEN`] characters, never changed once a player has been erased:
+//!   an erasure's marker is found again by it). The template generates one per stack; a
+//!   store built without one (tests) uses [`DEV_ERASURE_SECRET`]. Read by [`erasure_secret`].
 //! - The SDK's own variables (`AWS_REGION`, `AWS_ENDPOINT_URL`, credentials) choose the
 //!   endpoint; nothing here names one.
 
@@ -43,6 +47,24 @@ pub fn plays_per_minute(lookup: impl Fn(&str) -> Option<String>) -> Result<u32, 
                  {MAX_PLAYS_PER_MINUTE}, not {v:?}"
             ))
         })
+}
+
+/// The erasure secret of a store built without one: tests and benchmarks only, since anyone
+/// can read it here (the functions refuse to start without `ERASURE_SECRET`).
+pub const DEV_ERASURE_SECRET: &[u8] = b"leaderboard-development-erasure-secret";
+
+/// Reads `ERASURE_SECRET` through `lookup`: required, at least [`MIN_CURSOR_SECRET_LEN`]
+/// characters, for the same reason as the cursor secret (a guessable key would let anyone
+/// turn a pseudonym back into the playerId by hashing every id they can guess).
+pub fn erasure_secret(lookup: impl Fn(&str) -> Option<String>) -> Result<Vec<u8>, StoreError> {
+    let secret = lookup("ERASURE_SECRET").unwrap_or_default();
+    if secret.len() < MIN_CURSOR_SECRET_LEN {
+        return Err(StoreError::Config(format!(
+            "ERASURE_SECRET must be a random secret of at least {MIN_CURSOR_SECRET_LEN} \
+             characters (template.yaml generates one): erased players' pseudonyms are keyed by it"
+        )));
+    }
+    Ok(secret.into_bytes())
 }
 
 /// The store's settings.
@@ -118,6 +140,14 @@ fn private_cursor_key() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_erasure_secret_is_required_and_long() {
+        let with = |v: Option<&str>| erasure_secret(|_| v.map(str::to_owned));
+        assert!(matches!(with(None), Err(StoreError::Config(m)) if m.contains("ERASURE_SECRET")));
+        assert!(with(Some("short")).is_err());
+        assert_eq!(with(Some(&"k".repeat(32))).unwrap(), vec![b'k'; 32]);
+    }
 
     #[test]
     fn plays_per_minute_defaults_to_60_and_refuses_what_is_not_a_limit() {

@@ -115,6 +115,13 @@ pub enum StoreError {
         /// The player.
         player: PlayerId,
     },
+    /// The player was erased (or is being erased): their plays and profile writes are refused
+    /// and write nothing.
+    #[error("player {player} was erased")]
+    Erased {
+        /// The player.
+        player: PlayerId,
+    },
     /// The player has had as many plays accepted in the last 60 s as the rate limit allows;
     /// nothing was written.
     #[error(
@@ -199,6 +206,7 @@ impl StoreError {
                 | StoreError::AlreadyExists { .. }
                 | StoreError::BoardClosed { .. }
                 | StoreError::Banned { .. }
+                | StoreError::Erased { .. }
                 | StoreError::Forbidden(_)
                 | StoreError::RateLimited { .. }
                 | StoreError::BadCursor

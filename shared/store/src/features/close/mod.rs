@@ -394,7 +394,9 @@ impl Store {
         }
     }
 
-    /// `closing` -> `closed`, off the open-board index.
+    /// `closing` -> `closed`, off the open-board index. The checkpoint's cursor goes: it is the
+    /// Score sort key of the last entry snapshotted, which names a player (and must not outlive
+    /// their erasure).
     async fn finish_closing(
         &self,
         id: &BoardId,
@@ -404,7 +406,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         let mut update = String::from(
             "SET #status = :closed, closedAt = if_not_exists(closedAt, :now), playerCount = :count \
-             REMOVE gsi2pk, gsi2sk, closeLeaseBy, closeLeaseUntil",
+             REMOVE gsi2pk, gsi2sk, closeLeaseBy, closeLeaseUntil, closeCursor",
         );
         let mut params = Params::new()
             .name("#status", "status")

@@ -64,7 +64,7 @@ impl Store {
 
     /// The same, with the email kept, set or cleared. The profile is read, then written in one
     /// transaction with a check that the ban does not exist (a banned player's profile does not
-    /// change: [`StoreError::Banned`]), and, when the email changes, the new address's owner
+    /// change: [`StoreError::Banned`]) nor an erasure's marker ([`StoreError::Erased`]), and, when the email changes, the new address's owner
     /// item (on condition that no one else owns it) and the deletion of the old one's, on
     /// condition that the profile's email is still the one read: so two players racing for an
     /// address get it once, and a change frees the old address in the same write. A profile
@@ -114,6 +114,12 @@ impl Store {
                 "attribute_not_exists(pk)",
                 Params::new(),
             )?,
+            // Item 1: an erasure committed first refuses it too.
+            self.table.tx_check(
+                &entity::erasure(&self.pseudonym(player)),
+                "attribute_not_exists(pk)",
+                Params::new(),
+            )?,
         ];
         // The email as stored (an address stored before emails were lower-cased keeps its
         // case there), and as the address it is.
@@ -146,7 +152,7 @@ impl Store {
                 .value(":email", email.as_str())
                 .value(":g1pk", g.pk)
                 .value(":g1sk", g.sk);
-            // Item 1: the address's owner, unless another player is.
+            // Item 2: the address's owner, unless another player is.
             let owner = entity::email_owner(email);
             items.push(self.table.tx_update_if(
                 &owner,
@@ -182,7 +188,12 @@ impl Store {
                         player: player.clone(),
                     });
                 }
-                if let (Some(email), true) = (change.set(), failed(1)) {
+                if failed(1) {
+                    return Err(StoreError::Erased {
+                        player: player.clone(),
+                    });
+                }
+                if let (Some(email), true) = (change.set(), failed(2)) {
                     return Err(StoreError::AlreadyExists {
                         what: "email",
                         id: email.to_string(),

@@ -2,7 +2,9 @@
 //!
 //! **Removing an entry** is one transaction, as a play's change is: delete the entry pointer on
 //! condition of the version read, delete the Score item it points at, and record the removal
-//! on the player's lane (written + 1, created − 1, and `chg = {o: old key}`),
+//! on the player's lane (written + 1, created − 1, and `chg = {o: old key}`, with the player's
+//! pseudonym in place of the playerId: the index reads only the key's digits, and a lane keeps
+//! its latest change, which must not hold the id of a player erased later),
 //! so that the rank index takes the entry out exactly once and `playerCount` drops by one. A
 //! `ConditionCheck` that the board is still open fences it against season close (which sets
 //! `closing` before it reads the entries). A concurrent play of the player changes the
@@ -11,8 +13,11 @@
 //! player's first. Sessions stay.
 
 pub(crate) mod bans;
+pub(crate) mod erasure;
 
+use aws_sdk_dynamodb::types::TransactWriteItem;
 use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::erasure::pseudonymous_sort_key;
 use leaderboard_keys::ids::{BoardId, PlayerId};
 
 use crate::ground::error::StoreError;
@@ -52,7 +57,7 @@ impl Store {
                 return Ok(false);
             };
             let pointer: EntryPointer = from_item(pointer)?;
-            match self.remove_pointed(&board, &pointer).await {
+            match self.remove_pointed(&board, &pointer, Vec::new()).await {
                 Ok(()) => return Ok(true),
                 // The board started closing, the player's entry changed, or a conflict or
                 // throttling: read again.
@@ -66,13 +71,23 @@ impl Store {
         Err(Retry::PLAY.exhausted())
     }
 
-    /// The removal's transaction for the entry `pointer` points at (see the module doc).
+    /// The removal's transaction for the entry `pointer` points at (see the module doc), with
+    /// `more` written in the same transaction.
     async fn remove_pointed(
         &self,
         board: &Board,
         pointer: &EntryPointer,
+        more: Vec<TransactWriteItem>,
     ) -> Result<(), StoreError> {
         let id = &board.board_id;
+        let player = &pointer.entry.player_id;
+        let logged = pseudonymous_sort_key(&pointer.score_sk, player, &self.pseudonym(player))
+            .ok_or_else(|| {
+                StoreError::corrupt(
+                    &pointer.score_sk,
+                    format!("the entry pointer of {player} names another player's Score item"),
+                )
+            })?;
         let mut items = vec![
             self.table.tx_board_open(id)?,
             self.table.tx_delete(
@@ -86,12 +101,11 @@ impl Store {
                 Params::new(),
             )?,
         ];
-        items.push(self.table.written_update(
-            board,
-            &pointer.entry.player_id,
-            Some(&pointer.score_sk),
-            None,
-        )?);
+        items.push(
+            self.table
+                .written_update(board, player, Some(&logged), None)?,
+        );
+        items.extend(more);
         self.table
             .transact(items, "TransactWriteItems(remove entry)")
             .await

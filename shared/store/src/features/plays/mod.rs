@@ -2,8 +2,8 @@
 //!
 //! 1. **One consistent read**: a `BatchGetItem` (strongly consistent) of the session (for
 //!    idempotency), the player's profile (the display name the entries take, so that a listing
-//!    needs no profile reads), the player's ban (a banned player's play is refused here, before
-//!    anything is written), each board's metadata, and the player's entry pointer on each
+//!    needs no profile reads), the player's ban and erasure marker (a banned or erased player's
+//!    play is refused here, before anything is written), each board's metadata, and the player's entry pointer on each
 //!    board.
 //! 2. **Decide**, for every board: unknown board (404), closed or outside its window (409),
 //!    score out of range (400) refuse the whole play before anything is written; otherwise the
@@ -11,7 +11,8 @@
 //!    changes.
 //! 3. **One transaction** (`TransactWriteItems`): put the Session if it does not exist; check
 //!    that the player is still not banned (a ban's removal of their entries lists them after
-//!    the ban is written, so a play must not commit after it); for
+//!    the ban is written, so a play must not commit after it) and not being erased (an
+//!    erasure writes its marker before it deletes anything, for the same reason); for
 //!    every board whose entry changes, put the pointer on condition that its version is the one
 //!    read, delete the old Score item on condition it exists, put the new one (both carry the
 //!    name and the play's metadata). Concurrent plays
@@ -65,9 +66,14 @@ pub const FENCE_WINDOW_MS: u64 = 60_000;
 /// player commits after the ban's removal of their entries has listed them.
 const BAN_CHECK: usize = 1;
 
+/// The place of the check that the player is not being erased: an erasure's marker that
+/// commits before the play cancels it there, so no play commits after the erasure has listed
+/// the player's items.
+const ERASURE_CHECK: usize = 2;
+
 /// The place of the put of the play's `Idempotency-Key`, when it has one: a request with the
 /// same key that commits first cancels the play there.
-const KEY_PUT: usize = 2;
+const KEY_PUT: usize = 3;
 
 /// The longest a play's transaction may take before it is abandoned: well inside the fence
 /// window.
@@ -335,6 +341,11 @@ impl Store {
                             player: play.player_id.clone(),
                         });
                     }
+                    if reasons.get(ERASURE_CHECK) == Some(&CancelReason::ConditionalCheckFailed) {
+                        return Err(StoreError::Erased {
+                            player: play.player_id.clone(),
+                        });
+                    }
                     if !CancelReason::all_retryable(&reasons) {
                         return Err(StoreError::TransactionCanceled { reasons });
                     }
@@ -393,7 +404,13 @@ impl Store {
         // request more.
         let player_key = entity::player(&play.player_id);
         let ban_key = entity::ban(&play.player_id);
-        let mut keys = vec![session_key.clone(), player_key.clone(), ban_key.clone()];
+        let erasure_key = entity::erasure(&self.pseudonym(&play.player_id));
+        let mut keys = vec![
+            session_key.clone(),
+            player_key.clone(),
+            ban_key.clone(),
+            erasure_key.clone(),
+        ];
         keys.extend(board_keys.iter().cloned());
         keys.extend(pointer_keys.iter().cloned());
         let idempotency_key = play
@@ -404,6 +421,11 @@ impl Store {
         let rate_key = (self.plays_per_minute > 0).then(|| entity::play_rate(&play.player_id));
         keys.extend(rate_key.iter().cloned());
         let mut found = self.table.batch_get(&keys, "BatchGetItem(play)").await?;
+        if found.take(&erasure_key).is_some() {
+            return Err(StoreError::Erased {
+                player: play.player_id.clone(),
+            });
+        }
         if found.take(&ban_key).is_some() {
             return Err(StoreError::Banned {
                 player: play.player_id.clone(),
@@ -488,6 +510,12 @@ impl Store {
             // A ban that commits first refuses the play (see `BAN_CHECK`).
             self.table.tx_check(
                 &entity::ban(&session.player_id),
+                "attribute_not_exists(pk)",
+                Params::new(),
+            )?,
+            // An erasure that commits its marker first refuses the play (see `ERASURE_CHECK`).
+            self.table.tx_check(
+                &entity::erasure(&self.pseudonym(&session.player_id)),
                 "attribute_not_exists(pk)",
                 Params::new(),
             )?,
