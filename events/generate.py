@@ -123,6 +123,7 @@ API = {
     "delete-ban.json": event("DELETE /admin/players/{playerId}/ban", "ops", admin=True, playerId="p_alice"),
     "delete-players-me.json": event("DELETE /players/me", "p_alice"),
     "delete-admin-player.json": event("DELETE /admin/players/{playerId}", "ops", admin=True, playerId="p_alice"),
+    "get-admin-audit.json": event("GET /admin/audit", "ops", query={"playerId": "p_alice"}, admin=True),
 }
 
 for folder, events in (("submit-score", SUBMIT), ("leaderboard-api", API)):

@@ -25,6 +25,7 @@
 //! | `DELETE /admin/players/{playerId}/ban` | admin | lift the ban |
 //! | `DELETE /players/me` | player | erase oneself |
 //! | `DELETE /admin/players/{playerId}` | admin | erase a player |
+//! | `GET /admin/audit?playerId=` or `?pseudonym=` | admin | the audit trail, newest first |
 //!
 //! Errors: 400 bad parameters (limit out of range, malformed cursor, bad ids), 401 without
 //! identity, 403 admin routes without the admin group, 404 unknown resources, 405 a known path
@@ -102,6 +103,8 @@ pub enum Route {
     EraseMe,
     /// `DELETE /admin/players/{playerId}`
     ErasePlayer,
+    /// `GET /admin/audit`
+    AuditTrail,
 }
 
 /// The routes that need a token, served by `LeaderboardWritesFunction`, in match order: literal
@@ -122,6 +125,7 @@ fn write_routes() -> Vec<(Method, &'static str, Route)> {
         (Method::PUT, "/admin/players/{playerId}/ban", BanPlayer),
         (Method::DELETE, "/admin/players/{playerId}/ban", UnbanPlayer),
         (Method::DELETE, "/admin/players/{playerId}", ErasePlayer),
+        (Method::GET, "/admin/audit", AuditTrail),
     ]
 }
 

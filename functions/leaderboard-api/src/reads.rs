@@ -251,6 +251,7 @@ pub(crate) async fn read_route(
         | Route::BanPlayer
         | Route::UnbanPlayer
         | Route::EraseMe
-        | Route::ErasePlayer => Err(ApiError::not_found("no such read route")),
+        | Route::ErasePlayer
+        | Route::AuditTrail => Err(ApiError::not_found("no such read route")),
     }
 }

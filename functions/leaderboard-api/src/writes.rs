@@ -1,19 +1,24 @@
 //! The routes that need a token: board creation, the caller's profile, entry removal, bans,
-//! erasure and the admin lookup by email. They are served by the function whose role may write
+//! erasure, the audit trail and the admin lookup by email. They are served by the function whose role may write
 //! (`LeaderboardWritesFunction`), so the anonymous read routes run under a role that cannot.
 
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 use leaderboard_http::{
-    ApiError, PathParams, admin, claims, identity, json, json_body, no_content, query_param,
+    ApiError, PathParams, admin, claims, identity, int_param, json, json_body, no_content,
+    query_param,
 };
+use leaderboard_keys::erasure::Pseudonym;
 use leaderboard_keys::ids::Email;
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_store::EmailChange;
 use leaderboard_store::model::NewBoard;
 use serde::Deserialize;
 
-use crate::{App, Route, board_id, no_entry, ok, player_id, shown_board};
+use crate::{
+    App, DEFAULT_PLAYER_LIMIT, MAX_PLAYER_LIMIT, Route, board_id, no_entry, ok, player_id,
+    shown_board,
+};
 
 #[derive(Debug, Deserialize)]
 struct BanBody {
@@ -114,7 +119,10 @@ pub(crate) async fn write_route(
         Route::RemoveEntry => {
             let who = admin(req)?;
             let (id, player) = (board_id(p)?, player_id(p)?);
-            if !store.remove_entry(&id, &player).await? {
+            if !store
+                .remove_entry(&id, &player, &who.player_id, app.now())
+                .await?
+            {
                 return Err(no_entry(&id, &player));
             }
             tracing::info!(board = %id, player = %player, by = %who.player_id, "entry removed");
@@ -174,7 +182,9 @@ pub(crate) async fn write_route(
             let who = admin(req)?;
             let player = player_id(p)?;
             // Lifting a ban that is not there is done too: 204 either way.
-            let lifted = store.unban_player(&player).await?;
+            let lifted = store
+                .unban_player(&player, &who.player_id, app.now())
+                .await?;
             tracing::info!(player = %player, by = %who.player_id, lifted, "ban lifted");
             Ok(no_content())
         }
@@ -186,6 +196,29 @@ pub(crate) async fn write_route(
             let who = admin(req)?;
             let player = player_id(p)?;
             erase(app, &player, who.player_id.as_str(), req).await
+        }
+        Route::AuditTrail => {
+            admin(req)?;
+            let subject = match (query_param(req, "playerId"), query_param(req, "pseudonym")) {
+                (Some(p), None) => PlayerId::parse(&p)?,
+                (None, Some(p)) => Pseudonym::parse(&p)
+                    .map_err(|e| ApiError::invalid(format!("pseudonym: {e}")))?
+                    .as_player_id(),
+                _ => {
+                    return Err(ApiError::invalid(
+                        "give exactly one of playerId and pseudonym",
+                    ));
+                }
+            };
+            let limit = int_param(req, "limit", DEFAULT_PLAYER_LIMIT, 1, MAX_PLAYER_LIMIT)?;
+            let cursor = query_param(req, "cursor");
+            let page = store
+                .audit_trail(&subject, limit as usize, cursor.as_deref())
+                .await?;
+            ok(&serde_json::json!({
+                "items": page.items,
+                "nextCursor": page.next_cursor,
+            }))
         }
         Route::GetBoard
         | Route::TopScores

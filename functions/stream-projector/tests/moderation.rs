@@ -103,7 +103,12 @@ async fn removed_entries_leave_the_index_exact_and_never_half_removed() {
     // players play meanwhile.
     let removed: Vec<&String> = players.iter().step_by(50).collect();
     let removals = removed.iter().map(|p| async {
-        assert!(store.remove_entry(&board_id(), &pid(p)).await.unwrap());
+        assert!(
+            store
+                .remove_entry(&board_id(), &pid(p), &pid("ops"), at(200_000))
+                .await
+                .unwrap()
+        );
     });
     let racing = removed.iter().take(10).enumerate().map(|(i, p)| {
         let store = &store;

@@ -29,6 +29,7 @@ pub use features::close::{CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
 pub use features::listings::friends::{self, MAX_PLAYER_IDS};
 pub use features::listings::players::EmailChange;
 pub use features::listings::scores::{BoardRank, MAX_AROUND};
+pub use features::moderation::audit::{AuditAction, AuditItem};
 pub use features::moderation::bans::{Ban, BanOutcome, MAX_BAN_REASON};
 pub use features::moderation::erasure::ErasureReceipt;
 pub use features::plays::idempotency;

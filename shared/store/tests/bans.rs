@@ -56,8 +56,18 @@ async fn a_play_read_before_the_ban_cannot_commit_after_it() {
     );
 
     // Lifted, the same play goes through as the player's first entry on both boards.
-    assert!(store.unban_player(&pid("cheat")).await.unwrap());
-    assert!(!store.unban_player(&pid("cheat")).await.unwrap());
+    assert!(
+        store
+            .unban_player(&pid("cheat"), &pid("ops"), at(4_000))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .unban_player(&pid("cheat"), &pid("ops"), at(4_001))
+            .await
+            .unwrap()
+    );
     assert!(store.get_ban(&pid("cheat")).await.unwrap().is_none());
     let again = store
         .record_play(

@@ -16,13 +16,18 @@
 //! closing or closed keep their entries (their standings are final).
 //!
 //! **Lifting** deletes the ban. Removed entries come back only through new plays.
+//!
+//! Each writes its audit item in the transaction of its first write (the ban's put, the
+//! lift's delete), with a check that the player is not being erased; the ban's removals are
+//! part of that one action.
 
 use leaderboard_keys::entity::{self, ItemKey};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use crate::ground::error::StoreError;
+use crate::features::moderation::audit::{AuditAction, AuditItem};
+use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{ItemExt, from_item, to_item};
 use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
@@ -90,17 +95,25 @@ impl Store {
             banned_at: now,
             banned_by: by.clone(),
         };
-        self.table
-            .put_request(to_item(&ban, &entity::ban(player), None, None)?)
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("PutItem(ban)", e))?;
+        let mut audit = AuditItem::new(AuditAction::Banned, player, by.as_str(), now);
+        audit.reason = Some(reason.to_owned());
+        let items = vec![
+            self.tx_not_erased(player)?,
+            self.table.tx_put(
+                to_item(&ban, &entity::ban(player), None, None)?,
+                None,
+                Params::new(),
+            )?,
+            self.tx_audit(&audit)?,
+        ];
+        self.transact_admin(player, items, "TransactWriteItems(ban)")
+            .await?;
         let mut outcome = BanOutcome {
             ban,
             removed_from: Vec::new(),
         };
         for board in self.live_entry_boards(player).await? {
-            match self.remove_entry(&board, player).await {
+            match self.remove_entry_audited(&board, player, None).await {
                 Ok(true) => outcome.removed_from.push(board),
                 // Gone already (removed, or the board deleted), or final: nothing to do.
                 Ok(false) | Err(StoreError::NotFound { .. } | StoreError::BoardClosed { .. }) => {}
@@ -116,16 +129,57 @@ impl Store {
         Ok(outcome)
     }
 
-    /// Lifts `player`'s ban: `Ok(true)` when there was one.
-    pub async fn unban_player(&self, player: &PlayerId) -> Result<bool, StoreError> {
-        let out = self
-            .table
-            .delete_request(&entity::ban(player))
-            .return_values(aws_sdk_dynamodb::types::ReturnValue::AllOld)
-            .send()
+    /// Lifts `player`'s ban for the admin `by`, with its audit item: `Ok(true)` when there was
+    /// one (lifting none is an action too, and leaves its item). An erased player is `Erased`.
+    pub async fn unban_player(
+        &self,
+        player: &PlayerId,
+        by: &PlayerId,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let audit = AuditItem::new(AuditAction::Unbanned, player, by.as_str(), now);
+        let lift = vec![
+            self.tx_not_erased(player)?,
+            self.table
+                .tx_delete(&entity::ban(player), "attribute_exists(pk)", Params::new())?,
+            self.tx_audit(&audit)?,
+        ];
+        match self
+            .transact_admin(player, lift, "TransactWriteItems(unban)")
             .await
-            .map_err(|e| StoreError::sdk("DeleteItem(ban)", e))?;
-        Ok(out.attributes.is_some_and(|a| !a.is_empty()))
+        {
+            Ok(()) => Ok(true),
+            // No ban: the audit item alone.
+            Err(StoreError::TransactionCanceled { reasons })
+                if reasons.get(1) == Some(&CancelReason::ConditionalCheckFailed) =>
+            {
+                let alone = vec![self.tx_not_erased(player)?, self.tx_audit(&audit)?];
+                self.transact_admin(player, alone, "TransactWriteItems(unban)")
+                    .await?;
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// An admin action's transaction whose first item is the check that `player` is not
+    /// being erased: that check failing is `Erased`.
+    async fn transact_admin(
+        &self,
+        player: &PlayerId,
+        items: Vec<aws_sdk_dynamodb::types::TransactWriteItem>,
+        what: &'static str,
+    ) -> Result<(), StoreError> {
+        match self.table.transact(items, what).await {
+            Err(StoreError::TransactionCanceled { reasons })
+                if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
+            {
+                Err(StoreError::Erased {
+                    player: player.clone(),
+                })
+            }
+            other => other,
+        }
     }
 
     /// `player`'s ban, if banned (read strongly consistently).

@@ -31,22 +31,21 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
-use leaderboard_keys::entity::{self, ItemKey, Key};
-use leaderboard_keys::erasure::{Pseudonym, pseudonymous_sort_key};
-use leaderboard_keys::ids::{BoardId, Email, PlayerId};
-use leaderboard_keys::rank_index::{CHANGE_ATTR, WRITTEN_ATTR, lane_of};
+use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::erasure::Pseudonym;
+use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
+use crate::features::moderation::audit::{AuditAction, AuditItem};
 use crate::ground::error::{CancelReason, StoreError};
-use crate::ground::items::{Item, ItemExt, from_item};
-use crate::ground::model::{Board, BoardStatus, EntryPointer};
+use crate::ground::items::{ItemExt, s, to_item};
 use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 use crate::table::retry::Retry;
 
 /// Items one erasure transaction deletes at most: 100 a transaction, one of them the tally.
-const CHUNK: usize = 99;
+pub(crate) const CHUNK: usize = 99;
 
 /// What an erasure removed, and when: the receipt its marker keeps, which names the pseudonym
 /// and never the player.
@@ -74,8 +73,11 @@ impl ErasureReceipt {
     }
 }
 
+/// The marker's attribute naming its audit item's sort key.
+const AUDIT_SK: &str = "auditSk";
+
 /// How a pass over the player's items ended.
-enum Pass {
+pub(crate) enum Pass {
     /// Everything listed is gone.
     Clear,
     /// Something must wait: out of time, or a board in the middle of its close.
@@ -159,6 +161,16 @@ impl Store {
         Ok(finished)
     }
 
+    /// A transaction's check that `player` is not being erased (nor was): an admin action
+    /// that commits after an erasure's marker would leave the id behind it.
+    pub(crate) fn tx_not_erased(&self, player: &PlayerId) -> Result<TransactWriteItem, StoreError> {
+        self.table.tx_check(
+            &entity::erasure(&self.pseudonym(player)),
+            "attribute_not_exists(pk)",
+            Params::new(),
+        )
+    }
+
     /// The receipt of `player`'s erasure, if they were erased (or are being erased).
     pub async fn erasure_of(
         &self,
@@ -169,7 +181,10 @@ impl Store {
             .await
     }
 
-    /// Writes the marker unless the erasure finished before: `Some(receipt)` when it had.
+    /// Writes the marker unless the erasure began before: `Some(receipt)` when it finished
+    /// before, `None` when it runs now. The first run writes the marker with the erasure's
+    /// audit item (under the pseudonym), in one transaction; a run that resumes writes nothing
+    /// here (the marker names the player until the end).
     async fn start_erasure(
         &self,
         player: &PlayerId,
@@ -178,97 +193,52 @@ impl Store {
         now: Timestamp,
     ) -> Result<Option<ErasureReceipt>, StoreError> {
         let marker = entity::erasure(pseudonym);
-        let pending = entity::erasure_pending_gsi2(now, pseudonym);
-        let sent = self
-            .table
-            .update_request(
-                &marker,
-                "SET pseudonym = :ps, playerId = :p, requestedBy = if_not_exists(requestedBy, :by), \
-                 startedAt = if_not_exists(startedAt, :now), removed = if_not_exists(removed, :none), \
-                 gsi2pk = if_not_exists(gsi2pk, :g2pk), gsi2sk = if_not_exists(gsi2sk, :g2sk)",
-            )
-            .condition_expression("attribute_not_exists(finishedAt)")
-            .params(
-                Params::new()
-                    .value(":ps", pseudonym.as_str())
-                    .value(":p", player.as_str())
-                    .value(":by", requested_by)
-                    .value(":now", now)
-                    .attr(":none", AttributeValue::M(Default::default()))
-                    .value(":g2pk", pending.pk)
-                    .value(":g2sk", pending.sk),
-            )?
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("UpdateItem(erasure marker)", e));
-        match sent {
-            Ok(_) => Ok(None),
-            Err(e) if e.is_conditional_check_failed() => self.receipt(&marker).await.map(Some),
-            Err(e) => Err(e),
+        if let Some(begun) = self.table.get::<ErasureReceipt>(&marker).await? {
+            return Ok(begun.finished().then_some(begun));
         }
-    }
-
-    /// One pass over the player's partition, oldest key first, 99 items a page.
-    async fn erase_partition(
-        &self,
-        player: &PlayerId,
-        pseudonym: &Pseudonym,
-        out_of_time: &impl Fn() -> bool,
-    ) -> Result<Pass, StoreError> {
-        let marker = entity::erasure(pseudonym);
-        let mut start = None;
-        let mut waits = false;
-        loop {
-            if out_of_time() {
-                return Ok(Pass::Wait);
+        let pending = entity::erasure_pending_gsi2(now, pseudonym);
+        let audit = AuditItem::new(
+            AuditAction::Erased,
+            &pseudonym.as_player_id(),
+            requested_by,
+            now,
+        );
+        let audit_key = audit.key()?;
+        let receipt = ErasureReceipt {
+            pseudonym: pseudonym.clone(),
+            started_at: now,
+            finished_at: None,
+            requested_by: requested_by.to_owned(),
+            removed: BTreeMap::new(),
+        };
+        let mut item = to_item(&receipt, &marker, None, Some(&pending))?;
+        item.insert("playerId".into(), s(player.as_str()));
+        item.insert(AUDIT_SK.into(), s(&audit_key.sk));
+        let first = vec![
+            self.table
+                .tx_put(item, Some("attribute_not_exists(pk)"), Params::new())?,
+            self.tx_audit_at(&audit, &audit_key)?,
+        ];
+        match self
+            .table
+            .transact(first, "TransactWriteItems(erasure marker)")
+            .await
+        {
+            Ok(()) => Ok(None),
+            // A run of the same erasure began it a moment ago: go on with it.
+            Err(StoreError::TransactionCanceled { reasons })
+                if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
+            {
+                let begun = self.receipt(&marker).await?;
+                Ok(begun.finished().then_some(begun))
             }
-            let out = self
-                .table
-                .query_request(Index::Table)
-                .key_condition_expression("pk = :pk")
-                .params(Params::new().value(":pk", entity::player_pk(player)))?
-                .consistent_read(true)
-                .limit(CHUNK as i32)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::sdk("Query(player's items)", e))?;
-            let mut bulk = Vec::new();
-            for item in out.items.unwrap_or_default() {
-                let (pk, sk) = (item.string("pk"), item.string("sk"));
-                let key = Key::new(pk.unwrap_or_default(), sk.unwrap_or_default());
-                match ItemKey::parse(&key.pk, &key.sk) {
-                    // Last, with the email's owner (see `erase_profile`).
-                    Ok(ItemKey::Player(_)) => {}
-                    Ok(ItemKey::Entry { board, .. }) => {
-                        let pointer: EntryPointer = from_item(item.clone())?;
-                        let archived = item.contains_key("ttl");
-                        waits |= !self
-                            .erase_entry(&board, &pointer, archived, pseudonym)
-                            .await?;
-                    }
-                    Ok(ItemKey::SeasonResult { board, .. }) => {
-                        self.erase_result(player, &board, &item, pseudonym).await?;
-                    }
-                    Ok(ItemKey::Session { .. }) => bulk.push((key, "sessions")),
-                    Ok(ItemKey::Idempotency { .. }) => bulk.push((key, "idempotencyKeys")),
-                    Ok(ItemKey::Ban(_)) => bulk.push((key, "ban")),
-                    Ok(ItemKey::PlayRate(_)) => bulk.push((key, "playRate")),
-                    // Whatever else the partition holds is the player's too.
-                    _ => bulk.push((key, "other")),
-                }
-            }
-            self.delete_counted(&marker, &bulk).await?;
-            start = out.last_evaluated_key;
-            if start.is_none() {
-                return Ok(if waits { Pass::Wait } else { Pass::Clear });
-            }
+            Err(e) => Err(e),
         }
     }
 
     /// Deletes `keys` (each with the kind it is counted as), on condition that each exists, and
     /// adds them to the marker's tally in the same transaction.
-    async fn delete_counted(
+    pub(crate) async fn delete_counted(
         &self,
         marker: &Key,
         keys: &[(Key, &'static str)],
@@ -293,7 +263,7 @@ impl Store {
 
     /// The marker's update adding `counts` to its `removed` tally, on condition that the
     /// erasure is still running.
-    fn tally(
+    pub(crate) fn tally(
         &self,
         marker: &Key,
         counts: &BTreeMap<&'static str, u64>,
@@ -319,203 +289,48 @@ impl Store {
         )
     }
 
-    /// Erases the entry `pointer` points at: `Ok(false)` when it must wait for the board's
-    /// close to finish (the close archives it, and the next run erases the archive).
-    async fn erase_entry(
-        &self,
-        board_id: &BoardId,
-        pointer: &EntryPointer,
-        archived: bool,
-        pseudonym: &Pseudonym,
-    ) -> Result<bool, StoreError> {
-        let marker = entity::erasure(pseudonym);
-        let raw = self.table.get_raw(&entity::board(board_id)).await?;
-        let cursor = raw
-            .as_ref()
-            .and_then(|r| r.string("closeCursor"))
-            .map(str::to_owned);
-        let board: Option<Board> = raw.map(from_item).transpose()?;
-        let status = board.as_ref().map(|b| b.status);
-        if let (Some(board), false, Some(BoardStatus::Open)) = (&board, archived, status) {
-            let counts = BTreeMap::from([("entryPointers", 1), ("scores", 1)]);
-            // Conflicts and a board that began to close come back as worth re-reading: the
-            // next pass lists the pointer again.
-            self.remove_pointed(board, pointer, vec![self.tally(&marker, &counts)?])
-                .await?;
-            return Ok(true);
-        }
-        if !archived && status == Some(BoardStatus::Closing) {
-            return Ok(false);
-        }
-        let player = &pointer.entry.player_id;
-        self.pseudonymise_lane(board_id, player, pseudonym).await?;
-        if let Some(cursor) =
-            cursor.filter(|c| pseudonymous_sort_key(c, player, pseudonym).is_some())
-        {
-            self.drop_close_cursor(board_id, &cursor).await?;
-        }
-        let score = Key::new(entity::board_pk(board_id), &pointer.score_sk);
-        let mut keys = vec![(entity::entry(player, board_id), "entryPointers")];
-        if self.table.get_raw(&score).await?.is_some() {
-            keys.push((score, "scores"));
-        }
-        self.delete_counted(&marker, &keys).await?;
-        Ok(true)
-    }
-
-    /// Makes the player's lane on `board` record their pseudonym where its latest change holds
-    /// their id (a closed board's lane keeps its last change for good), on condition that no
-    /// change came since it was read.
-    async fn pseudonymise_lane(
-        &self,
-        board: &BoardId,
-        player: &PlayerId,
-        pseudonym: &Pseudonym,
-    ) -> Result<(), StoreError> {
-        let lane = entity::lane(board, lane_of(player.as_str()));
-        let Some(item) = self.table.get_raw(&lane).await? else {
-            return Ok(());
-        };
-        let Some(AttributeValue::M(change)) = item.get(CHANGE_ATTR) else {
-            return Ok(());
-        };
-        let mut clean = change.clone();
-        let mut touched = false;
-        for value in clean.values_mut() {
-            if let AttributeValue::S(key) = value
-                && let Some(p) = pseudonymous_sort_key(key, player, pseudonym)
-            {
-                *value = AttributeValue::S(p);
-                touched = true;
-            }
-        }
-        if !touched {
-            return Ok(());
-        }
-        let written: u64 = item.number(WRITTEN_ATTR).unwrap_or(0);
-        let sent = self
-            .table
-            .update_request(&lane, "SET #chg = :chg")
-            .condition_expression("#w = :w")
-            .params(
-                Params::new()
-                    .name("#chg", CHANGE_ATTR)
-                    .name("#w", WRITTEN_ATTR)
-                    .attr(":chg", AttributeValue::M(clean))
-                    .value(":w", written),
-            )?
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("UpdateItem(lane change)", e));
-        match sent {
-            // A later change replaced it: the lane holds someone else's change now.
-            Err(e) if e.is_conditional_check_failed() => Ok(()),
-            other => other.map(drop),
-        }
-    }
-
-    /// Removes a closed board's close checkpoint cursor, `cursor`, on condition that it is
-    /// still that (boards closed before the close removed it on finishing keep the Score sort
-    /// key of the last entry snapshotted, which may be the player's).
-    async fn drop_close_cursor(&self, board: &BoardId, cursor: &str) -> Result<(), StoreError> {
-        let sent = self
-            .table
-            .update_request(&entity::board(board), "REMOVE closeCursor")
-            .condition_expression("closeCursor = :c")
-            .params(Params::new().value(":c", cursor))?
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("UpdateItem(close cursor)", e));
-        match sent {
-            Err(e) if e.is_conditional_check_failed() => Ok(()),
-            other => other.map(drop),
-        }
-    }
-
-    /// Gives the final standing a season result names the pseudonym (no name, no metadata) and
-    /// deletes the result, in one transaction with the tally.
-    async fn erase_result(
-        &self,
-        player: &PlayerId,
-        board: &BoardId,
-        result: &Item,
-        pseudonym: &Pseudonym,
-    ) -> Result<(), StoreError> {
-        let marker = entity::erasure(pseudonym);
-        let result_key = entity::season_result(player, board);
-        let standing = result
-            .number::<u64>("rank")
-            .and_then(|rank| entity::final_standing(board, rank).ok());
-        if let Some(standing) = standing {
-            let counts = BTreeMap::from([("finalStandings", 1), ("seasonResults", 1)]);
-            let items = vec![
-                self.table.tx_update_if(
-                    &standing,
-                    "SET playerId = :ps REMOVE #name, metadata",
-                    "playerId = :p",
-                    Params::new()
-                        .name("#name", "name")
-                        .value(":ps", pseudonym.as_str())
-                        .value(":p", player.as_str()),
-                )?,
-                self.table
-                    .tx_delete(&result_key, "attribute_exists(pk)", Params::new())?,
-                self.tally(&marker, &counts)?,
-            ];
-            match self
-                .table
-                .transact(items, "TransactWriteItems(erase result)")
-                .await
-            {
-                Ok(()) => return Ok(()),
-                // The standing is not the player's (or is gone): the result goes alone.
-                Err(StoreError::TransactionCanceled { reasons })
-                    if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        self.delete_counted(&marker, &[(result_key, "seasonResults")])
-            .await
-    }
-
-    /// Deletes the profile and its email's owner item, with the tally.
-    async fn erase_profile(&self, player: &PlayerId, marker: &Key) -> Result<(), StoreError> {
-        let profile = entity::player(player);
-        let Some(item) = self.table.get_raw(&profile).await? else {
-            return Ok(());
-        };
-        let mut keys = vec![(profile, "profile")];
-        if let Some(email) = item.string("email").and_then(|e| Email::parse(e).ok()) {
-            let owner = entity::email_owner(&email);
-            let held = self.table.get_raw(&owner).await?;
-            if held.is_some_and(|o| o.string("playerId") == Some(player.as_str())) {
-                keys.push((owner, "emailOwner"));
-            }
-        }
-        self.delete_counted(marker, &keys).await
-    }
-
-    /// Sets `finishedAt` and takes the `playerId` and the pending listing off the marker.
+    /// Sets `finishedAt` and takes the `playerId` and the pending listing off the marker, and
+    /// writes the receipt's counts on the erasure's audit item, in one transaction.
     async fn finish_erasure(
         &self,
         marker: &Key,
         now: Timestamp,
     ) -> Result<ErasureReceipt, StoreError> {
-        let sent = self
+        let raw = self
             .table
-            .update_request(
-                marker,
-                "SET finishedAt = :now REMOVE playerId, gsi2pk, gsi2sk",
-            )
-            .condition_expression("attribute_exists(pk) AND attribute_not_exists(finishedAt)")
-            .params(Params::new().value(":now", now))?
-            .send()
+            .get_raw(marker)
+            .await?
+            .ok_or_else(|| StoreError::corrupt(&marker.pk, "the erasure's marker is gone"))?;
+        if raw.contains_key("finishedAt") {
+            return self.receipt(marker).await;
+        }
+        let mut items = vec![self.table.tx_update_if(
+            marker,
+            "SET finishedAt = :now REMOVE playerId, gsi2pk, gsi2sk",
+            "attribute_exists(pk) AND attribute_not_exists(finishedAt)",
+            Params::new().value(":now", now),
+        )?];
+        let pseudonym = raw.string("pseudonym").map(Pseudonym::parse).transpose()?;
+        if let (Some(sk), Some(pseudonym)) = (raw.string(AUDIT_SK), pseudonym) {
+            let removed = raw
+                .get("removed")
+                .cloned()
+                .unwrap_or(AttributeValue::M(Default::default()));
+            items.push(self.table.tx_update(
+                &Key::new(entity::audit_pk(&pseudonym.as_player_id()), sk),
+                "SET removed = :r, finishedAt = :now",
+                Params::new().attr(":r", removed).value(":now", now),
+            )?);
+        }
+        match self
+            .table
+            .transact(items, "TransactWriteItems(erasure finished)")
             .await
-            .map_err(|e| StoreError::sdk("UpdateItem(erasure finished)", e));
-        match sent {
+        {
             // A run of the same erasure finished it first.
-            Err(e) if !e.is_conditional_check_failed() => return Err(e),
-            _ => {}
+            Err(StoreError::TransactionCanceled { reasons })
+                if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) => {}
+            other => other?,
         }
         self.receipt(marker).await
     }

@@ -1,4 +1,5 @@
-//! Moderation (contract §7): removing a player's entry from an open board.
+//! Moderation and data rights (contract §7): removing a player's entry from an open board here;
+//! bans, erasure, the export and the audit trail in their own rooms.
 //!
 //! **Removing an entry** is one transaction, as a play's change is: delete the entry pointer on
 //! condition of the version read, delete the Score item it points at, and record the removal
@@ -10,29 +11,58 @@
 //! `closing` before it reads the entries). A concurrent play of the player changes the
 //! pointer's version, so one of the two is cancelled and re-read: the removal never leaves a
 //! Score item without its pointer, and a play that commits after it makes a new entry, as the
-//! player's first. Sessions stay.
+//! player's first. Sessions stay. The same transaction writes the removal's audit item and
+//! checks that the player is not being erased (an erasure lists the trail after its marker).
 
+pub(crate) mod audit;
 pub(crate) mod bans;
 pub(crate) mod erasure;
+mod erasure_steps;
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::erasure::pseudonymous_sort_key;
 use leaderboard_keys::ids::{BoardId, PlayerId};
 
-use crate::ground::error::StoreError;
+use crate::features::moderation::audit::{AuditAction, AuditItem};
+use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::from_item;
 use crate::ground::model::{Board, BoardStatus, EntryPointer};
 use crate::store::Store;
 use crate::table::request::Params;
 use crate::table::retry::Retry;
+use leaderboard_keys::time::Timestamp;
+
+/// The items of a removal's own transaction (board check, pointer, Score item, lane): what
+/// the caller adds comes after them.
+const REMOVAL_ITEMS: usize = 4;
 
 impl Store {
-    /// Removes `player`'s entry from the open board `id`: `Ok(true)` when removed, `Ok(false)`
-    /// when the player has none there. An unknown board is `NotFound`; a board that is not
-    /// open (closing or closed) is `BoardClosed`. Retried, as a play is, when a concurrent
-    /// write cancels it.
-    pub async fn remove_entry(&self, id: &BoardId, player: &PlayerId) -> Result<bool, StoreError> {
+    /// Removes `player`'s entry from the open board `id` for the admin `by`, with its audit
+    /// item: `Ok(true)` when removed, `Ok(false)` when the player has none there (nothing
+    /// written). An unknown board is `NotFound`; a board that is not open (closing or closed)
+    /// is `BoardClosed`; a player being erased is `Erased`. Retried, as a play is, when a
+    /// concurrent write cancels it.
+    pub async fn remove_entry(
+        &self,
+        id: &BoardId,
+        player: &PlayerId,
+        by: &PlayerId,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let mut audit = AuditItem::new(AuditAction::EntryRemoved, player, by.as_str(), now);
+        audit.leaderboard_id = Some(id.clone());
+        self.remove_entry_audited(id, player, Some(&audit)).await
+    }
+
+    /// The removal, with `audit` (and the check that the player is not being erased) in its
+    /// transaction when given: a ban's removals are part of the ban's one audited action.
+    pub(crate) async fn remove_entry_audited(
+        &self,
+        id: &BoardId,
+        player: &PlayerId,
+        audit: Option<&AuditItem>,
+    ) -> Result<bool, StoreError> {
         for attempt in Retry::PLAY.attempts() {
             let keys = [entity::board(id), entity::entry(player, id)];
             let mut found = self
@@ -57,8 +87,23 @@ impl Store {
                 return Ok(false);
             };
             let pointer: EntryPointer = from_item(pointer)?;
-            match self.remove_pointed(&board, &pointer, Vec::new()).await {
+            let mut more = Vec::new();
+            if let Some(audit) = audit {
+                more.push(self.tx_not_erased(player)?);
+                more.push(self.tx_audit(audit)?);
+            }
+            match self.remove_pointed(&board, &pointer, more).await {
                 Ok(()) => return Ok(true),
+                // The erasure check (the first item after the removal's four).
+                Err(StoreError::TransactionCanceled { reasons })
+                    if audit.is_some()
+                        && reasons.get(REMOVAL_ITEMS)
+                            == Some(&CancelReason::ConditionalCheckFailed) =>
+                {
+                    return Err(StoreError::Erased {
+                        player: player.clone(),
+                    });
+                }
                 // The board started closing, the player's entry changed, or a conflict or
                 // throttling: read again.
                 Err(e) if e.worth_rereading() => {
