@@ -122,6 +122,7 @@ API = {
         "PUT /admin/players/{playerId}/ban", "ops", {"reason": "impossible scores"}, admin=True, playerId="p_alice"),
     "delete-ban.json": event("DELETE /admin/players/{playerId}/ban", "ops", admin=True, playerId="p_alice"),
     "delete-players-me.json": event("DELETE /players/me", "p_alice"),
+    "get-players-me-export.json": event("GET /players/me/export", "p_alice"),
     "delete-admin-player.json": event("DELETE /admin/players/{playerId}", "ops", admin=True, playerId="p_alice"),
     "get-admin-audit.json": event("GET /admin/audit", "ops", query={"playerId": "p_alice"}, admin=True),
 }

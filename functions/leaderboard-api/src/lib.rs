@@ -26,6 +26,7 @@
 //! | `DELETE /players/me` | player | erase oneself |
 //! | `DELETE /admin/players/{playerId}` | admin | erase a player |
 //! | `GET /admin/audit?playerId=` or `?pseudonym=` | admin | the audit trail, newest first |
+//! | `GET /players/me/export` | player | everything stored about the caller |
 //!
 //! Errors: 400 bad parameters (limit out of range, malformed cursor, bad ids), 401 without
 //! identity, 403 admin routes without the admin group, 404 unknown resources, 405 a known path
@@ -105,6 +106,8 @@ pub enum Route {
     ErasePlayer,
     /// `GET /admin/audit`
     AuditTrail,
+    /// `GET /players/me/export`
+    ExportMe,
 }
 
 /// The routes that need a token, served by `LeaderboardWritesFunction`, in match order: literal
@@ -121,6 +124,7 @@ fn write_routes() -> Vec<(Method, &'static str, Route)> {
         (Method::PUT, "/players/me", PutMe),
         (Method::GET, "/players/me", GetMe),
         (Method::DELETE, "/players/me", EraseMe),
+        (Method::GET, "/players/me/export", ExportMe),
         (Method::GET, "/admin/players", AdminPlayerByEmail),
         (Method::PUT, "/admin/players/{playerId}/ban", BanPlayer),
         (Method::DELETE, "/admin/players/{playerId}/ban", UnbanPlayer),

@@ -252,6 +252,7 @@ pub(crate) async fn read_route(
         | Route::UnbanPlayer
         | Route::EraseMe
         | Route::ErasePlayer
-        | Route::AuditTrail => Err(ApiError::not_found("no such read route")),
+        | Route::AuditTrail
+        | Route::ExportMe => Err(ApiError::not_found("no such read route")),
     }
 }

@@ -1,5 +1,5 @@
 //! The routes that need a token: board creation, the caller's profile, entry removal, bans,
-//! erasure, the audit trail and the admin lookup by email. They are served by the function whose role may write
+//! erasure, the export, the audit trail and the admin lookup by email. They are served by the function whose role may write
 //! (`LeaderboardWritesFunction`), so the anonymous read routes run under a role that cannot.
 
 use lambda_http::http::StatusCode;
@@ -196,6 +196,13 @@ pub(crate) async fn write_route(
             let who = admin(req)?;
             let player = player_id(p)?;
             erase(app, &player, who.player_id.as_str(), req).await
+        }
+        Route::ExportMe => {
+            let who = identity(req)?;
+            let cursor = query_param(req, "cursor");
+            ok(&store
+                .export_player(&who.player_id, cursor.as_deref())
+                .await?)
         }
         Route::AuditTrail => {
             admin(req)?;

@@ -32,6 +32,9 @@ pub use features::listings::scores::{BoardRank, MAX_AROUND};
 pub use features::moderation::audit::{AuditAction, AuditItem};
 pub use features::moderation::bans::{Ban, BanOutcome, MAX_BAN_REASON};
 pub use features::moderation::erasure::ErasureReceipt;
+pub use features::moderation::export::{
+    EXPORT_ENTRIES, EXPORT_RESULTS, EXPORT_SESSIONS, ExportedEntry, PlayerExport,
+};
 pub use features::plays::idempotency;
 pub use features::plays::ranks::{CommittedPlay, PlayOutcome};
 pub use features::plays::{MAX_BOARDS_PER_PLAY, Play};

@@ -17,7 +17,7 @@
 //! its name and metadata, in the transaction that deletes the result; sessions, idempotency
 //! keys, the ban and the rate item go 99 to a transaction with the tally. The profile and the
 //! email's owner item go last, together. Each transaction adds what it removed to the marker's
-//! `removed` counts, and each delete is conditional on the item existing, so the counts are
+//! counts, and each delete is conditional on the item existing, so the counts are
 //! exact however often an erasure is interrupted, resumed or run twice at once.
 //!
 //! **Resumable.** An erasure that runs out of time (or meets a board in the middle of its
@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::features::moderation::audit::{AuditAction, AuditItem};
 use crate::ground::error::{CancelReason, StoreError};
-use crate::ground::items::{ItemExt, s, to_item};
+use crate::ground::items::{Item, ItemExt, from_item, s, to_item};
 use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 use crate::table::retry::Retry;
@@ -61,8 +61,10 @@ pub struct ErasureReceipt {
     pub finished_at: Option<Timestamp>,
     /// Who asked: `player` (the player themselves) or the admin's `sub`.
     pub requested_by: String,
-    /// Items removed (or, for `finalStandings`, pseudonymised), by kind.
-    #[serde(default)]
+    /// Items removed (or, for `finalStandings`, pseudonymised), by kind. Stored as one
+    /// attribute a kind, `removed_<kind>` (never an empty map: DynamoDB Local's stream drops
+    /// an empty map's type, which no stream reader can parse).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub removed: BTreeMap<String, u64>,
 }
 
@@ -72,6 +74,9 @@ impl ErasureReceipt {
         self.finished_at.is_some()
     }
 }
+
+/// The prefix of the marker's count attributes, `removed_<kind>`.
+const REMOVED_PREFIX: &str = "removed_";
 
 /// The marker's attribute naming its audit item's sort key.
 const AUDIT_SK: &str = "auditSk";
@@ -177,8 +182,10 @@ impl Store {
         player: &PlayerId,
     ) -> Result<Option<ErasureReceipt>, StoreError> {
         self.table
-            .get(&entity::erasure(&self.pseudonym(player)))
-            .await
+            .get_raw(&entity::erasure(&self.pseudonym(player)))
+            .await?
+            .map(receipt_of)
+            .transpose()
     }
 
     /// Writes the marker unless the erasure began before: `Some(receipt)` when it finished
@@ -193,7 +200,8 @@ impl Store {
         now: Timestamp,
     ) -> Result<Option<ErasureReceipt>, StoreError> {
         let marker = entity::erasure(pseudonym);
-        if let Some(begun) = self.table.get::<ErasureReceipt>(&marker).await? {
+        if let Some(begun) = self.table.get_raw(&marker).await? {
+            let begun = receipt_of(begun)?;
             return Ok(begun.finished().then_some(begun));
         }
         let pending = entity::erasure_pending_gsi2(now, pseudonym);
@@ -261,7 +269,7 @@ impl Store {
         Ok(())
     }
 
-    /// The marker's update adding `counts` to its `removed` tally, on condition that the
+    /// The marker's update adding `counts` to its tally, on condition that the
     /// erasure is still running.
     pub(crate) fn tally(
         &self,
@@ -274,11 +282,9 @@ impl Store {
             if i > 0 {
                 update.push_str(", ");
             }
-            update.push_str(&format!(
-                "removed.#k{i} = if_not_exists(removed.#k{i}, :z) + :n{i}"
-            ));
+            update.push_str(&format!("#k{i} = if_not_exists(#k{i}, :z) + :n{i}"));
             params = params
-                .name(format!("#k{i}"), *kind)
+                .name(format!("#k{i}"), format!("{REMOVED_PREFIX}{kind}"))
                 .value(format!(":n{i}"), *n);
         }
         self.table.tx_update_if(
@@ -310,17 +316,27 @@ impl Store {
             "attribute_exists(pk) AND attribute_not_exists(finishedAt)",
             Params::new().value(":now", now),
         )?];
-        let pseudonym = raw.string("pseudonym").map(Pseudonym::parse).transpose()?;
-        if let (Some(sk), Some(pseudonym)) = (raw.string(AUDIT_SK), pseudonym) {
-            let removed = raw
-                .get("removed")
-                .cloned()
-                .unwrap_or(AttributeValue::M(Default::default()));
-            items.push(self.table.tx_update(
-                &Key::new(entity::audit_pk(&pseudonym.as_player_id()), sk),
-                "SET removed = :r, finishedAt = :now",
-                Params::new().attr(":r", removed).value(":now", now),
-            )?);
+        let audit_sk = raw.string(AUDIT_SK).map(str::to_owned);
+        let receipt = receipt_of(raw)?;
+        if let Some(sk) = audit_sk {
+            let audit = Key::new(entity::audit_pk(&receipt.pseudonym.as_player_id()), sk);
+            let (update, params) = if receipt.removed.is_empty() {
+                ("SET finishedAt = :now", Params::new())
+            } else {
+                let counts = receipt
+                    .removed
+                    .iter()
+                    .map(|(k, n)| (k.clone(), AttributeValue::N(n.to_string())))
+                    .collect();
+                (
+                    "SET removed = :r, finishedAt = :now",
+                    Params::new().attr(":r", AttributeValue::M(counts)),
+                )
+            };
+            items.push(
+                self.table
+                    .tx_update(&audit, update, params.value(":now", now))?,
+            );
         }
         match self
             .table
@@ -337,9 +353,26 @@ impl Store {
 
     /// The marker's receipt, read consistently.
     async fn receipt(&self, marker: &Key) -> Result<ErasureReceipt, StoreError> {
-        self.table
-            .get(marker)
+        let item = self
+            .table
+            .get_raw(marker)
             .await?
-            .ok_or_else(|| StoreError::corrupt(&marker.pk, "the erasure's marker is gone"))
+            .ok_or_else(|| StoreError::corrupt(&marker.pk, "the erasure's marker is gone"))?;
+        receipt_of(item)
     }
+}
+
+/// The receipt a marker item holds: its fields, and its `removed_<kind>` counts.
+fn receipt_of(item: Item) -> Result<ErasureReceipt, StoreError> {
+    let counts: BTreeMap<String, u64> = item
+        .iter()
+        .filter_map(|(attr, v)| {
+            let kind = attr.strip_prefix(REMOVED_PREFIX)?;
+            let AttributeValue::N(n) = v else { return None };
+            Some((kind.to_owned(), n.parse().ok()?))
+        })
+        .collect();
+    let mut receipt: ErasureReceipt = from_item(item)?;
+    receipt.removed = counts;
+    Ok(receipt)
 }

@@ -18,6 +18,7 @@ pub(crate) mod audit;
 pub(crate) mod bans;
 pub(crate) mod erasure;
 mod erasure_steps;
+pub(crate) mod export;
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
 use leaderboard_keys::entity::{self, Key};
