@@ -178,6 +178,17 @@ async fn every_route_stays_within_its_functions_policy() {
     assert_eq!(banned["removedFrom"], json!(["weekly"]), "{banned}");
     f.ok("DELETE", "/admin/players/bob/ban", As::Admin("root"), None)
         .await;
+    // Data rights: the audit trail, an export, and erasures (one by an admin of a player with a
+    // trail to move and an entry on a closed board; one by a player of themselves).
+    f.ok("GET", "/admin/audit?playerId=bob", As::Admin("root"), None)
+        .await;
+    f.ok("GET", "/players/me/export", As::Player("ada"), None)
+        .await;
+    f.ok("DELETE", "/admin/players/bob", As::Admin("root"), None)
+        .await;
+    f.ok("DELETE", "/admin/players/p00002", As::Admin("root"), None)
+        .await;
+    f.ok("DELETE", "/players/me", As::Player("ada"), None).await;
 
     for (function, log) in &f.logs {
         let policy = Policy::of(function).unwrap();
@@ -195,9 +206,9 @@ async fn every_route_stays_within_its_functions_policy() {
     };
     assert!(deleted(&f.logs[2].1).contains(&"LEADERBOARD".to_owned()));
     let by_writes = deleted(&f.logs[1].1);
-    assert!(
-        by_writes.contains(&"LEADERBOARD".to_owned()) && by_writes.contains(&"PLAYER".to_owned())
-    );
+    for partition in ["LEADERBOARD", "PLAYER", "EMAIL", "AUDIT"] {
+        assert!(by_writes.contains(&partition.to_owned()), "{partition}");
+    }
     // And the check has teeth: the read-only function's policy refuses what the others sent.
     let reads = Policy::of("LeaderboardApiFunction").unwrap();
     assert!(!reads.refusals(&f.logs[1].1).is_empty());

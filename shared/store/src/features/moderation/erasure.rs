@@ -261,7 +261,7 @@ impl Store {
                         .tx_delete(key, "attribute_exists(pk)", Params::new())?,
                 );
             }
-            items.push(self.tally(marker, &counts)?);
+            items.push(self.erasure_tally(marker, &counts)?);
             self.table
                 .transact(items, "TransactWriteItems(erase items)")
                 .await?;
@@ -271,7 +271,7 @@ impl Store {
 
     /// The marker's update adding `counts` to its tally, on condition that the
     /// erasure is still running.
-    pub(crate) fn tally(
+    pub(crate) fn erasure_tally(
         &self,
         marker: &Key,
         counts: &BTreeMap<&'static str, u64>,

@@ -102,7 +102,7 @@ impl Store {
             let counts = BTreeMap::from([("entryPointers", 1), ("scores", 1)]);
             // Conflicts and a board that began to close come back as worth re-reading: the
             // next pass lists the pointer again.
-            self.remove_pointed(board, pointer, vec![self.tally(&marker, &counts)?])
+            self.remove_pointed(board, pointer, vec![self.erasure_tally(&marker, &counts)?])
                 .await?;
             return Ok(true);
         }
@@ -222,7 +222,7 @@ impl Store {
                 )?,
                 self.table
                     .tx_delete(&result_key, "attribute_exists(pk)", Params::new())?,
-                self.tally(&marker, &counts)?,
+                self.erasure_tally(&marker, &counts)?,
             ];
             match self
                 .table
@@ -318,7 +318,7 @@ impl Store {
                 )?);
             }
             let counts = BTreeMap::from([("auditItemsMoved", (writes.len() / 2) as u64)]);
-            writes.push(self.tally(&marker, &counts)?);
+            writes.push(self.erasure_tally(&marker, &counts)?);
             self.table
                 .transact(writes, "TransactWriteItems(move audit trail)")
                 .await?;
