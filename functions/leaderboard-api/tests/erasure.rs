@@ -2,7 +2,8 @@
 //! Local: afterwards a scan finds the player's id and email nowhere, the closed board lists the
 //! pseudonym at the player's rank, the id's plays and profile writes are 403 `erased` and write
 //! nothing, a repeat is 204 and writes nothing, who may erase whom, and a request out of time
-//! answers 202 with the receipt and its repeat finishes.
+//! answers 202 with the receipt and its repeat finishes; the sample events of the data-rights
+//! routes work.
 
 mod common;
 
@@ -168,4 +169,44 @@ async fn an_erasure_out_of_time_answers_202_and_its_repeat_finishes() {
         .await;
     assert_eq!(status, 204);
     assert_eq!(holding(&h, GONE).await, Vec::<RawItem>::new());
+}
+
+#[tokio::test]
+async fn the_sample_events_work() {
+    let h = harness("api_erase_sample").await;
+    h.board("season_3", Order::Desc).await;
+    h.play("p_alice", 100, &["season_3"]).await;
+    let (status, _) = h
+        .call(
+            "DELETE",
+            "/leaderboards/season_3/players/p_alice",
+            As::Admin("ops"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 204);
+    h.play("p_alice", 50, &["season_3"]).await;
+    for (sample, status) in [
+        (
+            include_str!("../../../events/leaderboard-api/get-players-me-export.json"),
+            200,
+        ),
+        (
+            include_str!("../../../events/leaderboard-api/get-admin-audit.json"),
+            200,
+        ),
+        (
+            include_str!("../../../events/leaderboard-api/delete-admin-player.json"),
+            204,
+        ),
+        (
+            include_str!("../../../events/leaderboard-api/delete-players-me.json"),
+            204,
+        ),
+    ] {
+        let req = lambda_http::request::from_str(sample).unwrap();
+        let resp = handle(&h.api, req).await.unwrap();
+        assert_eq!(resp.status().as_u16(), status, "{sample}");
+    }
+    assert!(!format!("{:?}", h.table.dump().await).contains("p_alice"));
 }

@@ -15,8 +15,9 @@
 //! Score item and pointer) is deleted after the player's lane on that board is made to hold the
 //! pseudonym instead of the id; a season result's final standing takes the pseudonym and loses
 //! its name and metadata, in the transaction that deletes the result; sessions, idempotency
-//! keys, the ban and the rate item go 99 to a transaction with the tally. The profile and the
-//! email's owner item go last, together. Each transaction adds what it removed to the marker's
+//! keys, the ban and the rate item go 99 to a transaction with the tally; the player's audit
+//! trail moves under the pseudonym (see `audit`). The profile and the email's owner item go
+//! last, together. Each transaction adds what it removed to the marker's
 //! counts, and each delete is conditional on the item existing, so the counts are
 //! exact however often an erasure is interrupted, resumed or run twice at once.
 //!
