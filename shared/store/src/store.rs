@@ -5,6 +5,8 @@
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::TransactWriteItem;
+use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::erasure::Pseudonym;
 use leaderboard_keys::ids::PlayerId;
 
@@ -13,6 +15,7 @@ use crate::ground::error::StoreError;
 use crate::ground::tls;
 use crate::primitives::rank_lookup::GenerationCache;
 use crate::table::Table;
+use crate::table::request::Params;
 
 /// The repository over one table. Cheap to clone: clones share the SDK client.
 #[derive(Clone)]
@@ -48,6 +51,22 @@ impl Store {
     /// `player`'s pseudonym: what an erasure leaves in their place, and the key of its marker.
     pub fn pseudonym(&self, player: &PlayerId) -> Pseudonym {
         Pseudonym::of(&self.erasure_secret, player)
+    }
+
+    /// The key of `player`'s erasure marker, `ERASED#<pseudonym>` / `#ERASURE`: present from
+    /// the erasure's first write on, for good.
+    pub(crate) fn erasure_marker(&self, player: &PlayerId) -> Key {
+        entity::erasure(&self.pseudonym(player))
+    }
+
+    /// A transaction's check that `player` has no erasure marker: a play, a profile write or an
+    /// admin action that commits after the marker would leave the id behind the erasure.
+    pub(crate) fn tx_not_erased(&self, player: &PlayerId) -> Result<TransactWriteItem, StoreError> {
+        self.table.tx_check(
+            &self.erasure_marker(player),
+            "attribute_not_exists(pk)",
+            Params::new(),
+        )
     }
 
     /// The same store, accepting at most `limit` plays of a player in any 60 s (0: no limit;

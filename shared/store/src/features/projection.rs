@@ -259,8 +259,12 @@ impl Store {
             return Ok(());
         }
         outcome.reads += 1;
-        let marker = entity::erasure(&self.pseudonym(player));
-        if self.table.get_raw(&marker).await?.is_none() {
+        if self
+            .table
+            .get_raw(&self.erasure_marker(player))
+            .await?
+            .is_none()
+        {
             return Ok(());
         }
         outcome.writes += 1;

@@ -115,11 +115,7 @@ impl Store {
                 Params::new(),
             )?,
             // Item 1: an erasure committed first refuses it too.
-            self.table.tx_check(
-                &entity::erasure(&self.pseudonym(player)),
-                "attribute_not_exists(pk)",
-                Params::new(),
-            )?,
+            self.tx_not_erased(player)?,
         ];
         // The email as stored (an address stored before emails were lower-cased keeps its
         // case there), and as the address it is.

@@ -167,23 +167,13 @@ impl Store {
         Ok(finished)
     }
 
-    /// A transaction's check that `player` is not being erased (nor was): an admin action
-    /// that commits after an erasure's marker would leave the id behind it.
-    pub(crate) fn tx_not_erased(&self, player: &PlayerId) -> Result<TransactWriteItem, StoreError> {
-        self.table.tx_check(
-            &entity::erasure(&self.pseudonym(player)),
-            "attribute_not_exists(pk)",
-            Params::new(),
-        )
-    }
-
     /// The receipt of `player`'s erasure, if they were erased (or are being erased).
     pub async fn erasure_of(
         &self,
         player: &PlayerId,
     ) -> Result<Option<ErasureReceipt>, StoreError> {
         self.table
-            .get_raw(&entity::erasure(&self.pseudonym(player)))
+            .get_raw(&self.erasure_marker(player))
             .await?
             .map(receipt_of)
             .transpose()
@@ -309,7 +299,7 @@ impl Store {
             .await?
             .ok_or_else(|| StoreError::corrupt(&marker.pk, "the erasure's marker is gone"))?;
         if raw.contains_key("finishedAt") {
-            return self.receipt(marker).await;
+            return receipt_of(raw);
         }
         let mut items = vec![self.table.tx_update_if(
             marker,
@@ -349,6 +339,7 @@ impl Store {
                 if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) => {}
             other => other?,
         }
+        // Read again: a run of the same erasure at the same time may have counted more since.
         self.receipt(marker).await
     }
 

@@ -24,6 +24,7 @@ use aws_sdk_dynamodb::types::TransactWriteItem;
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::erasure::pseudonymous_sort_key;
 use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::time::Timestamp;
 
 use crate::features::moderation::audit::{AuditAction, AuditItem};
 use crate::ground::error::{CancelReason, StoreError};
@@ -32,7 +33,6 @@ use crate::ground::model::{Board, BoardStatus, EntryPointer};
 use crate::store::Store;
 use crate::table::request::Params;
 use crate::table::retry::Retry;
-use leaderboard_keys::time::Timestamp;
 
 /// The items of a removal's own transaction (board check, pointer, Score item, lane): what
 /// the caller adds comes after them.

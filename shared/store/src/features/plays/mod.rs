@@ -404,7 +404,7 @@ impl Store {
         // request more.
         let player_key = entity::player(&play.player_id);
         let ban_key = entity::ban(&play.player_id);
-        let erasure_key = entity::erasure(&self.pseudonym(&play.player_id));
+        let erasure_key = self.erasure_marker(&play.player_id);
         let mut keys = vec![
             session_key.clone(),
             player_key.clone(),
@@ -514,11 +514,7 @@ impl Store {
                 Params::new(),
             )?,
             // An erasure that commits its marker first refuses the play (see `ERASURE_CHECK`).
-            self.table.tx_check(
-                &entity::erasure(&self.pseudonym(&session.player_id)),
-                "attribute_not_exists(pk)",
-                Params::new(),
-            )?,
+            self.tx_not_erased(&session.player_id)?,
         ];
         // The play's key, if it has one, on condition that it is new (see `KEY_PUT`).
         if let Some(key) = &play.idempotency_key {
