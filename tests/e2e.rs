@@ -4,125 +4,16 @@
 //! poller), season close through the schedule trigger, final standings and results; tokens
 //! refused; and SIGTERM stopping everything, DynamoDB Local included.
 
-use std::io::{BufRead, BufReader};
-use std::net::{SocketAddr, TcpListener};
-use std::process::{Child, Command, Stdio};
+mod support;
+
 use std::time::{Duration, Instant};
 
 use chrono::{SecondsFormat, Utc};
 use http::Method;
-use leaderboard_local::client::{ApiClient, ApiResponse};
+use leaderboard_local::client::ApiResponse;
 use leaderboard_local::jwt::{DEFAULT_SECRET, JwtKey};
 use serde_json::{Value, json};
-
-/// Two ports that are free on 127.0.0.1 now, and different: both are held while the second is
-/// picked (one picked and let go, then another, may be the same port twice).
-fn two_free_ports() -> (u16, u16) {
-    let a = TcpListener::bind("127.0.0.1:0").unwrap();
-    let b = TcpListener::bind("127.0.0.1:0").unwrap();
-    (
-        a.local_addr().unwrap().port(),
-        b.local_addr().unwrap().port(),
-    )
-}
-
-fn port_is_free(port: u16) -> bool {
-    TcpListener::bind(("127.0.0.1", port)).is_ok()
-}
-
-/// The stack as a child process. Killed (and so DynamoDB Local with it, by its watchdog) if a
-/// test fails before it stops it.
-struct LocalStack {
-    child: Option<Child>,
-    api: ApiClient,
-    api_port: u16,
-    dynamodb_port: u16,
-    /// The child's stdout lines after the ready line, read on a thread.
-    _stdout: std::thread::JoinHandle<()>,
-}
-
-impl LocalStack {
-    fn start(extra_env: &[(&str, &str)]) -> LocalStack {
-        let (api_port, dynamodb_port) = two_free_ports();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_local-stack"));
-        cmd.arg("--no-demo")
-            .env("LOCAL_API_PORT", api_port.to_string())
-            .env("DYNAMODB_PORT", dynamodb_port.to_string())
-            .env_remove("TABLE_NAME")
-            .env_remove("LOCAL_JWT_SECRET")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
-        for (k, v) in extra_env {
-            cmd.env(k, v);
-        }
-        let mut child = cmd.spawn().expect("start leaderboard-local");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        let reader = std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                println!("[local] {line}");
-                let _ = tx.send(line);
-            }
-        });
-        let deadline = Instant::now() + Duration::from_secs(120);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(left) {
-                Ok(line) if line.starts_with("leaderboard local stack ready on ") => {
-                    assert!(
-                        line.contains(&format!("http://127.0.0.1:{api_port}")),
-                        "{line}"
-                    );
-                    assert!(line.contains(&format!(":{dynamodb_port}")), "{line}");
-                    break;
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    let _ = child.kill();
-                    panic!("no ready line from leaderboard-local: {e}");
-                }
-            }
-        }
-        LocalStack {
-            child: Some(child),
-            api: ApiClient::new(SocketAddr::from(([127, 0, 0, 1], api_port))),
-            api_port,
-            dynamodb_port,
-            _stdout: reader,
-        }
-    }
-
-    /// Sends SIGTERM and waits for the exit status.
-    fn terminate(&mut self) -> std::process::ExitStatus {
-        let mut child = self.child.take().expect("running");
-        let status = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                return status;
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                panic!("leaderboard-local did not stop within 60 s of SIGTERM");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for LocalStack {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
+use support::{LocalStack, port_is_free};
 
 fn ok(resp: ApiResponse, status: u16) -> Value {
     assert_eq!(resp.status, status, "{}", resp.body);
@@ -225,6 +116,37 @@ async fn the_local_stack_end_to_end_over_http() {
     // An "any" route needs no token.
     let b = ok(api.get("/leaderboards/season_e2e").await.unwrap(), 200);
     assert_eq!(b["status"], "open");
+    // CORS is off without LOCAL_CORS_ORIGINS, as it is without CorsAllowOrigins: a browser's
+    // preflight finds no route, and no answer carries a CORS header.
+    let origin = ("origin", "http://localhost:8080".to_owned());
+    let preflight = [
+        origin.clone(),
+        ("access-control-request-method", "POST".to_owned()),
+    ];
+    for (method, headers) in [
+        (Method::OPTIONS, &preflight[..]),
+        (Method::GET, &[origin][..]),
+    ] {
+        let resp = api
+            .exchange(
+                method,
+                "/leaderboards/season_e2e",
+                headers,
+                Default::default(),
+            )
+            .await
+            .unwrap();
+        let status = resp.status().as_u16();
+        assert_eq!(status, if headers.len() == 2 { 404 } else { 200 });
+        assert!(
+            !resp
+                .headers()
+                .keys()
+                .any(|k| k.as_str().starts_with("access-control-")),
+            "{:?}",
+            resp.headers()
+        );
+    }
 
     // Submissions: POST /sessions to both boards, and the one-board shorthand.
     let boards = json!(["season_e2e", "sprint_e2e"]);

@@ -113,6 +113,7 @@ impl Stack {
         let schedule = Arc::new(Schedule::new(close, self.template.close_timeout));
         let gateway = Arc::new(Gateway::new(
             Arc::clone(&self.template),
+            leaderboard_local::cors::Cors::off(),
             self.key.clone(),
             store,
             schedule,

@@ -43,6 +43,40 @@ impl ApiClient {
         token: Option<&str>,
         body: Option<&Value>,
     ) -> Result<ApiResponse, Error> {
+        let mut headers = vec![(header::ACCEPT.as_str(), "application/json".to_owned())];
+        if let Some(token) = token {
+            headers.push((header::AUTHORIZATION.as_str(), format!("Bearer {token}")));
+        }
+        let bytes = match body {
+            Some(b) => {
+                headers.push((header::CONTENT_TYPE.as_str(), "application/json".to_owned()));
+                Bytes::from(b.to_string())
+            }
+            None => Bytes::new(),
+        };
+        let resp = self
+            .exchange(method, path_and_query, &headers, bytes)
+            .await?;
+        let status = resp.status().as_u16();
+        let bytes = resp.into_body();
+        let body = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes)
+                .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+        };
+        Ok(ApiResponse { status, body })
+    }
+
+    /// Sends one request with exactly `headers` (and `host`) and `body`, on a connection of its
+    /// own, and answers the whole response, headers included (what a CORS check reads).
+    pub async fn exchange(
+        &self,
+        method: Method,
+        path_and_query: &str,
+        headers: &[(&str, String)],
+        body: Bytes,
+    ) -> Result<http::Response<Bytes>, Error> {
         let http =
             |e: &dyn std::fmt::Display| Error::Http(format!("{method} {path_and_query}: {e}"));
         let stream = TcpStream::connect(self.addr).await.map_err(|e| http(&e))?;
@@ -53,34 +87,15 @@ impl ApiClient {
         let mut req = http::Request::builder()
             .method(method.clone())
             .uri(path_and_query)
-            .header(header::HOST, self.addr.to_string())
-            .header(header::ACCEPT, "application/json");
-        if let Some(token) = token {
-            req = req.header(header::AUTHORIZATION, format!("Bearer {token}"));
+            .header(header::HOST, self.addr.to_string());
+        for (name, value) in headers {
+            req = req.header(*name, value.as_str());
         }
-        let bytes = match body {
-            Some(b) => {
-                req = req.header(header::CONTENT_TYPE, "application/json");
-                Bytes::from(b.to_string())
-            }
-            None => Bytes::new(),
-        };
-        let req = req.body(Full::new(bytes)).map_err(|e| http(&e))?;
+        let req = req.body(Full::new(body)).map_err(|e| http(&e))?;
         let resp = sender.send_request(req).await.map_err(|e| http(&e))?;
-        let status = resp.status().as_u16();
-        let bytes = resp
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| http(&e))?
-            .to_bytes();
-        let body = if bytes.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_slice(&bytes)
-                .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
-        };
-        Ok(ApiResponse { status, body })
+        let (parts, body) = resp.into_parts();
+        let bytes = body.collect().await.map_err(|e| http(&e))?.to_bytes();
+        Ok(http::Response::from_parts(parts, bytes))
     }
 
     /// `GET` without a token.

@@ -1,6 +1,7 @@
 //! The local HTTP API: what API Gateway does in front of the two HTTP functions.
 //!
-//! For each request: find the route among the template's `HttpApi` events (most specific match,
+//! For each request: answer a browser's preflight if CORS allows its origin ([`crate::cors`]);
+//! find the route among the template's `HttpApi` events (most specific match,
 //! 404 otherwise); on a route that uses the JWT authorizer, verify the bearer token (401 before
 //! any handler runs); build the API Gateway HTTP API payload 2.0 event, with the verified
 //! claims in `requestContext.authorizer.jwt.claims`; parse it with `lambda_http` exactly as the
@@ -19,6 +20,7 @@ use http::{HeaderValue, Method, StatusCode, header};
 use hyper::body::Bytes;
 use serde_json::{Value, json};
 
+use crate::cors::Cors;
 use crate::jwt::{JwtError, JwtKey, bearer, claims_as_strings};
 use crate::schedule::Schedule;
 use crate::template::{Auth, HttpFunction, LocalTemplate, Route, percent_decode};
@@ -32,6 +34,7 @@ pub const MAX_REQUEST_BYTES: usize = 10 * 1024 * 1024;
 /// The two HTTP functions, as the local API Gateway calls them.
 pub struct Gateway {
     template: Arc<LocalTemplate>,
+    cors: Cors,
     key: JwtKey,
     submit: submit_score::App,
     api: leaderboard_api::App,
@@ -58,6 +61,7 @@ impl Gateway {
     /// with `key`, serving on `host` (`127.0.0.1:<port>`, the `host` header the functions see).
     pub fn new(
         template: Arc<LocalTemplate>,
+        cors: Cors,
         key: JwtKey,
         store: leaderboard_store::Store,
         schedule: Arc<Schedule>,
@@ -65,6 +69,7 @@ impl Gateway {
     ) -> Gateway {
         Gateway {
             template,
+            cors,
             key,
             submit: submit_score::App::new(store.clone()),
             api: leaderboard_api::App::new(store),
@@ -73,8 +78,23 @@ impl Gateway {
         }
     }
 
-    /// Answers one request from `peer`.
+    /// Answers one request from `peer`: a browser's preflight before anything else (CORS),
+    /// then the route.
     pub async fn handle(
+        self: Arc<Self>,
+        req: http::Request<Bytes>,
+        peer: SocketAddr,
+    ) -> GatewayResponse {
+        if let Some(preflight) = self.cors.preflight(req.method(), req.headers()) {
+            return preflight;
+        }
+        let origin = self.cors.allowed_origin(req.headers());
+        let mut resp = Arc::clone(&self).route_request(req, peer).await;
+        self.cors.decorate(origin, &mut resp);
+        resp
+    }
+
+    async fn route_request(
         self: Arc<Self>,
         req: http::Request<Bytes>,
         peer: SocketAddr,

@@ -9,7 +9,7 @@
 //! - [`template`]: what the stack reads from `template.yaml` besides the table: routes, the
 //!   stream mapping, the schedule.
 //! - [`gateway`] and [`server`]: API Gateway's part: routing, JWT verification ([`jwt`]),
-//!   payload 2.0 events, the HTTP/1.1 server.
+//!   CORS ([`cors`]), payload 2.0 events, the HTTP/1.1 server.
 //! - [`poller`] and [`filter`]: the event source mapping's part: stream reading, filter
 //!   criteria, batches and retries.
 //! - [`schedule`]: EventBridge Scheduler's part.
@@ -20,6 +20,7 @@
 
 pub mod cli;
 pub mod client;
+pub mod cors;
 pub mod demo;
 pub mod filter;
 pub mod gateway;

@@ -13,6 +13,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::Error;
+use crate::cors::Cors;
 use crate::gateway::Gateway;
 use crate::jwt::{DEFAULT_SECRET, JwtKey};
 use crate::poller::{PollerStats, StreamPoller};
@@ -42,6 +43,8 @@ pub struct Settings {
     pub close_every: Option<Duration>,
     /// The plays a player may have accepted in any 60 s (0: no limit).
     pub plays_per_minute: u32,
+    /// The web origins whose pages may call the API (CORS; empty: none, `*`: any).
+    pub cors_origins: Vec<String>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -52,6 +55,7 @@ impl std::fmt::Debug for Settings {
             .field("table_name", &self.table_name)
             .field("close_every", &self.close_every)
             .field("plays_per_minute", &self.plays_per_minute)
+            .field("cors_origins", &self.cors_origins)
             .finish_non_exhaustive()
     }
 }
@@ -60,7 +64,8 @@ impl Settings {
     /// From the environment: `DYNAMODB_PORT` (default 8000), `LOCAL_API_PORT` (3000),
     /// `TABLE_NAME` (`leaderboard-local`), `LOCAL_JWT_SECRET` (`local-dev-secret`),
     /// `CURSOR_SECRET`, `LOCAL_CLOSE_EVERY_SECS` (the template's rate), `PLAYS_PER_MINUTE` (60,
-    /// as the template's default).
+    /// as the template's default), `LOCAL_CORS_ORIGINS` (none, as the template's
+    /// `CorsAllowOrigins`).
     pub fn from_env() -> Result<Settings, Error> {
         Self::from_lookup(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
     }
@@ -95,6 +100,9 @@ impl Settings {
             close_every,
             plays_per_minute: leaderboard_store::config::plays_per_minute(&lookup)
                 .map_err(|e| Error::Config(e.to_string()))?,
+            cors_origins: crate::cors::parse_origins(
+                &lookup("LOCAL_CORS_ORIGINS").unwrap_or_default(),
+            )?,
         })
     }
 }
@@ -186,8 +194,10 @@ impl Stack {
             season_close::App::from_env(store.clone()).map_err(|e| Error::Config(e.to_string()))?;
         let schedule = Arc::new(Schedule::new(close, template.close_timeout));
         let api_addr = listener.local_addr()?;
+        let cors = Cors::new(template.cors.clone(), settings.cors_origins.clone())?;
         let gateway = Arc::new(Gateway::new(
             Arc::clone(&template),
+            cors,
             JwtKey::new(&settings.jwt_secret),
             store,
             Arc::clone(&schedule),

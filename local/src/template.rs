@@ -1,7 +1,8 @@
 //! What the local stack reads from `template.yaml`, so that it wires the functions exactly as
 //! the deployed stack does: the HTTP API's routes (each `HttpApi` event of each function, and
 //! whether it needs the JWT authorizer), the stream event source mapping of the projector
-//! (batch size, retries, record age, filter patterns), and the season-close schedule.
+//! (batch size, retries, record age, filter patterns), the season-close schedule, and the
+//! API's CORS rules.
 
 use std::time::Duration;
 
@@ -107,6 +108,8 @@ pub struct LocalTemplate {
     pub close_every: Duration,
     /// Season close's `Timeout`.
     pub close_timeout: Duration,
+    /// The HTTP API's CORS rules (all but the origins), if it has any.
+    pub cors: Option<crate::cors::CorsRules>,
 }
 
 fn bad(msg: impl Into<String>) -> Error {
@@ -152,6 +155,7 @@ impl LocalTemplate {
             stream: stream_mapping(&doc)?,
             close_every: schedule(&doc)?,
             close_timeout: timeout(&doc, SEASON_CLOSE_ID)?,
+            cors: crate::cors::rules(&doc)?,
         })
     }
 
