@@ -41,6 +41,7 @@ async fn shutdown_signal() {
 
 async fn run(seed_demo: bool) -> Result<(), Error> {
     let settings = Settings::from_env()?;
+    let origins = settings.cors_origins.join(",");
     let stack = Stack::start(settings).await?;
     let now = chrono::Utc::now().timestamp();
     let key = stack.key();
@@ -64,6 +65,14 @@ async fn run(seed_demo: bool) -> Result<(), Error> {
         "  export SERVER={}   # game_server, cognito:groups [server]: names playerId in its plays",
         key.token_for("game_server", &["server"], now, 24 * 3600)
     );
+    if !origins.is_empty() {
+        println!(
+            "Browser pages from {origins} may call the API (CORS). The browser client: \
+             python3 -m http.server 8080 --bind 127.0.0.1 -d examples/web, then open \
+             http://localhost:8080/?api={}&board=season_1 and paste TOKEN",
+            stack.api_url()
+        );
+    }
     let signal = shutdown_signal();
     tokio::pin!(signal);
     let mut interrupted = false;
