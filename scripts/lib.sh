@@ -1,7 +1,8 @@
 # Shared by the scripts: tool checks, the pinned DynamoDB Local, and its lifecycle.
 # shellcheck shell=bash
 
-step() { printf '\n==> %s\n' "$*" >&2; }
+# Each step says when it started (UTC), so a CI log shows where the time went.
+step() { printf '\n==> %s (%s)\n' "$*" "$(date -u +%T)" >&2; }
 
 need() {
   local missing=()
