@@ -123,9 +123,9 @@ async fn the_local_stack_end_to_end_over_http() {
         origin.clone(),
         ("access-control-request-method", "POST".to_owned()),
     ];
-    for (method, headers) in [
-        (Method::OPTIONS, &preflight[..]),
-        (Method::GET, &[origin][..]),
+    for (method, headers, status) in [
+        (Method::OPTIONS, &preflight[..], 404),
+        (Method::GET, &[origin][..], 200),
     ] {
         let resp = api
             .exchange(
@@ -136,8 +136,7 @@ async fn the_local_stack_end_to_end_over_http() {
             )
             .await
             .unwrap();
-        let status = resp.status().as_u16();
-        assert_eq!(status, if headers.len() == 2 { 404 } else { 200 });
+        assert_eq!(resp.status().as_u16(), status);
         assert!(
             !resp
                 .headers()
