@@ -134,9 +134,12 @@ pub fn plan(records: &[EventRecord]) -> LanePlan {
     out
 }
 
-/// Applies a batch's lane changes, and answers the records to report: the poisoned ones, the
-/// first record of every board whose write failed, and the first record after every gap (a
-/// lane whose change is missing stops there, and its later records must come again).
+/// Applies a batch's lane changes, and answers the records to report: the poisoned ones and
+/// the first record of every board whose write failed. A lane whose change is missing stops
+/// there and its board's repair is requested (the repair's rebuild takes the lane's later
+/// changes from the board's entries), so the stream is never held back by a lost record; only
+/// when that request could not be written is the first record after the gap reported, so that
+/// its re-delivery asks again.
 pub async fn index<L: LaneIndex>(lanes: &L, plan: &LanePlan) -> Vec<DynamoDbBatchItemFailure> {
     let results: Vec<(&BoardChanges, Result<LaneApplyOutcome, StoreError>)> =
         futures::stream::iter(&plan.boards)
@@ -154,7 +157,12 @@ pub async fn index<L: LaneIndex>(lanes: &L, plan: &LanePlan) -> Vec<DynamoDbBatc
                 items += o.items_written;
                 for gap in &o.gaps {
                     tracing::error!(board = %board.board, lane = gap.lane, missing = gap.expected,
-                        found = gap.found, "rank index lane stopped at a missing change");
+                        found = gap.found, repair_requested = o.repair_requested,
+                        "rank index lane stopped at a missing change");
+                    if o.repair_requested {
+                        // The repair takes the lane's later changes: the stream goes on.
+                        continue;
+                    }
                     let at = board
                         .changes
                         .iter()
@@ -201,6 +209,68 @@ mod tests {
             },
         }))
         .unwrap()
+    }
+
+    /// An index that answers every board with the same gap, its repair recorded or not.
+    struct Gapped {
+        repair_requested: bool,
+    }
+
+    impl LaneIndex for Gapped {
+        async fn apply_lanes(
+            &self,
+            _: &BoardId,
+            changes: &[LaneChange],
+        ) -> Result<LaneApplyOutcome, StoreError> {
+            Ok(LaneApplyOutcome {
+                applied: 1,
+                gaps: vec![leaderboard_keys::rank_index::Gap {
+                    lane: 3,
+                    expected: 2,
+                    found: changes[1].seq,
+                }],
+                repair_requested: self.repair_requested,
+                ..LaneApplyOutcome::default()
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_gap_is_reported_only_when_its_repair_was_not_recorded() {
+        let batch = [
+            lane(
+                "1",
+                "RANKSEQ#a#03",
+                json!({"written": {"N": "1"}, "chg": {"M": {"n": {"S": K1}}}}),
+            ),
+            lane(
+                "7",
+                "RANKSEQ#a#03",
+                json!({"written": {"N": "3"},
+                "chg": {"M": {"o": {"S": K1}, "n": {"S": K2}}}}),
+            ),
+        ];
+        let plan = plan(&batch);
+        let recorded = index(
+            &Gapped {
+                repair_requested: true,
+            },
+            &plan,
+        )
+        .await;
+        assert!(recorded.is_empty(), "{recorded:?}");
+        let lost = index(
+            &Gapped {
+                repair_requested: false,
+            },
+            &plan,
+        )
+        .await;
+        let reported: Vec<&str> = lost
+            .iter()
+            .map(|f| f.item_identifier.as_deref().unwrap_or("-"))
+            .collect();
+        assert_eq!(reported, ["7"], "the record after the gap comes again");
     }
 
     #[test]

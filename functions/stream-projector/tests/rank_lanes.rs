@@ -17,6 +17,7 @@ use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::ids::{BoardId, GameId, SessionId};
 use leaderboard_keys::rank::Order;
+use leaderboard_keys::rank_index::REPAIR_PK;
 use leaderboard_store::model::{Operator, RankLayout};
 use leaderboard_store::{Play, Store};
 use rand::Rng;
@@ -152,11 +153,16 @@ async fn lane_records_failed_half_way_replayed_and_reversed_leave_exactly_the_bu
     assert_eq!(stored_index(&table, "v2s").await, want);
 
     // Board v2r: its lane records as one batch, the second half first. Every lane with records
-    // in both halves stops at its gap and is reported; then the first half, then the second
-    // half delivered again.
+    // in both halves stops at its gap, which asks for the board's repair and reports nothing;
+    // then the first half, then the second half delivered again (a redelivery that heals the
+    // lanes before any repair).
     let (first, second) = to_reverse.split_at(to_reverse.len() / 2);
     let early = rank_index::index(&store, &rank_index::plan(second)).await;
-    assert!(!early.is_empty(), "the gaps were reported");
+    assert!(early.is_empty(), "a gap holds nothing back: {early:?}");
+    assert!(
+        table.raw(REPAIR_PK, "v2r").await.is_some(),
+        "the gaps asked for a repair"
+    );
     assert!(
         rank_index::index(&store, &rank_index::plan(first))
             .await

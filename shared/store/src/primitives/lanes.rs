@@ -43,6 +43,12 @@ pub(crate) fn missing_attr(lane: u8) -> String {
     format!("m{lane}")
 }
 
+/// The attribute of a repair request holding the latest change of `lane` a batch met past its
+/// gap: a lane applied up to it has caught up by itself.
+pub(crate) fn past_gap_attr(lane: u8) -> String {
+    format!("h{lane}")
+}
+
 /// `player`'s view of the lanes read last: every lane's written count and the player's lane's
 /// latest change, and the board's entries (Σ created).
 pub(crate) fn lanes_for(items: &[Item], player: &PlayerId) -> (LanesRead, i64) {
@@ -195,11 +201,15 @@ impl Table {
     }
 
     /// Records that `board`'s lanes stopped at `gaps` (one UpdateItem): the first time seen and
-    /// the first missing change of each lane stay; the last time seen moves.
+    /// the first missing change of each lane stay; the last time seen and each lane's latest
+    /// change past its gap (among `changes`, the batch's) move. Batches of one lane come one at
+    /// a time and in order (one stream shard holds a lane item), so the latest one's is the
+    /// highest.
     pub(crate) async fn request_repair(
         &self,
         board: &BoardId,
         gaps: &[Gap],
+        changes: &[LaneChange],
     ) -> Result<(), StoreError> {
         let now = Timestamp::now().as_millis();
         let mut sets = vec![
@@ -212,10 +222,19 @@ impl Table {
             .value(":now", now);
         for gap in gaps {
             let lane = gap.lane;
+            let past = changes
+                .iter()
+                .filter(|c| c.lane == lane)
+                .map(|c| c.seq)
+                .max()
+                .unwrap_or(gap.found);
             sets.push(format!("#m{lane} = if_not_exists(#m{lane}, :m{lane})"));
+            sets.push(format!("#h{lane} = :h{lane}"));
             params = params
                 .name(format!("#m{lane}"), missing_attr(lane))
-                .value(format!(":m{lane}"), gap.expected);
+                .value(format!(":m{lane}"), gap.expected)
+                .name(format!("#h{lane}"), past_gap_attr(lane))
+                .value(format!(":h{lane}"), past);
         }
         self.update_request(&repair_key(board), format!("SET {}", sets.join(", ")))
             .params(params)?

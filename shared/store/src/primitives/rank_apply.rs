@@ -23,8 +23,12 @@ pub struct LaneApplyOutcome {
     pub applied: usize,
     /// Changes the index had already (delivered again, or repeated in the batch).
     pub already_applied: usize,
-    /// Lanes stopped at a missing change: their later changes wait for a batch that has it.
+    /// Lanes stopped at a missing change: their later changes are left to the repair, which
+    /// the call asked for.
     pub gaps: Vec<Gap>,
+    /// Whether the repair of the gaps is recorded (a repair request written). When it is not,
+    /// the gap's records must come again so that a later batch asks again.
+    pub repair_requested: bool,
     /// Requests sent: root reads and transactions.
     pub requests: u32,
     /// Items written, all transactions together (each touched node once per chunk, and the
@@ -95,9 +99,13 @@ impl Table {
             }
             outcome.already_applied = changes.len() - outcome.applied - held_back;
             if !outcome.gaps.is_empty() {
-                // The gap's records are reported for redelivery, which asks again if this fails.
-                if let Err(e) = self.request_repair(board, &outcome.gaps).await {
-                    tracing::error!(%board, error = %e, "rank index repair request not recorded");
+                // A lane's changes past its gap are the repair's from now on: the batch
+                // succeeds, unless the request is not recorded (its records then come again).
+                match self.request_repair(board, &outcome.gaps, changes).await {
+                    Ok(()) => outcome.repair_requested = true,
+                    Err(e) => {
+                        tracing::error!(%board, error = %e, "rank index repair request not recorded")
+                    }
                 }
                 outcome.requests += 1;
             }
@@ -189,10 +197,6 @@ impl Table {
         Ok(items)
     }
 }
-
-impl Table {}
-
-impl Table {}
 
 /// `item` with a counter attribute per label of `counters`.
 pub(crate) fn counter_item(mut item: Item, counters: &Counters) -> Item {

@@ -1,7 +1,7 @@
 //! The self-healing of the rank index. A lane stops at a change that never comes: a record
 //! the stream discarded after its retries, or a written count moved without a change (a failed
-//! import). The batch that finds the gap records a repair request for the board (one write);
-//! the repair run, on the season-close schedule, rebuilds each board whose request has waited
+//! import). The batch that finds the gap records a repair request for the board (one write)
+//! and goes on: the lane's later changes are the rebuild's to count. The repair run, on the season-close schedule, rebuilds each board whose request has waited
 //! [`RepairOptions::min_age`] and whose lanes are still stopped there, with
 //! [`Store::rebuild_lane_index`] while plays go on. Until then the lag shows in `rankLag` and
 //! nothing behind it is answered as exact.
@@ -16,7 +16,7 @@ use crate::features::rank_maintenance::rebuild::RebuildOutcome;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_string};
 use crate::ground::model::{BoardStatus, RankLayout};
-use crate::primitives::lanes::missing_attr;
+use crate::primitives::lanes::{missing_attr, past_gap_attr};
 use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 
@@ -117,10 +117,14 @@ impl Store {
     async fn repair_board(&self, board: &BoardId, request: &Item) -> Result<Repaired, StoreError> {
         let seen: u64 = request.number("seen").unwrap_or(0);
         let applied = self.table.read_root(board).await?.watermarks;
+        // A lane has caught up once it is applied up to the latest change a batch met past its
+        // gap (its missing change came late, and so did the ones after it); a request from
+        // before that attribute existed knows only the missing change.
         let stopped = (0..LANES).any(|lane| {
+            let past = request.number::<u64>(&past_gap_attr(lane));
             request
                 .number::<u64>(&missing_attr(lane))
-                .is_some_and(|missing| applied.get(lane) < missing)
+                .is_some_and(|missing| applied.get(lane) < past.unwrap_or(missing).max(missing))
         });
         if !stopped {
             tracing::info!(%board, "rank index lanes moved past their gaps; no repair needed");
