@@ -38,6 +38,7 @@ pub use features::moderation::export::{
 pub use features::plays::idempotency;
 pub use features::plays::ranks::{CommittedPlay, PlayOutcome};
 pub use features::plays::{MAX_BOARDS_PER_PLAY, Play};
+pub use features::projection::recount::{PLAY_SETTLE, Recount, RecountOutcome, RecountPages};
 pub use features::projection::{
     ProjectedSession, ProjectionOutcome, SEQUENCE_DIGITS, SequenceNumber,
 };

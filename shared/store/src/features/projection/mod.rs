@@ -13,6 +13,12 @@
 //! and "counted" is the same as "sequence number <= watermark": a re-delivered session is
 //! recognised and skipped, a new one is never mistaken for an old one.
 //!
+//! **Recounts.** A recount (`features::recount`) sets the totals from the player's Session
+//! items attained before a time it stores as `recountBefore`; from then on a session counts
+//! only if it is above the watermark *and* attained at or after that time, so a session the
+//! recount counted is never counted again, whenever the stream brings it (a dead-letter replay
+//! included).
+//!
 //! **Cost.** The fast path is one UpdateItem per player and batch whose condition is that every
 //! session of the group is above the watermark (and that `lastPlayedAt` does not go backwards).
 //! Only when it fails (a re-delivery, or a session whose time is older than the stored
@@ -50,8 +56,14 @@ use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
 
+pub(crate) mod recount;
+
 /// How many digits a stored watermark has: the longest sequence number DynamoDB Streams uses.
 pub const SEQUENCE_DIGITS: usize = 40;
+
+/// The Player item's attribute set by a recount: the sessions attained before it are in the
+/// totals, so the projection counts only those attained at or after it (see `recount`).
+pub(crate) const RECOUNT_BEFORE: &str = "recountBefore";
 
 /// A stream record's sequence number, normalised to [`SEQUENCE_DIGITS`] digits so that the
 /// derived (string) order is the numeric order.
@@ -124,6 +136,7 @@ struct Totals {
     sum: u128,
     count: usize,
     newest: Timestamp,
+    oldest: Timestamp,
     min_seq: SequenceNumber,
     max_seq: SequenceNumber,
 }
@@ -136,6 +149,7 @@ impl Totals {
             sum: u128::from(first.score),
             count: 1,
             newest: first.attained_at,
+            oldest: first.attained_at,
             min_seq: first.sequence_number.clone(),
             max_seq: first.sequence_number.clone(),
         };
@@ -143,6 +157,7 @@ impl Totals {
             t.sum += u128::from(p.score);
             t.count += 1;
             t.newest = t.newest.max(p.attained_at);
+            t.oldest = t.oldest.min(p.attained_at);
             if p.sequence_number < t.min_seq {
                 t.min_seq = p.sequence_number.clone();
             }
@@ -161,6 +176,47 @@ struct Seen {
     lifetime: Option<String>,
     /// The stored `lastPlayedAt`, verbatim (for the condition) and parsed.
     last_played: Option<(String, Timestamp)>,
+    /// The stored `recountBefore`, verbatim and parsed: sessions attained before it are in
+    /// the totals (a recount counted them).
+    recount_before: Option<(String, Timestamp)>,
+}
+
+impl Seen {
+    /// The condition that the Player item still holds what was read: its watermark, total,
+    /// `lastPlayedAt` and `recountBefore`, each equal or each still absent (verbatim: a stored
+    /// total may be beyond any integer type here).
+    fn unchanged(&self, mut params: Params) -> (String, Params) {
+        let s = |v: &str| AttributeValue::S(v.to_owned());
+        let seen = [
+            (
+                "projectedSeq",
+                self.watermark.as_ref().map(|w| s(w.as_str())),
+            ),
+            ("lifetimeScore", self.lifetime.as_ref().map(n)),
+            (
+                "lastPlayedAt",
+                self.last_played.as_ref().map(|(raw, _)| s(raw)),
+            ),
+            (
+                "#recount",
+                self.recount_before.as_ref().map(|(raw, _)| s(raw)),
+            ),
+        ];
+        let mut conditions = Vec::new();
+        for (i, (attr, value)) in seen.into_iter().enumerate() {
+            match value {
+                None => conditions.push(format!("attribute_not_exists({attr})")),
+                Some(v) => {
+                    conditions.push(format!("{attr} = :seen{i}"));
+                    params = params.attr(format!(":seen{i}"), v);
+                }
+            }
+        }
+        (
+            conditions.join(" AND "),
+            params.name("#recount", RECOUNT_BEFORE),
+        )
+    }
 }
 
 /// The condition of a projection write.
@@ -218,6 +274,10 @@ impl Store {
                 seen.watermark
                     .as_ref()
                     .is_none_or(|w| p.sequence_number > *w)
+                    && seen
+                        .recount_before
+                        .as_ref()
+                        .is_none_or(|(_, before)| p.attained_at >= *before)
             }));
             let Some(mut fresh) = fresh else {
                 outcome.already_applied = sessions.len();
@@ -282,7 +342,7 @@ impl Store {
         let out = self
             .table
             .get_request(&entity::player(player))
-            .projection_expression("projectedSeq, lastPlayedAt, lifetimeScore")
+            .projection_expression("projectedSeq, lastPlayedAt, lifetimeScore, recountBefore")
             .send()
             .await
             .map_err(|e| StoreError::sdk("GetItem(projection)", e))?;
@@ -304,6 +364,15 @@ impl Store {
             }
             Some(_) => return Err(corrupt("lastPlayedAt is not a string")),
         };
+        let recount_before = match item.get(RECOUNT_BEFORE) {
+            None => None,
+            Some(AttributeValue::S(v)) => {
+                let t = Timestamp::parse_rfc3339(RECOUNT_BEFORE, v)
+                    .map_err(|_| corrupt("recountBefore is not an RFC 3339 time"))?;
+                Some((v.clone(), t))
+            }
+            Some(_) => return Err(corrupt("recountBefore is not a string")),
+        };
         let lifetime = match item.get("lifetimeScore") {
             None => None,
             Some(AttributeValue::N(v)) => Some(v.clone()),
@@ -313,6 +382,7 @@ impl Store {
             watermark,
             lifetime,
             last_played,
+            recount_before,
         })
     }
 
@@ -357,36 +427,18 @@ impl Store {
             Guard::Fresh => {
                 params = params
                     .value(":minSeq", t.min_seq.as_str())
+                    .value(":oldest", t.oldest)
+                    .name("#recount", RECOUNT_BEFORE)
                     .attr(":room", n(u128::from(LIFETIME_SCORE_CEILING) - total));
                 "(attribute_not_exists(projectedSeq) OR projectedSeq < :minSeq) \
                  AND (attribute_not_exists(lastPlayedAt) OR lastPlayedAt <= :last) \
+                 AND (attribute_not_exists(#recount) OR #recount <= :oldest) \
                  AND (attribute_not_exists(lifetimeScore) OR lifetimeScore BETWEEN :zero AND :room)"
                     .to_owned()
             }
             Guard::Unchanged(seen) => {
-                let mut condition = String::new();
-                match &seen.watermark {
-                    None => condition.push_str("attribute_not_exists(projectedSeq)"),
-                    Some(w) => {
-                        condition.push_str("projectedSeq = :seenSeq");
-                        params = params.value(":seenSeq", w.as_str());
-                    }
-                }
-                match &seen.lifetime {
-                    None => condition.push_str(" AND attribute_not_exists(lifetimeScore)"),
-                    Some(raw) => {
-                        // Verbatim: a stored total may be beyond any integer type here.
-                        condition.push_str(" AND lifetimeScore = :seenTotal");
-                        params = params.attr(":seenTotal", n(raw));
-                    }
-                }
-                match &seen.last_played {
-                    None => condition.push_str(" AND attribute_not_exists(lastPlayedAt)"),
-                    Some((raw, _)) => {
-                        condition.push_str(" AND lastPlayedAt = :seenLast");
-                        params = params.value(":seenLast", raw);
-                    }
-                }
+                let (condition, with) = seen.unchanged(params);
+                params = with;
                 condition
             }
         };
