@@ -442,6 +442,20 @@ impl Store {
                 condition
             }
         };
+        self.write_player(player, update, condition, params, "UpdateItem(projection)")
+            .await
+    }
+
+    /// One conditional UpdateItem of the Player item that sets `playerId` (a projection's or a
+    /// recount's): `Ok(true)` when it created the item.
+    async fn write_player(
+        &self,
+        player: &PlayerId,
+        update: String,
+        condition: String,
+        params: Params,
+        what: &'static str,
+    ) -> Result<bool, StoreError> {
         let out = self
             .table
             .update_request(&entity::player(player), update)
@@ -450,7 +464,7 @@ impl Store {
             .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedOld)
             .send()
             .await
-            .map_err(|e| StoreError::sdk("UpdateItem(projection)", e))?;
+            .map_err(|e| StoreError::sdk(what, e))?;
         // `playerId` is set by every write: an old value of it means the item was there.
         Ok(!out.attributes.is_some_and(|a| a.contains_key("playerId")))
     }

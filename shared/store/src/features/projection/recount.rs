@@ -267,15 +267,7 @@ impl Store {
             None => update.push_str(" REMOVE lastPlayedAt"),
         }
         let (condition, params) = seen.unchanged(params);
-        let out = self
-            .table
-            .update_request(&entity::player(player), update)
-            .condition_expression(condition)
-            .params(params)?
-            .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedOld)
-            .send()
+        self.write_player(player, update, condition, params, "UpdateItem(recount)")
             .await
-            .map_err(|e| StoreError::sdk("UpdateItem(recount)", e))?;
-        Ok(!out.attributes.is_some_and(|a| a.contains_key("playerId")))
     }
 }
