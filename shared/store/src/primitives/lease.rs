@@ -1,6 +1,7 @@
 //! The close lease: one season-close run at a time works a board, so two runs started together
 //! (a schedule firing while the last run is still going, a retried invocation) never write a
-//! board's snapshot twice.
+//! board's snapshot twice. The same holder id and expiry lease a scheduled pass's own item (the
+//! rank layout pass's cursor, the recount run): `leaseBy` and `leaseUntil` (epoch ms) on it.
 //!
 //! The lease is two attributes of the board item, `closeLeaseBy` (a random id per close turn)
 //! and `closeLeaseUntil`. A turn takes it with one conditional UpdateItem that returns the board
@@ -12,7 +13,7 @@
 
 use std::time::{Duration, Instant};
 
-use leaderboard_keys::entity;
+use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
 use rand::Rng;
@@ -202,5 +203,70 @@ impl Table {
                 tracing::warn!(board = %id, error = %e, "close lease not released; it expires")
             }
         }
+    }
+}
+
+impl Table {
+    /// Takes the lease on a pass's item `key` unless another run holds it, on condition
+    /// `also` too (with `params`): the item as it is under the lease, or `None` when it is
+    /// held or `also` fails.
+    pub(crate) async fn take_item_lease(
+        &self,
+        key: &Key,
+        lease: &CloseLease,
+        also: &str,
+        params: Params,
+        what: &'static str,
+    ) -> Result<Option<Item>, StoreError> {
+        let taken = self
+            .update_request(key, "SET leaseBy = :by, leaseUntil = :until")
+            .condition_expression(format!(
+                "({also}) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)"
+            ))
+            .params(
+                params
+                    .value(":by", lease.by())
+                    .value(":until", lease.until().as_millis())
+                    .value(":now", Timestamp::now().as_millis()),
+            )?
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::AllNew)
+            .send()
+            .await;
+        match taken {
+            Ok(out) => Ok(Some(out.attributes.unwrap_or_default())),
+            Err(e) => match StoreError::sdk(what, e) {
+                StoreError::ConditionalCheckFailed => Ok(None),
+                other => Err(other),
+            },
+        }
+    }
+
+    /// Updates a pass's item `key` on condition that run `by` still holds its lease.
+    pub(crate) async fn update_under_lease(
+        &self,
+        key: &Key,
+        by: &str,
+        update: &str,
+        params: Params,
+        what: &'static str,
+    ) -> Result<(), StoreError> {
+        self.update_request(key, update)
+            .condition_expression("leaseBy = :me")
+            .params(params.value(":me", by))?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk(what, e))?;
+        Ok(())
+    }
+
+    /// Gives a pass's lease back, so that the next run need not wait for it to expire.
+    pub(crate) async fn release_item_lease(
+        &self,
+        key: &Key,
+        by: &str,
+        what: &'static str,
+    ) -> Result<(), StoreError> {
+        self.update_under_lease(key, by, "REMOVE leaseBy, leaseUntil", Params::new(), what)
+            .await
     }
 }

@@ -57,6 +57,7 @@ use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
 
 pub(crate) mod recount;
+pub(crate) mod recount_run;
 
 /// How many digits a stored watermark has: the longest sequence number DynamoDB Streams uses.
 pub const SEQUENCE_DIGITS: usize = 40;

@@ -56,6 +56,8 @@ pub struct Recount {
     pub player: PlayerId,
     /// Sessions attained before this are counted.
     pub before: Timestamp,
+    /// The [`PLAY_SETTLE`] it counts with, in milliseconds.
+    pub settle_ms: u64,
     /// Their scores' sum so far, in decimal (it may pass `u64`).
     pub score: String,
     /// Their number so far.
@@ -69,12 +71,18 @@ pub struct Recount {
 impl Recount {
     /// A recount of `player` started at `now`.
     pub fn start(player: PlayerId, now: Timestamp) -> Recount {
-        let before = now
-            .as_millis()
-            .saturating_sub(PLAY_SETTLE.as_millis() as u64);
+        Recount::settling(player, now, PLAY_SETTLE)
+    }
+
+    /// The same, with a `settle` other than [`PLAY_SETTLE`]: for tests that cannot wait
+    /// minutes for a player to settle (shorter than the plays' time limit, it is not exact).
+    pub fn settling(player: PlayerId, now: Timestamp, settle: Duration) -> Recount {
+        let settle_ms = settle.as_millis() as u64;
+        let before = now.as_millis().saturating_sub(settle_ms);
         Recount {
             player,
             before: Timestamp::from_millis(before).unwrap_or(now),
+            settle_ms,
             score: "0".to_owned(),
             sessions: 0,
             newest: None,
@@ -150,11 +158,14 @@ impl Store {
                 // A later recount wrote first; this one's count is older than the totals.
                 return Ok(RecountOutcome::Busy(Timestamp::now()));
             }
-            let settled = progress.before.as_millis() - PLAY_SETTLE.as_millis() as u64;
+            let settled = progress
+                .before
+                .as_millis()
+                .saturating_sub(progress.settle_ms);
             if let Some((_, last)) = &seen.last_played
                 && last.as_millis() >= settled
             {
-                let wait = 2 * PLAY_SETTLE.as_millis() as u64;
+                let wait = 2 * progress.settle_ms;
                 return Ok(RecountOutcome::Busy(last.plus_millis(wait)));
             }
             if self

@@ -17,7 +17,6 @@ use std::time::{Duration, Instant};
 
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::BoardId;
-use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item, key_string};
@@ -140,7 +139,10 @@ impl Store {
         .await;
         if !out.done {
             // The next run may start at once; the lease would otherwise hold it off.
-            let _ = self.release_sweep_lease(&cursor_key, by).await;
+            let _ = self
+                .table
+                .release_item_lease(&cursor_key, by, "UpdateItem(rank sweep release)")
+                .await;
         }
         result.map(|()| out)
     }
@@ -201,34 +203,17 @@ impl Store {
         cursor: &Key,
         lease: &CloseLease,
     ) -> Result<Option<Option<Key>>, StoreError> {
-        let now = Timestamp::now();
-        let until = lease.until();
         let taken = self
             .table
-            .update_request(cursor, "SET leaseBy = :by, leaseUntil = :until")
-            .condition_expression(
-                "attribute_not_exists(done) AND \
-                 (attribute_not_exists(leaseUntil) OR leaseUntil < :now)",
+            .take_item_lease(
+                cursor,
+                lease,
+                "attribute_not_exists(done)",
+                Params::new(),
+                "UpdateItem(rank sweep lease)",
             )
-            .params(
-                Params::new()
-                    .value(":by", lease.by())
-                    .value(":until", until.as_millis())
-                    .value(":now", now.as_millis()),
-            )?
-            .return_values(aws_sdk_dynamodb::types::ReturnValue::AllNew)
-            .send()
-            .await;
-        match taken {
-            Ok(out) => {
-                let item: Item = out.attributes.unwrap_or_default();
-                Ok(Some(after_key(&item)))
-            }
-            Err(e) => match StoreError::sdk("UpdateItem(rank sweep lease)", e) {
-                StoreError::ConditionalCheckFailed => Ok(None),
-                other => Err(other),
-            },
-        }
+            .await?;
+        Ok(taken.map(|item| after_key(&item)))
     }
 
     /// Records where the pass goes on (after `at`; from the start when `None`), or that it is
@@ -252,24 +237,14 @@ impl Store {
             (false, None) => ("REMOVE afterPk, afterSk", Params::new()),
         };
         self.table
-            .update_request(cursor, update)
-            .condition_expression("leaseBy = :me")
-            .params(params.value(":me", by))?
-            .send()
+            .update_under_lease(
+                cursor,
+                by,
+                update,
+                params,
+                "UpdateItem(rank sweep checkpoint)",
+            )
             .await
-            .map_err(|e| StoreError::sdk("UpdateItem(rank sweep checkpoint)", e))?;
-        Ok(())
-    }
-
-    async fn release_sweep_lease(&self, cursor: &Key, by: &str) -> Result<(), StoreError> {
-        self.table
-            .update_request(cursor, "REMOVE leaseBy, leaseUntil")
-            .condition_expression("leaseBy = :me")
-            .params(Params::new().value(":me", by))?
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("UpdateItem(rank sweep release)", e))?;
-        Ok(())
     }
 }
 
