@@ -7,7 +7,8 @@
 //! rank indexes whose lanes stopped at a lost change ([`Store::repair_rank_indexes`]), and goes
 //! on with the one pass that moves boards stored before the rank index's current layout onto it
 //! and deletes the replaced layout's items ([`Store::sweep_rank_layout`]), and finishes the
-//! player erasures their requests could not ([`Store::continue_erasures`]). It stops
+//! player erasures their requests could not ([`Store::continue_erasures`]), and a recount of
+//! players' totals an operator asked for ([`Store::run_recount`]). It stops
 //! a safe margin before the Lambda time limit; what it did not finish is checkpointed on the
 //! board and resumed by the next run.
 //!
@@ -24,7 +25,8 @@ use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::{Timestamp, time_left};
 use leaderboard_metrics::Sink;
 use leaderboard_store::{
-    CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS, RepairOptions, Store, SweepOptions,
+    CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS, RecountRunOptions, RepairOptions, Store,
+    SweepOptions,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -44,6 +46,8 @@ pub struct App {
     options: CloseOptions,
     /// How the rank index repair picks its boards.
     pub repair: RepairOptions,
+    /// How much of a recount a run does.
+    pub recount: RecountRunOptions,
     /// How much of the pass onto the rank index's current layout a run does.
     pub sweep: SweepOptions,
     clock: fn() -> Timestamp,
@@ -57,6 +61,7 @@ impl App {
             store,
             options,
             repair: RepairOptions::default(),
+            recount: RecountRunOptions::default(),
             sweep: SweepOptions::default(),
             clock: Timestamp::now,
             metrics: Sink::stdout(),
@@ -123,6 +128,12 @@ pub struct CloseSummary {
     /// Player erasures a request left unfinished, finished by this run.
     #[serde(skip_serializing_if = "is_zero")]
     pub erasures_finished: usize,
+    /// Players whose totals this run recounted from their sessions.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub players_recounted: usize,
+    /// Whether this run finished the recount asked for.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub recount_done: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -276,6 +287,15 @@ async fn run_measured(
         match app.store.continue_erasures(now, deadline).await {
             Ok(n) => summary.erasures_finished = n,
             Err(e) => tracing::error!(error = %e, "finishing erasures failed"),
+        }
+    }
+    if deadline.is_none_or(|d| Instant::now() < d) {
+        match app.store.run_recount(&app.recount, deadline).await {
+            Ok(run) => {
+                summary.players_recounted = run.recounted as usize;
+                summary.recount_done = run.done;
+            }
+            Err(e) => tracing::error!(error = %e, "recount run failed; the next run goes on"),
         }
     }
     Ok(summary)
