@@ -27,6 +27,8 @@
 //! | `DELETE /admin/players/{playerId}` | admin | erase a player |
 //! | `GET /admin/audit?playerId=` or `?pseudonym=` | admin | the audit trail, newest first |
 //! | `GET /players/me/export` | player | everything stored about the caller |
+//! | `POST /admin/recount` | admin | recount every player's totals from their sessions |
+//! | `GET /admin/recount` | admin | the recount asked for last |
 //!
 //! Errors: 400 bad parameters (limit out of range, malformed cursor, bad ids), 401 without
 //! identity, 403 admin routes without the admin group, 404 unknown resources, 405 a known path
@@ -108,6 +110,10 @@ pub enum Route {
     AuditTrail,
     /// `GET /players/me/export`
     ExportMe,
+    /// `POST /admin/recount`
+    StartRecount,
+    /// `GET /admin/recount`
+    GetRecount,
 }
 
 /// The routes that need a token, served by `LeaderboardWritesFunction`, in match order: literal
@@ -130,6 +136,8 @@ fn write_routes() -> Vec<(Method, &'static str, Route)> {
         (Method::DELETE, "/admin/players/{playerId}/ban", UnbanPlayer),
         (Method::DELETE, "/admin/players/{playerId}", ErasePlayer),
         (Method::GET, "/admin/audit", AuditTrail),
+        (Method::POST, "/admin/recount", StartRecount),
+        (Method::GET, "/admin/recount", GetRecount),
     ]
 }
 

@@ -253,6 +253,8 @@ pub(crate) async fn read_route(
         | Route::EraseMe
         | Route::ErasePlayer
         | Route::AuditTrail
-        | Route::ExportMe => Err(ApiError::not_found("no such read route")),
+        | Route::ExportMe
+        | Route::StartRecount
+        | Route::GetRecount => Err(ApiError::not_found("no such read route")),
     }
 }

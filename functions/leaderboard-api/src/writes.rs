@@ -204,6 +204,23 @@ pub(crate) async fn write_route(
                 .export_player(&who.player_id, cursor.as_deref())
                 .await?)
         }
+        Route::StartRecount => {
+            let who = admin(req)?;
+            store
+                .request_recount(who.player_id.as_str(), app.now())
+                .await?;
+            tracing::info!(by = %who.player_id, "recount of every player asked for");
+            let status = store.recount_status().await?;
+            Ok(json(StatusCode::ACCEPTED, &status))
+        }
+        Route::GetRecount => {
+            admin(req)?;
+            let status = store
+                .recount_status()
+                .await?
+                .ok_or_else(|| ApiError::not_found("no recount was asked for"))?;
+            ok(&status)
+        }
         Route::AuditTrail => {
             admin(req)?;
             let subject = match (query_param(req, "playerId"), query_param(req, "pseudonym")) {

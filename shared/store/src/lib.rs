@@ -39,7 +39,9 @@ pub use features::plays::idempotency;
 pub use features::plays::ranks::{CommittedPlay, PlayOutcome};
 pub use features::plays::{MAX_BOARDS_PER_PLAY, Play};
 pub use features::projection::recount::{PLAY_SETTLE, Recount, RecountOutcome, RecountPages};
-pub use features::projection::recount_run::{RECOUNT_PK, RecountRunOptions, RecountRunOutcome};
+pub use features::projection::recount_run::{
+    RECOUNT_PK, RecountRunOptions, RecountRunOutcome, RecountStatus,
+};
 pub use features::projection::{
     ProjectedSession, ProjectionOutcome, SEQUENCE_DIGITS, SequenceNumber,
 };

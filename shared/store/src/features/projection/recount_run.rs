@@ -20,6 +20,8 @@ use leaderboard_keys::entity::{self, Key, SESSION_PREFIX};
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::time::Timestamp;
 
+use serde::Serialize;
+
 use super::recount::{Recount, RecountOutcome, RecountPages};
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item, key_string};
@@ -78,6 +80,21 @@ pub struct RecountRunOutcome {
     pub idle: bool,
 }
 
+/// A recount as its run item shows it: `GET /admin/recount`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecountStatus {
+    /// When it was asked for.
+    pub requested_at: Timestamp,
+    /// Who asked (an admin's `sub`).
+    pub requested_by: String,
+    /// Whether the Scan over the players is over (busy players may be left).
+    pub scanned: bool,
+    /// When it finished; absent while it goes on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub done_at: Option<Timestamp>,
+}
+
 /// Where the run is, as its item keeps it.
 #[derive(Debug, Default)]
 struct Position {
@@ -130,6 +147,23 @@ impl Store {
             .await
             .map_err(|e| StoreError::sdk("PutItem(recount request)", e))?;
         Ok(())
+    }
+
+    /// The recount asked for last, as its run item shows it (one consistent GetItem).
+    pub async fn recount_status(&self) -> Result<Option<RecountStatus>, StoreError> {
+        let Some(item) = self.table.get_raw(&Key::new(RECOUNT_PK, RUN_SK)).await? else {
+            return Ok(None);
+        };
+        let time = |name: &str| {
+            item.number::<u64>(name)
+                .and_then(|ms| Timestamp::from_millis(ms).ok())
+        };
+        Ok(Some(RecountStatus {
+            requested_at: time("requestedAt").unwrap_or(Timestamp::now()),
+            requested_by: item.string("requestedBy").unwrap_or_default().to_owned(),
+            scanned: item.contains_key("scanned"),
+            done_at: time("doneAt"),
+        }))
     }
 
     /// One run of the recount (see the module documentation), until its pages or `deadline`
@@ -431,6 +465,6 @@ struct Work<'a> {
     run: &'a Key,
     by: &'a str,
     options: &'a RecountRunOptions,
-    time_left: &'a dyn Fn() -> bool,
+    time_left: &'a (dyn Fn() -> bool + Sync),
     out: &'a mut RecountRunOutcome,
 }
