@@ -10,7 +10,7 @@ mod index_check;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::*;
 use index_check::{ChangeLog, expected_index, nodes_by_generation, stored_index};
@@ -303,4 +303,68 @@ async fn a_build_counts_a_play_that_lands_during_its_scan() {
         stored_index(&table, "live").await,
         expected_index(&table, &store, "live", &players).await
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_repair_runs_together_rebuild_a_board_once_and_a_run_out_of_time_leaves_it_to_the_next()
+{
+    let (table, store) = store_without_stream("rank_repair_lease").await;
+    let players = indexed_board(&store, "rx").await;
+    let mut log = ChangeLog::default();
+    play_and_log(&store, &table, "rx", &players, 12, 1_000_000, &mut log).await;
+    let mut delivered = log.changes.clone();
+    delivered.remove(followed(&delivered));
+    store
+        .apply_lane_changes(&bid("rx"), &delivered)
+        .await
+        .unwrap();
+    let root = table.raw("RANKV2#rx", "#ROOT").await.unwrap();
+
+    // A run whose time runs out inside the rebuild (its first lane read held until then)
+    // gives up: the request stays, no lane is left paused, the index is as it was, and the
+    // lease is given back.
+    let (client, gate) = leaderboard_devkit::local::gated_client(&table.endpoint, "BatchGetItem");
+    let gated = store_with_client(&table, client);
+    let deadline = Instant::now() + Duration::from_secs(1);
+    let late = tokio::spawn(async move {
+        gated
+            .repair_rank_indexes(Timestamp::now(), &no_wait(), Some(deadline))
+            .await
+    });
+    assert!(gate.reached().await);
+    // Not a timer of the runtime's: the held request blocks one of its two workers.
+    let wait = (deadline + Duration::from_millis(50)).saturating_duration_since(Instant::now());
+    tokio::task::spawn_blocking(move || std::thread::sleep(wait))
+        .await
+        .unwrap();
+    gate.release();
+    let late = late.await.unwrap().unwrap();
+    assert_eq!((late.rebuilt.len(), late.failed.len()), (0, 1), "{late:?}");
+    let request = table.raw(REPAIR_PK, "rx").await.expect("the request stays");
+    assert!(!request.contains_key("leaseBy"), "{request:?}");
+    assert_eq!(
+        table.raw("RANKV2#rx", "#ROOT").await.unwrap()["g"],
+        root["g"]
+    );
+
+    // Two runs together: one rebuilds, the other finds the board leased (or, if it comes
+    // after, caught up), never a second rebuild.
+    let options = no_wait();
+    let (a, b) = tokio::join!(
+        store.repair_rank_indexes(Timestamp::now(), &options, None),
+        store.repair_rank_indexes(Timestamp::now(), &options, None)
+    );
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!(a.rebuilt.len() + b.rebuilt.len(), 1, "{a:?} {b:?}");
+    assert!(a.failed.is_empty() && b.failed.is_empty(), "{a:?} {b:?}");
+    assert!(table.raw(REPAIR_PK, "rx").await.is_none());
+    assert_eq!(
+        stored_index(&table, "rx").await,
+        expected_index(&table, &store, "rx", &players).await
+    );
+    for lane in 0..LANES {
+        let key = leaderboard_keys::entity::lane(&bid("rx"), lane);
+        let item = table.raw(&key.pk, &key.sk).await;
+        assert!(item.is_none_or(|i| !i.contains_key("pause")), "lane {lane}");
+    }
 }

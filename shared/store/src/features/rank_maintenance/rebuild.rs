@@ -29,7 +29,7 @@
 //! partition); a switch attempt that fails deletes the nodes it wrote.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use leaderboard_keys::entity;
 use leaderboard_keys::entity::Key;
@@ -57,6 +57,8 @@ pub const FREE_SCANS: u32 = 2;
 pub const MAX_SCANS: u32 = FREE_SCANS + 2;
 /// The longest a pause holds a lane's plays back.
 pub const LANE_PAUSE: Duration = Duration::from_secs(10);
+/// Node items put between two looks at the deadline.
+const NODE_PUTS: usize = 1_000;
 
 /// What [`Store::rebuild_lane_index`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -105,14 +107,26 @@ impl Store {
     /// (`ceil(nodes / 25)`), 1 transaction and, if it fails, 1 root read; one pause write per
     /// lane paused. At most [`MAX_SCANS`] scans.
     pub async fn rebuild_lane_index(&self, board: &Board) -> Result<RebuildOutcome, StoreError> {
+        self.rebuild_lane_index_by(board, None).await
+    }
+
+    /// The same, giving up ([`StoreError::Contention`]) once `deadline` passes: checked before
+    /// each scan, and between node writes of [`NODE_PUTS`] items (the nodes written stay, in a
+    /// generation that never serves).
+    pub async fn rebuild_lane_index_by(
+        &self,
+        board: &Board,
+        deadline: Option<Instant>,
+    ) -> Result<RebuildOutcome, StoreError> {
         let id = &board.board_id;
+        let past = || deadline.is_some_and(|d| Instant::now() >= d);
         let mut out = RebuildOutcome::default();
         let mut settled: BTreeMap<u8, Settled> = BTreeMap::new();
         let mut paused: BTreeSet<u8> = BTreeSet::new();
         let result = 'rounds: loop {
-            if out.scans == MAX_SCANS {
+            if out.scans == MAX_SCANS || past() {
                 break Err(StoreError::Contention {
-                    attempts: MAX_SCANS,
+                    attempts: out.scans,
                 });
             }
             if out.scans >= FREE_SCANS {
@@ -154,7 +168,7 @@ impl Store {
                 continue;
             }
             match self
-                .switch_generation(id, &settled, &paused, &mut out)
+                .switch_generation(id, &settled, &paused, deadline, &mut out)
                 .await
             {
                 Ok(Switch::Done) => break Ok(()),
@@ -211,6 +225,7 @@ impl Store {
         id: &BoardId,
         settled: &BTreeMap<u8, Settled>,
         paused: &BTreeSet<u8>,
+        deadline: Option<Instant>,
         out: &mut RebuildOutcome,
     ) -> Result<Switch, StoreError> {
         let (generation, replaced) = self.reserve_generation(id).await?;
@@ -227,10 +242,25 @@ impl Store {
             .zip(nodes.values())
             .map(|(key, counters)| counter_item(key_item(key), counters))
             .collect();
-        let put = self.table.put_all(items).await?;
+        let mut items = items;
+        while !items.is_empty() {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                tracing::warn!(board = %id, generation, "rank index rebuild out of time while writing its nodes");
+                return Err(StoreError::Contention {
+                    attempts: out.scans,
+                });
+            }
+            let rest = items.split_off(items.len().min(NODE_PUTS));
+            let put = self
+                .table
+                .put_all(std::mem::replace(&mut items, rest))
+                .await?;
+            out.items_written += put.items;
+            out.requests += put.requests;
+        }
         // The root is written twice: the reservation, and the switch.
-        out.items_written += put.items + 2;
-        out.requests += put.requests + 1;
+        out.items_written += 2;
+        out.requests += 1;
 
         let root = root_key(id);
         let mut item = counter_item(key_item(&root), &root_counters);

@@ -17,6 +17,7 @@ use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_string};
 use crate::ground::model::{BoardStatus, RankLayout};
 use crate::primitives::lanes::{missing_attr, past_gap_attr};
+use crate::primitives::lease::CloseLease;
 use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 
@@ -50,12 +51,16 @@ pub struct RepairSummary {
     pub waiting: usize,
     /// Boards whose rebuild failed this time (logged; the request stays for the next run).
     pub failed: Vec<BoardId>,
+    /// Boards another run is repairing (it holds their request's lease), left to it.
+    pub busy: Vec<BoardId>,
 }
 
 /// What became of one repair request.
 enum Repaired {
     Rebuilt(RebuildOutcome),
     CaughtUp,
+    /// Another run holds the request's lease.
+    Busy,
     /// The board is gone, closed or not indexed: its index needs no repair.
     NotServed,
 }
@@ -99,9 +104,10 @@ impl Store {
                 continue;
             }
             // One board's failure is the next run's to retry, not a reason to skip the others.
-            match self.repair_board(&board, &request).await {
+            match self.repair_board(&board, &request, deadline).await {
                 Ok(Repaired::Rebuilt(rebuilt)) => summary.rebuilt.push((board, rebuilt)),
                 Ok(Repaired::CaughtUp) => summary.caught_up.push(board),
+                Ok(Repaired::Busy) => summary.busy.push(board),
                 Ok(Repaired::NotServed) => {}
                 Err(e) => {
                     tracing::error!(%board, error = %e, "rank index repair failed; the next run retries");
@@ -113,8 +119,14 @@ impl Store {
     }
 
     /// Rebuilds `board` if its lanes are still stopped where `request` says, and drops the
-    /// request.
-    async fn repair_board(&self, board: &BoardId, request: &Item) -> Result<Repaired, StoreError> {
+    /// request; under the request's lease, so that two runs never rebuild one board at once
+    /// (the later one's reservation would cancel the earlier one's switch).
+    async fn repair_board(
+        &self,
+        board: &BoardId,
+        request: &Item,
+        deadline: Option<Instant>,
+    ) -> Result<Repaired, StoreError> {
         let seen: u64 = request.number("seen").unwrap_or(0);
         let applied = self.table.read_root(board).await?.watermarks;
         // A lane has caught up once it is applied up to the latest change a batch met past its
@@ -131,17 +143,46 @@ impl Store {
             self.drop_repair_request(board, seen).await?;
             return Ok(Repaired::CaughtUp);
         }
-        let serving = self.table.board(board).await?.filter(|b| {
-            // A closed board's index is no longer read.
-            b.rank_layout == RankLayout::V2 && b.status == BoardStatus::Open
-        });
-        let Some(b) = serving else {
+        let lease = CloseLease::new(deadline);
+        let key = repair_key(board);
+        let taken = self
+            .table
+            .take_item_lease(
+                &key,
+                &lease,
+                "attribute_exists(pk)",
+                Params::new(),
+                "UpdateItem(rank index repair lease)",
+            )
+            .await?;
+        if taken.is_none() {
+            return Ok(Repaired::Busy);
+        }
+        let repaired = async {
+            let serving = self.table.board(board).await?.filter(|b| {
+                // A closed board's index is no longer read.
+                b.rank_layout == RankLayout::V2 && b.status == BoardStatus::Open
+            });
+            let Some(b) = serving else {
+                self.drop_repair_request(board, seen).await?;
+                return Ok(Repaired::NotServed);
+            };
+            let rebuilt = self.rebuild_lane_index_by(&b, deadline).await?;
             self.drop_repair_request(board, seen).await?;
-            return Ok(Repaired::NotServed);
-        };
-        let rebuilt = self.rebuild_lane_index(&b).await?;
-        self.drop_repair_request(board, seen).await?;
-        Ok(Repaired::Rebuilt(rebuilt))
+            Ok(Repaired::Rebuilt(rebuilt))
+        }
+        .await;
+        // The request stays when a batch met a gap again meanwhile, or the rebuild failed: the
+        // next run may take it at once.
+        match self
+            .table
+            .release_item_lease(&key, lease.by(), "UpdateItem(rank index repair release)")
+            .await
+        {
+            Ok(()) | Err(StoreError::ConditionalCheckFailed) => {}
+            Err(e) => tracing::warn!(%board, error = %e, "repair lease not released; it expires"),
+        }
+        repaired
     }
 
     /// Deletes `board`'s repair request unless a batch saw a gap again after `seen` (that one
