@@ -64,6 +64,12 @@ try {
     env("SCORE"),
   );
   report.topAfter = await rows(page, "top");
+  // The page fills the top first and then asks for the player's own entry: wait for that.
+  await page.waitForFunction(
+    (before) => document.getElementById("me").textContent !== before,
+    WAIT,
+    report.meBefore,
+  );
   report.meAfter = await page.$eval("#me", (p) => p.textContent);
   report.around = await rows(page, "around");
   await page.screenshot({ path: env("SCREENSHOT"), fullPage: true });
