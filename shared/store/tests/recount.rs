@@ -155,6 +155,15 @@ async fn a_recount_paused_after_every_page_goes_on_to_the_same_totals() {
         }
     );
     assert_eq!(totals(&table, "bo").await, (want, 7, at(6).to_string()));
+    // The same recount again (a run that died after writing it): the same totals.
+    let same = store
+        .recount_player(
+            Recount::start(pid("bo"), at(10 * MINUTE)),
+            RecountPages::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(same, outcome);
     // Counted again, from the start, in one call: the same totals.
     let again = store
         .recount_player(

@@ -46,6 +46,7 @@
 
 mod fold;
 mod read;
+pub mod stage;
 
 pub use fold::{Chunk, Fold, Gap, LaneChange, Watermarks, absorb, chunk, fold, lag, lanes_of};
 pub use read::{LanesRead, PathRead, Settled, TailCount, TailSide, settle};

@@ -153,9 +153,11 @@ impl Store {
         for attempt in Retry::PROJECTION.attempts() {
             let seen = self.read_watermark(&progress.player).await?;
             if let Some((_, stored)) = &seen.recount_before
-                && *stored >= progress.before
+                && *stored > progress.before
             {
-                // A later recount wrote first; this one's count is older than the totals.
+                // A later recount wrote first; this one's count is older than the totals. (An
+                // equal one is this recount written before, say by a run that died after it:
+                // writing it again gives the same totals.)
                 return Ok(RecountOutcome::Busy(Timestamp::now()));
             }
             let settled = progress
