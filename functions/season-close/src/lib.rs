@@ -116,6 +116,9 @@ pub struct CloseSummary {
     /// Boards whose rank index repair failed this time (logged; retried by the next run).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rank_repair_failed: Vec<BoardId>,
+    /// Boards another run was repairing (it holds their request's lease), left to it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rank_repair_busy: Vec<BoardId>,
     /// Boards stored before the rank index's current layout, moved onto it by this run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rank_migrated: Vec<BoardId>,
@@ -268,6 +271,7 @@ async fn run_measured(
             Ok(repair) => {
                 summary.rank_repaired = repair.rebuilt.into_iter().map(|(b, _)| b).collect();
                 summary.rank_repair_failed = repair.failed;
+                summary.rank_repair_busy = repair.busy;
             }
             // Closing is this function's first job: a failed repair run is retried next time.
             Err(e) => tracing::error!(error = %e, "rank index repair run failed"),
