@@ -67,6 +67,12 @@ impl ItemExt for Item {
     }
 }
 
+/// The primary key of an item (a listing's, or a page's last evaluated key): what
+/// [`key_item`] made.
+pub(crate) fn item_key(item: &Item) -> Key {
+    Key::new(key_string(item, "pk"), key_string(item, "sk"))
+}
+
 /// The string value of a key attribute, for errors and cursors.
 pub(crate) fn key_string(item: &Item, attr: &str) -> String {
     item.string(attr).unwrap_or_default().to_owned()

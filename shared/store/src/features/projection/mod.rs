@@ -49,7 +49,7 @@ use leaderboard_keys::rank_index::LaneChange;
 use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::StoreError;
-use crate::ground::items::n;
+use crate::ground::items::{n, s};
 use crate::ground::model::LIFETIME_SCORE_CEILING;
 use crate::primitives::rank_apply::LaneApplyOutcome;
 use crate::store::Store;
@@ -187,7 +187,6 @@ impl Seen {
     /// `lastPlayedAt` and `recountBefore`, each equal or each still absent (verbatim: a stored
     /// total may be beyond any integer type here).
     fn unchanged(&self, mut params: Params) -> (String, Params) {
-        let s = |v: &str| AttributeValue::S(v.to_owned());
         let seen = [
             (
                 "projectedSeq",
@@ -356,24 +355,16 @@ impl Store {
             ),
             Some(_) => return Err(corrupt("projectedSeq is not a 40-digit string")),
         };
-        let last_played = match item.get("lastPlayedAt") {
-            None => None,
-            Some(AttributeValue::S(v)) => {
-                let t = Timestamp::parse_rfc3339("lastPlayedAt", v)
-                    .map_err(|_| corrupt("lastPlayedAt is not an RFC 3339 time"))?;
-                Some((v.clone(), t))
-            }
-            Some(_) => return Err(corrupt("lastPlayedAt is not a string")),
+        // A stored time, verbatim (for a condition) and parsed.
+        let time = |attr: &str| match item.get(attr) {
+            None => Ok(None),
+            Some(AttributeValue::S(v)) => Timestamp::parse_rfc3339("stored time", v)
+                .map(|t| Some((v.clone(), t)))
+                .map_err(|_| corrupt(&format!("{attr} is not an RFC 3339 time"))),
+            Some(_) => Err(corrupt(&format!("{attr} is not a string"))),
         };
-        let recount_before = match item.get(RECOUNT_BEFORE) {
-            None => None,
-            Some(AttributeValue::S(v)) => {
-                let t = Timestamp::parse_rfc3339(RECOUNT_BEFORE, v)
-                    .map_err(|_| corrupt("recountBefore is not an RFC 3339 time"))?;
-                Some((v.clone(), t))
-            }
-            Some(_) => return Err(corrupt("recountBefore is not a string")),
-        };
+        let last_played = time("lastPlayedAt")?;
+        let recount_before = time(RECOUNT_BEFORE)?;
         let lifetime = match item.get("lifetimeScore") {
             None => None,
             Some(AttributeValue::N(v)) => Some(v.clone()),

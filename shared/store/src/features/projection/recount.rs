@@ -150,6 +150,16 @@ impl Store {
                 break;
             }
         }
+        // Read once: an erasure that starts after this deletes what the write makes, and a
+        // profile the write creates is undone below.
+        if self
+            .table
+            .get_raw(&self.erasure_marker(&progress.player))
+            .await?
+            .is_some()
+        {
+            return Ok(RecountOutcome::Erased);
+        }
         for attempt in Retry::PROJECTION.attempts() {
             let seen = self.read_watermark(&progress.player).await?;
             if let Some((_, stored)) = &seen.recount_before
@@ -169,14 +179,6 @@ impl Store {
             {
                 let wait = 2 * progress.settle_ms;
                 return Ok(RecountOutcome::Busy(last.plus_millis(wait)));
-            }
-            if self
-                .table
-                .get_raw(&self.erasure_marker(&progress.player))
-                .await?
-                .is_some()
-            {
-                return Ok(RecountOutcome::Erased);
             }
             match self.write_recount(&progress, &seen).await {
                 Ok(created) => {

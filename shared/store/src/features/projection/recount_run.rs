@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use super::recount::{Recount, RecountOutcome, RecountPages};
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, ItemExt, key_item, key_string};
+use crate::ground::items::{Item, ItemExt, item_key, key_item, key_string, n, s};
 use crate::primitives::lease::CloseLease;
 use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
@@ -133,14 +133,8 @@ impl Store {
         now: Timestamp,
     ) -> Result<(), StoreError> {
         let mut item = key_item(&Key::new(RECOUNT_PK, RUN_SK));
-        item.insert(
-            "requestedAt".into(),
-            crate::ground::items::n(now.as_millis()),
-        );
-        item.insert(
-            "requestedBy".into(),
-            aws_sdk_dynamodb::types::AttributeValue::S(requested_by.to_owned()),
-        );
+        item.insert("requestedAt".into(), n(now.as_millis()));
+        item.insert("requestedBy".into(), s(requested_by));
         self.table
             .put_request(item)
             .send()
@@ -448,9 +442,7 @@ impl Store {
                 players.push(player);
             }
         }
-        let next = page
-            .last_evaluated_key
-            .map(|k| Key::new(key_string(&k, "pk"), key_string(&k, "sk")));
+        let next = page.last_evaluated_key.map(|k| item_key(&k));
         Ok((players, next))
     }
 }

@@ -43,7 +43,7 @@ use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, ItemExt, key_item, key_string, n};
+use crate::ground::items::{Item, ItemExt, item_key, key_item, key_string, n};
 use crate::ground::model::Board;
 use crate::primitives::rank_apply::{counter_item, root_watermarks};
 use crate::store::Store;
@@ -407,11 +407,7 @@ impl Store {
             out.requests += self
                 .table
                 .query_pages("Query(rank index nodes)", query, |page| {
-                    keys.extend(
-                        page.items()
-                            .iter()
-                            .map(|item| Key::new(key_string(item, "pk"), key_string(item, "sk"))),
-                    );
+                    keys.extend(page.items().iter().map(item_key));
                     Ok(())
                 })
                 .await?;

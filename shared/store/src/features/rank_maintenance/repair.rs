@@ -1,7 +1,8 @@
 //! The self-healing of the rank index. A lane stops at a change that never comes: a record
 //! the stream discarded after its retries, or a written count moved without a change (a failed
 //! import). The batch that finds the gap records a repair request for the board (one write)
-//! and goes on: the lane's later changes are the rebuild's to count. The repair run, on the season-close schedule, rebuilds each board whose request has waited
+//! and goes on: the lane's later changes are the rebuild's to count. The repair run, on the
+//! season-close schedule, rebuilds each board whose request has waited
 //! [`RepairOptions::min_age`] and whose lanes are still stopped there, with
 //! [`Store::rebuild_lane_index`] while plays go on. Until then the lag shows in `rankLag` and
 //! nothing behind it is answered as exact.

@@ -19,7 +19,7 @@ use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::BoardId;
 
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, ItemExt, key_item, key_string};
+use crate::ground::items::{Item, ItemExt, item_key, key_item};
 use crate::ground::model::{BoardStatus, RankLayout};
 use crate::primitives::lease::CloseLease;
 use crate::store::Store;
@@ -180,7 +180,7 @@ impl Store {
             .map_err(|e| StoreError::sdk("Scan(rank layout sweep)", e))?;
         let mut found = Vec::new();
         for item in page.items() {
-            let key = Key::new(key_string(item, "pk"), key_string(item, "sk"));
+            let key = item_key(item);
             let what = match key.pk.strip_prefix(entity::LEADERBOARD_PREFIX) {
                 Some(id) if key.sk == entity::METADATA => match BoardId::parse(id) {
                     Ok(id) => Found::Board(id),
@@ -190,9 +190,7 @@ impl Store {
             };
             found.push((key, what));
         }
-        let next = page
-            .last_evaluated_key
-            .map(|k| Key::new(key_string(&k, "pk"), key_string(&k, "sk")));
+        let next = page.last_evaluated_key.map(|k| item_key(&k));
         Ok((found, next))
     }
 
