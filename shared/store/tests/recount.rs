@@ -10,6 +10,7 @@ use common::*;
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::ids::SessionId;
 use leaderboard_keys::rank::Order;
+use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::Operator;
 use leaderboard_store::{
     PLAY_SETTLE, Play, ProjectedSession, Recount, RecountOutcome, RecountPages, SequenceNumber,
@@ -38,6 +39,14 @@ async fn play(store: &Store, player: &str, score: u64, ms: u64, seq: u64) -> Pro
         score,
         attained_at: now,
     }
+}
+
+/// A recount of `player` started at `now`, read whole in one call.
+async fn recount(store: &Store, player: &str, now: Timestamp) -> RecountOutcome {
+    store
+        .recount_player(Recount::start(pid(player), now), RecountPages::default())
+        .await
+        .unwrap()
 }
 
 async fn project(store: &Store, player: &str, sessions: &[ProjectedSession]) -> usize {
@@ -91,10 +100,7 @@ async fn sessions_the_stream_lost_or_repeated_are_recounted_and_later_records_co
 
     // Ten minutes on, the recount.
     let now = at(10 * MINUTE);
-    let done = store
-        .recount_player(Recount::start(pid("ada"), now), RecountPages::default())
-        .await
-        .unwrap();
+    let done = recount(&store, "ada", now).await;
     assert_eq!(
         done,
         RecountOutcome::Done {
@@ -156,22 +162,10 @@ async fn a_recount_paused_after_every_page_goes_on_to_the_same_totals() {
     );
     assert_eq!(totals(&table, "bo").await, (want, 7, at(6).to_string()));
     // The same recount again (a run that died after writing it): the same totals.
-    let same = store
-        .recount_player(
-            Recount::start(pid("bo"), at(10 * MINUTE)),
-            RecountPages::default(),
-        )
-        .await
-        .unwrap();
+    let same = recount(&store, "bo", at(10 * MINUTE)).await;
     assert_eq!(same, outcome);
     // Counted again, from the start, in one call: the same totals.
-    let again = store
-        .recount_player(
-            Recount::start(pid("bo"), at(20 * MINUTE)),
-            RecountPages::default(),
-        )
-        .await
-        .unwrap();
+    let again = recount(&store, "bo", at(20 * MINUTE)).await;
     assert_eq!(again, outcome);
     assert_eq!(totals(&table, "bo").await, (want, 7, at(6).to_string()));
 }
@@ -183,13 +177,7 @@ async fn a_player_who_played_too_recently_or_is_erased_is_refused_and_nothing_is
     project(&store, "cy", &[s]).await;
     let before = table.raw("PLAYER#cy", "#METADATA").await;
     // Counted at 9 min, recounted at 10: the newest counted session is within 2 × PLAY_SETTLE.
-    let busy = store
-        .recount_player(
-            Recount::start(pid("cy"), at(10 * MINUTE)),
-            RecountPages::default(),
-        )
-        .await
-        .unwrap();
+    let busy = recount(&store, "cy", at(10 * MINUTE)).await;
     let settle = PLAY_SETTLE.as_millis() as u64;
     assert_eq!(
         busy,
@@ -204,13 +192,7 @@ async fn a_player_who_played_too_recently_or_is_erased_is_refused_and_nothing_is
         .await
         .unwrap();
     let items = table.dump().await.len();
-    let erased = store
-        .recount_player(
-            Recount::start(pid("dee"), at(10 * MINUTE)),
-            RecountPages::default(),
-        )
-        .await
-        .unwrap();
+    let erased = recount(&store, "dee", at(10 * MINUTE)).await;
     assert_eq!(erased, RecountOutcome::Erased);
     assert!(table.raw("PLAYER#dee", "#METADATA").await.is_none());
     assert_eq!(table.dump().await.len(), items);
@@ -240,15 +222,13 @@ async fn recounts_racing_the_projection_leave_every_total_exact() {
     let tasks = players.iter().enumerate().map(|(i, p)| {
         let (store, p, old, new) = (store.clone(), p.clone(), old[i].clone(), new[i].clone());
         async move {
-            let recount =
-                store.recount_player(Recount::start(pid(&p), now), RecountPages::default());
             let stream = async {
                 project(&store, &p, std::slice::from_ref(&new)).await;
                 project(&store, &p, &old).await;
                 project(&store, &p, std::slice::from_ref(&new)).await;
             };
-            let (recounted, ()) = tokio::join!(recount, stream);
-            recounted.unwrap()
+            let (recounted, ()) = tokio::join!(recount(&store, &p, now), stream);
+            recounted
         }
     });
     let outcomes = futures::future::join_all(tasks).await;
@@ -261,13 +241,7 @@ async fn recounts_racing_the_projection_leave_every_total_exact() {
             // stream lost are still missing, and the next recount (after it settles) finds them.
             RecountOutcome::Busy(_) => {
                 assert_eq!((score, games), (1_001, 2), "{p}");
-                let later = store
-                    .recount_player(
-                        Recount::start(pid(p), at(20 * MINUTE)),
-                        RecountPages::default(),
-                    )
-                    .await
-                    .unwrap();
+                let later = recount(&store, p, at(20 * MINUTE)).await;
                 assert!(matches!(later, RecountOutcome::Done { .. }), "{later:?}");
                 assert_eq!(totals(&table, p).await.0, 1_010, "{p}");
             }
