@@ -8,13 +8,12 @@
 //! on a spread board, a few items of at most [`STAGE_ITEM_BYTES`] for tens of thousands of
 //! entries (a put of a 100 KB item is 100 write units, against one per node for the nodes).
 //!
-//! Before it switches, a rebuild scans again (with the lanes paused) and brings its new
-//! generation up to that scan by applying the difference, player by player, as lane changes
-//! ([`changes_between`]): the index's own fold counts them exactly once.
+//! Before it switches, a rebuild scans again (at last with the lanes paused) and brings its new
+//! generation up to that scan by putting only the nodes whose counters differ ([`node_puts`]).
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
-use super::{CountedKey, LaneChange, Watermarks};
+use super::{CountedKey, Counters, NodeCounters};
 use crate::error::KeyError;
 
 /// The most bytes one staged item's packed keys take: a quarter of DynamoDB's item limit.
@@ -78,57 +77,28 @@ fn common_prefix(a: &str, b: &str) -> usize {
     (0..=n).rev().find(|&i| b.is_char_boundary(i)).unwrap_or(0)
 }
 
-/// The entries' changes from the keys `before` to the keys `after` (each one key a player at
-/// most), as lane changes numbered on from `from`: per player whose key differs, one change
-/// (old key, new key; `None` for no entry), a lane's numbered `from + 1`, `from + 2`, ... in
-/// player order. Folded onto an index that counts `before` with watermarks `from`, they make it
-/// count `after`.
-pub fn changes_between(
-    before: &[CountedKey],
-    after: &[CountedKey],
-    from: &Watermarks,
-) -> Vec<LaneChange> {
-    let by_player = |keys: &[CountedKey]| -> BTreeMap<String, CountedKey> {
-        keys.iter()
-            .map(|k| (player_of(k).to_owned(), k.clone()))
-            .collect()
-    };
-    let mut old = by_player(before);
-    let new = by_player(after);
-    let mut next: BTreeMap<u8, u64> = BTreeMap::new();
-    let mut changes = Vec::new();
-    let mut push = |old: Option<CountedKey>, new: Option<CountedKey>| {
-        let lane = old.as_ref().or(new.as_ref()).map_or(0, CountedKey::lane);
-        let seq = next.entry(lane).or_insert_with(|| from.get(lane));
-        *seq += 1;
-        changes.push(LaneChange {
-            lane,
-            seq: *seq,
-            old,
-            new,
-        });
-    };
-    for (player, key) in new {
-        match old.remove(&player) {
-            Some(was) if was == key => {}
-            was => push(was, Some(key)),
-        }
-    }
-    for (_, was) in old {
-        push(Some(was), None);
-    }
-    changes
-}
-
-/// The player of a counted key (ids hold no `#`).
-fn player_of(key: &CountedKey) -> &str {
-    key.sort_key.rsplit('#').next().unwrap_or_default()
+/// The node items that turn an index counting `base` into one counting `target` (both from
+/// [`build`](super::build)), in prefix order: every node below the root whose counters differ, with its
+/// counters in `target` (none for a node `target` does not have). Each is a whole item, put
+/// over what is there, so that putting them again, or from any point on, ends the same.
+pub fn node_puts(base: &NodeCounters, target: &NodeCounters) -> Vec<(String, Counters)> {
+    let none = Counters::new();
+    let mut prefixes: BTreeSet<&String> = base.keys().collect();
+    prefixes.extend(target.keys());
+    prefixes
+        .into_iter()
+        .filter(|prefix| !prefix.is_empty())
+        .filter_map(|prefix| {
+            let now = target.get(prefix).unwrap_or(&none);
+            (base.get(prefix).unwrap_or(&none) != now).then(|| (prefix.clone(), now.clone()))
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rank_index::{build, fold};
+    use crate::rank_index::build;
 
     fn key(score: u64, tie: u64, player: &str) -> CountedKey {
         CountedKey::parse(&format!("SCORE#{score:010}#{tie:013}#{player}")).unwrap()
@@ -161,33 +131,44 @@ mod tests {
     }
 
     #[test]
-    fn the_changes_between_two_scans_fold_the_first_into_the_second() {
-        let before = vec![key(10, 1, "a"), key(20, 2, "b"), key(30, 3, "c")];
-        // a improves, b leaves, c stays, d arrives.
-        let mut after = vec![key(40, 4, "a"), key(30, 3, "c"), key(5, 5, "d")];
+    fn the_node_puts_turn_the_index_of_one_scan_into_the_index_of_the_next() {
+        let mut before: Vec<CountedKey> = (0..300u64)
+            .map(|i| key((i * 37) % 500, 1_000 + i, &format!("p{i:03}")))
+            .collect();
+        before.sort();
+        // Some improve, some leave, some arrive, the rest stay.
+        let mut after: Vec<CountedKey> = before
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 11 != 0)
+            .map(|(i, k)| match i % 7 {
+                0 => key(900 + i as u64, 5_000 + i as u64, player_of(k)),
+                _ => k.clone(),
+            })
+            .chain((0..20u64).map(|i| key(i * 3, 9_000 + i, &format!("n{i:02}"))))
+            .collect();
         after.sort();
-        let mut from = Watermarks::default();
-        for k in before.iter().chain(&after) {
-            from.0.insert(k.lane(), 7);
+        let (base, target) = (build(&before), build(&after));
+        let puts = node_puts(&base, &target);
+        assert!(!puts.is_empty() && puts.len() < target.len());
+        let mut index = base.clone();
+        index.remove("");
+        for (prefix, counters) in &puts {
+            index.insert(prefix.clone(), counters.clone());
         }
-        let changes = changes_between(&before, &after, &from);
-        assert_eq!(changes.len(), 3);
-        let counted = |keys: &[CountedKey]| build(keys);
-        // The index of `before` plus the fold of the changes is the index of `after`.
-        let mut index = counted(&before);
-        let folded = fold(&from, &changes);
-        assert!(folded.gaps.is_empty(), "{:?}", folded.gaps);
-        for (prefix, counters) in folded.deltas {
-            let node = index.entry(prefix).or_default();
-            for (label, delta) in counters {
-                *node.entry(label).or_default() += delta;
-            }
-        }
-        for node in index.values_mut() {
-            node.retain(|_, count| *count != 0);
-        }
-        index.retain(|_, node| !node.is_empty());
-        assert_eq!(index, counted(&after));
-        assert!(changes_between(&after, &after, &from).is_empty());
+        // Nodes put empty are read as no node.
+        index.retain(|_, counters| !counters.is_empty());
+        let mut expected = target.clone();
+        expected.remove("");
+        assert_eq!(index, expected);
+        assert!(node_puts(&target, &target).is_empty());
+        assert_eq!(
+            node_puts(&NodeCounters::new(), &target).len(),
+            target.len() - 1
+        );
+    }
+
+    fn player_of(key: &CountedKey) -> &str {
+        key.sort_key.rsplit('#').next().unwrap_or_default()
     }
 }
