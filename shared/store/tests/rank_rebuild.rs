@@ -321,11 +321,11 @@ async fn two_repair_runs_together_rebuild_a_board_once_and_a_run_out_of_time_lea
     let root = table.raw("RANKV2#rx", "#ROOT").await.unwrap();
 
     // A run whose time runs out inside the rebuild (its first lane read held until then)
-    // gives up: the request stays, no lane is left paused, the index is as it was, and the
-    // lease is given back.
+    // leaves its checkpoint on the request for the next run: no lane is left paused, the
+    // index is as it was, and the lease is given back.
     let (client, gate) = leaderboard_devkit::local::gated_client(&table.endpoint, "BatchGetItem");
     let gated = store_with_client(&table, client);
-    let deadline = Instant::now() + Duration::from_secs(1);
+    let deadline = Instant::now() + Duration::from_secs(3);
     let late = tokio::spawn(async move {
         gated
             .repair_rank_indexes(Timestamp::now(), &no_wait(), Some(deadline))
@@ -339,8 +339,13 @@ async fn two_repair_runs_together_rebuild_a_board_once_and_a_run_out_of_time_lea
         .unwrap();
     gate.release();
     let late = late.await.unwrap().unwrap();
-    assert_eq!((late.rebuilt.len(), late.failed.len()), (0, 1), "{late:?}");
+    assert_eq!(late.continuing, vec![bid("rx")], "{late:?}");
+    assert!(
+        late.rebuilt.is_empty() && late.failed.is_empty(),
+        "{late:?}"
+    );
     let request = table.raw(REPAIR_PK, "rx").await.expect("the request stays");
+    assert!(request.contains_key("stGen"), "checkpointed: {request:?}");
     assert!(!request.contains_key("leaseBy"), "{request:?}");
     assert_eq!(
         table.raw("RANKV2#rx", "#ROOT").await.unwrap()["g"],
@@ -361,6 +366,14 @@ async fn two_repair_runs_together_rebuild_a_board_once_and_a_run_out_of_time_lea
     assert_eq!(
         stored_index(&table, "rx").await,
         expected_index(&table, &store, "rx", &players).await
+    );
+    // Only the generation in service is left, and none of the staged scans.
+    assert_eq!(nodes_by_generation(&table, "rx").await.len(), 1);
+    let staged = table.dump().await;
+    assert!(
+        !staged
+            .iter()
+            .any(|i| i["pk"].as_s().unwrap() == "RANKV2#rx#STAGE")
     );
     for lane in 0..LANES {
         let key = leaderboard_keys::entity::lane(&bid("rx"), lane);

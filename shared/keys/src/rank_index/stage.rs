@@ -14,7 +14,21 @@
 use std::collections::BTreeSet;
 
 use super::{CountedKey, Counters, NodeCounters};
+use crate::entity::Key;
 use crate::error::KeyError;
+use crate::ids::BoardId;
+
+/// The partition of a board's staged keys: `RANKV2#<boardId>#STAGE` (no node partition's: those
+/// end in a generation and a partition number).
+pub fn stage_pk(board: &BoardId) -> String {
+    format!("RANKV2#{board}#STAGE")
+}
+
+/// Staged item `index` of slot `slot` (a rebuild keeps two scans: the one its nodes count and
+/// the one it is putting): [`stage_pk`] / `<slot>#<index, 4 digits>`.
+pub fn stage_key(board: &BoardId, slot: u8, index: usize) -> Key {
+    Key::new(stage_pk(board), format!("{slot}#{index:04}"))
+}
 
 /// The most bytes one staged item's packed keys take: a quarter of DynamoDB's item limit.
 pub const STAGE_ITEM_BYTES: usize = 100_000;

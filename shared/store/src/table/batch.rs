@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::{DeleteRequest, KeysAndAttributes, PutRequest, WriteRequest};
+use futures::{StreamExt, TryStreamExt};
 use leaderboard_keys::entity::Key;
 
 use crate::ground::error::StoreError;
@@ -116,6 +117,29 @@ impl Table {
             Ok(WriteRequest::builder().put_request(put).build())
         });
         self.write_all(puts.collect::<Result<_, StoreError>>()?)
+            .await
+    }
+
+    /// Puts every item as [`Table::put_all`] does, `in_flight` requests at a time: for bulk
+    /// writes off the request path (a rebuild's nodes), whose time is their number of rounds.
+    pub(crate) async fn put_all_in_flight(
+        &self,
+        mut items: Vec<Item>,
+        in_flight: usize,
+    ) -> Result<BatchStats, StoreError> {
+        let mut requests = Vec::new();
+        while !items.is_empty() {
+            let rest = items.split_off(items.len().min(BATCH_WRITE_SIZE));
+            requests.push(self.put_all(std::mem::replace(&mut items, rest)));
+        }
+        futures::stream::iter(requests)
+            .buffer_unordered(in_flight.max(1))
+            .try_fold(BatchStats::default(), |total, put| async move {
+                Ok(BatchStats {
+                    items: total.items + put.items,
+                    requests: total.requests + put.requests,
+                })
+            })
             .await
     }
 

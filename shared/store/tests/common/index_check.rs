@@ -107,6 +107,33 @@ pub async fn expected_index(
     (build(&keys), written)
 }
 
+/// [`expected_index`] from a dump of the table: the board's Score items and lanes as dumped
+/// (for a board too large to read entry by entry).
+pub fn expected_in(items: &[RawItem], board: &str) -> (NodeCounters, Watermarks) {
+    let board_pk = entity::board_pk(&bid(board));
+    let keys: Vec<CountedKey> = items
+        .iter()
+        .filter(|item| *item["pk"].as_s().unwrap() == board_pk)
+        .map(|item| item["sk"].as_s().unwrap())
+        .filter(|sk| sk.starts_with(entity::SCORE_PREFIX))
+        .map(|sk| CountedKey::parse(sk).unwrap())
+        .collect();
+    let mut written = Watermarks::default();
+    for l in 0..LANES {
+        let key = entity::lane(&bid(board), l);
+        let lane = items.iter().find(|item| {
+            *item["pk"].as_s().unwrap() == key.pk && *item["sk"].as_s().unwrap() == key.sk
+        });
+        let w: u64 = lane
+            .and_then(|item| item.get("written"))
+            .map_or(0, |v| v.as_n().unwrap().parse().unwrap());
+        if w > 0 {
+            written.0.insert(l, w);
+        }
+    }
+    (build(&keys), written)
+}
+
 /// The lanes' changes of a board, as their stream records carry them: read back from each lane
 /// after every play (plays here are sequential, so each play's record is the lane as it left it).
 #[derive(Default)]
@@ -147,8 +174,10 @@ pub async fn nodes_by_generation(
     let nodes = format!("RANKV2#{board}#");
     for item in table.dump().await {
         if let Some(rest) = item["pk"].as_s().unwrap().strip_prefix(&nodes) {
-            let generation = rest.split('#').next().unwrap().parse().unwrap();
-            *out.entry(generation).or_default() += 1;
+            // A staged rebuild's scans (`STAGE`) are no generation's.
+            if let Ok(generation) = rest.split('#').next().unwrap().parse() {
+                *out.entry(generation).or_default() += 1;
+            }
         }
     }
     out

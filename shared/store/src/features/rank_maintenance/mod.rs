@@ -5,4 +5,5 @@
 pub(crate) mod migration;
 pub(crate) mod rebuild;
 pub(crate) mod repair;
+pub(crate) mod staged;
 pub(crate) mod sweep;

@@ -1,5 +1,6 @@
-//! Rebuilding a board's rank index from its Score items while plays go on: the repair of a
-//! lane stopped at a lost change, `build_rank_index`, and a board's migration onto the index.
+//! Rebuilding a board's rank index from its Score items while plays go on, in one go:
+//! `build_rank_index` and a board's migration onto the index. The repair's rebuild, staged over
+//! as many runs as it needs, shares its scan and its switch (`staged.rs`).
 //!
 //! The rebuild needs, for every lane, the board's keys exactly as they stood at one of that
 //! lane's change numbers. A scan of the Score items is not a snapshot, but a lane's players only
@@ -29,14 +30,14 @@
 //! partition); a switch attempt that fails deletes the nodes it wrote.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use leaderboard_keys::entity;
 use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::{
-    CREATED_ATTR, CountedKey, GENERATION_ATTR, LANES, NODE_PARTITIONS, PAUSE_ATTR, RESERVED_ATTR,
-    WRITTEN_ATTR, build, node_key, node_partition_pk, root_key, watermark_attr,
+    CREATED_ATTR, CountedKey, Counters, GENERATION_ATTR, LANES, NODE_PARTITIONS, PAUSE_ATTR,
+    RESERVED_ATTR, WRITTEN_ATTR, build, node_key, node_partition_pk, root_key, watermark_attr,
 };
 
 use leaderboard_keys::time::Timestamp;
@@ -57,8 +58,6 @@ pub const FREE_SCANS: u32 = 2;
 pub const MAX_SCANS: u32 = FREE_SCANS + 2;
 /// The longest a pause holds a lane's plays back.
 pub const LANE_PAUSE: Duration = Duration::from_secs(10);
-/// Node items put between two looks at the deadline.
-const NODE_PUTS: usize = 1_000;
 
 /// What [`Store::rebuild_lane_index`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -82,22 +81,46 @@ pub struct RebuildOutcome {
 }
 
 /// Each lane's item (empty for a lane never written).
-type Lanes = [Item; LANES as usize];
+pub(super) type Lanes = [Item; LANES as usize];
 
 /// A lane's players' keys as of its change number `written`, and the lane's `created` count
 /// then (which the switch corrects to the keys' number, should it be off: a board that counted
 /// its lanes before `created` existed, or not at all).
-struct Settled {
-    written: u64,
-    created: i64,
-    keys: Vec<CountedKey>,
+pub(super) struct Settled {
+    pub(super) written: u64,
+    pub(super) created: i64,
+    pub(super) keys: Vec<CountedKey>,
+}
+
+/// The lanes that kept still through one scan (the same `written` before and after), each
+/// with its keys from `keys`.
+pub(super) fn settled_lanes(
+    before: &Lanes,
+    mut keys: BTreeMap<u8, Vec<CountedKey>>,
+    after: &Lanes,
+) -> BTreeMap<u8, Settled> {
+    (0..LANES)
+        .filter_map(|lane| {
+            let written = after[lane as usize].number(WRITTEN_ATTR).unwrap_or(0);
+            (before[lane as usize].number(WRITTEN_ATTR).unwrap_or(0) == written).then(|| {
+                let settle = Settled {
+                    written,
+                    created: after[lane as usize].number(CREATED_ATTR).unwrap_or(0),
+                    keys: keys.remove(&lane).unwrap_or_default(),
+                };
+                (lane, settle)
+            })
+        })
+        .collect()
 }
 
 /// How a switch attempt ended.
-enum Switch {
+pub(super) enum Switch {
     Done,
     /// The old index applied past these lanes' settled numbers: they settle again.
     Passed(Vec<u8>),
+    /// A later build reserved a generation: it switches, not this one.
+    Superseded,
 }
 
 impl Store {
@@ -107,24 +130,12 @@ impl Store {
     /// (`ceil(nodes / 25)`), 1 transaction and, if it fails, 1 root read; one pause write per
     /// lane paused. At most [`MAX_SCANS`] scans.
     pub async fn rebuild_lane_index(&self, board: &Board) -> Result<RebuildOutcome, StoreError> {
-        self.rebuild_lane_index_by(board, None).await
-    }
-
-    /// The same, giving up ([`StoreError::Contention`]) once `deadline` passes: checked before
-    /// each scan, and between node writes of [`NODE_PUTS`] items (the nodes written stay, in a
-    /// generation that never serves).
-    pub async fn rebuild_lane_index_by(
-        &self,
-        board: &Board,
-        deadline: Option<Instant>,
-    ) -> Result<RebuildOutcome, StoreError> {
         let id = &board.board_id;
-        let past = || deadline.is_some_and(|d| Instant::now() >= d);
         let mut out = RebuildOutcome::default();
         let mut settled: BTreeMap<u8, Settled> = BTreeMap::new();
         let mut paused: BTreeSet<u8> = BTreeSet::new();
         let result = 'rounds: loop {
-            if out.scans == MAX_SCANS || past() {
+            if out.scans == MAX_SCANS {
                 break Err(StoreError::Contention {
                     attempts: out.scans,
                 });
@@ -146,21 +157,8 @@ impl Store {
                 Ok(scanned) => scanned,
                 Err(e) => break Err(e),
             };
-            let mut keys = keys;
-            for lane in 0..LANES as usize {
-                let written = after[lane].number(WRITTEN_ATTR).unwrap_or(0);
-                if !settled.contains_key(&(lane as u8))
-                    && before[lane].number(WRITTEN_ATTR).unwrap_or(0) == written
-                {
-                    let keys = keys.remove(&(lane as u8)).unwrap_or_default();
-                    let created = after[lane].number(CREATED_ATTR).unwrap_or(0);
-                    let settle = Settled {
-                        written,
-                        created,
-                        keys,
-                    };
-                    settled.insert(lane as u8, settle);
-                }
+            for (lane, settle) in settled_lanes(&before, keys, &after) {
+                settled.entry(lane).or_insert(settle);
             }
             if settled.len() < LANES as usize {
                 tracing::info!(board = %id, settled = settled.len(), scans = out.scans,
@@ -168,10 +166,11 @@ impl Store {
                 continue;
             }
             match self
-                .switch_generation(id, &settled, &paused, deadline, &mut out)
+                .switch_generation(id, &settled, &paused, &mut out)
                 .await
             {
                 Ok(Switch::Done) => break Ok(()),
+                Ok(Switch::Superseded) => break Err(StoreError::Contention { attempts: 1 }),
                 Ok(Switch::Passed(lanes)) => {
                     tracing::info!(board = %id, ?lanes,
                         "rank index rebuild: the index applied past a settled lane; scanning again");
@@ -198,7 +197,7 @@ impl Store {
     }
 
     /// One scan: the lanes, the board's keys by lane, the lanes again.
-    async fn scan_lanes(
+    pub(super) async fn scan_lanes(
         &self,
         id: &BoardId,
         out: &mut RebuildOutcome,
@@ -225,7 +224,6 @@ impl Store {
         id: &BoardId,
         settled: &BTreeMap<u8, Settled>,
         paused: &BTreeSet<u8>,
-        deadline: Option<Instant>,
         out: &mut RebuildOutcome,
     ) -> Result<Switch, StoreError> {
         let (generation, replaced) = self.reserve_generation(id).await?;
@@ -242,28 +240,46 @@ impl Store {
             .zip(nodes.values())
             .map(|(key, counters)| counter_item(key_item(key), counters))
             .collect();
-        let mut items = items;
-        while !items.is_empty() {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                tracing::warn!(board = %id, generation, "rank index rebuild out of time while writing its nodes");
-                return Err(StoreError::Contention {
-                    attempts: out.scans,
-                });
+        let put = self.table.put_all(items).await?;
+        out.items_written += put.items;
+        out.requests += put.requests;
+        let switched = self
+            .switch_root(id, generation, &root_counters, settled, paused, out)
+            .await?;
+        match &switched {
+            // No build can switch between this one's reservation and its switch (each needs
+            // `gn` to be its own), so the generation replaced is the one in service then.
+            Switch::Done => {
+                out.nodes = nodes.len() + 1;
+                if let Some(replaced) = replaced {
+                    self.clear_generation(id, replaced, out).await;
+                }
             }
-            let rest = items.split_off(items.len().min(NODE_PUTS));
-            let put = self
-                .table
-                .put_all(std::mem::replace(&mut items, rest))
-                .await?;
-            out.items_written += put.items;
-            out.requests += put.requests;
+            Switch::Passed(_) | Switch::Superseded => {
+                self.clear_nodes(id, generation, &node_keys, out).await
+            }
         }
+        Ok(switched)
+    }
+
+    /// Switches the root to `generation`, whose nodes count the settled keys: its counters,
+    /// each lane's watermark at its settled number, the lanes' pauses lifted and their `created`
+    /// corrected, on condition that `generation` is still the last reserved and that the old
+    /// index applied no lane past its settled number.
+    pub(super) async fn switch_root(
+        &self,
+        id: &BoardId,
+        generation: u64,
+        root_counters: &Counters,
+        settled: &BTreeMap<u8, Settled>,
+        paused: &BTreeSet<u8>,
+        out: &mut RebuildOutcome,
+    ) -> Result<Switch, StoreError> {
         // The root is written twice: the reservation, and the switch.
         out.items_written += 2;
         out.requests += 1;
-
         let root = root_key(id);
-        let mut item = counter_item(key_item(&root), &root_counters);
+        let mut item = counter_item(key_item(&root), root_counters);
         let mut conditions = vec!["#gn = :gn".to_owned()];
         let mut params = Params::new()
             .name("#gn", RESERVED_ATTR)
@@ -292,12 +308,11 @@ impl Store {
                 tx.push(lane_update?);
             }
         }
-        let switched = match self.transact_switch(tx).await {
+        match self.transact_switch(tx).await {
             Ok(()) => {
                 out.generation = generation;
-                out.entries = keys.len();
-                out.nodes = nodes.len() + 1;
-                Switch::Done
+                out.entries = settled.values().map(|s| s.keys.len()).sum();
+                Ok(Switch::Done)
             }
             Err(StoreError::TransactionCanceled { reasons })
                 if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
@@ -306,37 +321,28 @@ impl Store {
                 out.requests += 1;
                 if now.number::<u64>(RESERVED_ATTR) != Some(generation) {
                     // A later build reserved a generation: it switches, not this one.
-                    self.clear_nodes(id, generation, &node_keys, out).await;
-                    return Err(StoreError::Contention { attempts: 1 });
+                    return Ok(Switch::Superseded);
                 }
                 let applied = root_watermarks(&now);
-                Switch::Passed(
+                Ok(Switch::Passed(
                     settled
                         .iter()
                         .filter(|(lane, s)| applied.get(**lane) > s.written)
                         .map(|(lane, _)| *lane)
                         .collect(),
-                )
+                ))
             }
-            Err(e) => return Err(e),
-        };
-        match &switched {
-            // No build can switch between this one's reservation and its switch (each needs
-            // `gn` to be its own), so the generation replaced is the one in service then.
-            Switch::Done => {
-                if let Some(replaced) = replaced {
-                    self.clear_generation(id, replaced, out).await;
-                }
-            }
-            Switch::Passed(_) => self.clear_nodes(id, generation, &node_keys, out).await,
+            Err(e) => Err(e),
         }
-        Ok(switched)
     }
 
     /// Reserves a generation no build used before (`gn` on the root, one UpdateItem): the new
     /// generation, and the one in service when it was reserved (none on a board no apply or
     /// build ever wrote to, which has no nodes).
-    async fn reserve_generation(&self, id: &BoardId) -> Result<(u64, Option<u64>), StoreError> {
+    pub(super) async fn reserve_generation(
+        &self,
+        id: &BoardId,
+    ) -> Result<(u64, Option<u64>), StoreError> {
         let root = root_key(id);
         let reserved = self
             .table
@@ -355,7 +361,7 @@ impl Store {
 
     /// Deletes the nodes this rebuild wrote under a generation that will not serve. The
     /// rebuild's outcome does not depend on it: a failure is logged and leaves unused items.
-    async fn clear_nodes(
+    pub(super) async fn clear_nodes(
         &self,
         id: &BoardId,
         generation: u64,
@@ -398,20 +404,33 @@ impl Store {
     ) -> Result<Vec<Key>, StoreError> {
         let mut keys = Vec::new();
         for partition in 0..NODE_PARTITIONS {
-            let query = self
-                .table
-                .query_request(Index::Table)
-                .key_condition_expression("pk = :pk")
-                .params(Params::new().value(":pk", node_partition_pk(id, generation, partition)))?
-                .projection_expression("pk, sk");
-            out.requests += self
-                .table
-                .query_pages("Query(rank index nodes)", query, |page| {
-                    keys.extend(page.items().iter().map(item_key));
-                    Ok(())
-                })
-                .await?;
+            keys.extend(self.partition_nodes(id, generation, partition, out).await?);
         }
+        Ok(keys)
+    }
+
+    /// The keys of the nodes of `generation` in one node partition (one Query a 1 MB page).
+    pub(super) async fn partition_nodes(
+        &self,
+        id: &BoardId,
+        generation: u64,
+        partition: u8,
+        out: &mut RebuildOutcome,
+    ) -> Result<Vec<Key>, StoreError> {
+        let mut keys = Vec::new();
+        let query = self
+            .table
+            .query_request(Index::Table)
+            .key_condition_expression("pk = :pk")
+            .params(Params::new().value(":pk", node_partition_pk(id, generation, partition)))?
+            .projection_expression("pk, sk");
+        out.requests += self
+            .table
+            .query_pages("Query(rank index nodes)", query, |page| {
+                keys.extend(page.items().iter().map(item_key));
+                Ok(())
+            })
+            .await?;
         Ok(keys)
     }
 
@@ -442,7 +461,12 @@ impl Store {
     }
 
     /// Holds `lane`'s plays back until `until` or until the switch lifts it.
-    async fn pause_lane(&self, id: &BoardId, lane: u8, until: Timestamp) -> Result<(), StoreError> {
+    pub(super) async fn pause_lane(
+        &self,
+        id: &BoardId,
+        lane: u8,
+        until: Timestamp,
+    ) -> Result<(), StoreError> {
         self.table
             .update_request(&entity::lane(id, lane), "SET #p = :until")
             .params(
@@ -521,7 +545,11 @@ impl Store {
     }
 
     /// Lifts the pauses of a rebuild that gave up (one transaction).
-    async fn lift_pauses(&self, id: &BoardId, lanes: &BTreeSet<u8>) -> Result<(), StoreError> {
+    pub(super) async fn lift_pauses(
+        &self,
+        id: &BoardId,
+        lanes: &BTreeSet<u8>,
+    ) -> Result<(), StoreError> {
         let items = lanes
             .iter()
             .map(|&lane| self.lift_pause(id, lane))

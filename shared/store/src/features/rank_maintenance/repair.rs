@@ -14,6 +14,7 @@ use leaderboard_keys::rank_index::{LANES, REPAIR_PK, repair_key};
 use leaderboard_keys::time::Timestamp;
 
 use crate::features::rank_maintenance::rebuild::RebuildOutcome;
+use crate::features::rank_maintenance::staged::{Holder, Stage, Staged};
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_string};
 use crate::ground::model::{BoardStatus, RankLayout};
@@ -54,6 +55,8 @@ pub struct RepairSummary {
     pub failed: Vec<BoardId>,
     /// Boards another run is repairing (it holds their request's lease), left to it.
     pub busy: Vec<BoardId>,
+    /// Boards whose rebuild the next run carries on from its checkpoint (out of time).
+    pub continuing: Vec<BoardId>,
 }
 
 /// What became of one repair request.
@@ -62,6 +65,10 @@ enum Repaired {
     CaughtUp,
     /// Another run holds the request's lease.
     Busy,
+    /// The rebuild goes on in the next run, from its checkpoint.
+    Continues,
+    /// The last run's rebuild finished deleting what it replaced.
+    Cleared,
     /// The board is gone, closed or not indexed: its index needs no repair.
     NotServed,
 }
@@ -100,7 +107,10 @@ impl Store {
                 continue;
             };
             let at: u64 = request.number("at").unwrap_or(0);
-            if now.as_millis() < at.saturating_add(options.min_age.as_millis() as u64) {
+            // A rebuild under way goes on at once.
+            if now.as_millis() < at.saturating_add(options.min_age.as_millis() as u64)
+                && !Stage::read(&request).started()
+            {
                 summary.waiting += 1;
                 continue;
             }
@@ -109,7 +119,8 @@ impl Store {
                 Ok(Repaired::Rebuilt(rebuilt)) => summary.rebuilt.push((board, rebuilt)),
                 Ok(Repaired::CaughtUp) => summary.caught_up.push(board),
                 Ok(Repaired::Busy) => summary.busy.push(board),
-                Ok(Repaired::NotServed) => {}
+                Ok(Repaired::Continues) => summary.continuing.push(board),
+                Ok(Repaired::NotServed | Repaired::Cleared) => {}
                 Err(e) => {
                     tracing::error!(%board, error = %e, "rank index repair failed; the next run retries");
                     summary.failed.push(board);
@@ -121,7 +132,8 @@ impl Store {
 
     /// Rebuilds `board` if its lanes are still stopped where `request` says, and drops the
     /// request; under the request's lease, so that two runs never rebuild one board at once
-    /// (the later one's reservation would cancel the earlier one's switch).
+    /// (the later one's reservation would cancel the earlier one's switch). The rebuild is
+    /// staged: a run out of time leaves its checkpoint on the request for the next.
     async fn repair_board(
         &self,
         board: &BoardId,
@@ -129,17 +141,7 @@ impl Store {
         deadline: Option<Instant>,
     ) -> Result<Repaired, StoreError> {
         let seen: u64 = request.number("seen").unwrap_or(0);
-        let applied = self.table.read_root(board).await?.watermarks;
-        // A lane has caught up once it is applied up to the latest change a batch met past its
-        // gap (its missing change came late, and so did the ones after it); a request from
-        // before that attribute existed knows only the missing change.
-        let stopped = (0..LANES).any(|lane| {
-            let past = request.number::<u64>(&past_gap_attr(lane));
-            request
-                .number::<u64>(&missing_attr(lane))
-                .is_some_and(|missing| applied.get(lane) < past.unwrap_or(missing).max(missing))
-        });
-        if !stopped {
+        if !Stage::read(request).started() && !self.still_stopped(board, request).await? {
             tracing::info!(%board, "rank index lanes moved past their gaps; no repair needed");
             self.drop_repair_request(board, seen).await?;
             return Ok(Repaired::CaughtUp);
@@ -156,21 +158,39 @@ impl Store {
                 "UpdateItem(rank index repair lease)",
             )
             .await?;
-        if taken.is_none() {
+        let Some(request) = taken else {
             return Ok(Repaired::Busy);
-        }
+        };
+        let holder = Holder {
+            key: &key,
+            by: lease.by(),
+            deadline,
+        };
         let repaired = async {
             let serving = self.table.board(board).await?.filter(|b| {
                 // A closed board's index is no longer read.
                 b.rank_layout == RankLayout::V2 && b.status == BoardStatus::Open
             });
-            let Some(b) = serving else {
-                self.drop_repair_request(board, seen).await?;
-                return Ok(Repaired::NotServed);
-            };
-            let rebuilt = self.rebuild_lane_index_by(&b, deadline).await?;
-            self.drop_repair_request(board, seen).await?;
-            Ok(Repaired::Rebuilt(rebuilt))
+            let mut stage = Stage::read(&request);
+            let staged = self
+                .run_stage(board, serving.as_ref(), &mut stage, &holder)
+                .await?;
+            let seen: u64 = request.number("seen").unwrap_or(0);
+            Ok(match staged {
+                Staged::Continues => Repaired::Continues,
+                Staged::Switched(rebuilt) if stage.started() => Repaired::Rebuilt(rebuilt),
+                Staged::Switched(rebuilt) => {
+                    self.drop_repair_request(board, seen).await?;
+                    Repaired::Rebuilt(rebuilt)
+                }
+                Staged::Finished => {
+                    self.drop_repair_request(board, seen).await?;
+                    match serving {
+                        Some(_) => Repaired::Cleared,
+                        None => Repaired::NotServed,
+                    }
+                }
+            })
         }
         .await;
         // The request stays when a batch met a gap again meanwhile, or the rebuild failed: the
@@ -184,6 +204,20 @@ impl Store {
             Err(e) => tracing::warn!(%board, error = %e, "repair lease not released; it expires"),
         }
         repaired
+    }
+
+    /// Whether a lane of `board` is still stopped where `request` says. A lane has caught up
+    /// once it is applied up to the latest change a batch met past its gap (its missing change
+    /// came late, and so did the ones after it); a request from before that attribute existed
+    /// knows only the missing change.
+    async fn still_stopped(&self, board: &BoardId, request: &Item) -> Result<bool, StoreError> {
+        let applied = self.table.read_root(board).await?.watermarks;
+        Ok((0..LANES).any(|lane| {
+            let past = request.number::<u64>(&past_gap_attr(lane));
+            request
+                .number::<u64>(&missing_attr(lane))
+                .is_some_and(|missing| applied.get(lane) < past.unwrap_or(missing).max(missing))
+        }))
     }
 
     /// Deletes `board`'s repair request unless a batch saw a gap again after `seen` (that one
