@@ -119,6 +119,9 @@ pub struct CloseSummary {
     /// Boards another run was repairing (it holds their request's lease), left to it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rank_repair_busy: Vec<BoardId>,
+    /// Boards whose rank index rebuild the next run carries on from its checkpoint.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rank_repair_continuing: Vec<BoardId>,
     /// Boards stored before the rank index's current layout, moved onto it by this run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rank_migrated: Vec<BoardId>,
@@ -272,6 +275,7 @@ async fn run_measured(
                 summary.rank_repaired = repair.rebuilt.into_iter().map(|(b, _)| b).collect();
                 summary.rank_repair_failed = repair.failed;
                 summary.rank_repair_busy = repair.busy;
+                summary.rank_repair_continuing = repair.continuing;
             }
             // Closing is this function's first job: a failed repair run is retried next time.
             Err(e) => tracing::error!(error = %e, "rank index repair run failed"),
