@@ -296,7 +296,8 @@ impl Store {
                 continue;
             };
             let root_counters: Counters = base_nodes.get("").cloned().unwrap_or_default();
-            let root = self.table.get_raw(&root_key(id)).await?.unwrap_or_default();
+            let root = self.table.get_raw(&root_key(id)).await;
+            let root = self.or_lift(id, &paused, root).await?.unwrap_or_default();
             let replaced: u64 = root.number(GENERATION_ATTR).unwrap_or(0);
             let switch = self
                 .switch_root(
