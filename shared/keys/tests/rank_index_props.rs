@@ -1,17 +1,20 @@
 //! The rank index's arithmetic against models: folding a batch = applying its changes one by
 //! one = building from the final keys; redelivery changes nothing; a gap stops its lane; chunks
 //! carry every change once with chained watermarks; counters plus the group's tail give
-//! exactly the number of sort keys above a key; and a lookup settled from an index behind its
-//! lanes is within its lag of the truth, exact when the lag is 0.
+//! exactly the number of sort keys above a key; a lookup settled from an index behind its
+//! lanes is within its lag of the truth, exact when the lag is 0; and journals applied by rival
+//! appliers that crash between any two writes, fed redelivered and rebatched slices of the log,
+//! count every change once, the index within its watermarks' lag at every step.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::rank::{MAX_TIEBREAK_MILLIS, Order, RankKeySpec};
+use leaderboard_keys::rank_index::journal::{Journal, Node, Root, take};
 use leaderboard_keys::rank_index::{
-    CountedKey, LANES, LaneChange, LanesRead, MAX_CHUNK_ITEMS, NodeCounters, PathRead, Settled,
-    TailCount, TailRange, TailSide, Watermarks, add_counters, build, chunk, count_above, fold,
-    group_size, lag, settle,
+    CountedKey, Counters, LANES, LaneChange, LanesRead, MAX_CHUNK_ITEMS, NodeCounters, PathRead,
+    Settled, TailCount, TailRange, TailSide, Watermarks, add_counters, build, chunk, count_above,
+    fold, group_size, lag, settle,
 };
 use proptest::prelude::*;
 
@@ -324,6 +327,66 @@ proptest! {
         prop_assert_eq!(s.lag, 0);
         prop_assert!(s.exact());
     }
+    #[test]
+    fn journals_count_every_change_once_through_crashes_redeliveries_rebatching_and_rivals(
+        h in history(),
+        cuts in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>(), any::<u64>()), 1..12),
+        schedule in prop::collection::vec((0usize..3, 0u8..8), 0..600),
+    ) {
+        prop_assume!(!h.changes.is_empty());
+        // Deliveries: any slice of the log, in any order, again and again.
+        let mut deliveries: Vec<Vec<LaneChange>> = cuts
+            .iter()
+            .map(|(a, b, seed)| {
+                let (a, b) = (a.index(h.changes.len() + 1), b.index(h.changes.len() + 1));
+                scrambled(&h.changes[a.min(b)..a.max(b)], *seed)
+            })
+            .collect();
+        deliveries.reverse();
+        let mut next = move || deliveries.pop().unwrap_or_default();
+        let mut stored = Stored::default();
+        let mut appliers: Vec<Applier> = (0..3).map(|_| Applier::new(next())).collect();
+        for (who, action) in schedule {
+            let applier = &mut appliers[who];
+            if action == 0 || matches!(applier.step, Step::Done) {
+                // Crashed, or done: the next delivery, from the start.
+                *applier = Applier::new(next());
+            } else {
+                applier.advance(&mut stored);
+            }
+            // At every moment the root counts exactly the changes up to its watermarks, and
+            // each node those, or those and the pending journal's (changes the lag counts).
+            let settled = index_at(&h, &stored.root.watermarks);
+            prop_assert_eq!(&stored.root.counters, &settled.get("").cloned().unwrap_or_default());
+            for (prefix, node) in &stored.nodes {
+                let mut expected = settled.get(prefix).cloned().unwrap_or_default();
+                if node.counters != expected {
+                    let pending = stored.root.pending.as_ref().and_then(|j| j.nodes.get(prefix));
+                    prop_assert!(pending.is_some(), "node {} off with no journal pending", prefix);
+                    add_to(&mut expected, pending.unwrap());
+                    prop_assert_eq!(&node.counters, &expected);
+                }
+            }
+        }
+        // The stream delivers everything at last: the index is the one built from the entries.
+        let mut last = Applier::new(h.changes.clone());
+        while !matches!(last.step, Step::Done) {
+            last.advance(&mut stored);
+        }
+        prop_assert!(stored.root.pending.is_none());
+        prop_assert_eq!(&stored.root.watermarks.0, &h.written);
+        let mut index: NodeCounters = stored
+            .nodes
+            .iter()
+            .filter(|(_, n)| !n.counters.is_empty())
+            .map(|(p, n)| (p.clone(), n.counters.clone()))
+            .collect();
+        if !stored.root.counters.is_empty() {
+            index.insert(String::new(), stored.root.counters.clone());
+        }
+        prop_assert_eq!(index, build(h.last.values()));
+    }
+
 }
 
 fn lane_of(player: usize) -> u8 {
@@ -382,4 +445,72 @@ fn lookup(h: &History, at: &Watermarks, player: usize, cap: u64, just_played: bo
             .cloned(),
     };
     settle(key, &path, at, tail.as_ref(), &lanes)
+}
+
+/// A board's index as the journal's protocol stores it.
+#[derive(Default)]
+struct Stored {
+    root: Root,
+    nodes: BTreeMap<String, Node>,
+}
+
+/// Where an applier is in the protocol.
+enum Step {
+    ReadRoot,
+    Write(Journal),
+    /// The journal's node updates from the `usize`-th on.
+    Node(Journal, usize),
+    Finish(Journal),
+    Done,
+}
+
+/// One delivery's applier: each step one request of the protocol.
+struct Applier {
+    batch: Vec<LaneChange>,
+    step: Step,
+}
+
+impl Applier {
+    fn new(batch: Vec<LaneChange>) -> Applier {
+        Applier {
+            batch,
+            step: Step::ReadRoot,
+        }
+    }
+
+    fn advance(&mut self, stored: &mut Stored) {
+        self.step = match std::mem::replace(&mut self.step, Step::Done) {
+            Step::ReadRoot => match &stored.root.pending {
+                Some(pending) => Step::Node(pending.clone(), 0),
+                None => stored
+                    .root
+                    .begin(&self.batch)
+                    .map_or(Step::Done, Step::Write),
+            },
+            Step::Write(j) if stored.root.write(&j) => Step::Node(j, 0),
+            Step::Write(_) => Step::ReadRoot,
+            Step::Node(j, i) => match j.nodes.iter().nth(i) {
+                Some((prefix, delta)) => {
+                    take(stored.nodes.entry(prefix.clone()).or_default(), j.id, delta);
+                    Step::Node(j, i + 1)
+                }
+                None => Step::Finish(j),
+            },
+            Step::Finish(j) => {
+                stored.root.finish(&j);
+                Step::ReadRoot
+            }
+            Step::Done => Step::Done,
+        }
+    }
+}
+
+/// `counters` plus `delta`, zeros dropped.
+fn add_to(counters: &mut Counters, delta: &Counters) {
+    let mut node = NodeCounters::from([(String::new(), std::mem::take(counters))]);
+    add_counters(
+        &mut node,
+        &NodeCounters::from([(String::new(), delta.clone())]),
+    );
+    *counters = node.remove("").unwrap_or_default();
 }

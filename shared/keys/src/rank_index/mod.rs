@@ -45,6 +45,7 @@
 //! [`settle`]'s.
 
 mod fold;
+pub mod journal;
 mod read;
 pub mod stage;
 
