@@ -3,9 +3,10 @@
 //! import). The batch that finds the gap records a repair request for the board (one write)
 //! and goes on: the lane's later changes are the rebuild's to count. The repair run, on the
 //! season-close schedule, rebuilds each board whose request has waited
-//! [`RepairOptions::min_age`] and whose lanes are still stopped there, with
-//! [`Store::rebuild_lane_index`] while plays go on. Until then the lag shows in `rankLag` and
-//! nothing behind it is answered as exact.
+//! [`RepairOptions::min_age`] and whose lanes are still stopped there, while plays go on: a
+//! rebuild staged over as many runs as it needs (`staged.rs`), switched as
+//! [`Store::rebuild_lane_index`] switches. Until then the lag shows in `rankLag` and nothing
+//! behind it is answered as exact.
 
 use std::time::{Duration, Instant};
 
