@@ -19,9 +19,8 @@ use leaderboard_devkit::local::counting_client;
 use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::{TestTable, s};
 use leaderboard_keys::ids::{BoardId, PlayerId, SessionId};
-use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
-use leaderboard_store::model::{Board, Operator, RankLayout, RankedEntry};
+use leaderboard_store::model::{Board, RankedEntry};
 use leaderboard_store::{Play, RankCost, Store};
 use rand::Rng;
 use rand::seq::IndexedRandom;
@@ -187,13 +186,7 @@ async fn ranks_from_the_index_equal_counted_ranks_at_10k_players() {
     let table = TestTable::on_own_local("rank_index").await;
     let store = store_for(&table, table.client.clone());
     let board_id = BoardId::parse("big").unwrap();
-    let board = store
-        .create_board(
-            new_board("big", Order::Desc, Operator::Best, RankLayout::V2),
-            at(0),
-        )
-        .await
-        .unwrap();
+    let board = open_v2_board(&store, "big").await;
     assert!(board.rank_index);
     let mut reader =
         StreamReader::for_table(&table.endpoint, &table.name, StartingPosition::TrimHorizon)

@@ -16,9 +16,7 @@ use leaderboard_devkit::local::{Failures, failing_client};
 use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::ids::{BoardId, GameId, SessionId};
-use leaderboard_keys::rank::Order;
 use leaderboard_keys::rank_index::REPAIR_PK;
-use leaderboard_store::model::{Operator, RankLayout};
 use leaderboard_store::{Play, Store};
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -33,13 +31,7 @@ const ARRIVALS: usize = 60;
 
 async fn v2_board(store: &Store, id: &str) -> BoardId {
     let board = BoardId::parse(id).unwrap();
-    store
-        .create_board(
-            new_board(id, Order::Desc, Operator::Best, RankLayout::V2),
-            at(0),
-        )
-        .await
-        .unwrap();
+    open_v2_board(store, id).await;
     board
 }
 

@@ -20,10 +20,8 @@ use lambda_runtime::{Context, LambdaEvent};
 use leaderboard_devkit::stream::{EventSourceMapping, StartingPosition, StreamReader};
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::ids::{BoardId, GameId, SessionId};
-use leaderboard_keys::rank::Order;
 use leaderboard_keys::rank_index::{LANES, REPAIR_PK};
 use leaderboard_keys::time::Timestamp;
-use leaderboard_store::model::{Operator, RankLayout};
 use leaderboard_store::{Play, RepairOptions, RepairSummary, Store};
 use stream_projector::handle;
 
@@ -122,13 +120,7 @@ async fn a_20000_entry_board_is_repaired_under_full_load_in_bounded_runs_each_in
     // A DynamoDB Local of its own: its streamed writes would slow every other test's.
     let table = TestTable::on_own_local("rank_repair_load").await;
     let store = store_for(&table, table.client.clone());
-    let board = store
-        .create_board(
-            new_board("big", Order::Desc, Operator::Best, RankLayout::V2),
-            at(0),
-        )
-        .await
-        .unwrap();
+    let board = open_v2_board(&store, "big").await;
     let players: Arc<Vec<String>> = Arc::new((0..ENTRIES).map(|i| format!("b{i:05}")).collect());
     let entries: Vec<_> = players
         .iter()

@@ -425,6 +425,17 @@ pub async fn deliver<P: Projection + LaneIndex>(target: &P, records: &[EventReco
     delivery.retries
 }
 
+/// An open v2 board `id` (highest score first, best kept), made at [`at`]`(0)`.
+pub async fn open_v2_board(store: &Store, id: &str) -> leaderboard_store::model::Board {
+    store
+        .create_board(
+            new_board(id, Order::Desc, Operator::Best, RankLayout::V2),
+            at(0),
+        )
+        .await
+        .unwrap()
+}
+
 /// A layout v2 board `id` holding `entries`, its index built (as a bulk load is), and a reader
 /// of the table's stream positioned after everything so far.
 pub async fn built_v2_board(
@@ -433,13 +444,7 @@ pub async fn built_v2_board(
     id: &str,
     entries: &[(PlayerId, u64, Timestamp)],
 ) -> (leaderboard_store::model::Board, StreamReader) {
-    let board = store
-        .create_board(
-            new_board(id, Order::Desc, Operator::Best, RankLayout::V2),
-            at(0),
-        )
-        .await
-        .unwrap();
+    let board = open_v2_board(store, id).await;
     store.import_entries(&board, entries).await.unwrap();
     store.build_rank_index(&board).await.unwrap();
     let mut reader =

@@ -11,7 +11,7 @@ use leaderboard_keys::entity::Key;
 use serde::de::DeserializeOwned;
 
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, from_item, key_string};
+use crate::ground::items::{Item, from_item, item_key, key_string};
 use crate::ground::model::Page;
 use crate::table::Table;
 use crate::table::cursor::Position;
@@ -232,6 +232,28 @@ impl Table {
                 return Ok(requests);
             }
         }
+    }
+
+    /// The keys of every item of partition `pk` (`what` names the Query in errors), every
+    /// page: the keys and the requests made.
+    pub(crate) async fn partition_keys(
+        &self,
+        pk: &str,
+        what: &'static str,
+    ) -> Result<(Vec<Key>, u32), StoreError> {
+        let query = self
+            .query_request(Index::Table)
+            .key_condition_expression("pk = :pk")
+            .params(Params::new().value(":pk", pk))?
+            .projection_expression("pk, sk");
+        let mut keys = Vec::new();
+        let requests = self
+            .query_pages(what, query, |page| {
+                keys.extend(page.items().iter().map(item_key));
+                Ok(())
+            })
+            .await?;
+        Ok((keys, requests))
     }
 
     /// Counts the items of partition `pk` whose sort key is in `lo..=hi`, strongly

@@ -44,7 +44,7 @@ use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, ItemExt, item_key, key_item, key_string, n};
+use crate::ground::items::{Item, ItemExt, key_item, key_string, n};
 use crate::ground::model::Board;
 use crate::primitives::rank_apply::{counter_item, root_watermarks};
 use crate::store::Store;
@@ -417,20 +417,12 @@ impl Store {
         partition: u8,
         out: &mut RebuildOutcome,
     ) -> Result<Vec<Key>, StoreError> {
-        let mut keys = Vec::new();
-        let query = self
+        let pk = node_partition_pk(id, generation, partition);
+        let (keys, requests) = self
             .table
-            .query_request(Index::Table)
-            .key_condition_expression("pk = :pk")
-            .params(Params::new().value(":pk", node_partition_pk(id, generation, partition)))?
-            .projection_expression("pk, sk");
-        out.requests += self
-            .table
-            .query_pages("Query(rank index nodes)", query, |page| {
-                keys.extend(page.items().iter().map(item_key));
-                Ok(())
-            })
+            .partition_keys(&pk, "Query(rank index nodes)")
             .await?;
+        out.requests += requests;
         Ok(keys)
     }
 

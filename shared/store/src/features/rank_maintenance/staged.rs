@@ -27,25 +27,24 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::stage::{node_puts, pack, stage_key, stage_pk, unpack};
-use leaderboard_keys::rank_index::{
-    CountedKey, Counters, GENERATION_ATTR, LANES, NODE_PARTITIONS, build, node_key, root_key,
-};
+use leaderboard_keys::rank_index::{CountedKey, Counters, LANES, NODE_PARTITIONS, build, node_key};
 use leaderboard_keys::time::Timestamp;
 
 use super::rebuild::{LANE_PAUSE, RebuildOutcome, Switch, settled_lanes};
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, ItemExt, item_key, key_item};
+use crate::ground::items::{Item, ItemExt, key_item};
 use crate::ground::model::Board;
 use crate::primitives::rank_apply::counter_item;
 use crate::store::Store;
-use crate::table::request::{Index, Params, WithParams};
+use crate::table::batch::BATCH_WRITE_SIZE;
+use crate::table::request::Params;
 
 /// Node items put between two checkpoints.
 pub const NODE_PUTS: usize = 1_000;
 /// Node item requests sent at once.
 const IN_FLIGHT: usize = 8;
 /// Node items put between two looks at the deadline: two rounds of requests.
-const DEADLINE_PUTS: usize = 2 * IN_FLIGHT * 25;
+const DEADLINE_PUTS: usize = 2 * IN_FLIGHT * BATCH_WRITE_SIZE;
 /// A catch-up that put at most this many nodes is followed by the last scan, lanes paused.
 pub const FINAL_PUTS: usize = 10_000;
 /// The most nodes the last scan puts with the lanes paused; past it, the pauses are lifted and
@@ -66,6 +65,9 @@ pub(super) struct Slot {
 pub(super) struct Stage {
     /// The generation reserved (0 before it is).
     generation: u64,
+    /// The generation in service when it was reserved, which the switch replaces (no build
+    /// can switch in between without the switch failing: each needs its own reservation).
+    replaced: Option<u64>,
     base: Option<Slot>,
     target: Option<Slot>,
     /// Of the target's node puts, how many are made.
@@ -78,8 +80,9 @@ pub(super) struct Stage {
     retire: Option<(u64, u8)>,
 }
 
-const ATTRS: [&str; 10] = [
+const ATTRS: [&str; 11] = [
     "stGen",
+    "stReplaced",
     "stBase",
     "stBaseItems",
     "stTarget",
@@ -102,6 +105,7 @@ impl Stage {
         };
         Stage {
             generation: item.number("stGen").unwrap_or(0),
+            replaced: item.number("stReplaced"),
             base: slot("stBase", "stBaseItems"),
             target: slot("stTarget", "stTargetItems"),
             put: item.number("stPut").unwrap_or(0),
@@ -119,17 +123,18 @@ impl Stage {
     }
 
     /// The checkpoint's attributes, `None` for one to remove.
-    fn attrs(&self) -> [Option<u64>; 10] {
+    fn attrs(&self) -> [Option<u64>; 11] {
         let (base, target) = (self.base, self.target);
         [
             (self.generation > 0).then_some(self.generation),
+            self.replaced,
             base.map(|s| s.slot.into()),
             base.map(|s| s.items as u64),
             target.map(|s| s.slot.into()),
             target.map(|s| s.items as u64),
-            Some(self.put as u64),
+            (self.put > 0).then_some(self.put as u64),
             self.last_puts.map(|p| p as u64),
-            Some(self.scan_ms),
+            (self.scan_ms > 0).then_some(self.scan_ms),
             self.retire.map(|r| r.0),
             self.retire.map(|r| r.1.into()),
         ]
@@ -218,7 +223,7 @@ impl Store {
         let id = &board.board_id;
         let mut out = RebuildOutcome::default();
         if stage.generation == 0 {
-            stage.generation = self.reserve_generation(id).await?.0;
+            (stage.generation, stage.replaced) = self.reserve_generation(id).await?;
             out.requests += 1;
             self.save_stage(holder, stage).await?;
         }
@@ -296,9 +301,6 @@ impl Store {
                 continue;
             };
             let root_counters: Counters = base_nodes.get("").cloned().unwrap_or_default();
-            let root = self.table.get_raw(&root_key(id)).await;
-            let root = self.or_lift(id, &paused, root).await?.unwrap_or_default();
-            let replaced: u64 = root.number(GENERATION_ATTR).unwrap_or(0);
             let switch = self
                 .switch_root(
                     id,
@@ -313,7 +315,7 @@ impl Store {
                 Switch::Done => {
                     out.nodes = base_nodes.len().max(1);
                     out.paused = paused.into_iter().collect();
-                    *stage = Stage::retiring((replaced > 0).then_some(replaced));
+                    *stage = Stage::retiring(stage.replaced);
                     self.save_stage(holder, stage).await?;
                     return Ok(Some(out));
                 }
@@ -408,19 +410,11 @@ impl Store {
                 self.save_stage(holder, stage).await?;
             }
         }
-        let staged = self
+        let (keys, requests) = self
             .table
-            .query_request(Index::Table)
-            .key_condition_expression("pk = :pk")
-            .params(Params::new().value(":pk", stage_pk(id)))?
-            .projection_expression("pk, sk");
-        let mut keys = Vec::new();
-        self.table
-            .query_pages("Query(rank index staged scans)", staged, |page| {
-                keys.extend(page.items().iter().map(item_key));
-                Ok(())
-            })
+            .partition_keys(&stage_pk(id), "Query(rank index staged scans)")
             .await?;
+        out.requests += requests;
         self.table.delete_all(&keys).await?;
         *stage = Stage::default();
         self.save_stage(holder, stage).await?;
