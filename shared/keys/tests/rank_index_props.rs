@@ -2,122 +2,25 @@
 //! one = building from the final keys; redelivery changes nothing; a gap stops its lane; chunks
 //! carry every change once with chained watermarks; counters plus the group's tail give
 //! exactly the number of sort keys above a key; a lookup settled from an index behind its
-//! lanes is within its lag of the truth, exact when the lag is 0; and journals applied by rival
-//! appliers that crash between any two writes, fed redelivered and rebatched slices of the log,
-//! count every change once, the index within its watermarks' lag at every step.
+//! lanes is within its lag of the truth, exact when the lag is 0. The journal's protocol is
+//! `rank_journal_props.rs`'s.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use leaderboard_keys::ids::PlayerId;
-use leaderboard_keys::rank::{MAX_TIEBREAK_MILLIS, Order, RankKeySpec};
-use leaderboard_keys::rank_index::journal::{Journal, Node, Root, take};
+mod common;
+
+use common::{history, index_at, lane_of, lookup, scrambled, sort_key, spec, true_above};
 use leaderboard_keys::rank_index::{
-    CountedKey, Counters, LANES, LaneChange, LanesRead, MAX_CHUNK_ITEMS, NodeCounters, PathRead,
-    Settled, TailCount, TailRange, TailSide, Watermarks, add_counters, build, chunk, count_above,
-    fold, group_size, lag, settle,
+    CountedKey, LANES, LaneChange, NodeCounters, TailRange, Watermarks, add_counters, build, chunk,
+    count_above, fold, group_size, lag,
 };
 use proptest::prelude::*;
-
-/// Boards of every shape: the widest (18 digits), the default, a narrow one; either order.
-fn spec() -> impl Strategy<Value = RankKeySpec> {
-    (
-        prop_oneof![Just(Order::Desc), Just(Order::Asc)],
-        prop_oneof![
-            Just(9u64),
-            Just(9_999_999_999),
-            Just(999_999_999_999_999_999)
-        ],
-    )
-        .prop_map(|(order, max)| RankKeySpec::new(order, max).unwrap())
-}
-
-/// A score and a time drawn so that ties (same score, same millisecond) and shared groups
-/// (same score, same 100 s) are common, with some spread over the whole range.
-fn score_and_time(max: u64) -> impl Strategy<Value = (u64, u64)> {
-    let base = 1_767_225_600_000u64;
-    (
-        prop_oneof![3 => 0u64..4, 1 => 0..=max],
-        prop_oneof![
-            2 => (0u64..3).prop_map(move |t| base + t),
-            2 => (0u64..400_000).prop_map(move |t| base + t),
-            1 => 0..=MAX_TIEBREAK_MILLIS,
-        ],
-    )
-        .prop_map(move |(s, t)| (s.min(max), t))
-}
-
-fn sort_key(spec: &RankKeySpec, player: usize, (score, ms): (u64, u64)) -> CountedKey {
-    let p = PlayerId::parse(&format!("p{player}")).unwrap();
-    CountedKey::parse(&spec.score_sort_key(score, ms, &p).unwrap()).unwrap()
-}
-
-/// A history of plays: each is a player and their new entry (`None`: the entry is removed).
-#[derive(Debug, Clone)]
-struct History {
-    changes: Vec<LaneChange>,
-    /// Each player's entry at the end.
-    last: BTreeMap<usize, CountedKey>,
-    /// `written` of each lane at the end.
-    written: BTreeMap<u8, u64>,
-}
-
-fn history() -> impl Strategy<Value = History> {
-    spec().prop_flat_map(|spec| {
-        let max = spec.max_score();
-        prop::collection::vec(
-            (0usize..24, prop::option::weighted(0.9, score_and_time(max))),
-            0..160,
-        )
-        .prop_map(move |plays| {
-            let mut last: BTreeMap<usize, CountedKey> = BTreeMap::new();
-            let mut written: BTreeMap<u8, u64> = BTreeMap::new();
-            let mut changes = Vec::new();
-            for (player, entry) in plays {
-                let new = entry.map(|e| sort_key(&spec, player, e));
-                let old = last.get(&player).cloned();
-                if old == new || (old.is_none() && new.is_none()) {
-                    continue; // not a change of the entry: the play writes no lane
-                }
-                let lane = (player % LANES as usize) as u8;
-                let seq = written.entry(lane).or_insert(0);
-                *seq += 1;
-                changes.push(LaneChange {
-                    lane,
-                    seq: *seq,
-                    old: old.clone(),
-                    new: new.clone(),
-                });
-                match new {
-                    Some(k) => last.insert(player, k),
-                    None => last.remove(&player),
-                };
-            }
-            History {
-                changes,
-                last,
-                written,
-            }
-        })
-    })
-}
 
 /// Applies a fold's deltas to `index` and returns the new watermarks.
 fn apply(index: &mut NodeCounters, at: &Watermarks, batch: &[LaneChange]) -> Watermarks {
     let f = fold(at, batch);
     add_counters(index, &f.deltas);
     f.watermarks
-}
-
-/// A shuffle that keeps nothing in order: the stream's batches need not be sorted.
-fn scrambled(changes: &[LaneChange], seed: u64) -> Vec<LaneChange> {
-    let mut v = changes.to_vec();
-    let n = v.len();
-    for i in 0..n {
-        let mixed = seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let j = (mixed.wrapping_mul(0x2545_f491_4f6c_dd1d) % n as u64) as usize;
-        v.swap(i, j);
-    }
-    v
 }
 
 proptest! {
@@ -201,18 +104,22 @@ proptest! {
     }
 
     #[test]
-    fn chunks_carry_every_change_once_with_chained_watermarks(h in history(), cut in any::<prop::sample::Index>()) {
+    fn chunks_carry_every_change_once_with_chained_watermarks(
+        h in history(),
+        cut in any::<prop::sample::Index>(),
+        max_nodes in 1usize..120,
+    ) {
         // start part-way, so chunks chain from a watermark that is not zero
         let n = h.changes.len();
         let cut = if n == 0 { 0 } else { cut.index(n + 1) };
         let start = fold(&Watermarks::default(), &h.changes[..cut]).watermarks;
         let f = fold(&start, &h.changes);
-        let chunks = chunk(&start, &f.applied);
+        let chunks = chunk(&start, &f.applied, max_nodes);
         let mut sum = NodeCounters::new();
         let mut at = start.clone();
         let mut carried = 0;
         for c in &chunks {
-            prop_assert!(c.nodes_below_root() < MAX_CHUNK_ITEMS);
+            prop_assert!(c.nodes_below_root() <= max_nodes || c.changes == 1);
             prop_assert!(c.changes > 0);
             for (lane, (from, to)) in &c.advances {
                 prop_assert_eq!(*from, at.get(*lane), "chunk starts where the last one ended");
@@ -327,190 +234,4 @@ proptest! {
         prop_assert_eq!(s.lag, 0);
         prop_assert!(s.exact());
     }
-    #[test]
-    fn journals_count_every_change_once_through_crashes_redeliveries_rebatching_and_rivals(
-        h in history(),
-        cuts in prop::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>(), any::<u64>()), 1..12),
-        schedule in prop::collection::vec((0usize..3, 0u8..8), 0..600),
-    ) {
-        prop_assume!(!h.changes.is_empty());
-        // Deliveries: any slice of the log, in any order, again and again.
-        let mut deliveries: Vec<Vec<LaneChange>> = cuts
-            .iter()
-            .map(|(a, b, seed)| {
-                let (a, b) = (a.index(h.changes.len() + 1), b.index(h.changes.len() + 1));
-                scrambled(&h.changes[a.min(b)..a.max(b)], *seed)
-            })
-            .collect();
-        deliveries.reverse();
-        let mut next = move || deliveries.pop().unwrap_or_default();
-        let mut stored = Stored::default();
-        let mut appliers: Vec<Applier> = (0..3).map(|_| Applier::new(next())).collect();
-        for (who, action) in schedule {
-            let applier = &mut appliers[who];
-            if action == 0 || matches!(applier.step, Step::Done) {
-                // Crashed, or done: the next delivery, from the start.
-                *applier = Applier::new(next());
-            } else {
-                applier.advance(&mut stored);
-            }
-            // At every moment the root counts exactly the changes up to its watermarks, and
-            // each node those, or those and the pending journal's (changes the lag counts).
-            let settled = index_at(&h, &stored.root.watermarks);
-            prop_assert_eq!(&stored.root.counters, &settled.get("").cloned().unwrap_or_default());
-            for (prefix, node) in &stored.nodes {
-                let mut expected = settled.get(prefix).cloned().unwrap_or_default();
-                if node.counters != expected {
-                    let pending = stored.root.pending.as_ref().and_then(|j| j.nodes.get(prefix));
-                    prop_assert!(pending.is_some(), "node {} off with no journal pending", prefix);
-                    add_to(&mut expected, pending.unwrap());
-                    prop_assert_eq!(&node.counters, &expected);
-                }
-            }
-        }
-        // The stream delivers everything at last: the index is the one built from the entries.
-        let mut last = Applier::new(h.changes.clone());
-        while !matches!(last.step, Step::Done) {
-            last.advance(&mut stored);
-        }
-        prop_assert!(stored.root.pending.is_none());
-        prop_assert_eq!(&stored.root.watermarks.0, &h.written);
-        let mut index: NodeCounters = stored
-            .nodes
-            .iter()
-            .filter(|(_, n)| !n.counters.is_empty())
-            .map(|(p, n)| (p.clone(), n.counters.clone()))
-            .collect();
-        if !stored.root.counters.is_empty() {
-            index.insert(String::new(), stored.root.counters.clone());
-        }
-        prop_assert_eq!(index, build(h.last.values()));
-    }
-
-}
-
-fn lane_of(player: usize) -> u8 {
-    (player % LANES as usize) as u8
-}
-
-/// The index holding exactly the changes at or below `at`.
-fn index_at(h: &History, at: &Watermarks) -> NodeCounters {
-    let applied: Vec<LaneChange> = h
-        .changes
-        .iter()
-        .filter(|c| c.seq <= at.get(c.lane))
-        .cloned()
-        .collect();
-    fold(&Watermarks::default(), &applied).deltas
-}
-
-/// Other players' entries above `player`'s, in the history's final entries.
-fn true_above(h: &History, player: usize) -> u64 {
-    let key = &h.last[&player];
-    h.last
-        .iter()
-        .filter(|(p, k)| **p != player && *k > key)
-        .count() as u64
-}
-
-/// A lookup of `player` on the index at `at`: its path, the tail (capped at `cap`) read from
-/// the final entries, the lanes at their written counts.
-fn lookup(h: &History, at: &Watermarks, player: usize, cap: u64, just_played: bool) -> Settled {
-    let key = &h.last[&player];
-    let path = PathRead::of(key, &index_at(h, at));
-    let tail = TailSide::for_key(key, &path, just_played).map(|side| {
-        let n = h
-            .last
-            .iter()
-            .filter(|(p, k)| **p != player && k.group() == key.group())
-            .filter(|(_, k)| match side {
-                TailSide::Above => *k > key,
-                TailSide::Below => *k < key,
-            })
-            .count() as u64;
-        TailCount {
-            side,
-            counted: n.min(cap),
-            complete: n <= cap,
-        }
-    });
-    let lanes = LanesRead {
-        written: h.written.clone(),
-        own_lane: lane_of(player),
-        own_latest: h
-            .changes
-            .iter()
-            .rev()
-            .find(|c| c.lane == lane_of(player))
-            .cloned(),
-    };
-    settle(key, &path, at, tail.as_ref(), &lanes)
-}
-
-/// A board's index as the journal's protocol stores it.
-#[derive(Default)]
-struct Stored {
-    root: Root,
-    nodes: BTreeMap<String, Node>,
-}
-
-/// Where an applier is in the protocol.
-enum Step {
-    ReadRoot,
-    Write(Journal),
-    /// The journal's node updates from the `usize`-th on.
-    Node(Journal, usize),
-    Finish(Journal),
-    Done,
-}
-
-/// One delivery's applier: each step one request of the protocol.
-struct Applier {
-    batch: Vec<LaneChange>,
-    step: Step,
-}
-
-impl Applier {
-    fn new(batch: Vec<LaneChange>) -> Applier {
-        Applier {
-            batch,
-            step: Step::ReadRoot,
-        }
-    }
-
-    fn advance(&mut self, stored: &mut Stored) {
-        self.step = match std::mem::replace(&mut self.step, Step::Done) {
-            Step::ReadRoot => match &stored.root.pending {
-                Some(pending) => Step::Node(pending.clone(), 0),
-                None => stored
-                    .root
-                    .begin(&self.batch)
-                    .map_or(Step::Done, Step::Write),
-            },
-            Step::Write(j) if stored.root.write(&j) => Step::Node(j, 0),
-            Step::Write(_) => Step::ReadRoot,
-            Step::Node(j, i) => match j.nodes.iter().nth(i) {
-                Some((prefix, delta)) => {
-                    take(stored.nodes.entry(prefix.clone()).or_default(), j.id, delta);
-                    Step::Node(j, i + 1)
-                }
-                None => Step::Finish(j),
-            },
-            Step::Finish(j) => {
-                stored.root.finish(&j);
-                Step::ReadRoot
-            }
-            Step::Done => Step::Done,
-        }
-    }
-}
-
-/// `counters` plus `delta`, zeros dropped.
-fn add_to(counters: &mut Counters, delta: &Counters) {
-    let mut node = NodeCounters::from([(String::new(), std::mem::take(counters))]);
-    add_counters(
-        &mut node,
-        &NodeCounters::from([(String::new(), delta.clone())]),
-    );
-    *counters = node.remove("").unwrap_or_default();
 }

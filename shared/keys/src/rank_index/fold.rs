@@ -1,17 +1,17 @@
-//! A batch of lane changes folded into net counter deltas, and cut into transactions.
+//! A batch of lane changes folded into net counter deltas, and cut into journals.
 //!
 //! [`fold`] keeps, lane by lane, the changes right after the lane's watermark (skipping those
 //! at or below it, stopping at a gap), and nets them: -1 along the old key's path, +1 along the
 //! new one's. A player who played five times in the batch, or two players who swapped places,
 //! cost only the counters that really changed; the upper levels, shared by most paths, usually
-//! net to little. [`chunk`] cuts the same changes into groups of at most 99 touched nodes (plus
-//! the root), only between changes, each with the watermark advance of exactly the changes it
-//! carries, so that each can be written as one transaction conditioned on the watermarks it
-//! starts from.
+//! net to little. [`chunk`] cuts the same changes into groups of a bounded number of touched
+//! nodes, only between changes, each with the watermark advance of exactly the changes it
+//! carries, so that each can be applied as one journal ([`super::journal`]) starting from the
+//! watermarks the one before ended at.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{CountedKey, MAX_CHUNK_ITEMS, NodeCounters, add_counters};
+use super::{CountedKey, NodeCounters, add_counters};
 
 /// One change of a lane's log: the lane's `written` after the change (`seq`) and the entry's
 /// sort key before and after (absent for a first entry, or a removed one).
@@ -124,7 +124,7 @@ pub fn fold(watermarks: &Watermarks, batch: &[LaneChange]) -> Fold {
     out
 }
 
-/// One transaction's worth of a fold: its deltas (the root's included, under `""`), and the
+/// One journal's worth of a fold: its deltas (the root's included, under `""`), and the
 /// watermark of every lane it advances, from (the condition) and to (the new value).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Chunk {
@@ -144,14 +144,15 @@ impl Chunk {
 }
 
 /// Cuts `applied` (a fold's changes, lane by lane in order, starting right after `start`) into
-/// chunks of at most [`MAX_CHUNK_ITEMS`] - 1 nodes below the root, cutting only between changes.
-pub fn chunk(start: &Watermarks, applied: &[LaneChange]) -> Vec<Chunk> {
+/// chunks of at most `max_nodes` nodes below the root (more only for a single change, whose two
+/// paths are never cut), cutting only between changes.
+pub fn chunk(start: &Watermarks, applied: &[LaneChange], max_nodes: usize) -> Vec<Chunk> {
     let mut chunks = Vec::new();
     let mut at = start.clone();
     let mut current = Chunk::default();
     for change in applied {
         count_change(&mut current.deltas, change, 1);
-        if current.nodes_below_root() >= MAX_CHUNK_ITEMS && current.changes > 0 {
+        if current.nodes_below_root() > max_nodes && current.changes > 0 {
             count_change(&mut current.deltas, change, -1);
             chunks.push(std::mem::take(&mut current));
             count_change(&mut current.deltas, change, 1);

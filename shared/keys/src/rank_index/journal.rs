@@ -1,31 +1,46 @@
 //! The journal: an apply of the rank index whose node writes are single-item updates (one write
 //! unit each, sent together) and still count every change exactly once.
 //!
-//! A batch's fold is written first, whole, as the board's pending journal, on condition that
-//! none is pending and that the index is at the watermarks the fold starts from. Then each node
-//! below the root takes its delta with an update conditioned on the node's last journal being
-//! older than this one ([`node_takes`]), which also records this one: a node updated twice, by a
-//! redelivery or by a second applier finishing the same journal, takes it once. Last, the root
-//! takes its own delta and the new watermarks and drops the journal, on condition that the
-//! journal pending is still this one ([`Root::finish`]). An applier that finds a journal
-//! pending finishes it (every node, then the root) before it folds anything of its own.
+//! A generation's index keeps one journal item beside its root: the last journal written for it
+//! (the store's `RANKV2#<board>` / `#JOURNAL#<generation>`). Journals are numbered 1, 2, 3...; the
+//! root records the last one it *finished* (`last`). A journal numbered `last + 1` is *pending*.
 //!
-//! Journal numbers go up by one per journal, and a journal is written only once the one before
-//! it is finished, and finished only once every one of its nodes took it: so a node's last
+//! 1. **Begin**: fold the batch from the root's watermarks and write the first [`JOURNAL_NODES`]
+//!    nodes' worth of it (whole changes) as journal `last + 1`, on condition that the journal
+//!    item holds `last` (or nothing). The root's `last` only moves by finishing the journal the
+//!    item holds, so that condition means the root still is where the fold started.
+//! 2. **Nodes**: each node below the root takes its delta with one update conditioned on the
+//!    node's last journal being older than this one ([`node_takes`]), which also records this
+//!    one: a node updated twice, by a redelivery or by a second applier finishing the same
+//!    journal, takes it once. The updates of one journal go out together.
+//! 3. **Finish**: the root takes its own delta, the new watermarks and the journal's number, on
+//!    condition that its `last` is the one before ([`Root::finish`]).
+//!
+//! An applier that finds a journal pending (its begin's condition failed on it) finishes it,
+//! every node then the root, before it folds again. A journal is written only once the one
+//! before it is finished, and finished only once every one of its nodes took it: so a node's last
 //! journal only grows, and a late update of an older journal finds a newer one and does nothing.
-//! While a journal is pending, a node may count changes the root's watermarks do not: each such
-//! change is one of the lanes' written changes not yet applied, which the lag counts, so an
-//! answer stays within its lag.
+//!
+//! While a journal is pending, nodes may count changes the root's watermarks do not. Each such
+//! change is a written change not yet applied, which the lag counts, and it moves a count by at
+//! most one wherever its nodes stand: so an answer stays within its lag, provided the reader does
+//! not also take the player's own pending change out of the count by hand (the node may already
+//! have). A snapshot that sees a node ahead of the root ([`PathRead::ahead`](super::PathRead))
+//! leaves the player's own change in the lag.
 
 use super::fold::LaneChange;
-use super::{Counters, NodeCounters, Watermarks, add_counters, fold};
+use super::{Counters, NodeCounters, Watermarks, add_counters, chunk, fold};
 
-/// A batch's net deltas, written once before any node takes them.
+/// The most nodes below the root one journal carries: a journal of this many nodes is some
+/// 20 KB (the item limit is 400 KB), and its node updates are one round of writes.
+pub const JOURNAL_NODES: usize = 1_000;
+
+/// A slice of a batch's fold, written once before any node takes it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Journal {
-    /// One more than the last journal of the board.
+    /// One more than the root's last journal when it was written.
     pub id: u64,
-    /// The watermarks it starts from (its write's condition).
+    /// The watermarks it starts from.
     pub from: Watermarks,
     /// The watermarks it ends at.
     pub to: Watermarks,
@@ -33,6 +48,65 @@ pub struct Journal {
     pub nodes: NodeCounters,
     /// The root's deltas.
     pub root: Counters,
+    /// How many changes it carries.
+    pub changes: usize,
+}
+
+impl Journal {
+    /// The journal numbered `id` of the first `max_nodes` nodes' worth of `batch` on an index
+    /// at `from` (the store's is [`JOURNAL_NODES`]): `None` when the batch holds nothing past
+    /// the watermarks (or only changes after a gap).
+    pub fn begin(
+        id: u64,
+        from: &Watermarks,
+        batch: &[LaneChange],
+        max_nodes: usize,
+    ) -> Option<Journal> {
+        let folded = fold(from, batch);
+        let mut first = chunk(from, &folded.applied, max_nodes).into_iter().next()?;
+        let mut to = from.clone();
+        for (lane, (_, seq)) in &first.advances {
+            to.0.insert(*lane, *seq);
+        }
+        let root = first.deltas.remove("").unwrap_or_default();
+        Some(Journal {
+            id,
+            from: from.clone(),
+            to,
+            nodes: first.deltas,
+            root,
+            changes: first.changes,
+        })
+    }
+}
+
+/// What the journal item says, beside the root's last journal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// No journal pending: the next is `last + 1`.
+    Finished,
+    /// The journal item holds `last + 1`: finish it before anything else.
+    Pending,
+    /// The root was read before the journal item moved on: read the root again.
+    Stale,
+}
+
+/// What a journal item holding journal `item` (0: none) means to a root whose last journal is
+/// `last`.
+pub fn found(last: u64, item: u64) -> Found {
+    if item <= last {
+        Found::Finished
+    } else if item == last + 1 {
+        Found::Pending
+    } else {
+        Found::Stale
+    }
+}
+
+/// Whether a journal item holding journal `item` (0: none) takes journal `id` (the begin's
+/// condition): only the one after it, or any journal when the item is missing.
+pub fn item_takes(item: Option<u64>, id: u64) -> bool {
+    item.is_none_or(|item| item + 1 == id)
 }
 
 /// A node's part of an index as stored: its counters and the last journal it took (0: none).
@@ -44,8 +118,7 @@ pub struct Node {
     pub journal: u64,
 }
 
-/// The root as stored: its counters, the watermarks, the last journal finished, and the one
-/// pending.
+/// The root as stored: its counters, the watermarks and the last journal finished.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Root {
     /// Its counters, by child label.
@@ -54,53 +127,18 @@ pub struct Root {
     pub watermarks: Watermarks,
     /// The last journal finished.
     pub last: u64,
-    /// The journal written and not yet finished.
-    pub pending: Option<Journal>,
 }
 
 impl Root {
-    /// The journal of `batch` on this root: `None` when a journal is pending (finish it first)
-    /// or when the batch holds nothing past the watermarks.
-    pub fn begin(&self, batch: &[LaneChange]) -> Option<Journal> {
-        if self.pending.is_some() {
-            return None;
-        }
-        let mut folded = fold(&self.watermarks, batch);
-        if folded.applied.is_empty() {
-            return None;
-        }
-        let root = folded.deltas.remove("").unwrap_or_default();
-        Some(Journal {
-            id: self.last + 1,
-            from: self.watermarks.clone(),
-            to: folded.watermarks,
-            nodes: folded.deltas,
-            root,
-        })
-    }
-
-    /// Writes `journal` as pending, on its condition: none pending, and the root at its `from`
-    /// (so at its `id - 1`). Whether it was written.
-    pub fn write(&mut self, journal: &Journal) -> bool {
-        let fits = self.pending.is_none()
-            && self.watermarks == journal.from
-            && self.last + 1 == journal.id;
-        if fits {
-            self.pending = Some(journal.clone());
-        }
-        fits
-    }
-
-    /// Finishes `journal`, on condition that it is still the one pending: the root's deltas,
-    /// the new watermarks, the journal dropped. Whether it did (if not, another applier did).
+    /// Finishes `journal`, on condition that it is the one after the last: the root's deltas,
+    /// the new watermarks, its number. Whether it did (if not, another applier did).
     pub fn finish(&mut self, journal: &Journal) -> bool {
-        if self.pending.as_ref().is_none_or(|p| p.id != journal.id) {
+        if self.last + 1 != journal.id {
             return false;
         }
         add_to(&mut self.counters, &journal.root);
         self.watermarks = journal.to.clone();
         self.last = journal.id;
-        self.pending = None;
         true
     }
 }

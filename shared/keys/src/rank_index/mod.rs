@@ -1,6 +1,6 @@
 //! The rank index, the pure part: where a Score sort key is counted, what a batch of changes
 //! does to the counters, and how a rank is read back from them. No I/O: the store writes what
-//! [`fold`] and [`chunk`] say and reads what [`count_above`] and [`TailRange`] need. Its items
+//! [`fold`], [`chunk`] and [`journal`] say and reads what [`count_above`] and [`TailRange`] need. Its items
 //! carry the layout's number, 2 (`rankLayout` on a board, `RANKV2#` in their keys): boards
 //! stored before it are moved onto it by the store's migration.
 //!
@@ -95,8 +95,6 @@ pub fn bucket_of(s: &str, buckets: u8) -> u8 {
 }
 /// The most keys a tail count reads before it gives up on being exact.
 pub const TAIL_CAP: u64 = 1_000;
-/// Items one TransactWriteItems may touch; a chunk writes at most this many nodes, root included.
-pub const MAX_CHUNK_ITEMS: usize = 100;
 
 /// Counter deltas (or counts) of one node, by child label. Labels without one are absent.
 pub type Counters = BTreeMap<String, i64>;

@@ -18,7 +18,8 @@
 //! watermark`, plus what the tail left uncounted. The player's own change is left out of the
 //! lag when it is the only one its lane has pending: the lane's latest change then *is* it, so
 //! the key the index still holds for the player (its old key) is known and taken out of the
-//! count exactly. A player who already played again is in the lag like anyone else.
+//! count exactly, unless a path node is ahead of the root (a journal under way may have moved
+//! it already). A player who already played again is in the lag like anyone else.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -33,6 +34,9 @@ pub struct PathRead {
     pub above: i64,
     /// Entries counted in the key's group.
     pub group: i64,
+    /// A node on the path took a journal the root has not finished ([`super::journal`]): the
+    /// counters may hold changes the watermarks do not, the player's own among them.
+    pub ahead: bool,
 }
 
 impl PathRead {
@@ -41,6 +45,7 @@ impl PathRead {
         PathRead {
             above: count_above(key, nodes),
             group: super::group_size(key, nodes),
+            ahead: false,
         }
     }
 }
@@ -142,8 +147,13 @@ pub fn settle(
     let pending = written(lanes.own_lane).saturating_sub(watermarks.get(lanes.own_lane));
     let own = match &lanes.own_latest {
         _ if pending == 0 => Own::Applied,
+        // A node ahead of the root may hold the new key already: the old one is not known to
+        // be counted, so the change stays in the lag.
         Some(c)
-            if pending == 1 && c.seq == written(lanes.own_lane) && c.new.as_ref() == Some(key) =>
+            if pending == 1
+                && !path.ahead
+                && c.seq == written(lanes.own_lane)
+                && c.new.as_ref() == Some(key) =>
         {
             Own::Pending(c.old.clone())
         }

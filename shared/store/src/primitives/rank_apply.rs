@@ -79,7 +79,7 @@ impl Table {
             let folded = fold(&root.watermarks, changes);
             let held_back = changes.len() - folded.applied.len() - folded.already_applied;
             outcome.gaps = folded.gaps.clone();
-            for chunk in chunk(&root.watermarks, &folded.applied) {
+            for chunk in chunk(&root.watermarks, &folded.applied, 99) {
                 let items = self.chunk_items(board, &root, &chunk)?;
                 let written = items.len();
                 outcome.requests += 1;
