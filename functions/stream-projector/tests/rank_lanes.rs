@@ -114,7 +114,7 @@ async fn lane_records_failed_half_way_replayed_and_reversed_leave_exactly_the_bu
     let to_reverse: Vec<_> = records.iter().filter(lane_of("v2r")).cloned().collect();
 
     // Board v2s: the handler's first delivery has the v2 write of its second batch fail after
-    // its first transaction committed; the event source mapping delivers again from the
+    // its journal and no node were written; the event source mapping delivers again from the
     // reported record.
     let target = FailOnce {
         lane_fail_at: 2,
@@ -123,7 +123,7 @@ async fn lane_records_failed_half_way_replayed_and_reversed_leave_exactly_the_bu
             failing_client(
                 &table.endpoint,
                 Failures {
-                    operation: "TransactWriteItems",
+                    operation: "PutItem|UpdateItem",
                     first: 2,
                     count: u64::MAX,
                 },

@@ -141,7 +141,8 @@ pub fn counting_client(endpoint: &str) -> (Client, std::sync::Arc<RequestCounter
 /// and the `count - 1` after it. Requests are counted as sent, the SDK's own retries included.
 #[derive(Debug, Clone, Copy)]
 pub struct Failures {
-    /// The operation name (`TransactWriteItems`, ...).
+    /// The operation name (`TransactWriteItems`, ...), or several joined by `|`, counted
+    /// together.
     pub operation: &'static str,
     /// The first request that fails.
     pub first: u64,
@@ -153,25 +154,71 @@ pub struct Failures {
 /// connection drops: for the failures DynamoDB Local never has, at an exact point (the second
 /// transaction of a batch apply, say), with everything sent before it committed.
 pub fn failing_client(endpoint: &str, failures: Failures) -> Client {
+    failing_client_seen(endpoint, failures).0
+}
+
+/// What a [`failing_client_seen`] has done with the requests of its chosen operations.
+#[derive(Debug, Default)]
+pub struct Seen {
+    /// Requests counted (sent, or failed before being sent).
+    pub counted: std::sync::atomic::AtomicU64,
+    /// Requests DynamoDB Local answered (whatever the answer).
+    pub answered: std::sync::atomic::AtomicU64,
+}
+
+/// A [`failing_client`] that also tells how far it got: a test that kills the caller once the
+/// chosen request failed and every one before it was answered watches it.
+pub fn failing_client_seen(endpoint: &str, failures: Failures) -> (Client, std::sync::Arc<Seen>) {
     let Failures {
         operation: chosen,
         first,
         count,
     } = failures;
-    let seen = std::sync::atomic::AtomicU64::new(0);
+    let seen = std::sync::Arc::new(Seen::default());
+    let counted = seen.clone();
     let config = local_config(endpoint)
         .interceptor(Observer("request-failures", move |op: &str, _: &[u8]| {
-            if op != chosen {
+            if !chosen.split('|').any(|c| c == op) {
                 return Ok(());
             }
-            let n = seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            let n = counted
+                .counted
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+                + 1;
             if (first..first.saturating_add(count)).contains(&n) {
                 return Err(format!("injected failure of {op} #{n}").into());
             }
             Ok(())
         }))
+        .interceptor(Answered(chosen, seen.clone()))
         .build();
-    Client::from_conf(config)
+    (Client::from_conf(config), seen)
+}
+
+/// Counts the answers to requests of some operations (`|`-joined), in [`Seen::answered`].
+#[derive(Debug)]
+struct Answered(&'static str, std::sync::Arc<Seen>);
+
+impl aws_sdk_dynamodb::config::Intercept for Answered {
+    fn name(&self) -> &'static str {
+        "request-answers"
+    }
+
+    fn read_after_transmit(
+        &self,
+        _: &aws_sdk_dynamodb::config::interceptors::BeforeDeserializationInterceptorContextRef<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        cfg: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Verdict {
+        // The request is gone once sent: the operation's name is in its config.
+        let op = cfg.load::<aws_smithy_runtime_api::client::orchestrator::Metadata>();
+        if op.is_some_and(|m| self.0.split('|').any(|c| c == m.name())) {
+            self.1
+                .answered
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        Ok(())
+    }
 }
 
 /// Where a [`gated_client`]'s held request waits: the test learns that it was reached, does

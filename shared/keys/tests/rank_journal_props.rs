@@ -8,12 +8,24 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::{add_to, history, index_at, lookup_on, scrambled, true_above};
-use leaderboard_keys::rank_index::journal::{Found, Journal, Node, Root, found, item_takes, take};
+use leaderboard_keys::rank_index::journal::{
+    Found, Journal, Node, Root, decode_deltas, encode_deltas, found, item_takes, take,
+};
 use leaderboard_keys::rank_index::{LaneChange, NodeCounters, PathRead, build};
 use proptest::prelude::*;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1_000))]
+
+    #[test]
+    fn a_journals_deltas_read_back_as_written(h in history(), max_nodes in 1usize..400) {
+        let mut from = leaderboard_keys::rank_index::Watermarks::default();
+        while let Some(j) = Journal::begin(1, &from, &h.changes, max_nodes) {
+            let encoded = encode_deltas(&j.root, &j.nodes);
+            prop_assert_eq!(decode_deltas(&encoded), Some((j.root.clone(), j.nodes.clone())));
+            from = j.to;
+        }
+    }
 
     #[test]
     fn journals_count_every_change_once_through_crashes_redeliveries_rebatching_and_rivals(

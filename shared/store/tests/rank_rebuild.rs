@@ -20,36 +20,19 @@ use leaderboard_keys::rank_index::{LaneChange, REPAIR_PK};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{Operator, RankLayout};
 use leaderboard_store::{RepairOptions, Store};
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 
 /// More than the exact top (1,000), so that ranks are read from the index.
 const PLAYERS: usize = 1_200;
 
 /// A default (v2) board of `PLAYERS` imported entries, indexed.
 async fn indexed_board(store: &Store, id: &str) -> Vec<String> {
-    let board = store
-        .create_board(
-            new_board(id, Order::Desc, Operator::Best, 9_999_999_999),
-            at(0),
-        )
-        .await
-        .unwrap();
-    assert_eq!(board.rank_layout, RankLayout::V2, "new boards are v2");
-    let mut rng = StdRng::seed_from_u64(37);
     let players: Vec<String> = (0..PLAYERS).map(|i| format!("q{i:04}")).collect();
-    let entries: Vec<_> = players
-        .iter()
-        .map(|p| {
-            (
-                pid(p),
-                rng.random_range(0..200u64),
-                at(rng.random_range(0..300_000)),
-            )
-        })
-        .collect();
-    store.import_entries(&board, &entries).await.unwrap();
-    store.build_rank_index(&board).await.unwrap();
+    imported_board(store, id, Operator::Best, &players, 0..200, 37).await;
+    assert_eq!(
+        stored_board(store, id).await.rank_layout,
+        RankLayout::V2,
+        "new boards are v2"
+    );
     players
 }
 
@@ -80,24 +63,10 @@ async fn play_and_log(
 
 /// Every sampled player's rank: (answered, true, exact, lag).
 async fn answers(store: &Store, board: &str, players: &[String]) -> Vec<(u64, u64, bool, u64)> {
-    let b = stored_board(store, board).await;
     let keys = score_keys(store, board, players).await;
     let mut out = Vec::new();
     for p in players.iter().step_by(25) {
-        let (entry, _) = store
-            .player_rank_counted(&b, &pid(p))
-            .await
-            .unwrap()
-            .unwrap();
-        let mine = store
-            .entry_pointer(&bid(board), &pid(p))
-            .await
-            .unwrap()
-            .unwrap()
-            .score_sk;
-        let truth = keys.iter().filter(|k| **k > mine).count() as u64 + 1;
-        let f = entry.freshness.unwrap();
-        out.push((entry.rank, truth, f.rank_exact, f.rank_lag));
+        out.push(rank_answer(store, board, &keys, p).await);
     }
     out
 }

@@ -313,7 +313,13 @@ async fn index_lookups_plays_rebuild_and_apply() {
     )
     .await;
     assert_eq!(r.unwrap().applied, 1);
-    m.expect("apply_lane_changes", &c, "GetItem 1, TransactWriteItems 1");
+    // The root's read, the journal, the 7 nodes below the root on the path (at the default
+    // width), the root's update.
+    m.expect(
+        "apply_lane_changes",
+        &c,
+        "GetItem 1, PutItem 1, UpdateItem 8",
+    );
     let (r, c) = census(&counter, store.apply_lane_changes(&bid("pv"), &[change])).await;
     assert_eq!(r.unwrap().already_applied, 1);
     m.expect("apply_lane_changes again", &c, "GetItem 1");

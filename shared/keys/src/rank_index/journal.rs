@@ -30,10 +30,24 @@
 
 use super::fold::LaneChange;
 use super::{Counters, NodeCounters, Watermarks, add_counters, chunk, fold};
+use crate::entity::Key;
+use crate::ids::BoardId;
 
 /// The most nodes below the root one journal carries: a journal of this many nodes is some
 /// 20 KB (the item limit is 400 KB), and its node updates are one round of writes.
 pub const JOURNAL_NODES: usize = 1_000;
+
+/// The attribute of a node holding the last journal it took.
+pub const NODE_JOURNAL_ATTR: &str = "j";
+
+/// The attribute of the root holding the last journal it finished.
+pub const ROOT_JOURNAL_ATTR: &str = "jl";
+
+/// The journal item of `board`'s index generation `generation`, beside the root (each
+/// generation numbers its journals from 1: a rebuild's switch writes a root without any).
+pub fn journal_key(board: &BoardId, generation: u64) -> Key {
+    Key::new(format!("RANKV2#{board}"), format!("#JOURNAL#{generation}"))
+}
 
 /// A slice of a batch's fold, written once before any node takes it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -168,4 +182,53 @@ fn add_to(counters: &mut Counters, delta: &Counters) {
         &NodeCounters::from([(String::new(), delta.clone())]),
     );
     *counters = node.remove("").unwrap_or_default();
+}
+
+/// A journal's deltas as one string, the root's first: per node, how many leading digits its
+/// prefix shares with the previous prefix, a `.`, the rest of it, a `=`, then its counters as
+/// `label:delta` joined by `,`; nodes joined by `;`. Prefixes in order share most of their
+/// digits (a path's nodes sort together), so a node takes some 15 bytes.
+pub fn encode_deltas(root: &Counters, nodes: &NodeCounters) -> String {
+    let mut out = String::new();
+    let mut previous = "";
+    for (prefix, counters) in std::iter::once(("", root)).chain(
+        nodes
+            .iter()
+            .filter(|(p, _)| !p.is_empty())
+            .map(|(p, c)| (p.as_str(), c)),
+    ) {
+        let shared = previous
+            .bytes()
+            .zip(prefix.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        if !out.is_empty() {
+            out.push(';');
+        }
+        out.push_str(&format!("{shared}.{}=", &prefix[shared..]));
+        let pairs: Vec<String> = counters.iter().map(|(l, d)| format!("{l}:{d}")).collect();
+        out.push_str(&pairs.join(","));
+        previous = prefix;
+    }
+    out
+}
+
+/// The root's and the nodes' deltas [`encode_deltas`] wrote; `None` when `s` is not one.
+pub fn decode_deltas(s: &str) -> Option<(Counters, NodeCounters)> {
+    let mut nodes = NodeCounters::new();
+    let mut previous = String::new();
+    for entry in s.split(';') {
+        let (head, counters) = entry.split_once('=')?;
+        let (shared, rest) = head.split_once('.')?;
+        let prefix = format!("{}{rest}", previous.get(..shared.parse::<usize>().ok()?)?);
+        let mut parsed = Counters::new();
+        for pair in counters.split(',').filter(|p| !p.is_empty()) {
+            let (label, delta) = pair.split_once(':')?;
+            parsed.insert(label.to_owned(), delta.parse().ok()?);
+        }
+        nodes.insert(prefix.clone(), parsed);
+        previous = prefix;
+    }
+    let root = nodes.remove("")?;
+    Some((root, nodes))
 }

@@ -3,15 +3,17 @@
 //! lanes' changes applied to the counters exactly once. A board's index is built, and rebuilt,
 //! by `rank_rebuild`; read by `rank_lookup`.
 
-use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
+use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_index::journal::{JOURNAL_NODES, Journal};
 use leaderboard_keys::rank_index::{
     Chunk, Counters, GENERATION_ATTR, Gap, LANES, LaneChange, MIGRATING_ATTR, Watermarks, absorb,
-    chunk, count_attr, fold, node_key, root_key, watermark_attr,
+    count_attr, fold, root_key, watermark_attr,
 };
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, n};
+use crate::primitives::rank_journal::{Begun, root_last_journal};
 use crate::table::Table;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
@@ -39,22 +41,27 @@ pub struct LaneApplyOutcome {
     pub absorbed: usize,
 }
 
-/// The root as read: the lanes' watermarks and the generation of the nodes below it.
+/// The root as read: the lanes' watermarks, the generation of the nodes below it and its last
+/// journal.
 pub(crate) struct Root {
     pub(crate) watermarks: Watermarks,
     generation: u64,
+    /// The last journal it finished.
+    last: u64,
     /// The board is being moved onto this layout: see [`MIGRATING_ATTR`].
     migrating: bool,
 }
 
 impl Table {
     /// Applies a batch of lane changes (any order, repeats allowed) to a board's index, exactly
-    /// once: one consistent read of the root, the fold of every change after its lane's
-    /// watermark, then one transaction per chunk that adds each touched node's net deltas and
-    /// advances the root's watermarks on condition that they still hold what was read. On a
-    /// failed condition it re-reads the root and folds again, so chunks another apply wrote are
-    /// skipped by their watermarks. Requests: at most [`Retry::RANK_APPLY`] rounds of one read
-    /// and one transaction per chunk of at most 100 items.
+    /// once, by journals ([`leaderboard_keys::rank_index::journal`]): one consistent read of
+    /// the root, the fold of every change after its lane's watermark, then per slice of at most
+    /// [`JOURNAL_NODES`] nodes the journal's put, its node updates (`NODES_IN_FLIGHT` at a
+    /// time) and the root's update. A journal found pending is finished first; on any failed
+    /// condition it re-reads the root and folds again, so that slices another apply finished
+    /// are skipped by their watermarks. Requests: at most [`Retry::RANK_APPLY`] rounds of one
+    /// root read, and per slice one put (and one read of the journal item when its condition
+    /// fails), one update per node and one of the root.
     pub(crate) async fn apply_lane_changes(
         &self,
         board: &BoardId,
@@ -79,25 +86,29 @@ impl Table {
             let folded = fold(&root.watermarks, changes);
             let held_back = changes.len() - folded.applied.len() - folded.already_applied;
             outcome.gaps = folded.gaps.clone();
-            for chunk in chunk(&root.watermarks, &folded.applied, 99) {
-                let items = self.chunk_items(board, &root, &chunk)?;
-                let written = items.len();
-                outcome.requests += 1;
-                match self.transact(items, "TransactWriteItems(rank index)").await {
-                    Ok(()) => {
-                        outcome.applied += chunk.changes;
-                        outcome.items_written += written;
-                    }
+            let (mut at, mut last) = (root.watermarks.clone(), root.last);
+            while let Some(journal) = Journal::begin(last + 1, &at, &folded.applied, JOURNAL_NODES)
+            {
+                match self
+                    .run_journal(board, root.generation, &journal, &mut outcome)
+                    .await
+                {
+                    Ok(true) => (at, last) = (journal.to, journal.id),
                     // Another apply moved the root, or the store was busy: re-read, re-fold.
+                    Ok(false) => {
+                        Retry::RANK_APPLY.pause(attempt).await;
+                        continue 'rounds;
+                    }
                     Err(e) if e.worth_rereading() => {
-                        tracing::debug!(attempt, error = %e, "rank index chunk failed; re-reading");
+                        tracing::debug!(attempt, error = %e, "rank index journal failed; re-reading");
                         Retry::RANK_APPLY.pause(attempt).await;
                         continue 'rounds;
                     }
                     Err(e) => return Err(e),
                 }
             }
-            outcome.already_applied = changes.len() - outcome.applied - held_back;
+            // (A pending journal this call finished may hold changes of another delivery.)
+            outcome.already_applied = changes.len().saturating_sub(outcome.applied + held_back);
             if !outcome.gaps.is_empty() {
                 // A lane's changes past its gap are the repair's from now on: the batch
                 // succeeds, unless the request is not recorded (its records then come again).
@@ -112,6 +123,44 @@ impl Table {
             return Ok(outcome);
         }
         Err(Retry::RANK_APPLY.exhausted())
+    }
+
+    /// One journal of this apply: put, nodes, root. Whether the root took it; when the put
+    /// finds another journal pending, that one is finished instead (its changes counted as
+    /// applied if this call's update of the root finished it), and this one is not: the caller
+    /// reads the root again.
+    async fn run_journal(
+        &self,
+        board: &BoardId,
+        generation: u64,
+        journal: &Journal,
+        outcome: &mut LaneApplyOutcome,
+    ) -> Result<bool, StoreError> {
+        outcome.requests += 1;
+        let begun = self.put_journal(board, generation, journal).await?;
+        let journal = match &begun {
+            Begun::Written => {
+                outcome.items_written += 1;
+                journal
+            }
+            Begun::Pending(pending) => {
+                outcome.requests += 1;
+                pending
+            }
+            Begun::Stale => {
+                outcome.requests += 1;
+                return Ok(false);
+            }
+        };
+        let nodes = self.take_journal(board, generation, journal).await?;
+        outcome.requests += nodes as u32 + 1;
+        outcome.items_written += nodes;
+        let finished = self.finish_journal(board, generation, journal).await?;
+        if finished {
+            outcome.items_written += 1;
+            outcome.applied += journal.changes;
+        }
+        Ok(finished && matches!(begun, Begun::Written))
     }
 
     /// A batch onto the root of a board being moved onto this layout: its watermarks follow
@@ -159,42 +208,9 @@ impl Table {
         Ok(Root {
             watermarks: root_watermarks(&item),
             generation: item.number(GENERATION_ATTR).unwrap_or(0),
+            last: root_last_journal(&item),
             migrating: item.contains_key(MIGRATING_ATTR),
         })
-    }
-
-    /// The transaction of one chunk: the root (its counters' deltas, the watermark advances
-    /// and their conditions) and every node below it that the chunk touches.
-    fn chunk_items(
-        &self,
-        board: &BoardId,
-        root: &Root,
-        chunk: &Chunk,
-    ) -> Result<Vec<TransactWriteItem>, StoreError> {
-        let no_counters = Counters::new();
-        let (adds, mut params) = counter_adds(chunk.deltas.get("").unwrap_or(&no_counters));
-        let mut sets = vec!["#g = if_not_exists(#g, :g)".to_owned()];
-        let mut conditions = vec!["(attribute_not_exists(#g) OR #g = :g)".to_owned()];
-        params = params
-            .name("#g", GENERATION_ATTR)
-            .value(":g", root.generation);
-        params = advance_watermarks(chunk, &mut sets, &mut conditions, params);
-        let mut update = format!("SET {}", sets.join(", "));
-        if !adds.is_empty() {
-            update.push_str(&format!(" ADD {adds}"));
-        }
-        let mut items = vec![self.tx_update_if(
-            &root_key(board),
-            &update,
-            &conditions.join(" AND "),
-            params,
-        )?];
-        for (prefix, counters) in chunk.deltas.iter().filter(|(p, _)| !p.is_empty()) {
-            let (adds, params) = counter_adds(counters);
-            let key = node_key(board, root.generation, prefix);
-            items.push(self.tx_update(&key, &format!("ADD {adds}"), params)?);
-        }
-        Ok(items)
     }
 }
 
@@ -248,17 +264,4 @@ fn advance_watermarks(
             .value(format!(":f{lane}"), from);
     }
     params
-}
-
-/// `#c0 :c0, #c1 :c1, ...` adding each counter's delta, with its placeholders.
-fn counter_adds(counters: &Counters) -> (String, Params) {
-    let mut params = Params::new();
-    let mut adds = Vec::with_capacity(counters.len());
-    for (i, (label, delta)) in counters.iter().enumerate() {
-        adds.push(format!("#c{i} :c{i}"));
-        params = params
-            .name(format!("#c{i}"), count_attr(label))
-            .value(format!(":c{i}"), delta);
-    }
-    (adds.join(", "), params)
 }

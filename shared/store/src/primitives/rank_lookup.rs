@@ -27,6 +27,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank_index::journal::NODE_JOURNAL_ATTR;
 use leaderboard_keys::rank_index::{
     self, CountedKey, GENERATION_ATTR, LanesRead, NodeCounters, PathRead, TAIL_CAP, TailCount,
     TailRange, TailSide, Watermarks, node_key, root_key,
@@ -39,6 +40,7 @@ use crate::ground::model::Board;
 use crate::primitives::lanes::lanes_for;
 use crate::primitives::rank_apply::{item_counters, root_watermarks};
 use crate::primitives::rank_count::{Prefetch, RankCost};
+use crate::primitives::rank_journal::root_last_journal;
 use crate::table::Table;
 
 /// Snapshot attempts when rebuilds keep switching generations under the read.
@@ -264,11 +266,28 @@ impl Table {
             }
             let mut nodes = NodeCounters::new();
             nodes.insert(String::new(), item_counters(&root));
+            // Nodes that took a journal the root has not finished (see `PathRead::ahead`).
+            let last = root_last_journal(&root);
+            let mut ahead = BTreeSet::new();
             for (prefix, item) in prefixes.iter().zip(items.iter().skip(1)) {
                 let counters = item.as_ref().map(item_counters).unwrap_or_default();
                 nodes.insert(prefix.clone(), counters);
+                if item
+                    .as_ref()
+                    .and_then(|i| i.number::<u64>(NODE_JOURNAL_ATTR))
+                    > Some(last)
+                {
+                    ahead.insert(prefix);
+                }
             }
-            let paths = keys.iter().map(|k| PathRead::of(k, &nodes)).collect();
+            let paths = keys
+                .iter()
+                .map(|k| {
+                    let mut path = PathRead::of(k, &nodes);
+                    path.ahead = path_nodes(k).any(|p| ahead.contains(&p));
+                    path
+                })
+                .collect();
             return Ok((paths, root_watermarks(&root), root));
         }
         Err(StoreError::Contention {

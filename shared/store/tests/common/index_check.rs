@@ -51,7 +51,9 @@ pub fn index_in(items: &[RawItem], board: &str) -> (NodeCounters, Watermarks) {
     let root_pk = format!("RANKV2#{board}");
     let generation = items
         .iter()
-        .find(|item| item["pk"].as_s().unwrap() == &root_pk)
+        .find(|item| {
+            item["pk"].as_s().unwrap() == &root_pk && item["sk"].as_s().unwrap() == "#ROOT"
+        })
         .and_then(|root| root.get(GENERATION_ATTR))
         .map_or("0", |g| g.as_n().unwrap().as_str())
         .to_owned();
@@ -60,7 +62,7 @@ pub fn index_in(items: &[RawItem], board: &str) -> (NodeCounters, Watermarks) {
     let mut watermarks = Watermarks::default();
     for item in items {
         let pk = item["pk"].as_s().unwrap();
-        let prefix = if *pk == root_pk {
+        let prefix = if *pk == root_pk && item["sk"].as_s().unwrap() == "#ROOT" {
             String::new()
         } else if pk.starts_with(&node_pk) {
             item["sk"].as_s().unwrap().clone()

@@ -1,5 +1,5 @@
 //! Helpers shared by the store's integration tests: a fresh table on the run's DynamoDB Local,
-//! boards, plays and fixed times.
+//! boards (imported and indexed ones too), plays, fixed times, and rank answers beside the truth.
 #![allow(dead_code)]
 
 use leaderboard_devkit::testing::TestTable;
@@ -141,4 +141,59 @@ pub async fn stored_board(store: &Store, id: &str) -> Board {
         )
         .unwrap(),
     }
+}
+
+/// A board of `players`' imported entries (scores drawn from `scores` with `seed`, times within
+/// the first 300 s), its rank index built.
+pub async fn imported_board(
+    store: &Store,
+    id: &str,
+    operator: Operator,
+    players: &[String],
+    scores: std::ops::Range<u64>,
+    seed: u64,
+) {
+    use rand::{Rng, SeedableRng};
+    let board = store
+        .create_board(new_board(id, Order::Desc, operator, 9_999_999_999), at(0))
+        .await
+        .unwrap();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let entries: Vec<_> = players
+        .iter()
+        .map(|p| {
+            (
+                pid(p),
+                rng.random_range(scores.clone()),
+                at(rng.random_range(0..300_000)),
+            )
+        })
+        .collect();
+    store.import_entries(&board, &entries).await.unwrap();
+    store.build_rank_index(&board).await.unwrap();
+}
+
+/// `player`'s rank on `board` as answered, its true rank among `keys` (the board's Score sort
+/// keys), whether the answer says it is exact, and its lag.
+pub async fn rank_answer(
+    store: &Store,
+    board: &str,
+    keys: &[String],
+    player: &str,
+) -> (u64, u64, bool, u64) {
+    let b = stored_board(store, board).await;
+    let (entry, _) = store
+        .player_rank_counted(&b, &pid(player))
+        .await
+        .unwrap()
+        .unwrap();
+    let mine = store
+        .entry_pointer(&bid(board), &pid(player))
+        .await
+        .unwrap()
+        .unwrap()
+        .score_sk;
+    let truth = keys.iter().filter(|k| **k > mine).count() as u64 + 1;
+    let f = entry.freshness.unwrap();
+    (entry.rank, truth, f.rank_exact, f.rank_lag)
 }

@@ -35,6 +35,7 @@ use std::time::Duration;
 use leaderboard_keys::entity;
 use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_index::journal::journal_key;
 use leaderboard_keys::rank_index::{
     CREATED_ATTR, CountedKey, Counters, GENERATION_ATTR, LANES, NODE_PARTITIONS, PAUSE_ATTR,
     RESERVED_ATTR, WRITTEN_ATTR, build, node_key, node_partition_pk, root_key, watermark_attr,
@@ -395,14 +396,15 @@ impl Store {
         }
     }
 
-    /// The keys of every node of `generation`, one Query per node partition and 1 MB page.
+    /// The keys of every node of `generation`, one Query per node partition and 1 MB page,
+    /// and of its journal item.
     async fn generation_nodes(
         &self,
         id: &BoardId,
         generation: u64,
         out: &mut RebuildOutcome,
     ) -> Result<Vec<Key>, StoreError> {
-        let mut keys = Vec::new();
+        let mut keys = vec![journal_key(id, generation)];
         for partition in 0..NODE_PARTITIONS {
             keys.extend(self.partition_nodes(id, generation, partition, out).await?);
         }

@@ -26,6 +26,7 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_index::journal::journal_key;
 use leaderboard_keys::rank_index::stage::{node_puts, pack, stage_key, stage_pk, unpack};
 use leaderboard_keys::rank_index::{CountedKey, Counters, LANES, NODE_PARTITIONS, build, node_key};
 use leaderboard_keys::time::Timestamp;
@@ -386,7 +387,8 @@ impl Store {
     }
 
     /// Step 4: deletes the retired generation a node partition at a time, then the staged
-    /// scans: whether all is done (the checkpoint is then empty).
+    /// scans and the retired generation's journal item: whether all is done (the checkpoint
+    /// is then empty).
     async fn retire_stage(
         &self,
         id: &BoardId,
@@ -410,11 +412,12 @@ impl Store {
                 self.save_stage(holder, stage).await?;
             }
         }
-        let (keys, requests) = self
+        let (mut keys, requests) = self
             .table
             .partition_keys(&stage_pk(id), "Query(rank index staged scans)")
             .await?;
         out.requests += requests;
+        keys.push(journal_key(id, generation));
         self.table.delete_all(&keys).await?;
         *stage = Stage::default();
         self.save_stage(holder, stage).await?;
