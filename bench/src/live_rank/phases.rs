@@ -471,7 +471,9 @@ pub async fn item_sizes(proxy: &Proxy, table: &str) -> Result<Sizes, String> {
                 k.1 = (k.1 * k.0 as f64 + size as f64) / (k.0 + 1) as f64;
                 k.0 += 1;
                 k.2 = k.2.max(size);
-                if size > sizes.largest.0 {
+                // A journal is only ever put whole, priced by its size: the largest of the
+                // others is what says whether an update is one write unit.
+                if size > sizes.largest.0 && kind != JOURNAL_KIND {
                     sizes.largest = (size, kind);
                 }
             }
@@ -490,6 +492,9 @@ fn touches_rank_index(request: &[u8]) -> bool {
     has(b"RANKV2#") || has(b"RANKREPAIR")
 }
 
+/// The kind of the rank index's journal items.
+const JOURNAL_KIND: &str = "rank v2 journal";
+
 /// An item's kind, from its keys.
 fn kind(item: &Value) -> String {
     let (pk, sk) = (
@@ -503,6 +508,8 @@ fn kind(item: &Value) -> String {
     } else if pk.starts_with("RANKV2#") {
         if sk == "#ROOT" {
             "rank v2 root"
+        } else if sk.starts_with("#JOURNAL#") {
+            JOURNAL_KIND
         } else {
             "rank v2 node"
         }

@@ -437,8 +437,9 @@ pub fn write(
     let _ = writeln!(
         md,
         "\nThis design's units do not depend on the board's size (the lookup rows above are per board); the plain \
-         design's count grows with it. Every item here is at most {} bytes (largest: {}), so an update, a \
-         delete or a condition check is one 1 KB write unit, as counted.",
+         design's count grows with it. Every item here but the index's journals (only ever put whole, \
+         priced by their size) is at most {} bytes (largest: {}), so an update, a delete or a condition \
+         check is one 1 KB write unit, as counted.",
         sizes.largest.0, sizes.largest.1
     );
     md.push_str(
@@ -447,9 +448,9 @@ pub fn write(
          without one it is 3. The raw yardstick is one request; a play is 5 or 6 (the write \
          path's read and transaction, its own rank's snapshot and lanes, maybe a count, the \
          Session's ranks), all on DynamoDB Local's one busy core, so 0.8 is beyond this design \
-         here. The index applies a board's changes in transactions of at most 100 items, one \
-         after another (each advances the root), so its drain rate is set by the transaction's \
-         latency on DynamoDB Local.\n",
+         here. The index applies a board's changes by journals of at most 1,000 nodes: one put, \
+         the nodes' single-item updates 32 at a time, one update of the root, so its drain rate \
+         is set by a few rounds of writes per batch on DynamoDB Local.\n",
     );
 
     // Targets.

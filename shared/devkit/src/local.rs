@@ -137,6 +137,24 @@ pub fn counting_client(endpoint: &str) -> (Client, std::sync::Arc<RequestCounter
     (Client::from_conf(config), counter)
 }
 
+/// A client like [`client`] that shows every request, its operation and its body, to `see`
+/// before it is sent: for a benchmark that prices what it sends.
+pub fn observing_client(
+    endpoint: &str,
+    see: impl Fn(&str, &[u8]) + Send + Sync + 'static,
+) -> Client {
+    let config = local_config(endpoint)
+        .interceptor(Observer(
+            "request-observer",
+            move |op: &str, body: &[u8]| {
+                see(op, body);
+                Ok(())
+            },
+        ))
+        .build();
+    Client::from_conf(config)
+}
+
 /// Which requests a [`failing_client`] fails: of `operation`, the `first`-th (counting from 1)
 /// and the `count - 1` after it. Requests are counted as sent, the SDK's own retries included.
 #[derive(Debug, Clone, Copy)]
