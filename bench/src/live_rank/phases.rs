@@ -471,8 +471,6 @@ pub async fn item_sizes(proxy: &Proxy, table: &str) -> Result<Sizes, String> {
                 k.1 = (k.1 * k.0 as f64 + size as f64) / (k.0 + 1) as f64;
                 k.0 += 1;
                 k.2 = k.2.max(size);
-                // A journal is only ever put whole, priced by its size: the largest of the
-                // others is what says whether an update is one write unit.
                 if size > sizes.largest.0 && kind != JOURNAL_KIND {
                     sizes.largest = (size, kind);
                 }
@@ -492,7 +490,7 @@ fn touches_rank_index(request: &[u8]) -> bool {
     has(b"RANKV2#") || has(b"RANKREPAIR")
 }
 
-/// The kind of the rank index's journal items.
+/// The rank index's journals: only ever put whole, priced by size, so kept out of `largest`.
 const JOURNAL_KIND: &str = "rank v2 journal";
 
 /// An item's kind, from its keys.
@@ -505,14 +503,12 @@ fn kind(item: &Value) -> String {
         "raw (benchmark's own)"
     } else if pk.starts_with(entity::LANE_PREFIX) {
         "rank lane"
+    } else if pk.starts_with("RANKV2#") && sk == "#ROOT" {
+        "rank v2 root"
+    } else if pk.starts_with("RANKV2#") && sk.starts_with("#JOURNAL#") {
+        JOURNAL_KIND
     } else if pk.starts_with("RANKV2#") {
-        if sk == "#ROOT" {
-            "rank v2 root"
-        } else if sk.starts_with("#JOURNAL#") {
-            JOURNAL_KIND
-        } else {
-            "rank v2 node"
-        }
+        "rank v2 node"
     } else if sk.starts_with(entity::SCORE_PREFIX) && pk.starts_with("LEADERBOARD#") {
         "Score"
     } else if sk.starts_with(entity::SESSION_PREFIX) {
