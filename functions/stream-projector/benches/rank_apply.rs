@@ -9,9 +9,9 @@
 //! batches of 100 as the event source mapping delivers them, one batch after another as on one
 //! shard, applied by the projector's own index half (`rank_index::index`) through a client
 //! that prices requests: per entry change, requests, item writes and write units (from the
-//! request bodies, by DynamoDB's rules); and entry changes applied per second. Every record must apply without
-//! a failure, and the index must then equal the one built from the board's entries (the
-//! benchmark stops otherwise).
+//! request bodies, by DynamoDB's rules); and entry changes applied per second. Every record
+//! must apply without a failure, and the index must then equal the one built from the board's
+//! entries (the benchmark stops otherwise).
 
 #[path = "../../../bench/src/fragment.rs"]
 mod fragment;
@@ -389,9 +389,8 @@ fn report(n: usize, rows: &[Row], quick: bool) {
          what the client sent, item writes what the apply reports. Write units by DynamoDB's \
          rules from the requests sent (a put by its item's size, 1 KB a unit; an update 1; a \
          transaction's items 2 each): exact while no index item but the journal (put whole) \
-         exceeds 1 KB, which the last \
-         column checks (DynamoDB Local's own `ConsumedCapacity` for a transaction is not the \
-         sum over its items, so it is not used).\n\n\
+         exceeds 1 KB, which the last column checks (DynamoDB Local's own `ConsumedCapacity` \
+         for a transaction is not the sum over its items, so it is not used).\n\n\
          | plays accepted /s | entry changes | records | batches | entry changes applied /s | \
          applied / accepted | requests per change | item writes per change | write units per \
          change | index items (largest, over 1 KB) |\n\

@@ -126,15 +126,12 @@ where
 pub fn counting_client(endpoint: &str) -> (Client, std::sync::Arc<RequestCounter>) {
     let counter = std::sync::Arc::new(RequestCounter::default());
     let counts = counter.clone();
-    let config = local_config(endpoint)
-        .interceptor(Observer("request-counter", move |op: &str, _: &[u8]| {
-            if let Ok(mut c) = counts.counts.lock() {
-                *c.entry(op.to_owned()).or_default() += 1;
-            }
-            Ok(())
-        }))
-        .build();
-    (Client::from_conf(config), counter)
+    let client = observing_client(endpoint, move |op: &str, _: &[u8]| {
+        if let Ok(mut c) = counts.counts.lock() {
+            *c.entry(op.to_owned()).or_default() += 1;
+        }
+    });
+    (client, counter)
 }
 
 /// A client like [`client`] that shows every request, its operation and its body, to `see`

@@ -7,11 +7,13 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{add_to, history, index_at, lookup_on, scrambled, true_above};
+use common::{history, index_at, lookup_on, scrambled, true_above};
 use leaderboard_keys::rank_index::journal::{
     Found, Journal, Node, Root, decode_deltas, encode_deltas, found, item_takes, take,
 };
-use leaderboard_keys::rank_index::{LaneChange, NodeCounters, PathRead, Watermarks, build};
+use leaderboard_keys::rank_index::{
+    LaneChange, NodeCounters, PathRead, Watermarks, add_node_counters, build,
+};
 use proptest::prelude::*;
 
 proptest! {
@@ -72,7 +74,7 @@ proptest! {
                 if node.journal > stored.root.last {
                     let journal = pending.expect("a node ahead of the root with no journal pending");
                     prop_assert_eq!(node.journal, journal.id);
-                    add_to(&mut expected, &journal.nodes[prefix]);
+                    add_node_counters(&mut expected, &journal.nodes[prefix]);
                 }
                 prop_assert_eq!(&node.counters, &expected, "node {}", prefix);
             }

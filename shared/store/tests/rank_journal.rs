@@ -11,10 +11,9 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use common::*;
-use index_check::{ChangeLog, expected_in, index_in};
+use index_check::{ChangeLog, expected_in, index_in, score_keys_in};
 use leaderboard_devkit::local::{Failures, failing_client_seen};
-use leaderboard_devkit::testing::{RawItem, TestTable};
-use leaderboard_keys::entity;
+use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::rank_index::{LANES, LaneChange, lane_of};
 use leaderboard_store::model::Operator;
 use leaderboard_store::{Store, StoreError};
@@ -50,17 +49,6 @@ async fn one_play(
     submit(store, p, n * 7 % 900, &["jc"], 400_000 + n * 1_000).await;
     log.after_play(table, "jc", lane_of(p)).await;
     (p.clone(), log.changes.last().unwrap().clone())
-}
-
-/// The board's Score sort keys in a dump of the table.
-fn score_keys(items: &[RawItem], board: &str) -> Vec<String> {
-    let pk = entity::board_pk(&bid(board));
-    items
-        .iter()
-        .filter(|item| *item["pk"].as_s().unwrap() == pk)
-        .map(|item| item["sk"].as_s().unwrap().clone())
-        .filter(|sk| sk.starts_with(entity::SCORE_PREFIX))
-        .collect()
 }
 
 #[tokio::test]
@@ -106,7 +94,7 @@ async fn an_apply_killed_after_any_write_leaves_answers_within_their_lag_and_is_
             break;
         }
         // Whatever it left, every answer is within its lag, and one that says it is exact is.
-        let keys = score_keys(&table.dump().await, "jc");
+        let keys = score_keys_in(&table.dump().await, "jc");
         for p in std::iter::once(&player).chain(players.iter().step_by(150)) {
             let (rank, truth, exact, lag) = rank_answer(&store, "jc", &keys, p).await;
             assert!(
@@ -138,7 +126,7 @@ async fn an_apply_killed_after_any_write_leaves_answers_within_their_lag_and_is_
             expected_in(&items, "jc"),
             "killed at {k}"
         );
-        let keys = score_keys(&items, "jc");
+        let keys = score_keys_in(&items, "jc");
         for p in [&player, &other] {
             let (rank, truth, exact, lag) = rank_answer(&store, "jc", &keys, p).await;
             assert_eq!((rank, exact, lag), (truth, true, 0), "{p} killed at {k}");

@@ -29,7 +29,7 @@
 //! leaves the player's own change in the lag.
 
 use super::fold::LaneChange;
-use super::{Counters, NodeCounters, Watermarks, add_counters, chunk, fold};
+use super::{Counters, NodeCounters, Watermarks, add_node_counters, chunk, fold, root_key};
 use crate::entity::Key;
 use crate::ids::BoardId;
 
@@ -46,7 +46,7 @@ pub const ROOT_JOURNAL_ATTR: &str = "jl";
 /// The journal item of `board`'s index generation `generation`, beside the root (each
 /// generation numbers its journals from 1: a rebuild's switch writes a root without any).
 pub fn journal_key(board: &BoardId, generation: u64) -> Key {
-    Key::new(format!("RANKV2#{board}"), format!("#JOURNAL#{generation}"))
+    Key::new(root_key(board).pk, format!("#JOURNAL#{generation}"))
 }
 
 /// A slice of a batch's fold, written once before any node takes it.
@@ -150,7 +150,7 @@ impl Root {
         if self.last + 1 != journal.id {
             return false;
         }
-        add_to(&mut self.counters, &journal.root);
+        add_node_counters(&mut self.counters, &journal.root);
         self.watermarks = journal.to.clone();
         self.last = journal.id;
         true
@@ -169,19 +169,9 @@ pub fn take(node: &mut Node, id: u64, delta: &Counters) -> bool {
     if !node_takes(node.journal, id) {
         return false;
     }
-    add_to(&mut node.counters, delta);
+    add_node_counters(&mut node.counters, delta);
     node.journal = id;
     true
-}
-
-/// Adds `delta` to `counters`, dropping counters that reach zero (as [`add_counters`] does).
-fn add_to(counters: &mut Counters, delta: &Counters) {
-    let mut node = NodeCounters::from([(String::new(), std::mem::take(counters))]);
-    add_counters(
-        &mut node,
-        &NodeCounters::from([(String::new(), delta.clone())]),
-    );
-    *counters = node.remove("").unwrap_or_default();
 }
 
 /// A journal's deltas as one string, the root's first: per node, how many leading digits its

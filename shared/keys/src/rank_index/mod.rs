@@ -1,8 +1,8 @@
 //! The rank index, the pure part: where a Score sort key is counted, what a batch of changes
 //! does to the counters, and how a rank is read back from them. No I/O: the store writes what
-//! [`fold`], [`chunk`] and [`journal`] say and reads what [`count_above`] and [`TailRange`] need. Its items
-//! carry the layout's number, 2 (`rankLayout` on a board, `RANKV2#` in their keys): boards
-//! stored before it are moved onto it by the store's migration.
+//! [`fold`], [`chunk`] and [`journal`] say and reads what [`count_above`] and [`TailRange`]
+//! need. Its items carry the layout's number, 2 (`rankLayout` on a board, `RANKV2#` in their
+//! keys): boards stored before it are moved onto it by the store's migration.
 //!
 //! # Lanes and their change log
 //! A board's written counts (`RANKSEQ#<board>#<lane>` / `#WRITTEN`, [`LANES`] of them, a player
@@ -347,15 +347,20 @@ impl TailRange {
 pub fn add_counters(into: &mut NodeCounters, delta: &NodeCounters) {
     for (prefix, counters) in delta {
         let node = into.entry(prefix.clone()).or_default();
-        for (label, d) in counters {
-            let c = node.entry(label.clone()).or_insert(0);
-            *c = c.saturating_add(*d);
-            if *c == 0 {
-                node.remove(label);
-            }
-        }
+        add_node_counters(node, counters);
         if node.is_empty() {
             into.remove(prefix);
+        }
+    }
+}
+
+/// Adds `delta` to one node's `counters`, dropping counters that reach zero.
+pub fn add_node_counters(counters: &mut Counters, delta: &Counters) {
+    for (label, d) in delta {
+        let c = counters.entry(label.clone()).or_insert(0);
+        *c = c.saturating_add(*d);
+        if *c == 0 {
+            counters.remove(label);
         }
     }
 }

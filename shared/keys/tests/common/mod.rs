@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::rank::{MAX_TIEBREAK_MILLIS, Order, RankKeySpec};
 use leaderboard_keys::rank_index::{
-    CountedKey, Counters, LANES, LaneChange, LanesRead, NodeCounters, PathRead, Settled, TailCount,
-    TailSide, Watermarks, add_counters, fold, settle,
+    CountedKey, LANES, LaneChange, LanesRead, NodeCounters, PathRead, Settled, TailCount, TailSide,
+    Watermarks, fold, settle,
 };
 use proptest::prelude::*;
 
@@ -179,14 +179,4 @@ pub fn lookup_on(
             .cloned(),
     };
     settle(key, &path, at, tail.as_ref(), &lanes)
-}
-
-/// `counters` plus `delta`, zeros dropped.
-pub fn add_to(counters: &mut Counters, delta: &Counters) {
-    let mut node = NodeCounters::from([(String::new(), std::mem::take(counters))]);
-    add_counters(
-        &mut node,
-        &NodeCounters::from([(String::new(), delta.clone())]),
-    );
-    *counters = node.remove("").unwrap_or_default();
 }

@@ -238,9 +238,14 @@ pub(crate) fn item_counters(item: &Item) -> Counters {
 
 /// The lanes' watermarks a root item holds (a lane never applied has none).
 pub(crate) fn root_watermarks(root: &Item) -> Watermarks {
+    watermarks_in(root, watermark_attr)
+}
+
+/// The watermarks an item holds under `attr(lane)`, for each lane that has one.
+pub(crate) fn watermarks_in(item: &Item, attr: fn(u8) -> String) -> Watermarks {
     Watermarks(
         (0..LANES)
-            .filter_map(|lane| Some((lane, root.number(&watermark_attr(lane))?)))
+            .filter_map(|lane| Some((lane, item.number(&attr(lane))?)))
             .collect(),
     )
 }

@@ -10,11 +10,12 @@ use leaderboard_keys::rank_index::journal::{
     journal_key,
 };
 use leaderboard_keys::rank_index::{
-    GENERATION_ATTR, LANES, Watermarks, count_attr, node_key, root_key, watermark_attr,
+    GENERATION_ATTR, count_attr, node_key, root_key, watermark_attr,
 };
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item, n, s};
+use crate::primitives::rank_apply::watermarks_in;
 use crate::table::Table;
 use crate::table::request::{Params, WithParams};
 
@@ -206,19 +207,12 @@ fn journal_of(key: &str, item: &Item) -> Result<Journal, StoreError> {
         .string(DELTAS_ATTR)
         .and_then(decode_deltas)
         .ok_or_else(|| corrupt("journal deltas unreadable"))?;
-    let watermarks = |attr: fn(u8) -> String| {
-        Watermarks(
-            (0..LANES)
-                .filter_map(|lane| Some((lane, item.number(&attr(lane))?)))
-                .collect(),
-        )
-    };
     Ok(Journal {
         id: item
             .number(ID_ATTR)
             .ok_or_else(|| corrupt("journal without a number"))?,
-        from: watermarks(from_attr),
-        to: watermarks(to_attr),
+        from: watermarks_in(item, from_attr),
+        to: watermarks_in(item, to_attr),
         nodes,
         root,
         changes: item.number(CHANGES_ATTR).unwrap_or(0),

@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_devkit::testing::{RawItem, TestTable};
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{BoardId, PlayerId};
-use leaderboard_keys::rank_index::LANES;
+use leaderboard_keys::rank_index::{self as rank_index, LANES};
 use leaderboard_keys::rank_index::{
     CHANGE_ATTR, CountedKey, GENERATION_ATTR, LaneChange, NodeCounters, Watermarks, build,
 };
@@ -48,12 +48,15 @@ pub async fn stored_index(table: &TestTable, board: &str) -> (NodeCounters, Wate
 
 /// [`stored_index`] in a dump of the table.
 pub fn index_in(items: &[RawItem], board: &str) -> (NodeCounters, Watermarks) {
-    let root_pk = format!("RANKV2#{board}");
+    // The root's partition also holds the journal items: the root is its `#ROOT` item.
+    let root = rank_index::root_key(&bid(board));
+    let root_pk = root.pk.clone();
+    let is_root = |item: &RawItem| {
+        *item["pk"].as_s().unwrap() == root.pk && *item["sk"].as_s().unwrap() == root.sk
+    };
     let generation = items
         .iter()
-        .find(|item| {
-            item["pk"].as_s().unwrap() == &root_pk && item["sk"].as_s().unwrap() == "#ROOT"
-        })
+        .find(|item| is_root(item))
         .and_then(|root| root.get(GENERATION_ATTR))
         .map_or("0", |g| g.as_n().unwrap().as_str())
         .to_owned();
@@ -62,7 +65,7 @@ pub fn index_in(items: &[RawItem], board: &str) -> (NodeCounters, Watermarks) {
     let mut watermarks = Watermarks::default();
     for item in items {
         let pk = item["pk"].as_s().unwrap();
-        let prefix = if *pk == root_pk && item["sk"].as_s().unwrap() == "#ROOT" {
+        let prefix = if is_root(item) {
             String::new()
         } else if pk.starts_with(&node_pk) {
             item["sk"].as_s().unwrap().clone()
@@ -112,12 +115,8 @@ pub async fn expected_index(
 /// [`expected_index`] from a dump of the table: the board's Score items and lanes as dumped
 /// (for a board too large to read entry by entry).
 pub fn expected_in(items: &[RawItem], board: &str) -> (NodeCounters, Watermarks) {
-    let board_pk = entity::board_pk(&bid(board));
-    let keys: Vec<CountedKey> = items
+    let keys: Vec<CountedKey> = score_keys_in(items, board)
         .iter()
-        .filter(|item| *item["pk"].as_s().unwrap() == board_pk)
-        .map(|item| item["sk"].as_s().unwrap())
-        .filter(|sk| sk.starts_with(entity::SCORE_PREFIX))
         .map(|sk| CountedKey::parse(sk).unwrap())
         .collect();
     let mut written = Watermarks::default();
@@ -134,6 +133,17 @@ pub fn expected_in(items: &[RawItem], board: &str) -> (NodeCounters, Watermarks)
         }
     }
     (build(&keys), written)
+}
+
+/// The board's Score sort keys in a dump of the table.
+pub fn score_keys_in(items: &[RawItem], board: &str) -> Vec<String> {
+    let board_pk = entity::board_pk(&bid(board));
+    items
+        .iter()
+        .filter(|item| *item["pk"].as_s().unwrap() == board_pk)
+        .map(|item| item["sk"].as_s().unwrap().clone())
+        .filter(|sk| sk.starts_with(entity::SCORE_PREFIX))
+        .collect()
 }
 
 /// The lanes' changes of a board, as their stream records carry them: read back from each lane
