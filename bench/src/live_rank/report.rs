@@ -478,6 +478,16 @@ pub fn write(
         drain_rate >= 2.0 * rate,
     );
     fragment::target(
+        "Live rank (issue 55): the rank index's apply at most 12 write units per entry change (every play here is one)",
+        &format!("{:.2} write units a play", index.write),
+        index.write <= 12.0,
+    );
+    fragment::target(
+        "Live rank (issue 55): drain ≥ 3x the submission rate",
+        &format!("{:.2}x", drain_rate / rate),
+        drain_rate >= 3.0 * rate,
+    );
+    fragment::target(
         "Live rank (issue 32): busy lookup p50 of the largest board within 1.5x of the smallest",
         &format!("{:.2}x ({})", latency_ratio, small_large()),
         latency_ratio > 0.0 && latency_ratio <= LATENCY_RATIO,
