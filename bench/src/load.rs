@@ -465,7 +465,7 @@ pub async fn run(opts: &Options) -> Result<String, String> {
         "\nA submission is one BatchGetItem and one TransactWriteItems (the write path), then, once, the rank \
          in its answer and one UpdateItem keeping it in the Session. The board here has only the {} players: \
          on a board of at most 1,000 entries (the written counts, one BatchGetItem, say so) the rank is one \
-         capped count Query (at most 1,000 keys), exact, instead of the index's 81-item TransactGetItems; \
+         capped count Query (at most 1,000 keys), exact, instead of the index's snapshot of its path; \
          the rank bench shows a large busy board, where only players near the top get a count. \
          `Streams.*` are the poller's stream reads; its UpdateItem/GetItem are the projector's. The \
          {poller_line}.",

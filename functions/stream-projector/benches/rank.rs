@@ -4,9 +4,9 @@
 //! For N = 10,000 and 100,000 players (heavy ties: 100,000 distinct scores at most, times within
 //! one minute): import the entries, build the index, then for a sample of players ask the rank
 //! through the index (`Store::player_rank_counted`: one BatchGetItem of the pointer and the
-//! root, one TransactGetItems, a group's tail count when it holds others, the lanes) and by
-//! counting (the seed's AP10, kept here as the
-//! baseline: a paged `Select=COUNT` Query, plus its pointer read). Every index rank
+//! root, one BatchGetItem of the path's nodes, a group's tail count when it holds others, the
+//! lanes) and by counting (the seed's AP10, kept here as the baseline: a paged `Select=COUNT`
+//! Query, plus its pointer read). Every index rank
 //! must equal the rank computed in memory from the generated entries (the benchmark stops
 //! otherwise), and every counted one too. Requests are those the store reports, checked against
 //! the SDK interceptor's count. The API's board GetItem (one request, one item) is added to both

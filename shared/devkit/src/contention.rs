@@ -5,6 +5,9 @@
 //! (retry within its time budget, then answer 503 or fail its batch, with nothing written). On
 //! a [`slow_client`], the chosen operations are applied but their answers arrive late: for tests
 //! of a request cut off by its deadline after its write committed.
+//!
+//! An operation is chosen by its name (`TransactWriteItems`), or by its name and a text its
+//! request body holds (`BatchGetItem:RANKSEQ#`: only the batch reads of rank index lanes).
 
 use std::time::Duration;
 
@@ -57,6 +60,22 @@ const THROTTLED: &str = r#"{"__type":"com.amazonaws.dynamodb.v20120810#Provision
 /// What DynamoDB answers a transaction cancelled by another one in flight.
 const CONFLICT: &str = r#"{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","Message":"Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]","CancellationReasons":[{"Code":"TransactionConflict","Message":"Transaction is ongoing for the item"}]}"#;
 
+/// Whether `request` is of one of `operations`: a name, or `name:text` for the requests of
+/// that name whose body holds `text`.
+fn chosen(operations: &[&'static str], request: &HttpRequest) -> bool {
+    let op = operation(request);
+    operations.iter().any(|spec| match spec.split_once(':') {
+        None => *spec == op,
+        Some((name, text)) => {
+            name == op
+                && request
+                    .body()
+                    .bytes()
+                    .is_some_and(|b| b.windows(text.len()).any(|w| w == text.as_bytes()))
+        }
+    })
+}
+
 /// Marks, in the request's config bag, a request this client answers itself.
 #[derive(Debug, Clone)]
 struct Contended;
@@ -84,7 +103,7 @@ impl Intercept for Contention {
         _: &RuntimeComponents,
         cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        if !self.operations.contains(&operation(context.request()))
+        if !chosen(&self.operations, context.request())
             || self.seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= self.times
         {
             return Ok(());
@@ -153,10 +172,7 @@ struct Slow {
 
 impl HttpConnector for Slow {
     fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
-        let delay = self
-            .operations
-            .contains(&operation(&request))
-            .then_some(self.delay);
+        let delay = chosen(&self.operations, &request).then_some(self.delay);
         let sent = self.inner.call(request);
         HttpConnectorFuture::new(async move {
             let answer = sent.await;

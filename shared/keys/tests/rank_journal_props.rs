@@ -1,7 +1,10 @@
 //! The rank index's journal against its model: rival appliers that crash between any two
 //! writes, fed redelivered and rebatched slices of the log, count every change once; at every
 //! step the root counts exactly the changes up to its watermarks, each node those or those and
-//! the pending journal's, and a lookup on what is stored is within its lag of the truth.
+//! the pending journal's, and a lookup on what is stored is within its lag of the truth. So is
+//! a lookup that reads the root first and then its path's nodes one at a time while the
+//! appliers go on (a consistent `BatchGetItem` after the root's read: its nodes may be any
+//! number of journals ahead of that root, each one differently).
 
 mod common;
 
@@ -51,6 +54,7 @@ proptest! {
         let mut appliers: Vec<Applier> = (0..3).map(|_| Applier::new(next(), max_nodes)).collect();
         let players: Vec<usize> = h.last.keys().copied().collect();
         let mut settled = (Watermarks::default(), NodeCounters::new());
+        let mut reader: Option<Reader> = None;
         for (who, action, pick) in schedule {
             let applier = &mut appliers[who];
             if action == 0 || matches!(applier.step, Step::Done) {
@@ -85,6 +89,25 @@ proptest! {
                 let truth = true_above(&h, player);
                 prop_assert!(!s.negative);
                 prop_assert!(s.above.abs_diff(truth) <= s.lag, "{} counted, {} true, lag {}", s.above, truth, s.lag);
+                // The lookup under way reads one more node, or starts.
+                match reader.take() {
+                    None => reader = Some(Reader::start(*pick.get(&players), &stored)),
+                    Some(mut r) => match r.read_next(&h, &stored) {
+                        Some(path) => {
+                            // Against the index at the root's watermarks, its path counts are off
+                            // by at most one per change journaled past them.
+                            let at_root = PathRead::of(&h.last[&r.player], &index_at(&h, &r.root.watermarks));
+                            let past = stored.item.as_ref().map_or(0, |j| past(&j.to, &r.root.watermarks));
+                            prop_assert!(path.above.abs_diff(at_root.above) <= past, "mixed: above {} against {}, {} past", path.above, at_root.above, past);
+                            prop_assert!(path.group.abs_diff(at_root.group) <= past, "mixed: group {} against {}, {} past", path.group, at_root.group, past);
+                            let s = lookup_on(&h, path, &r.root.watermarks, r.player, 1_000, false);
+                            let truth = true_above(&h, r.player);
+                            prop_assert!(!s.negative);
+                            prop_assert!(s.above.abs_diff(truth) <= s.lag, "mixed: {} counted, {} true, lag {}", s.above, truth, s.lag);
+                        }
+                        None => reader = Some(r),
+                    },
+                }
             }
         }
         // The stream delivers everything at last: the index is the one built from the entries.
@@ -137,6 +160,54 @@ impl Stored {
         let mut path = PathRead::of(key, &counters);
         path.ahead = ahead;
         path
+    }
+}
+
+/// Changes numbered past `from` up to `to`, over every lane.
+fn past(to: &Watermarks, from: &Watermarks) -> u64 {
+    to.0.iter()
+        .map(|(lane, n)| n.saturating_sub(from.0.get(lane).copied().unwrap_or(0)))
+        .sum()
+}
+
+/// A lookup under way: the root as read first, then the nodes of the player's path, one each
+/// time it is advanced, as they are then.
+struct Reader {
+    player: usize,
+    root: Root,
+    counters: NodeCounters,
+    ahead: bool,
+    level: usize,
+}
+
+impl Reader {
+    fn start(player: usize, stored: &Stored) -> Reader {
+        Reader {
+            player,
+            root: stored.root.clone(),
+            counters: NodeCounters::from([(String::new(), stored.root.counters.clone())]),
+            ahead: false,
+            level: 1,
+        }
+    }
+
+    /// Reads the next node of the path; once all are read, what the path says.
+    fn read_next(&mut self, h: &common::History, stored: &Stored) -> Option<PathRead> {
+        let key = &h.last[&self.player];
+        let layout = key.layout();
+        if self.level < layout.levels() {
+            let prefix = layout.prefix(key.digits(), self.level);
+            if let Some(node) = stored.nodes.get(prefix) {
+                self.counters
+                    .insert(prefix.to_owned(), node.counters.clone());
+                self.ahead |= node.journal > self.root.last;
+            }
+            self.level += 1;
+            return None;
+        }
+        let mut path = PathRead::of(key, &self.counters);
+        path.ahead = self.ahead;
+        Some(path)
     }
 }
 

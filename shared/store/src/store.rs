@@ -13,7 +13,6 @@ use leaderboard_keys::ids::PlayerId;
 use crate::ground::config::{self, Config, DEV_ERASURE_SECRET};
 use crate::ground::error::StoreError;
 use crate::ground::tls;
-use crate::primitives::rank_lookup::GenerationCache;
 use crate::table::Table;
 use crate::table::request::Params;
 
@@ -21,7 +20,6 @@ use crate::table::request::Params;
 #[derive(Clone)]
 pub struct Store {
     pub(crate) table: Table,
-    pub(crate) generations: GenerationCache,
     /// The most plays a player may have accepted in any 60 s; 0: no limit.
     pub(crate) plays_per_minute: u32,
     /// The key of erased players' pseudonyms.
@@ -33,7 +31,6 @@ impl Store {
     pub fn new(client: Client, config: &Config) -> Store {
         Store {
             table: Table::new(client, config.table_name.clone(), &config.cursor_secret),
-            generations: GenerationCache::default(),
             plays_per_minute: 0,
             erasure_secret: Arc::from(DEV_ERASURE_SECRET),
         }

@@ -1,17 +1,17 @@
-//! Reading a rank from a v2 index, the pure part: what a consistent snapshot of the root and a
-//! key's path, the capped count of the key's group and the lanes say together about the entries
-//! above the key, and how far that can be off. No I/O: the store reads, in this order,
+//! Reading a rank from a v2 index, the pure part: what a snapshot of the root and a key's path,
+//! the capped count of the key's group and the lanes say together about the entries above the
+//! key, and how far that can be off. No I/O: the store reads, in this order,
 //!
-//! 1. the player's entry pointer and the root (the key, and the generation of its nodes);
-//! 2. the **snapshot**: one transactional read of the root and the nodes on the key's path, so
-//!    the counters and the watermarks are the ones a single apply left ([`PathRead`]);
+//! 1. the player's entry pointer and the root (the key, the generation of its nodes and the
+//!    watermarks the answer starts from);
+//! 2. the **snapshot**: the nodes on the key's path, read after the root, so each holds at
+//!    least the changes up to the root's watermarks, and may hold later ones ([`PathRead`]);
 //! 3. the **tail**, only when the snapshot's group holds other players' entries as far as it
 //!    can tell ([`TailSide::for_key`]): a capped count of the group's keys above the key, or
 //!    below it;
-//! 4. the **lanes** (written counts and each lane's latest change), after the other reads and
-//!    outside the transaction: every play writes them, so a transactional read would be
-//!    cancelled on a busy board, and read last they include every change the snapshot or the
-//!    tail can have missed.
+//! 4. the **lanes** (written counts and each lane's latest change), after the other reads: read
+//!    last they include every change the snapshot or the tail can have missed or held past the
+//!    root's watermarks.
 //!
 //! [`settle`] then gives the count above and the lag. Each change the snapshot misses moves one
 //! entry, so it moves the count by at most one: the lag is Σ over lanes of `written -

@@ -11,7 +11,6 @@ use crate::ground::freshness::{Estimate, Freshness};
 use crate::ground::items::from_item;
 use crate::ground::model::{Board, EntryPointer, RankedEntry};
 use crate::primitives::rank_count::{Prefetch, RankCost};
-use crate::primitives::rank_lookup::GenerationCache;
 use crate::table::Table;
 
 /// The entry `pointer` points at, ranked as `estimate` says, with its freshness (also on the
@@ -30,7 +29,6 @@ impl Table {
     /// cost, the pointer's read included.
     pub(crate) async fn player_rank_counted(
         &self,
-        generations: &GenerationCache,
         board: &Board,
         player: &PlayerId,
     ) -> Result<Option<(RankedEntry, RankCost)>, StoreError> {
@@ -38,9 +36,7 @@ impl Table {
         let Some((pointer, before)) = self.pointer_and_size(board, player, &mut cost).await? else {
             return Ok(None);
         };
-        let (entry, _, rank_cost) = self
-            .rank_pointer(generations, board, &pointer, before)
-            .await?;
+        let (entry, _, rank_cost) = self.rank_pointer(board, &pointer, before).await?;
         Ok(Some((entry, cost.plus(rank_cost))))
     }
 
@@ -60,7 +56,7 @@ impl Table {
             return Ok(self
                 .get::<EntryPointer>(&entity::entry(player, id))
                 .await?
-                .map(|p| (p, Prefetch::AfterPlay)));
+                .map(|p| (p, Prefetch::Nothing)));
         }
         let keys = [entity::entry(player, id), rank_index::root_key(id)];
         cost.items += keys.len() as u64;
@@ -77,19 +73,12 @@ impl Table {
     /// The entry `pointer` points at, ranked, with its freshness (also on the entry).
     pub(crate) async fn rank_pointer(
         &self,
-        generations: &GenerationCache,
         board: &Board,
         pointer: &EntryPointer,
         before: Prefetch,
     ) -> Result<(RankedEntry, Freshness, RankCost), StoreError> {
         let (estimate, cost) = self
-            .own_rank(
-                generations,
-                board,
-                &pointer.entry.player_id,
-                &pointer.score_sk,
-                before,
-            )
+            .own_rank(board, &pointer.entry.player_id, &pointer.score_sk, before)
             .await?;
         let (entry, freshness) = own_entry(pointer, &estimate);
         Ok((entry, freshness, cost))

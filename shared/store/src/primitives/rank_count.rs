@@ -6,9 +6,8 @@
 //! "not known"; its `playerCount` is its lanes' `created` counts where they have counted it
 //! since its creation (`rankIndex`), else not known either (at least `EXACT_TOP + 1`).
 
-use aws_sdk_dynamodb::operation::transact_get_items::TransactGetItemsError;
-use aws_sdk_dynamodb::types::{Select, TransactGetItem};
-use leaderboard_keys::entity::{self, Key, SCORE_UPPER_BOUND};
+use aws_sdk_dynamodb::types::Select;
+use leaderboard_keys::entity::{self, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::rank_index::CREATED_ATTR;
 
@@ -16,10 +15,8 @@ use crate::ground::error::StoreError;
 use crate::ground::freshness::{EXACT_TOP, Estimate};
 use crate::ground::items::{Item, ItemExt};
 use crate::ground::model::Board;
-use crate::primitives::rank_lookup::GenerationCache;
 use crate::table::Table;
 use crate::table::request::Params;
-use crate::table::retry::Retry;
 
 /// The `rankLag` of a rank beyond the first [`EXACT_TOP`] on a board not on the rank index:
 /// the rank is a lower bound and how far off it is is not known.
@@ -53,12 +50,12 @@ impl RankCost {
 /// What the caller read for a rank in the same request as the entry pointer.
 #[derive(Debug, Clone)]
 pub(crate) enum Prefetch {
-    /// Nothing: the rank is read right after the player's play.
-    AfterPlay,
+    /// The board's root as read before the player's play, whose rank is read now (empty when
+    /// the board has none).
+    AfterPlay(Item),
     /// The board's root (empty when the board has none yet).
     Root(Item),
-    /// Nothing, on a lookup: the snapshot is read under the generation this process last saw
-    /// (its root checks that guess).
+    /// Nothing: an indexed board's root is read first (one `GetItem`).
     Nothing,
 }
 
@@ -69,7 +66,6 @@ impl Table {
     /// its own batch.
     pub(crate) async fn own_rank(
         &self,
-        generations: &GenerationCache,
         board: &Board,
         player: &PlayerId,
         score_sk: &str,
@@ -78,7 +74,7 @@ impl Table {
         let mut cost = RankCost::default();
         if board.indexed() {
             let estimate = self
-                .indexed_rank(generations, board, player, score_sk, before, &mut cost)
+                .indexed_rank(board, player, score_sk, before, &mut cost)
                 .await?;
             return Ok((estimate, cost));
         }
@@ -117,42 +113,6 @@ impl Table {
             entries = entries.saturating_add(created);
         }
         Ok(Some(entries.max(0) as u64))
-    }
-
-    /// One consistent snapshot of `keys` (`TransactGetItems`), retried when cancelled by a
-    /// write in flight.
-    pub(crate) async fn snapshot(
-        &self,
-        keys: &[Key],
-        cost: &mut RankCost,
-    ) -> Result<Vec<Option<Item>>, StoreError> {
-        let gets: Vec<TransactGetItem> = keys
-            .iter()
-            .map(|k| self.tx_get(k))
-            .collect::<Result<_, _>>()?;
-        for attempt in Retry::RANK_SNAPSHOT.attempts() {
-            cost.requests += 1;
-            cost.items += gets.len() as u64;
-            let out = self.transact_get_request(gets.clone()).send().await;
-            match out {
-                Ok(out) => {
-                    return Ok(out
-                        .responses
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(|r| r.item)
-                        .collect());
-                }
-                Err(e) => match e.as_service_error() {
-                    Some(TransactGetItemsError::TransactionCanceledException(_)) => {
-                        tracing::debug!(attempt, "rank index snapshot conflicted; retrying");
-                        Retry::RANK_SNAPSHOT.pause(attempt).await;
-                    }
-                    _ => return Err(StoreError::sdk("TransactGetItems(rank index)", e)),
-                },
-            }
-        }
-        Err(Retry::RANK_SNAPSHOT.exhausted())
     }
 
     /// Step 3: the entries of other players above `score_sk`, counted with one consistent

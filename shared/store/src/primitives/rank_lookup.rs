@@ -1,16 +1,15 @@
 //! Reading a player's own rank from the rank index, in the order [`rank_index::settle`] needs:
 //!
-//! 1. **The root**, read with the entry pointer by the caller (`BatchGetItem`): the generation
-//!    of the nodes, and the entries it counts. After a play, and on a lookup once this process
-//!    has seen the board's generation (`Store::board_and_rank`), this read is skipped: the
-//!    generation is the one this process last saw for the board (it changes only when a
-//!    rebuild switches), and the snapshot's root says the rest.
-//! 2. **The snapshot** (`TransactGetItems`, one request): the root and the nodes on the key's
-//!    path below it (8 items at the default width). Each apply writes its nodes and the root's
-//!    watermarks in one transaction, so the snapshot holds counters and watermarks that agree.
-//!    Transactional reads cost twice the read units; this one is what makes the counters and the
-//!    watermarks belong together. A root naming another generation than the one read under (a
-//!    rebuild switched) makes it read again under that one.
+//! 1. **The root**, read with the entry pointer by the caller (`BatchGetItem`), or alone
+//!    (`GetItem`) after a play: the generation of the nodes, the entries it counts, and the
+//!    watermarks the answer starts from.
+//! 2. **The snapshot** (`BatchGetItem`, strongly consistent, one request): the nodes on the
+//!    key's path below the root (7 at the default width) and the root again. Read after the
+//!    root, every node holds at least the changes up to the root's watermarks; one that took a
+//!    journal the root had not finished holds more, and every such change is one the lanes
+//!    (read last) count in the lag, moving the count above the key by at most one (see
+//!    `docs/rank-index.md`, "Reading a rank"). The root read again says whether a rebuild
+//!    switched generations meanwhile (then the nodes are read again under the new one).
 //! 3. **The tail** (`Select=COUNT` Query of at most [`TAIL_CAP`] keys), only when the snapshot
 //!    says the key's group holds other players.
 //! 4. **The lanes** (`BatchGetItem`, 10 items), last and not transactional: every play writes
@@ -23,8 +22,7 @@
 //! keys counted; a rank within the first [`EXACT_TOP`] that is not exact yet costs one capped
 //! count more.
 
-use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeSet;
 
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_index::journal::NODE_JOURNAL_ATTR;
@@ -46,8 +44,7 @@ use crate::table::Table;
 /// Snapshot attempts when rebuilds keep switching generations under the read.
 const GENERATION_ROUNDS: usize = 3;
 
-/// The most path nodes one snapshot reads besides the root (`TransactGetItems` takes 100
-/// items).
+/// The most path nodes one snapshot reads besides the root (`BatchGetItem` takes 100 keys).
 pub(crate) const SNAPSHOT_NODES: usize = 99;
 
 /// The prefixes of `key`'s path nodes below the root, top down (7 at the default width).
@@ -92,21 +89,28 @@ pub(crate) fn settled_estimate(
     })
 }
 
-/// The generation of each board's index as this process last saw it. A guess, never trusted:
-/// the snapshot's root says which generation its nodes must be read under.
-#[derive(Clone, Default)]
-pub(crate) struct GenerationCache(Arc<Mutex<HashMap<BoardId, u64>>>);
-
-impl GenerationCache {
-    pub(crate) fn get(&self, board: &BoardId) -> Option<u64> {
-        self.0.lock().ok()?.get(board).copied()
-    }
-
-    fn remember(&self, board: &BoardId, generation: u64) {
-        if let Ok(mut cache) = self.0.lock() {
-            cache.insert(board.clone(), generation);
-        }
-    }
+/// Whether `key`'s path read in `nodes` misses a node its parent counts entries in while that
+/// parent (the root, or a node not `ahead`) holds only journals the root had finished: every
+/// such journal wrote the node before the root finished it, so only the deletion of a retired
+/// generation can have removed it since.
+fn torn(
+    key: &CountedKey,
+    nodes: &NodeCounters,
+    ahead: &BTreeSet<String>,
+    missing: &BTreeSet<String>,
+) -> bool {
+    let layout = key.layout();
+    let digits = key.digits();
+    (1..layout.levels()).any(|level| {
+        let prefix = layout.prefix(digits, level);
+        let parent = layout.prefix(digits, level - 1);
+        missing.contains(prefix)
+            && !ahead.contains(parent)
+            && nodes
+                .get(parent)
+                .and_then(|c| c.get(layout.label(digits, level - 1)))
+                .is_some_and(|n| *n > 0)
+    })
 }
 
 impl Table {
@@ -116,7 +120,6 @@ impl Table {
     /// just changed the entry, so that the index most likely does not hold its key yet.
     pub(crate) async fn indexed_rank(
         &self,
-        generations: &GenerationCache,
         board: &Board,
         player: &PlayerId,
         score_sk: &str,
@@ -125,7 +128,7 @@ impl Table {
     ) -> Result<Estimate, StoreError> {
         let (root, just_played) = match before {
             Prefetch::Root(root) => (Some(root), false),
-            Prefetch::AfterPlay => (None, true),
+            Prefetch::AfterPlay(root) => (Some(root), true),
             Prefetch::Nothing => (None, false),
         };
         let id = &board.board_id;
@@ -135,21 +138,14 @@ impl Table {
         // complete, the board has grown past what the root counts: the index answers, and this
         // count stands in for the top's.)
         let mut top_count = None;
-        let generation = match &root {
-            Some(root) => {
-                if let Some(exact) = self
-                    .count_small_board(board, player, score_sk, root, &mut top_count, cost)
-                    .await?
-                {
-                    return Ok(exact);
-                }
-                root.number(GENERATION_ATTR).unwrap_or(0u64)
-            }
-            None => generations.get(id).unwrap_or(0),
-        };
-        let (path, watermarks, root) = self
-            .path_snapshot(generations, board, &key, generation, cost)
-            .await?;
+        if let Some(root) = &root
+            && let Some(exact) = self
+                .count_small_board(board, player, score_sk, root, &mut top_count, cost)
+                .await?
+        {
+            return Ok(exact);
+        }
+        let (path, watermarks, root) = self.path_snapshot(board, &key, root, cost).await?;
         if !prefetched
             && let Some(exact) = self
                 .count_small_board(board, player, score_sk, &root, &mut top_count, cost)
@@ -216,69 +212,80 @@ impl Table {
         Ok(Some(Estimate::exact(counted, entries)))
     }
 
-    /// Step 2: the root and the key's path nodes in one transactional read, under `generation`
-    /// or, if the root names another, under that one; with the root as read.
+    /// Step 2 for one key: see [`Table::paths_snapshot`].
     async fn path_snapshot(
         &self,
-        generations: &GenerationCache,
         board: &Board,
         key: &CountedKey,
-        generation: u64,
+        root: Option<Item>,
         cost: &mut RankCost,
     ) -> Result<(PathRead, Watermarks, Item), StoreError> {
         let (mut paths, watermarks, root) = self
-            .paths_snapshot(
-                generations,
-                board,
-                std::slice::from_ref(key),
-                generation,
-                cost,
-            )
+            .paths_snapshot(board, std::slice::from_ref(key), root, cost)
             .await?;
         Ok((paths.remove(0), watermarks, root))
     }
 
-    /// Step 2 for several keys of one board at once: the root and the union of their path
-    /// nodes (at most [`SNAPSHOT_NODES`]: see [`path_nodes`]) in one transactional read, so
-    /// every key's path agrees with the same watermarks.
+    /// Step 2 for several keys of one board at once: the union of their path nodes (at most
+    /// [`SNAPSHOT_NODES`]: see [`path_nodes`]) in one consistent `BatchGetItem`, read after
+    /// `root` (the root as read by an earlier request; one `GetItem` first without it). So
+    /// every node holds at least the changes up to the root's watermarks, and a node ahead of
+    /// them holds only changes the lanes, read last, count in the lag (see [`PathRead::ahead`]).
+    /// The root comes again with the nodes: a rebuild that switched generations since makes
+    /// the nodes be read again under the new one, and so does a node missing where its parent
+    /// (the root, or a node not ahead) counts entries, which only a retired generation's
+    /// deletion can do. With the root as used.
     pub(crate) async fn paths_snapshot(
         &self,
-        generations: &GenerationCache,
         board: &Board,
         keys: &[CountedKey],
-        mut generation: u64,
+        root: Option<Item>,
         cost: &mut RankCost,
     ) -> Result<(Vec<PathRead>, Watermarks, Item), StoreError> {
         let id = &board.board_id;
         let prefixes: BTreeSet<String> = keys.iter().flat_map(path_nodes).collect();
+        let mut root = match root {
+            Some(root) => root,
+            None => self.root_item(id, cost).await?,
+        };
         for _ in 0..GENERATION_ROUNDS {
+            let generation = root.number(GENERATION_ATTR).unwrap_or(0u64);
             let mut item_keys = vec![root_key(id)];
             item_keys.extend(prefixes.iter().map(|p| node_key(id, generation, p)));
-            let mut items = self.snapshot(&item_keys, cost).await?;
-            let root = items.first_mut().and_then(Option::take).unwrap_or_default();
-            let now = root.number(GENERATION_ATTR).unwrap_or(0u64);
-            generations.remember(id, now);
-            if now != generation {
-                // A rebuild switched generations since the root was read (or this process
-                // last saw it).
-                generation = now;
+            cost.requests += 1;
+            cost.items += item_keys.len() as u64;
+            let mut found = self
+                .batch_get(&item_keys, "BatchGetItem(rank index path)")
+                .await?;
+            let again = found.take(&item_keys[0]).unwrap_or_default();
+            if again.number(GENERATION_ATTR).unwrap_or(0u64) != generation {
+                // A rebuild switched generations since the root was read.
+                root = again;
                 continue;
             }
+            let last = root_last_journal(&root);
             let mut nodes = NodeCounters::new();
             nodes.insert(String::new(), item_counters(&root));
-            // Nodes that took a journal the root has not finished (see `PathRead::ahead`).
-            let last = root_last_journal(&root);
+            // Nodes that took a journal the root had not finished (see `PathRead::ahead`).
             let mut ahead = BTreeSet::new();
-            for (prefix, item) in prefixes.iter().zip(items.iter().skip(1)) {
-                let counters = item.as_ref().map(item_counters).unwrap_or_default();
-                nodes.insert(prefix.clone(), counters);
-                if item
-                    .as_ref()
-                    .and_then(|i| i.number::<u64>(NODE_JOURNAL_ATTR))
-                    > Some(last)
-                {
-                    ahead.insert(prefix);
+            let mut missing = BTreeSet::new();
+            for (prefix, key) in prefixes.iter().zip(&item_keys[1..]) {
+                match found.take(key) {
+                    Some(item) => {
+                        if item.number::<u64>(NODE_JOURNAL_ATTR) > Some(last) {
+                            ahead.insert(prefix.clone());
+                        }
+                        nodes.insert(prefix.clone(), item_counters(&item));
+                    }
+                    None => {
+                        missing.insert(prefix.clone());
+                        nodes.insert(prefix.clone(), Default::default());
+                    }
                 }
+            }
+            if keys.iter().any(|k| torn(k, &nodes, &ahead, &missing)) {
+                root = self.root_item(id, cost).await?;
+                continue;
             }
             let paths = keys
                 .iter()
@@ -293,6 +300,13 @@ impl Table {
         Err(StoreError::Contention {
             attempts: GENERATION_ROUNDS as u32,
         })
+    }
+
+    /// The index's root, read strongly consistent (an empty item when there is none).
+    async fn root_item(&self, board: &BoardId, cost: &mut RankCost) -> Result<Item, StoreError> {
+        cost.requests += 1;
+        cost.items += 1;
+        Ok(self.get_raw(&root_key(board)).await?.unwrap_or_default())
     }
 
     /// Step 3: the other players' keys of `key`'s group on `side` of it, at most `cap` (a
@@ -338,5 +352,59 @@ impl Table {
     ) -> Result<(LanesRead, i64), StoreError> {
         let items = self.read_lane_items(board, cost).await?;
         Ok(lanes_for(&items, player))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use leaderboard_keys::ids::PlayerId;
+    use leaderboard_keys::rank::{DEFAULT_MAX_SCORE, Order, RankKeySpec};
+
+    use super::*;
+
+    fn key() -> CountedKey {
+        let spec = RankKeySpec::new(Order::Desc, DEFAULT_MAX_SCORE).unwrap();
+        let player = PlayerId::parse("p1").unwrap();
+        CountedKey::parse(&spec.score_sort_key(4_200, 1_000, &player).unwrap()).unwrap()
+    }
+
+    /// The path as read, with the node at `level` missing.
+    fn read_without(key: &CountedKey, level: usize) -> (NodeCounters, BTreeSet<String>) {
+        let layout = key.layout();
+        let digits = key.digits();
+        let mut nodes = NodeCounters::new();
+        let mut missing = BTreeSet::new();
+        for l in 0..layout.levels() {
+            let prefix = layout.prefix(digits, l).to_owned();
+            if l == level {
+                missing.insert(prefix.clone());
+                nodes.insert(prefix, Default::default());
+            } else {
+                let label = layout.label(digits, l).to_owned();
+                nodes.insert(prefix, [(label, 1)].into());
+            }
+        }
+        (nodes, missing)
+    }
+
+    #[test]
+    fn a_missing_node_its_parent_counts_is_torn_unless_the_parent_is_ahead() {
+        let key = key();
+        let none = BTreeSet::new();
+        for level in 1..key.layout().levels() {
+            let (nodes, missing) = read_without(&key, level);
+            assert!(torn(&key, &nodes, &none, &missing), "level {level}");
+            // A parent that took a journal the root had not finished may count a node that
+            // journal has not written yet.
+            let parent = key.layout().prefix(key.digits(), level - 1).to_owned();
+            let ahead = BTreeSet::from([parent.clone()]);
+            assert!(!torn(&key, &nodes, &ahead, &missing), "level {level}");
+            // A parent that counts no one there: nothing is missing.
+            let mut empty = nodes.clone();
+            empty.insert(parent, Default::default());
+            assert!(!torn(&key, &empty, &none, &missing), "level {level}");
+        }
+        let (nodes, _) = read_without(&key, usize::MAX);
+        assert!(!torn(&key, &nodes, &none, &BTreeSet::new()));
     }
 }

@@ -14,14 +14,13 @@ use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::scan::builders::ScanFluentBuilder;
-use aws_sdk_dynamodb::operation::transact_get_items::builders::TransactGetItemsFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::builders::{
     ConditionCheckBuilder, DeleteBuilder, PutBuilder, UpdateBuilder,
 };
 use aws_sdk_dynamodb::types::{
-    AttributeValue, ConditionCheck, Delete, Get, Put, TransactGetItem, TransactWriteItem, Update,
+    AttributeValue, ConditionCheck, Delete, Put, TransactWriteItem, Update,
 };
 use leaderboard_keys::entity::Key;
 use serde::Serialize;
@@ -191,16 +190,6 @@ impl Table {
         self.client.scan().table_name(&self.name)
     }
 
-    /// A TransactGetItems of `gets` (a snapshot of up to 100 items).
-    pub(crate) fn transact_get_request(
-        &self,
-        gets: Vec<TransactGetItem>,
-    ) -> TransactGetItemsFluentBuilder {
-        self.client
-            .transact_get_items()
-            .set_transact_items(Some(gets))
-    }
-
     /// A Query on `index` of the table.
     pub(crate) fn query_request(&self, index: Index) -> QueryFluentBuilder {
         self.client
@@ -287,15 +276,6 @@ impl Table {
                 _ => Err(StoreError::sdk(operation, e)),
             },
         }
-    }
-
-    /// A transactional read of `key`.
-    pub(crate) fn tx_get(&self, key: &Key) -> Result<TransactGetItem, StoreError> {
-        let get = Get::builder()
-            .table_name(&self.name)
-            .set_key(Some(key_item(key)))
-            .build()?;
-        Ok(TransactGetItem::builder().get(get).build())
     }
 
     /// A transaction's put of `item`, on `condition` when one is given.

@@ -27,9 +27,6 @@ impl Retry {
     /// A board's rank index batch: a root read and its chunks' transactions, again when another
     /// apply moved the root (5 ms .. 320 ms).
     pub(crate) const RANK_APPLY: Retry = Retry::new(12, 5, 6);
-    /// A rank lookup's snapshot: real DynamoDB cancels a transactional read that meets an
-    /// index write in flight on one of its items (5 ms .. 320 ms).
-    pub(crate) const RANK_SNAPSHOT: Retry = Retry::new(5, 5, 6);
     /// The read-then-write rounds of a player's projected totals: only a concurrent projector
     /// of the same player (which Lambda does not run) or a concurrent writer of the watermark
     /// makes a round fail (10 ms .. 320 ms).

@@ -28,7 +28,7 @@ use std::collections::BTreeSet;
 use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::entity::{self, Key, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::PlayerId;
-use leaderboard_keys::rank_index::{self, CountedKey, GENERATION_ATTR, TAIL_CAP, TailSide};
+use leaderboard_keys::rank_index::{self, CountedKey, TAIL_CAP, TailSide};
 
 use crate::ground::error::StoreError;
 use crate::ground::freshness::{EXACT_TOP, Estimate, TopPercent};
@@ -206,13 +206,7 @@ impl Store {
             for p in &pointers {
                 let (estimate, c) = self
                     .table
-                    .own_rank(
-                        &self.generations,
-                        board,
-                        &p.entry.player_id,
-                        &p.score_sk,
-                        Prefetch::Nothing,
-                    )
+                    .own_rank(board, &p.entry.player_id, &p.score_sk, Prefetch::Nothing)
                     .await?;
                 cost = cost.plus(c);
                 estimates.push(estimate);
@@ -265,12 +259,12 @@ impl Store {
             .iter()
             .map(|p| CountedKey::parse(&p.score_sk))
             .collect::<Result<Vec<_>, _>>()?;
-        let generation = root.number(GENERATION_ATTR).unwrap_or(0u64);
         let mut reads = Vec::with_capacity(keys.len());
         for group in snapshot_groups(&keys) {
+            // Each group's nodes are read after the root read with the pointers.
             let (paths, watermarks, _) = self
                 .table
-                .paths_snapshot(&self.generations, board, &keys[group], generation, cost)
+                .paths_snapshot(board, &keys[group], Some(root.clone()), cost)
                 .await?;
             reads.extend(paths.into_iter().map(|path| (path, watermarks.clone())));
         }

@@ -118,12 +118,11 @@ impl Store {
             .map(|(entry, _)| entry))
     }
 
-    /// [`Store::get_board`] and [`Store::player_rank`] in one: the board and the player's entry
-    /// pointer in one consistent `BatchGetItem` (one request fewer). On an open board the rank
-    /// then reads the snapshot under the generation this process last saw (its root checks
-    /// the guess; the first time, the root is read with the board), the tail when the
-    /// player's group holds others, and the lanes: 3 requests (4 with the tail) and 20 items
-    /// read by key at the default width (21 the first time); a board made before the index
+    /// [`Store::get_board`] and [`Store::player_rank`] in one: the board, the player's entry
+    /// pointer and the index's root in one consistent `BatchGetItem` (one request fewer). On an
+    /// open board the rank then reads the path's nodes (after the root, as the snapshot needs),
+    /// the tail when the player's group holds others, and the lanes: 3 requests (4 with the
+    /// tail) and 21 items read by key at the default width; a board made before the index
     /// (until the migration moves it) is ranked by its capped count alone. A closed board is
     /// answered as it is, unranked.
     pub async fn board_and_rank(
@@ -131,13 +130,12 @@ impl Store {
         id: &BoardId,
         player: &PlayerId,
     ) -> Result<BoardRank, StoreError> {
-        // Until this process has seen the board's index generation, the root comes along: its
-        // generation guides the snapshot (the first lookup would otherwise read it twice).
-        let with_root = self.generations.get(id).is_none();
-        let mut keys = vec![entity::board(id), entity::entry(player, id)];
-        if with_root {
-            keys.push(rank_index::root_key(id));
-        }
+        // The root comes along: the snapshot's nodes must be read after it.
+        let keys = [
+            entity::board(id),
+            entity::entry(player, id),
+            rank_index::root_key(id),
+        ];
         let mut found = self
             .table
             .batch_get(&keys, "BatchGetItem(board, pointer)")
@@ -152,13 +150,10 @@ impl Store {
         let Some(pointer) = found.take(&keys[1]) else {
             return Ok(BoardRank::Open(board, None));
         };
-        let before = match keys.get(2) {
-            Some(root) => Prefetch::Root(found.take(root).unwrap_or_default()),
-            None => Prefetch::Nothing,
-        };
+        let before = Prefetch::Root(found.take(&keys[2]).unwrap_or_default());
         let (entry, _, _) = self
             .table
-            .rank_pointer(&self.generations, &board, &from_item(pointer)?, before)
+            .rank_pointer(&board, &from_item(pointer)?, before)
             .await?;
         Ok(BoardRank::Open(board, Some(entry)))
     }
@@ -169,9 +164,7 @@ impl Store {
         board: &Board,
         player: &PlayerId,
     ) -> Result<Option<(RankedEntry, RankCost)>, StoreError> {
-        self.table
-            .player_rank_counted(&self.generations, board, player)
-            .await
+        self.table.player_rank_counted(board, player).await
     }
 
     /// Up to `n` (1..=50) entries above the player, the player's own, and up to `n` below, in
@@ -198,10 +191,7 @@ impl Store {
         };
         let pk = entity::board_pk(&board.board_id);
         let own = &pointer.score_sk;
-        let (me, freshness, _) = self
-            .table
-            .rank_pointer(&self.generations, board, &pointer, before)
-            .await?;
+        let (me, freshness, _) = self.table.rank_pointer(board, &pointer, before).await?;
         let rank = me.rank;
         // The neighbours' ranks are the player's plus their position, as fresh as the player's.
         let at = |e: ScoreEntry, rank: u64| e.entry.ranked(rank, Some(freshness.for_rank(rank)));

@@ -158,7 +158,7 @@ impl Store {
             exported.board_status = "open";
             if let Some((ranked, _)) = self
                 .table
-                .player_rank_counted(&self.generations, &board, &pointer.entry.player_id)
+                .player_rank_counted(&board, &pointer.entry.player_id)
                 .await?
             {
                 exported.rank = Some(ranked.rank);

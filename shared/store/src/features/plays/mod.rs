@@ -3,8 +3,8 @@
 //! 1. **One consistent read**: a `BatchGetItem` (strongly consistent) of the session (for
 //!    idempotency), the player's profile (the display name the entries take, so that a listing
 //!    needs no profile reads), the player's ban and erasure marker (a banned or erased player's
-//!    play is refused here, before anything is written), each board's metadata, and the player's entry pointer on each
-//!    board.
+//!    play is refused here, before anything is written), each board's metadata, the player's entry pointer on each
+//!    board, and each board's rank index root (the play's own rank is read from it afterwards).
 //! 2. **Decide**, for every board: unknown board (404), closed or outside its window (409),
 //!    score out of range (400) refuse the whole play before anything is written; otherwise the
 //!    board's operator (`best`, `latest`, `increment`) and order give the new entry, if it
@@ -39,6 +39,7 @@ use std::time::Duration;
 
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::{BoardId, GameId, IdempotencyKey, PlayerId, SessionId};
+use leaderboard_keys::rank_index;
 use leaderboard_keys::time::Timestamp;
 
 use crate::features::plays::idempotency::{KeyedSession, same_play};
@@ -47,7 +48,7 @@ use crate::features::plays::rate::{PlayRate, rate_limited};
 use crate::features::plays::rules::{boards_game, check_rules, check_writers};
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
-use crate::ground::items::{ItemExt, from_item, pointer_item, score_item, to_item};
+use crate::ground::items::{Item, ItemExt, from_item, pointer_item, score_item, to_item};
 use crate::ground::model::{
     Board, BoardOutcome, Entry, EntryPointer, Metadata, Operator, Session, Writers,
 };
@@ -119,6 +120,9 @@ struct PlayState {
     name: String,
     boards: Vec<Option<Board>>,
     pointers: Vec<Option<EntryPointer>>,
+    /// Each board's rank index root (empty where there is none): the play's own rank is read
+    /// from it after the transaction (its nodes must be read after the root).
+    roots: Vec<Item>,
     /// The player's recent plays, when the rate limit is on.
     rate: PlayRate,
 }
@@ -126,6 +130,8 @@ struct PlayState {
 /// The change a play makes on one board.
 pub(crate) struct BoardPlan {
     pub(crate) board: Board,
+    /// The board's rank index root as read before the play (empty where there is none).
+    pub(crate) root: Item,
     pub(crate) old: Option<EntryPointer>,
     /// The new entry, if the entry changes.
     pub(crate) new: Option<EntryPointer>,
@@ -153,7 +159,7 @@ impl Play {
 
 /// The new entry of `board` after a play of `score` at `now`, given the current one.
 fn plan_board(
-    board: Board,
+    (board, root): (Board, Item),
     old: Option<EntryPointer>,
     play: &Play,
     name: &str,
@@ -230,6 +236,7 @@ fn plan_board(
             freshness: None,
         },
         board,
+        root,
         old,
         new,
     })
@@ -411,8 +418,11 @@ impl Store {
             ban_key.clone(),
             erasure_key.clone(),
         ];
+        // Each board's index root: items more, no request more (see `PlayState::roots`).
+        let root_keys: Vec<Key> = play.board_ids.iter().map(rank_index::root_key).collect();
         keys.extend(board_keys.iter().cloned());
         keys.extend(pointer_keys.iter().cloned());
+        keys.extend(root_keys.iter().cloned());
         let idempotency_key = play
             .idempotency_key
             .as_ref()
@@ -455,6 +465,10 @@ impl Store {
                 .iter()
                 .map(|k| take(k).map(from_item).transpose())
                 .collect::<Result<_, _>>()?,
+            roots: root_keys
+                .iter()
+                .map(|k| take(k).unwrap_or_default())
+                .collect(),
             rate,
         })
     }
@@ -485,8 +499,9 @@ impl Store {
         }
         boards
             .into_iter()
+            .zip(state.roots)
             .zip(state.pointers)
-            .map(|(board, old)| plan_board(board, old, play, &state.name, now))
+            .map(|(board_and_root, old)| plan_board(board_and_root, old, play, &state.name, now))
             .collect()
     }
 

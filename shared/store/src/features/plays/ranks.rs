@@ -84,11 +84,10 @@ impl Store {
                 continue;
             };
             let read = self.table.own_rank(
-                &self.generations,
                 &plan.board,
                 &session.player_id,
                 &entry.score_sk,
-                Prefetch::AfterPlay,
+                Prefetch::AfterPlay(plan.root.clone()),
             );
             match before(deadline, read).await {
                 Some(Ok((estimate, cost))) => {
@@ -159,7 +158,7 @@ impl Store {
                     return Ok(None);
                 };
                 self.table
-                    .player_rank_counted(&self.generations, &board, &session.player_id)
+                    .player_rank_counted(&board, &session.player_id)
                     .await
             };
             match before(deadline, read).await {
