@@ -2,9 +2,9 @@
 //! writes, fed redelivered and rebatched slices of the log, count every change once; at every
 //! step the root counts exactly the changes up to its watermarks, each node those or those and
 //! the pending journal's, and a lookup on what is stored is within its lag of the truth. So is
-//! a lookup that reads the root first and then its path's nodes one at a time while the
-//! appliers go on (a consistent `BatchGetItem` after the root's read: its nodes may be any
-//! number of journals ahead of that root, each one differently).
+//! a lookup that reads the root first and its path's nodes some steps of the appliers later (a
+//! consistent `BatchGetItem` after the root's read: its nodes may be any number of journals
+//! ahead of that root).
 
 mod common;
 
@@ -91,8 +91,8 @@ proptest! {
                 prop_assert!(s.above.abs_diff(truth) <= s.lag, "{} counted, {} true, lag {}", s.above, truth, s.lag);
                 // The lookup under way reads one more node, or starts.
                 match reader.take() {
-                    None => reader = Some(Reader::start(*pick.get(&players), &stored)),
-                    Some(mut r) => match r.read_next(&h, &stored) {
+                    None => reader = Some(Reader::start(*pick.get(&players), pick.index(8), &stored)),
+                    Some(mut r) => match r.read(&h, &stored) {
                         Some(path) => {
                             // Against the index at the root's watermarks, its path counts are off
                             // by at most one per change journaled past them.
@@ -170,43 +170,42 @@ fn past(to: &Watermarks, from: &Watermarks) -> u64 {
         .sum()
 }
 
-/// A lookup under way: the root as read first, then the nodes of the player's path, one each
-/// time it is advanced, as they are then.
+/// A lookup under way: the root as read first, then, some steps of the appliers later, the
+/// nodes of the player's path all at once as they are then (one `BatchGetItem`).
 struct Reader {
     player: usize,
     root: Root,
-    counters: NodeCounters,
-    ahead: bool,
-    level: usize,
+    /// Steps of the appliers before the nodes are read.
+    wait: usize,
 }
 
 impl Reader {
-    fn start(player: usize, stored: &Stored) -> Reader {
+    fn start(player: usize, wait: usize, stored: &Stored) -> Reader {
         Reader {
             player,
             root: stored.root.clone(),
-            counters: NodeCounters::from([(String::new(), stored.root.counters.clone())]),
-            ahead: false,
-            level: 1,
+            wait,
         }
     }
 
-    /// Reads the next node of the path; once all are read, what the path says.
-    fn read_next(&mut self, h: &common::History, stored: &Stored) -> Option<PathRead> {
-        let key = &h.last[&self.player];
-        let layout = key.layout();
-        if self.level < layout.levels() {
-            let prefix = layout.prefix(key.digits(), self.level);
-            if let Some(node) = stored.nodes.get(prefix) {
-                self.counters
-                    .insert(prefix.to_owned(), node.counters.clone());
-                self.ahead |= node.journal > self.root.last;
-            }
-            self.level += 1;
+    /// One step later: once its wait is over, what the path says as read now beside the root
+    /// read at the start.
+    fn read(&mut self, h: &common::History, stored: &Stored) -> Option<PathRead> {
+        if self.wait > 0 {
+            self.wait -= 1;
             return None;
         }
-        let mut path = PathRead::of(key, &self.counters);
-        path.ahead = self.ahead;
+        let key = &h.last[&self.player];
+        let mut counters = NodeCounters::from([(String::new(), self.root.counters.clone())]);
+        let mut ahead = false;
+        for (prefix, _) in key.layout().path(key.digits()).skip(1) {
+            if let Some(node) = stored.nodes.get(prefix) {
+                counters.insert(prefix.to_owned(), node.counters.clone());
+                ahead |= node.journal > self.root.last;
+            }
+        }
+        let mut path = PathRead::of(key, &counters);
+        path.ahead = ahead;
         Some(path)
     }
 }
