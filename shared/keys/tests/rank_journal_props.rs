@@ -89,7 +89,7 @@ proptest! {
                 let truth = true_above(&h, player);
                 prop_assert!(!s.negative);
                 prop_assert!(s.above.abs_diff(truth) <= s.lag, "{} counted, {} true, lag {}", s.above, truth, s.lag);
-                // The lookup under way reads one more node, or starts.
+                // The lookup under way waits, reads its nodes, or starts.
                 match reader.take() {
                     None => reader = Some(Reader::start(*pick.get(&players), pick.index(8), &stored)),
                     Some(mut r) => match r.read(&h, &stored) {
