@@ -146,21 +146,30 @@ impl Stored {
         (found(self.root.last, item.id) == Found::Pending).then_some(item)
     }
 
-    /// What a lookup's snapshot of `key`'s path reads: the root's and the nodes' counters, and
-    /// whether a path node took a journal the root has not finished.
+    /// What a lookup's snapshot of `key`'s path reads: see [`path_read`].
     fn path(&self, key: &leaderboard_keys::rank_index::CountedKey) -> PathRead {
-        let mut counters = NodeCounters::from([(String::new(), self.root.counters.clone())]);
-        let mut ahead = false;
-        for (prefix, _) in key.layout().path(key.digits()) {
-            if let Some(node) = self.nodes.get(prefix) {
-                counters.insert(prefix.to_owned(), node.counters.clone());
-                ahead |= node.journal > self.root.last;
-            }
-        }
-        let mut path = PathRead::of(key, &counters);
-        path.ahead = ahead;
-        path
+        path_read(key, &self.root, &self.nodes)
     }
+}
+
+/// What a lookup reads of `key`'s path: `root`'s counters, the path's `nodes` as they are, and
+/// whether one of them took a journal `root` had not finished.
+fn path_read(
+    key: &leaderboard_keys::rank_index::CountedKey,
+    root: &Root,
+    nodes: &BTreeMap<String, Node>,
+) -> PathRead {
+    let mut counters = NodeCounters::from([(String::new(), root.counters.clone())]);
+    let mut ahead = false;
+    for (prefix, _) in key.layout().path(key.digits()).skip(1) {
+        if let Some(node) = nodes.get(prefix) {
+            counters.insert(prefix.to_owned(), node.counters.clone());
+            ahead |= node.journal > root.last;
+        }
+    }
+    let mut path = PathRead::of(key, &counters);
+    path.ahead = ahead;
+    path
 }
 
 /// Changes numbered past `from` up to `to`, over every lane.
@@ -195,18 +204,7 @@ impl Reader {
             self.wait -= 1;
             return None;
         }
-        let key = &h.last[&self.player];
-        let mut counters = NodeCounters::from([(String::new(), self.root.counters.clone())]);
-        let mut ahead = false;
-        for (prefix, _) in key.layout().path(key.digits()).skip(1) {
-            if let Some(node) = stored.nodes.get(prefix) {
-                counters.insert(prefix.to_owned(), node.counters.clone());
-                ahead |= node.journal > self.root.last;
-            }
-        }
-        let mut path = PathRead::of(key, &counters);
-        path.ahead = ahead;
-        Some(path)
+        Some(path_read(&h.last[&self.player], &self.root, &stored.nodes))
     }
 }
 

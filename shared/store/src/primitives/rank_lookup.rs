@@ -1,8 +1,8 @@
 //! Reading a player's own rank from the rank index, in the order [`rank_index::settle`] needs:
 //!
-//! 1. **The root**, read with the entry pointer by the caller (`BatchGetItem`), or alone
-//!    (`GetItem`) after a play: the generation of the nodes, the entries it counts, and the
-//!    watermarks the answer starts from.
+//! 1. **The root**, read by the caller with the entry pointer (`BatchGetItem`), or with the
+//!    play's own read before its transaction, or else alone here (`GetItem`): the generation of
+//!    the nodes, the entries it counts, and the watermarks the answer starts from.
 //! 2. **The snapshot** (`BatchGetItem`, strongly consistent, one request): the nodes on the
 //!    key's path below the root (7 at the default width) and the root again. Read after the
 //!    root, every node holds at least the changes up to the root's watermarks; one that took a
@@ -12,9 +12,8 @@
 //!    switched generations meanwhile (then the nodes are read again under the new one).
 //! 3. **The tail** (`Select=COUNT` Query of at most [`TAIL_CAP`] keys), only when the snapshot
 //!    says the key's group holds other players.
-//! 4. **The lanes** (`BatchGetItem`, 10 items), last and not transactional: every play writes
-//!    them, so a transactional read would be cancelled on a busy board. Read last, they hold
-//!    every change the snapshot or the tail may have missed: the lag.
+//! 4. **The lanes** (`BatchGetItem`, 10 items), last: they hold every change the snapshot or
+//!    the tail may have missed or held past the root's watermarks: the lag.
 //!
 //! A board of at most [`EXACT_TOP`] entries (as the root counts them) is counted instead, with
 //! the lanes read after for its size. Either way at most 3 requests besides the pointer's read
