@@ -416,6 +416,13 @@ mod tests {
             lane(json!({"n": {"S": "SCORE#1#2#p"}})),
             lane(json!({"o": {"S": "SCORE#1#2#p"}, "n": {"S": "SCORE#3#4#p"}})),
             lane(json!({"o": {"S": "SCORE#1#2#p"}})),
+            // a lane in its board's group
+            record(
+                "MODIFY",
+                "RANKSEQ#b",
+                "#WRITTEN#03",
+                json!({"written": {"N": "7"}, "chg": {"M": {"n": {"S": "SCORE#1#2#p"}}}}),
+            ),
         ];
         let dropped = [
             record("MODIFY", "PLAYER#p", "SESSION#01", json!({})),

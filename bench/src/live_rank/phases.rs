@@ -256,7 +256,7 @@ impl Run<'_> {
         let mut out = Vec::new();
         for (b, board) in self.boards.iter().enumerate() {
             let mut keys = vec![root_key(&board.id)];
-            keys.extend((0..LANES).map(|lane| entity::lane(&board.id, lane)));
+            keys.extend((0..LANES).map(|lane| entity::grouped_lane(&board.id, lane)));
             let mut ka = KeysAndAttributes::builder().consistent_read(true);
             for k in &keys {
                 ka = ka.keys(HashMap::from([

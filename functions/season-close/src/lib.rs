@@ -131,6 +131,12 @@ pub struct CloseSummary {
     /// Items of the replaced rank index layout deleted by this run.
     #[serde(skip_serializing_if = "is_zero")]
     pub old_index_items_deleted: usize,
+    /// Boards whose lanes the pass grouped under one partition key.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lanes_grouped: Vec<BoardId>,
+    /// Boards whose index was too far behind to group their lanes (a later pass does).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lanes_behind: Vec<BoardId>,
     /// Player erasures a request left unfinished, finished by this run.
     #[serde(skip_serializing_if = "is_zero")]
     pub erasures_finished: usize,
@@ -287,6 +293,8 @@ async fn run_measured(
                 summary.rank_migrated = sweep.migrated;
                 summary.rank_migration_failed = sweep.failed;
                 summary.old_index_items_deleted = sweep.deleted;
+                summary.lanes_grouped = sweep.grouped;
+                summary.lanes_behind = sweep.behind;
             }
             Err(e) => tracing::error!(error = %e, "rank layout sweep failed"),
         }

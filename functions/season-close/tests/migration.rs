@@ -20,6 +20,7 @@ use index_check::{index_in, nodes_by_generation};
 use leaderboard_devkit::local::{Failures, failing_client};
 use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::{TestTable, s};
+use leaderboard_keys::entity::ItemKey;
 use leaderboard_keys::ids::{GameId, PlayerId, SessionId};
 use leaderboard_keys::rank_index::{CountedKey, Watermarks, build};
 use leaderboard_keys::time::Timestamp;
@@ -46,10 +47,17 @@ fn player(i: usize) -> String {
 
 /// An open board holding `entries` imported entries, then stored the way boards made before
 /// the current layout were: no `rankLayout` (and, unless `indexed`, no `rankIndex`), no root,
-/// and the old index's items (a node per shard, a marker per tenth player) in the table.
+/// its lanes kept apart (no `lanesGrouped`), and the old index's items (a node per shard, a
+/// marker per tenth player) in the table.
 async fn legacy_board(table: &TestTable, store: &Store, id: &str, entries: usize, indexed: bool) {
     let now = Timestamp::now().as_millis();
-    let board = open_board(store, id).await;
+    open_board(store, id).await;
+    let pk = format!("LEADERBOARD#{id}");
+    table
+        .update_raw(&pk, "#METADATA", "REMOVE lanesGrouped")
+        .await;
+    let board = stored(store, id).await;
+    assert!(!board.lanes_grouped);
     let mut rng = rand::rng();
     let imported: Vec<_> = (0..entries)
         .map(|i| {
@@ -63,7 +71,6 @@ async fn legacy_board(table: &TestTable, store: &Store, id: &str, entries: usize
     } else {
         "REMOVE rankLayout, rankIndex"
     };
-    let pk = format!("LEADERBOARD#{id}");
     table.update_raw(&pk, "#METADATA", remove).await;
     let mut old_items = Vec::new();
     for shard in 0..10 {
@@ -157,17 +164,29 @@ async fn assert_exact(table: &TestTable, store: &Store, id: &str) {
     // The board's entries, its lanes and its index, from one read of the table.
     let dump = table.dump().await;
     let board_pk = format!("LEADERBOARD#{id}");
-    let lanes = format!("RANKSEQ#{id}#");
     let mut keys: Vec<(String, String)> = Vec::new();
+    // Each lane's count: its grouped item's once the board's lanes are grouped (the old one
+    // stays, closed at the count it had then).
     let mut written = Watermarks::default();
+    let mut apart = Watermarks::default();
     for item in &dump {
         let (pk, sk) = (s(item, "pk").unwrap(), s(item, "sk").unwrap());
         if pk == board_pk && sk.starts_with("SCORE#") {
             keys.push((s(item, "playerId").unwrap().to_owned(), sk.to_owned()));
-        } else if let Some(lane) = pk.strip_prefix(&lanes) {
+        } else if let Ok(ItemKey::Lane { board, lane }) = ItemKey::parse(pk, sk)
+            && board.as_str() == id
+        {
             let count: u64 = item["written"].as_n().unwrap().parse().unwrap();
-            written.0.insert(lane.parse().unwrap(), count);
+            let kept = if pk.ends_with(id) {
+                &mut written
+            } else {
+                &mut apart
+            };
+            kept.0.insert(lane, count);
         }
+    }
+    if !board.lanes_grouped {
+        written = apart;
     }
     for (p, mine) in keys.iter().step_by(10) {
         let (entry, _) = store
@@ -255,11 +274,25 @@ async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_e
         0,
         "no item of the replaced layout is left"
     );
+    // Then their lanes are grouped under one partition key, plays held back at most while
+    // the index catches up.
+    let mut grouped = summary.lanes_grouped.clone();
+    grouped.sort();
+    assert_eq!(
+        grouped,
+        vec![bid("legacy"), bid("never_indexed")],
+        "{summary:?}"
+    );
     for id in ["legacy", "never_indexed"] {
         let board = stored(&store, id).await;
         assert_eq!(
-            (board.rank_layout, board.rank_migrating, board.rank_index),
-            (RankLayout::V2, false, true),
+            (
+                board.rank_layout,
+                board.rank_migrating,
+                board.rank_index,
+                board.lanes_grouped
+            ),
+            (RankLayout::V2, false, true, true),
             "{id}"
         );
         assert_exact(&table, &store, id).await;

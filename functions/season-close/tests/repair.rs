@@ -37,7 +37,7 @@ async fn play_and_apply(table: &TestTable, store: &Store, board: &str, player: &
     };
     store.record_play(&play, now).await.unwrap();
     let lane = lane_of(player);
-    let key = entity::lane(&bid(board), lane);
+    let key = entity::grouped_lane(&bid(board), lane);
     let item = table.raw(&key.pk, &key.sk).await.unwrap();
     let chg = item["chg"].as_m().unwrap();
     let change = LaneChange {

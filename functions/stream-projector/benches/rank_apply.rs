@@ -249,10 +249,10 @@ fn index_items(dump: &[HashMap<String, AttributeValue>], board: &BoardId) -> (us
     )
 }
 
-/// A record's partition key.
-fn pk(record: &EventRecord) -> &str {
-    match record.change.keys.inner().get("pk") {
-        Some(serde_dynamo::AttributeValue::S(pk)) => pk,
+/// A record's key attribute `attr` (`pk` or `sk`).
+fn key<'a>(record: &'a EventRecord, attr: &str) -> &'a str {
+    match record.change.keys.inner().get(attr) {
+        Some(serde_dynamo::AttributeValue::S(value)) => value,
         _ => "",
     }
 }
@@ -340,10 +340,12 @@ async fn main() {
         applied: AtomicUsize::new(0),
         items: AtomicUsize::new(0),
     };
-    let lanes = format!("RANKSEQ#{id}#");
     let records: Vec<EventRecord> = records
         .iter()
-        .filter(|r| pk(r).starts_with(&lanes))
+        .filter(|r| {
+            matches!(entity::ItemKey::parse(key(r, "pk"), key(r, "sk")),
+                Ok(entity::ItemKey::Lane { board, .. }) if board == id)
+        })
         .cloned()
         .collect();
     eprintln!("applying {} records", records.len());

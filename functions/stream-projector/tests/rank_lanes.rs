@@ -15,6 +15,7 @@ use index_check::{expected_index, stored_index};
 use leaderboard_devkit::local::{Failures, failing_client};
 use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::TestTable;
+use leaderboard_keys::entity::ItemKey;
 use leaderboard_keys::ids::{BoardId, GameId, SessionId};
 use leaderboard_keys::rank_index::REPAIR_PK;
 use leaderboard_store::{Play, Store};
@@ -101,10 +102,11 @@ async fn lane_records_failed_half_way_replayed_and_reversed_leave_exactly_the_bu
             .read_to_end()
             .await
             .unwrap();
-    let lane_of = |board: &str| {
-        let pk = format!("RANKSEQ#{board}#");
+    let lane_of = |id: &str| {
+        let id = id.to_owned();
         move |r: &&aws_lambda_events::event::dynamodb::EventRecord| {
-            record_key(r, "pk").starts_with(&pk)
+            matches!(ItemKey::parse(&record_key(r, "pk"), &record_key(r, "sk")),
+                Ok(ItemKey::Lane { board, .. }) if board.as_str() == id)
         }
     };
     // Each board's lane records only: the entries' own records and the sessions' go to no index

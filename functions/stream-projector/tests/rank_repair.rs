@@ -15,6 +15,7 @@ use index_check::{expected_index, stored_index};
 use lambda_runtime::{Context, LambdaEvent};
 use leaderboard_devkit::stream::{EventSourceMapping, StreamReader};
 use leaderboard_devkit::testing::TestTable;
+use leaderboard_keys::entity::ItemKey;
 use leaderboard_keys::ids::{BoardId, GameId, SessionId};
 use leaderboard_keys::rank_index::REPAIR_PK;
 use leaderboard_keys::time::Timestamp;
@@ -46,7 +47,10 @@ async fn play(store: &Store, players: &[String], n: usize, from: u64) {
 async fn lane_records(reader: &mut StreamReader) -> Vec<EventRecord> {
     let all = reader.read_to_end().await.unwrap();
     all.into_iter()
-        .filter(|r| record_key(r, "pk").starts_with("RANKSEQ#lost#"))
+        .filter(|r| {
+            matches!(ItemKey::parse(&record_key(r, "pk"), &record_key(r, "sk")),
+                Ok(ItemKey::Lane { board, .. }) if board.as_str() == "lost")
+        })
         .collect()
 }
 

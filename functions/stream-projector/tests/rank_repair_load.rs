@@ -206,7 +206,7 @@ async fn a_20000_entry_board_is_repaired_under_full_load_in_bounded_runs_each_in
             .any(|i| i["pk"].as_s().unwrap() == "RANKV2#big#STAGE")
     );
     for lane in 0..LANES {
-        let key = leaderboard_keys::entity::lane(&BoardId::parse("big").unwrap(), lane);
+        let key = leaderboard_keys::entity::grouped_lane(&BoardId::parse("big").unwrap(), lane);
         let item = table.raw(&key.pk, &key.sk).await;
         assert!(item.is_none_or(|i| !i.contains_key("pause")), "lane {lane}");
     }

@@ -165,15 +165,11 @@ async fn a_play_whose_rank_reads_fail_after_the_commit_is_200_and_its_retry_a_du
     busy_board(&table, &config).await;
     let store = Store::new(table.client.clone(), &config);
     common::open_board(&store, "second", Order::Asc, Operator::Increment, 1_000).await;
-    // Every rank's reads of the lanes and counts are throttled, retries included (each rank
-    // reads one or the other): the play's transaction is not, so it commits and only its ranks
-    // fail.
-    let (client, rank_reads) = faulty_client(
-        &table.endpoint,
-        &["BatchGetItem:RANKSEQ#", "Query"],
-        Fault::Throttled,
-        u64::MAX,
-    );
+    // Every rank's reads of the lanes and counts (all Queries) are throttled, retries included
+    // (each rank reads one or the other): the play's transaction is not, so it commits and only
+    // its ranks fail.
+    let (client, rank_reads) =
+        faulty_client(&table.endpoint, &["Query"], Fault::Throttled, u64::MAX);
     let play = json!({"score": 5, "gameId": "tetris", "leaderboardIds": ["busy", "second"]});
     let resp = handle(
         &App::new(Store::new(client, &config)),
@@ -226,12 +222,8 @@ async fn a_play_whose_budget_ends_after_the_commit_is_200() {
     let table = TestTable::without_stream("budget_late_ranks").await;
     let config = config(&table);
     busy_board(&table, &config).await;
-    // The rank's reads of the lanes and counts answer only after the deadline.
-    let slow = slow_client(
-        &table.endpoint,
-        &["BatchGetItem:RANKSEQ#", "Query"],
-        DEADLINE_IN * 2,
-    );
+    // The rank's reads of the lanes and counts (all Queries) answer only after the deadline.
+    let slow = slow_client(&table.endpoint, &["Query"], DEADLINE_IN * 2);
     let play = json!({"score": 7, "gameId": "tetris", "leaderboardIds": ["busy"]});
     let deadline = SystemTime::now() + DEADLINE_IN;
     let req = play_request(&play, deadline);

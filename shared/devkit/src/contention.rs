@@ -7,7 +7,7 @@
 //! of a request cut off by its deadline after its write committed.
 //!
 //! An operation is chosen by its name (`TransactWriteItems`), or by its name and a text its
-//! request body holds (`BatchGetItem:RANKSEQ#`: only the batch reads of rank index lanes).
+//! request body holds (`Query:RANKSEQ#`: only the reads of rank index lanes).
 
 use std::time::Duration;
 
@@ -64,16 +64,17 @@ const CONFLICT: &str = r#"{"__type":"com.amazonaws.dynamodb.v20120810#Transactio
 /// that name whose body holds `text`.
 fn chosen(operations: &[&'static str], request: &HttpRequest) -> bool {
     let op = operation(request);
-    operations.iter().any(|spec| match spec.split_once(':') {
-        None => *spec == op,
-        Some((name, text)) => {
-            name == op
-                && request
-                    .body()
-                    .bytes()
-                    .is_some_and(|b| b.windows(text.len()).any(|w| w == text.as_bytes()))
-        }
-    })
+    let body = request.body().bytes().unwrap_or_default();
+    operations.iter().any(|spec| spec_matches(spec, op, body))
+}
+
+/// Whether a request of operation `op` with `body` is the one `spec` names: an operation's
+/// name, or `name:text` for the requests of that name whose body holds `text`.
+pub(crate) fn spec_matches(spec: &str, op: &str, body: &[u8]) -> bool {
+    match spec.split_once(':') {
+        None => spec == op,
+        Some((name, text)) => name == op && body.windows(text.len()).any(|w| w == text.as_bytes()),
+    }
 }
 
 /// Marks, in the request's config bag, a request this client answers itself.

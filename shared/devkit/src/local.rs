@@ -265,7 +265,8 @@ impl Gate {
 
 /// A client like [`client`] whose first request of `operation` waits before it is sent until
 /// the test releases its [`Gate`]: for a write of the test's own at an exact point inside a
-/// store operation (a play between a build's first reads and its scan, say). Only in tests on
+/// store operation (a play between a build's first reads and its scan, say). `operation` is a
+/// name, or `name:text` for the first of that name whose body holds `text`. Only in tests on
 /// a multi-thread runtime: the held request blocks its worker thread.
 pub fn gated_client(endpoint: &str, operation: &'static str) -> (Client, std::sync::Arc<Gate>) {
     let (reached_tx, reached_rx) = std::sync::mpsc::sync_channel(1);
@@ -273,8 +274,10 @@ pub fn gated_client(endpoint: &str, operation: &'static str) -> (Client, std::sy
     let held = std::sync::atomic::AtomicBool::new(false);
     let release = std::sync::Mutex::new(release_rx);
     let config = local_config(endpoint)
-        .interceptor(Observer("request-gate", move |op: &str, _: &[u8]| {
-            if op != operation || held.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        .interceptor(Observer("request-gate", move |op: &str, body: &[u8]| {
+            if !crate::contention::spec_matches(operation, op, body)
+                || held.swap(true, std::sync::atomic::Ordering::SeqCst)
+            {
                 return Ok(());
             }
             // Blocks this worker thread until the test releases it: use a multi-thread runtime.

@@ -10,7 +10,8 @@
 //! | Final standing | `LEADERBOARD#<boardId>` | `FINAL#<rank padded to 10>` | |
 //! | Season result | `PLAYER#<playerId>` | `RESULT#<boardId>` | |
 //! | Entry pointer (ours) | `PLAYER#<playerId>` | `ENTRY#<boardId>` | |
-//! | Rank index lane (ours) | `RANKSEQ#<boardId>#<lane>` | `#WRITTEN` | |
+//! | Rank index lane (ours) | `RANKSEQ#<boardId>` | `#WRITTEN#<lane>` | |
+//! | Rank index lane, kept apart (ours, boards made before grouped lanes) | `RANKSEQ#<boardId>#<lane>` | `#WRITTEN` | |
 //! | Ban (ours) | `PLAYER#<playerId>` | `#BAN` | |
 //! | Idempotency key (ours) | `PLAYER#<playerId>` | `IDEMPOTENCY#<key>` | |
 //! | Play rate (ours) | `PLAYER#<playerId>` | `#PLAYRATE` | |
@@ -84,7 +85,7 @@ pub const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
 
 /// Partition prefix of a rank index written count.
 pub const LANE_PREFIX: &str = "RANKSEQ#";
-/// Sort key of a rank index written count.
+/// Sort key of a rank index written count kept apart, and the prefix of a grouped one's.
 pub const LANE_SK: &str = "#WRITTEN";
 /// The exclusive upper bound of the Score sort keys of a board: `'$'` is the byte after `'#'`.
 pub const SCORE_UPPER_BOUND: &str = "SCORE$";
@@ -225,9 +226,23 @@ pub fn entry(player: &PlayerId, board: &BoardId) -> Key {
     Key::new(player_pk(player), join(ENTRY_PREFIX, board.as_str()))
 }
 
-/// A rank index lane (its written count): `RANKSEQ#<boardId>#<lane, 2 digits>` / `#WRITTEN`.
+/// A rank index lane kept apart (its written count), as boards made before grouped lanes keep
+/// them: `RANKSEQ#<boardId>#<lane, 2 digits>` / `#WRITTEN`, one partition key a lane.
 pub fn lane(board: &BoardId, lane: u8) -> Key {
     Key::new(format!("{LANE_PREFIX}{board}#{lane:02}"), LANE_SK)
+}
+
+/// A rank index lane in its board's group: `RANKSEQ#<boardId>` / `#WRITTEN#<lane, 2 digits>`.
+/// A board's lanes share one partition key so that one strongly consistent Query reads them
+/// all (about 1.5 KB: one read unit, where ten items read by key are ten); a play still
+/// writes one lane of ten.
+pub fn grouped_lane(board: &BoardId, lane: u8) -> Key {
+    Key::new(lanes_pk(board), format!("{LANE_SK}#{lane:02}"))
+}
+
+/// The partition key of a board's grouped lanes: `RANKSEQ#<boardId>`.
+pub fn lanes_pk(board: &BoardId) -> String {
+    format!("{LANE_PREFIX}{board}")
 }
 
 /// A player's ban: `PLAYER#<playerId>` / `#BAN`, present while the player is banned.
@@ -399,6 +414,16 @@ impl ItemKey {
                 let key = IdempotencyKey::parse(k)?;
                 return Ok(ItemKey::Idempotency { player, key });
             }
+        } else if let Some(b) = pk.strip_prefix(LANE_PREFIX)
+            && let Some(lane) = sk
+                .strip_prefix(LANE_SK)
+                .and_then(|s| s.strip_prefix('#'))
+                .and_then(parse_lane)
+        {
+            return Ok(ItemKey::Lane {
+                board: BoardId::parse(b)?,
+                lane,
+            });
         } else if let Some(rest) = pk.strip_prefix(LANE_PREFIX)
             && sk == LANE_SK
             && let Some((b, lane)) = rest.split_once('#')

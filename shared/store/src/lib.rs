@@ -45,6 +45,7 @@ pub use features::projection::recount_run::{
 pub use features::projection::{
     ProjectedSession, ProjectionOutcome, SEQUENCE_DIGITS, SequenceNumber,
 };
+pub use features::rank_maintenance::grouping::LaneGrouping;
 pub use features::rank_maintenance::migration::{MigrationStep, needs_migration};
 pub use features::rank_maintenance::rebuild::{
     FREE_SCANS, LANE_PAUSE, MAX_SCANS, RankBuildStats, RebuildOutcome,

@@ -206,7 +206,7 @@ async fn a_lost_lane_change_is_repaired_while_plays_go_on_and_every_answer_is_ex
     assert_eq!(live, repaired.rebuilt[0].1.generation);
     // No lane is left paused.
     for lane in 0..LANES {
-        let key = leaderboard_keys::entity::lane(&bid("rp"), lane);
+        let key = leaderboard_keys::entity::grouped_lane(&bid("rp"), lane);
         let item = table.raw(&key.pk, &key.sk).await;
         assert!(item.is_none_or(|i| !i.contains_key("pause")), "lane {lane}");
     }
@@ -292,7 +292,7 @@ async fn two_repair_runs_together_rebuild_a_board_once_and_a_run_out_of_time_lea
     // A run whose time runs out inside the rebuild (its first lane read held until then)
     // leaves its checkpoint on the request for the next run: no lane is left paused, the
     // index is as it was, and the lease is given back.
-    let (client, gate) = leaderboard_devkit::local::gated_client(&table.endpoint, "BatchGetItem");
+    let (client, gate) = leaderboard_devkit::local::gated_client(&table.endpoint, "Query:RANKSEQ#");
     let gated = store_with_client(&table, client);
     let deadline = Instant::now() + Duration::from_secs(3);
     let late = tokio::spawn(async move {
@@ -345,7 +345,7 @@ async fn two_repair_runs_together_rebuild_a_board_once_and_a_run_out_of_time_lea
             .any(|i| i["pk"].as_s().unwrap() == "RANKV2#rx#STAGE")
     );
     for lane in 0..LANES {
-        let key = leaderboard_keys::entity::lane(&bid("rx"), lane);
+        let key = leaderboard_keys::entity::grouped_lane(&bid("rx"), lane);
         let item = table.raw(&key.pk, &key.sk).await;
         assert!(item.is_none_or(|i| !i.contains_key("pause")), "lane {lane}");
     }

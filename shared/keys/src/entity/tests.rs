@@ -25,9 +25,36 @@ fn rank_index_lane_keys_exactly_and_back() {
         ("RANKSEQ#season_3#100", "#WRITTEN"),
         ("RANKSEQ#season_3#1", "#WRITTEN"),
         ("RANKSEQ#season_3#01", "#NODE"),
+        ("RANKSEQ#season_3", "#WRITTEN"),
+        ("RANKSEQ#season_3", "#WRITTEN#1"),
+        ("RANKSEQ#season_3", "#WRITTEN#100"),
+        ("RANKSEQ#season_3", "#WRITTEN09"),
+        ("RANKSEQ#season_3#09", "#WRITTEN#09"),
     ] {
         assert!(ItemKey::parse(pk, sk).is_err(), "{pk} / {sk}");
     }
+}
+
+#[test]
+fn grouped_lane_keys_share_their_board_partition_and_parse_back() {
+    let season = b("season_3");
+    let written = grouped_lane(&season, 9);
+    assert_eq!(written, Key::new("RANKSEQ#season_3", "#WRITTEN#09"));
+    assert_eq!(written.pk, lanes_pk(&season));
+    assert_eq!(
+        ItemKey::parse(&written.pk, &written.sk).unwrap(),
+        ItemKey::Lane {
+            board: season.clone(),
+            lane: 9
+        }
+    );
+    // Both layouts of one lane name the same lane, so a board's change log reads the same
+    // whichever keys its lanes have.
+    let apart = lane(&season, 9);
+    assert_eq!(
+        ItemKey::parse(&apart.pk, &apart.sk).unwrap(),
+        ItemKey::parse(&written.pk, &written.sk).unwrap()
+    );
 }
 
 #[test]

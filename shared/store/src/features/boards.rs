@@ -68,7 +68,7 @@ impl Store {
         // Counted as written before they are: an import that fails half way leaves the index
         // looking behind (ranks are counted), never ahead. Every board's lanes count, as a
         // play's do.
-        self.table.add_written(&board.board_id, &written).await?;
+        self.table.add_written(board, &written).await?;
         self.table.put_all(items).await
     }
 }

@@ -237,6 +237,11 @@ pub struct Board {
     /// rebuilt; its ranks are counted until the migration switches it to `rankLayout` 2.
     #[serde(default, skip_serializing_if = "is_false")]
     pub rank_migrating: bool,
+    /// Whether the board's lanes share one partition key (`lanesGrouped`, every board made
+    /// since): one consistent Query reads all ten for one read unit. A board made before keeps
+    /// a partition key a lane until the layout sweep groups them.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub lanes_grouped: bool,
 }
 
 pub(crate) fn is_false(b: &bool) -> bool {
@@ -292,6 +297,7 @@ impl Board {
             rank_index: true,
             rank_layout: new.rank_layout,
             rank_migrating: false,
+            lanes_grouped: true,
         })
     }
 

@@ -167,6 +167,7 @@ mod tests {
             rank_index: true,
             rank_layout: RankLayout::V2,
             rank_migrating: false,
+            lanes_grouped: true,
         }
     }
 

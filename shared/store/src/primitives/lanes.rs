@@ -1,10 +1,12 @@
 //! A board's lanes: the written counts its plays keep, one item a lane, each holding the lane's
 //! number of changes (`written`), its entries made (`created`) and its latest change (`chg`),
-//! which the stream carries to the rank index. Also the repair request a batch leaves when a
-//! lane stops at a change that never comes.
+//! which the stream carries to the rank index. A board's lanes share one partition key (read
+//! by one consistent Query) unless the board was made before that and not grouped since (read
+//! by key). Also the repair request a batch leaves when a lane stops at a change that never
+//! comes.
 
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
-use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::entity::{self, ItemKey, Key, LANE_SK};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_index::{
     CHANGE_ATTR, CREATED_ATTR, CountedKey, Gap, LANES, LOGGED_ATTR, LaneChange, LanesRead,
@@ -14,10 +16,11 @@ use leaderboard_keys::time::Timestamp;
 use serde::Serialize;
 
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, ItemExt};
+use crate::ground::items::{Item, ItemExt, item_key};
 use crate::ground::model::Board;
 use crate::primitives::rank_count::RankCost;
 use crate::table::Table;
+use crate::table::request::Index;
 
 use crate::table::request::{Params, WithParams};
 
@@ -33,9 +36,42 @@ pub(crate) struct LaneChangeItem<'a> {
     pub n: Option<&'a str>,
 }
 
-/// The keys of a board's lanes (its written counts).
-pub(crate) fn written_keys(board: &BoardId) -> Vec<Key> {
-    (0..LANES).map(|lane| entity::lane(board, lane)).collect()
+/// On a lane kept apart, that its board's lanes were grouped: no play writes it any more (a
+/// play that read the board before fails its condition and reads the board again).
+pub(crate) const GROUPED_ATTR: &str = "grouped";
+
+/// Where a board's lanes are kept: under one partition key (`lanesGrouped`), or one partition
+/// key a lane (a board made before grouped lanes, until the layout sweep groups them).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LaneKeys<'a> {
+    /// The board.
+    pub board: &'a BoardId,
+    /// Whether its lanes share one partition key.
+    pub grouped: bool,
+}
+
+impl<'a> LaneKeys<'a> {
+    /// Where `board`'s lanes are kept.
+    pub(crate) fn of(board: &'a Board) -> LaneKeys<'a> {
+        LaneKeys {
+            board: &board.board_id,
+            grouped: board.lanes_grouped,
+        }
+    }
+
+    /// The key of `lane`'s item.
+    pub(crate) fn key(&self, lane: u8) -> Key {
+        if self.grouped {
+            entity::grouped_lane(self.board, lane)
+        } else {
+            entity::lane(self.board, lane)
+        }
+    }
+
+    /// The keys of every lane, by lane.
+    pub(crate) fn all(&self) -> Vec<Key> {
+        (0..LANES).map(|lane| self.key(lane)).collect()
+    }
 }
 
 /// The attribute of a repair request holding the missing change of `lane`.
@@ -107,8 +143,7 @@ impl Table {
         old: Option<&str>,
         new: Option<&str>,
     ) -> Result<TransactWriteItem, StoreError> {
-        let lane = lane_of(player.as_str());
-        let key = entity::lane(&board.board_id, lane);
+        let key = LaneKeys::of(board).key(lane_of(player.as_str()));
         let mut params = Params::new().name("#w", WRITTEN_ATTR).value(":one", 1u64);
         let mut update = String::from("ADD #w :one");
         match (old, new) {
@@ -130,12 +165,14 @@ impl Table {
                 .name("#pause", PAUSE_ATTR)
                 .value(":now", Timestamp::now().as_millis());
             // A live rebuild may hold the lane's plays back for a moment (see `rank_rebuild`):
-            // the play fails this condition and retries like any other conflict.
+            // the play fails this condition and retries like any other conflict. A lane kept
+            // apart whose board's lanes were grouped since the play read the board refuses it
+            // for good: the retry reads the board again and writes the grouped lane.
             return self.tx_update_if(
                 &key,
                 &update,
-                "attribute_not_exists(#pause) OR #pause < :now",
-                params,
+                "attribute_not_exists(#grouped) AND (attribute_not_exists(#pause) OR #pause < :now)",
+                params.name("#grouped", GROUPED_ATTR),
             );
         }
         // A board made before the index: once its migration has started (the lane is logged),
@@ -153,14 +190,15 @@ impl Table {
     /// ahead).
     pub(crate) async fn add_written(
         &self,
-        board: &BoardId,
+        board: &Board,
         counts: &[u64; LANES as usize],
     ) -> Result<(), StoreError> {
+        let lanes = LaneKeys::of(board);
         for (lane, &count) in counts.iter().enumerate() {
             if count == 0 {
                 continue;
             }
-            self.update_request(&entity::lane(board, lane as u8), "ADD #w :n, #c :n")
+            self.update_request(&lanes.key(lane as u8), "ADD #w :n, #c :n")
                 .params(
                     Params::new()
                         .name("#w", WRITTEN_ATTR)
@@ -174,27 +212,56 @@ impl Table {
         Ok(())
     }
 
-    /// The board's lane items, by lane, read strongly consistent in one `BatchGetItem` (empty
-    /// for a lane never written).
+    /// The board's lane items, by lane, read strongly consistent in one request (empty for a
+    /// lane never written): grouped, one Query of their partition (the ten items are about
+    /// 1.5 KB, one read unit, one page); else one `BatchGetItem` of ten keys.
     pub(crate) async fn lane_items(
         &self,
-        id: &BoardId,
+        lanes: LaneKeys<'_>,
     ) -> Result<[Item; LANES as usize], StoreError> {
-        let keys = written_keys(id);
+        let mut by_lane: [Item; LANES as usize] = Default::default();
+        if lanes.grouped {
+            let query = self
+                .query_request(Index::Table)
+                .key_condition_expression("pk = :pk AND begins_with(sk, :sk)")
+                .params(
+                    Params::new()
+                        .value(":pk", entity::lanes_pk(lanes.board))
+                        .value(":sk", format!("{LANE_SK}#")),
+                )?
+                .consistent_read(true);
+            self.query_pages("Query(rank index lanes)", query, |page| {
+                for item in page.items.unwrap_or_default() {
+                    let key = item_key(&item);
+                    if let Ok(ItemKey::Lane { lane, .. }) = ItemKey::parse(&key.pk, &key.sk)
+                        && let Some(slot) = by_lane.get_mut(usize::from(lane))
+                    {
+                        *slot = item;
+                    }
+                }
+                Ok(())
+            })
+            .await?;
+            return Ok(by_lane);
+        }
+        let keys = lanes.all();
         let mut found = self
             .batch_get(&keys, "BatchGetItem(rank index lanes)")
             .await?;
-        Ok(std::array::from_fn(|lane| {
-            found.take(&keys[lane]).unwrap_or_default()
-        }))
+        for (slot, key) in by_lane.iter_mut().zip(&keys) {
+            *slot = found.take(key).unwrap_or_default();
+        }
+        Ok(by_lane)
     }
-    /// The lanes' items, one `BatchGetItem` of 10 items, counted in `cost`.
+
+    /// The lanes' items, one request (a Query of 10 items, or a `BatchGetItem` of 10 keys),
+    /// counted in `cost`.
     pub(crate) async fn read_lane_items(
         &self,
         board: &Board,
         cost: &mut RankCost,
     ) -> Result<[Item; LANES as usize], StoreError> {
-        let items = self.lane_items(&board.board_id).await?;
+        let items = self.lane_items(LaneKeys::of(board)).await?;
         cost.requests += 1;
         cost.items += items.len() as u64;
         Ok(items)

@@ -12,14 +12,16 @@
 //!    switched generations meanwhile (then the nodes are read again under the new one).
 //! 3. **The tail** (`Select=COUNT` Query of at most [`TAIL_CAP`] keys), only when the snapshot
 //!    says the key's group holds other players.
-//! 4. **The lanes** (`BatchGetItem`, 10 items), last: they hold every change the snapshot or
-//!    the tail may have missed or held past the root's watermarks: the lag.
+//! 4. **The lanes** (one consistent Query of their partition, 10 items of about 1.5 KB in all:
+//!    one read unit; 10 items by key on a board whose lanes are not grouped yet), last: they
+//!    hold every change the snapshot or the tail may have missed or held past the root's
+//!    watermarks: the lag.
 //!
 //! A board of at most [`EXACT_TOP`] entries (as the root counts them) is counted instead, with
 //! the lanes read after for its size. Either way at most 3 requests besides the pointer's read
-//! and at most 20 items read by key at the default width (with the pointer), plus at most 1,000
-//! keys counted; a rank within the first [`EXACT_TOP`] that is not exact yet costs one capped
-//! count more.
+//! and at most 10 items read by key at the default width (with the pointer) and the lanes'
+//! Query, plus at most 1,000 keys counted; a rank within the first [`EXACT_TOP`] that is not
+//! exact yet costs one capped count more.
 
 use std::collections::BTreeSet;
 

@@ -24,14 +24,19 @@ fn pid(s: &str) -> PlayerId {
     PlayerId::parse(s).unwrap()
 }
 
-/// A lane's `written` and `chg` as stored.
+/// A lane's `written` and `chg` as stored: its item in the board's group, or else the one it
+/// has apart (a board made before grouped lanes, not grouped since).
 pub async fn lane(
     table: &TestTable,
     board: &str,
     lane: u8,
 ) -> (u64, Option<HashMap<String, AttributeValue>>) {
-    let key = entity::lane(&bid(board), lane);
-    let item = table.raw(&key.pk, &key.sk).await.unwrap_or_default();
+    let grouped = entity::grouped_lane(&bid(board), lane);
+    let apart = entity::lane(&bid(board), lane);
+    let item = match table.raw(&grouped.pk, &grouped.sk).await {
+        Some(item) => item,
+        None => table.raw(&apart.pk, &apart.sk).await.unwrap_or_default(),
+    };
     let written = item
         .get("written")
         .map_or(0, |v| v.as_n().unwrap().parse().unwrap());
@@ -121,10 +126,13 @@ pub fn expected_in(items: &[RawItem], board: &str) -> (NodeCounters, Watermarks)
         .collect();
     let mut written = Watermarks::default();
     for l in 0..LANES {
-        let key = entity::lane(&bid(board), l);
-        let lane = items.iter().find(|item| {
-            *item["pk"].as_s().unwrap() == key.pk && *item["sk"].as_s().unwrap() == key.sk
-        });
+        let find = |key: entity::Key| {
+            items.iter().find(move |item| {
+                *item["pk"].as_s().unwrap() == key.pk && *item["sk"].as_s().unwrap() == key.sk
+            })
+        };
+        let lane = find(entity::grouped_lane(&bid(board), l))
+            .or_else(|| find(entity::lane(&bid(board), l)));
         let w: u64 = lane
             .and_then(|item| item.get("written"))
             .map_or(0, |v| v.as_n().unwrap().parse().unwrap());

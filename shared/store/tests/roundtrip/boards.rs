@@ -189,6 +189,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             rank_index: true,
             rank_layout: Default::default(),
             rank_migrating: false,
+            lanes_grouped: true,
         };
         assert_eq!(created, want, "{id}");
         // AND it reads back identically

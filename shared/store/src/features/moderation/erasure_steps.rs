@@ -127,15 +127,29 @@ impl Store {
 
     /// Makes the player's lane on `board` record their pseudonym where its latest change holds
     /// their id (a closed board's lane keeps its last change for good), on condition that no
-    /// change came since it was read.
+    /// change came since it was read. Both of the lane's keys are looked at: a board whose
+    /// lanes were grouped keeps its lanes' items from before, and the board item may be gone.
     async fn pseudonymise_lane(
         &self,
         board: &BoardId,
         player: &PlayerId,
         pseudonym: &Pseudonym,
     ) -> Result<(), StoreError> {
-        let lane = entity::lane(board, lane_of(player.as_str()));
-        let Some(item) = self.table.get_raw(&lane).await? else {
+        let lane = lane_of(player.as_str());
+        for key in [entity::grouped_lane(board, lane), entity::lane(board, lane)] {
+            self.pseudonymise_lane_item(&key, player, pseudonym).await?;
+        }
+        Ok(())
+    }
+
+    /// [`Store::pseudonymise_lane`] for one of the lane's keys.
+    async fn pseudonymise_lane_item(
+        &self,
+        lane: &Key,
+        player: &PlayerId,
+        pseudonym: &Pseudonym,
+    ) -> Result<(), StoreError> {
+        let Some(item) = self.table.get_raw(lane).await? else {
             return Ok(());
         };
         let Some(AttributeValue::M(change)) = item.get(CHANGE_ATTR) else {
@@ -157,7 +171,7 @@ impl Store {
         let written: u64 = item.number(WRITTEN_ATTR).unwrap_or(0);
         let sent = self
             .table
-            .update_request(&lane, "SET #chg = :chg")
+            .update_request(lane, "SET #chg = :chg")
             .condition_expression("#w = :w")
             .params(
                 Params::new()

@@ -32,6 +32,7 @@ use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
 use crate::ground::items::{ItemExt, key_item};
 use crate::ground::model::{Board, BoardStatus, RankLayout};
+use crate::primitives::lanes::LaneKeys;
 use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
@@ -86,7 +87,7 @@ impl Store {
             return Ok(None);
         }
         if !board.rank_migrating {
-            return self.start_migration(id).await;
+            return self.start_migration(&board).await;
         }
         let root = self.table.get_raw(&root_key(id)).await?.unwrap_or_default();
         if root.contains_key(MIGRATING_ATTR) || !root.contains_key(GENERATION_ATTR) {
@@ -132,11 +133,13 @@ impl Store {
     /// Step 1: the transaction that starts the migration (see the module documentation),
     /// again while it only meets plays in flight on the lanes. `None` when the board's
     /// condition failed: another run started it, or the board closed.
-    async fn start_migration(&self, id: &BoardId) -> Result<Option<MigrationStep>, StoreError> {
+    async fn start_migration(&self, board: &Board) -> Result<Option<MigrationStep>, StoreError> {
+        let id = &board.board_id;
+        let lanes = LaneKeys::of(board);
         let mut tx = Vec::with_capacity(BOARD_UPDATE + 1);
         for lane in 0..LANES {
             tx.push(self.table.tx_update(
-                &entity::lane(id, lane),
+                &lanes.key(lane),
                 "SET #log = :yes",
                 Params::new().name("#log", LOGGED_ATTR).value(":yes", true),
             )?);

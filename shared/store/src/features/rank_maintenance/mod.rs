@@ -1,7 +1,9 @@
 //! Rank maintenance: the runs that keep a board's rank index whole beside live plays. A
 //! rebuild into a fresh generation, the repair of boards a play found behind, and the move of
-//! boards made before the index onto it (one board, or a sweep of the table).
+//! boards made before the index onto it, and of their lanes under one partition key (one
+//! board, or a sweep of the table).
 
+pub(crate) mod grouping;
 pub(crate) mod migration;
 pub(crate) mod rebuild;
 pub(crate) mod repair;

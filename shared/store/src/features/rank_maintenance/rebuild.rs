@@ -47,6 +47,7 @@ use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item, key_string, n};
 use crate::ground::model::Board;
+use crate::primitives::lanes::LaneKeys;
 use crate::primitives::rank_apply::{counter_item, root_watermarks};
 use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
@@ -132,6 +133,7 @@ impl Store {
     /// lane paused. At most [`MAX_SCANS`] scans.
     pub async fn rebuild_lane_index(&self, board: &Board) -> Result<RebuildOutcome, StoreError> {
         let id = &board.board_id;
+        let lanes = LaneKeys::of(board);
         let mut out = RebuildOutcome::default();
         let mut settled: BTreeMap<u8, Settled> = BTreeMap::new();
         let mut paused: BTreeSet<u8> = BTreeSet::new();
@@ -148,13 +150,13 @@ impl Store {
                 for lane in 0..LANES {
                     paused.insert(lane);
                     out.requests += 1;
-                    if let Err(e) = self.pause_lane(id, lane, until).await {
+                    if let Err(e) = self.pause_lane(lanes, lane, until).await {
                         break 'rounds Err(e);
                     }
                 }
                 settled.clear();
             }
-            let (before, keys, after) = match self.scan_lanes(id, &mut out).await {
+            let (before, keys, after) = match self.scan_lanes(lanes, &mut out).await {
                 Ok(scanned) => scanned,
                 Err(e) => break Err(e),
             };
@@ -167,15 +169,15 @@ impl Store {
                 continue;
             }
             match self
-                .switch_generation(id, &settled, &paused, &mut out)
+                .switch_generation(lanes, &settled, &paused, &mut out)
                 .await
             {
                 Ok(Switch::Done) => break Ok(()),
                 Ok(Switch::Superseded) => break Err(StoreError::Contention { attempts: 1 }),
-                Ok(Switch::Passed(lanes)) => {
-                    tracing::info!(board = %id, ?lanes,
+                Ok(Switch::Passed(passed)) => {
+                    tracing::info!(board = %id, lanes = ?passed,
                         "rank index rebuild: the index applied past a settled lane; scanning again");
-                    for lane in lanes {
+                    for lane in passed {
                         settled.remove(&lane);
                     }
                 }
@@ -188,7 +190,7 @@ impl Store {
                 "rank index rebuild gave up");
             if !paused.is_empty() {
                 // The pauses end by themselves; lifting them now spares the plays the wait.
-                let _ = self.lift_pauses(id, &paused).await;
+                let _ = self.lift_pauses(lanes, &paused).await;
             }
         } else {
             tracing::info!(board = %id, generation = out.generation, entries = out.entries,
@@ -200,10 +202,11 @@ impl Store {
     /// One scan: the lanes, the board's keys by lane, the lanes again.
     pub(super) async fn scan_lanes(
         &self,
-        id: &BoardId,
+        lanes: LaneKeys<'_>,
         out: &mut RebuildOutcome,
     ) -> Result<(Lanes, BTreeMap<u8, Vec<CountedKey>>, Lanes), StoreError> {
-        let before = self.table.lane_items(id).await?;
+        let id = lanes.board;
+        let before = self.table.lane_items(lanes).await?;
         let mut keys: BTreeMap<u8, Vec<CountedKey>> = BTreeMap::new();
         out.requests += self
             .scan_scores(id, "sk", |item| {
@@ -212,7 +215,7 @@ impl Store {
                 Ok(())
             })
             .await?;
-        let after = self.table.lane_items(id).await?;
+        let after = self.table.lane_items(lanes).await?;
         out.requests += 2;
         out.scans += 1;
         Ok((before, keys, after))
@@ -222,11 +225,12 @@ impl Store {
     /// condition that the old index applied no lane past its settled number.
     async fn switch_generation(
         &self,
-        id: &BoardId,
+        lanes: LaneKeys<'_>,
         settled: &BTreeMap<u8, Settled>,
         paused: &BTreeSet<u8>,
         out: &mut RebuildOutcome,
     ) -> Result<Switch, StoreError> {
+        let id = lanes.board;
         let (generation, replaced) = self.reserve_generation(id).await?;
         out.requests += 1;
         let keys: Vec<&CountedKey> = settled.values().flat_map(|s| &s.keys).collect();
@@ -245,7 +249,7 @@ impl Store {
         out.items_written += put.items;
         out.requests += put.requests;
         let switched = self
-            .switch_root(id, generation, &root_counters, settled, paused, out)
+            .switch_root(lanes, generation, &root_counters, settled, paused, out)
             .await?;
         match &switched {
             // No build can switch between this one's reservation and its switch (each needs
@@ -269,7 +273,7 @@ impl Store {
     /// index applied no lane past its settled number.
     pub(super) async fn switch_root(
         &self,
-        id: &BoardId,
+        lanes: LaneKeys<'_>,
         generation: u64,
         root_counters: &Counters,
         settled: &BTreeMap<u8, Settled>,
@@ -279,7 +283,7 @@ impl Store {
         // The root is written twice: the reservation, and the switch.
         out.items_written += 2;
         out.requests += 1;
-        let root = root_key(id);
+        let root = root_key(lanes.board);
         let mut item = counter_item(key_item(&root), root_counters);
         let mut conditions = vec!["#gn = :gn".to_owned()];
         let mut params = Params::new()
@@ -304,7 +308,8 @@ impl Store {
         ];
         for (&lane, s) in settled {
             let off_by = (s.keys.len() as i64).saturating_sub(s.created);
-            if let Some(lane_update) = self.lane_at_switch(id, lane, paused.contains(&lane), off_by)
+            if let Some(lane_update) =
+                self.lane_at_switch(lanes, lane, paused.contains(&lane), off_by)
             {
                 tx.push(lane_update?);
             }
@@ -457,12 +462,12 @@ impl Store {
     /// Holds `lane`'s plays back until `until` or until the switch lifts it.
     pub(super) async fn pause_lane(
         &self,
-        id: &BoardId,
+        lanes: LaneKeys<'_>,
         lane: u8,
         until: Timestamp,
     ) -> Result<(), StoreError> {
         self.table
-            .update_request(&entity::lane(id, lane), "SET #p = :until")
+            .update_request(&lanes.key(lane), "SET #p = :until")
             .params(
                 Params::new()
                     .name("#p", PAUSE_ATTR)
@@ -477,11 +482,11 @@ impl Store {
     /// The transaction item lifting `lane`'s pause.
     fn lift_pause(
         &self,
-        id: &BoardId,
+        lanes: LaneKeys<'_>,
         lane: u8,
     ) -> Result<aws_sdk_dynamodb::types::TransactWriteItem, StoreError> {
         self.table.tx_update(
-            &entity::lane(id, lane),
+            &lanes.key(lane),
             "REMOVE #p",
             Params::new().name("#p", PAUSE_ATTR),
         )
@@ -492,7 +497,7 @@ impl Store {
     /// they always do, so the correction holds whatever they are).
     fn lane_at_switch(
         &self,
-        id: &BoardId,
+        lanes: LaneKeys<'_>,
         lane: u8,
         paused: bool,
         off_by: i64,
@@ -509,7 +514,7 @@ impl Store {
         }
         (!update.is_empty()).then(|| {
             self.table
-                .tx_update(&entity::lane(id, lane), update.trim(), params)
+                .tx_update(&lanes.key(lane), update.trim(), params)
         })
     }
 
@@ -541,12 +546,12 @@ impl Store {
     /// Lifts the pauses of a rebuild that gave up (one transaction).
     pub(super) async fn lift_pauses(
         &self,
-        id: &BoardId,
-        lanes: &BTreeSet<u8>,
+        lanes: LaneKeys<'_>,
+        paused: &BTreeSet<u8>,
     ) -> Result<(), StoreError> {
-        let items = lanes
+        let items = paused
             .iter()
-            .map(|&lane| self.lift_pause(id, lane))
+            .map(|&lane| self.lift_pause(lanes, lane))
             .collect::<Result<Vec<_>, _>>()?;
         self.table
             .transact(items, "TransactWriteItems(rank index lift pauses)")

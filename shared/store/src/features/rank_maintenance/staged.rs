@@ -35,6 +35,7 @@ use super::rebuild::{LANE_PAUSE, RebuildOutcome, Switch, settled_lanes};
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item};
 use crate::ground::model::Board;
+use crate::primitives::lanes::LaneKeys;
 use crate::primitives::rank_apply::counter_item;
 use crate::store::Store;
 use crate::table::batch::BATCH_WRITE_SIZE;
@@ -222,6 +223,7 @@ impl Store {
         holder: &Holder<'_>,
     ) -> Result<Option<RebuildOutcome>, StoreError> {
         let id = &board.board_id;
+        let lanes = LaneKeys::of(board);
         let mut out = RebuildOutcome::default();
         if stage.generation == 0 {
             (stage.generation, stage.replaced) = self.reserve_generation(id).await?;
@@ -253,11 +255,11 @@ impl Store {
                     let until = Timestamp::now().plus_millis(LANE_PAUSE.as_millis() as u64);
                     for &lane in &paused {
                         out.requests += 1;
-                        self.pause_lane(id, lane, until).await?;
+                        self.pause_lane(lanes, lane, until).await?;
                     }
                     let started = Instant::now();
-                    let scanned = self.scan_lanes(id, &mut out).await;
-                    let (before, keys, after) = self.or_lift(id, &paused, scanned).await?;
+                    let scanned = self.scan_lanes(lanes, &mut out).await;
+                    let (before, keys, after) = self.or_lift(lanes, &paused, scanned).await?;
                     stage.scan_ms = started.elapsed().as_millis() as u64;
                     let mut all: Vec<CountedKey> = keys.values().flatten().cloned().collect();
                     all.sort();
@@ -265,15 +267,15 @@ impl Store {
                     if pause && settled.len() == LANES as usize {
                         last = Some((settled, paused));
                     } else if pause {
-                        self.lift_pauses(id, &paused).await?;
+                        self.lift_pauses(lanes, &paused).await?;
                     }
                     let slot = stage.base.map_or(0, |b| 1 - b.slot);
                     let staged = self.stage_keys(id, slot, &all, &mut out).await;
-                    let items = self.or_lift(id, paused_of(&last), staged).await?;
+                    let items = self.or_lift(lanes, paused_of(&last), staged).await?;
                     stage.target = Some(Slot { slot, items });
                     stage.put = 0;
                     let saved = self.save_stage(holder, stage).await;
-                    self.or_lift(id, paused_of(&last), saved).await?;
+                    self.or_lift(lanes, paused_of(&last), saved).await?;
                     all
                 }
             };
@@ -281,14 +283,14 @@ impl Store {
             let puts = node_puts(&base_nodes, &target_nodes);
             if let Some((_, paused)) = last.take_if(|_| puts.len() > PAUSED_PUTS) {
                 // More than the pause was kept for: the plays go on, and this is a catch-up.
-                self.lift_pauses(id, &paused).await?;
+                self.lift_pauses(lanes, &paused).await?;
             }
             let written = self
                 .put_stage_nodes(id, stage, &puts, holder, &mut out)
                 .await;
-            if !self.or_lift(id, paused_of(&last), written).await? {
+            if !self.or_lift(lanes, paused_of(&last), written).await? {
                 if let Some((_, paused)) = &last {
-                    self.lift_pauses(id, paused).await?;
+                    self.lift_pauses(lanes, paused).await?;
                 }
                 return Ok(None);
             }
@@ -296,7 +298,7 @@ impl Store {
             stage.last_puts = Some(puts.len());
             stage.put = 0;
             let saved = self.save_stage(holder, stage).await;
-            self.or_lift(id, paused_of(&last), saved).await?;
+            self.or_lift(lanes, paused_of(&last), saved).await?;
             base_nodes = target_nodes;
             let Some((settled, paused)) = last else {
                 continue;
@@ -304,7 +306,7 @@ impl Store {
             let root_counters: Counters = base_nodes.get("").cloned().unwrap_or_default();
             let switch = self
                 .switch_root(
-                    id,
+                    lanes,
                     stage.generation,
                     &root_counters,
                     &settled,
@@ -312,7 +314,7 @@ impl Store {
                     &mut out,
                 )
                 .await;
-            match self.or_lift(id, &paused, switch).await? {
+            match self.or_lift(lanes, &paused, switch).await? {
                 Switch::Done => {
                     out.nodes = base_nodes.len().max(1);
                     out.paused = paused.into_iter().collect();
@@ -320,10 +322,10 @@ impl Store {
                     self.save_stage(holder, stage).await?;
                     return Ok(Some(out));
                 }
-                Switch::Passed(lanes) => {
-                    tracing::info!(board = %id, ?lanes,
+                Switch::Passed(passed) => {
+                    tracing::info!(board = %id, lanes = ?passed,
                         "staged rebuild: the index applied past a paused lane; scanning again");
-                    self.lift_pauses(id, &paused).await?;
+                    self.lift_pauses(lanes, &paused).await?;
                 }
                 Switch::Superseded => {
                     *stage = Stage::retiring(Some(stage.generation));
@@ -338,12 +340,12 @@ impl Store {
     /// too; lifting them spares the plays the wait).
     async fn or_lift<T>(
         &self,
-        id: &BoardId,
+        lanes: LaneKeys<'_>,
         paused: &BTreeSet<u8>,
         result: Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         if result.is_err() && !paused.is_empty() {
-            let _ = self.lift_pauses(id, paused).await;
+            let _ = self.lift_pauses(lanes, paused).await;
         }
         result
     }

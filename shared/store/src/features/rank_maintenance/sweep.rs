@@ -1,15 +1,19 @@
 //! The one pass over the table that finishes the move onto the rank index's current layout:
-//! every open board stored before it is migrated (`rank_migration`), one at a time, and every
-//! item of the index layout it replaced (nodes `RANKNODE#...`, markers `PLAYER#<p>` /
-//! `RANKED#<b>`, closed boards' included) is deleted, 25 a request. Nothing reads or writes
-//! those items any more; only this pass knows their names.
+//! every open board stored before it is migrated (`rank_migration`), every open board whose
+//! lanes are kept apart has them grouped (`grouping`), one board at a time, and every item of
+//! the index layout it replaced (nodes `RANKNODE#...`, markers `PLAYER#<p>` / `RANKED#<b>`,
+//! closed boards' included) is deleted, 25 a request. Nothing reads or writes those items any
+//! more; only this pass knows their names.
 //!
 //! The pass is a `Scan` with a filter, a page (1 MB read) at a time, at most
 //! [`SweepOptions::max_pages`] pages a run. Its position is kept on one item, `RANKSWEEP` /
-//! `#CURSOR`: the key after which the next run goes on (a board whose migration failed is not
-//! passed: the next run starts at it again), and `done` once the Scan has reached the end, after
-//! which a run costs one read and does nothing. One run at a time holds the cursor's lease
-//! (`leaseBy`, `leaseUntil`, taken as a close lease is: for the holder's deadline plus
+//! `#CURSOR#LANES`: the key after which the next run goes on (a board whose migration failed is
+//! not passed: the next run starts at it again), `again` when a board's index was too far behind
+//! to group its lanes (the pass then starts over once it reaches the end), and `done` once a
+//! Scan has reached the end with nothing left, after which a run costs one read and does
+//! nothing. (A table whose pass before grouped lanes finished keeps that pass's `#CURSOR` item;
+//! this pass is a new one.) One run at a time holds the cursor's lease (`leaseBy`,
+//! `leaseUntil`, taken as a close lease is: for the holder's deadline plus
 //! [`crate::LEASE_MARGIN`]): another run that finds it held leaves the pass to it, and a lease
 //! whose holder died expires on its own.
 
@@ -18,16 +22,17 @@ use std::time::{Duration, Instant};
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::BoardId;
 
+use crate::features::rank_maintenance::grouping::LaneGrouping;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, item_key, key_item};
-use crate::ground::model::{BoardStatus, RankLayout};
+use crate::ground::model::BoardStatus;
 use crate::primitives::lease::CloseLease;
 use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 
 /// The cursor item's partition.
 pub const SWEEP_PK: &str = "RANKSWEEP";
-const SWEEP_SK: &str = "#CURSOR";
+const SWEEP_SK: &str = "#CURSOR#LANES";
 /// The partitions of the replaced layout's nodes, and the sort keys of its markers.
 const OLD_NODE_PREFIX: &str = "RANKNODE#";
 const OLD_MARKER_PREFIX: &str = "RANKED#";
@@ -59,6 +64,11 @@ pub struct SweepOutcome {
     pub pages: u32,
     /// Boards moved onto the current layout.
     pub migrated: Vec<BoardId>,
+    /// Boards whose lanes were grouped.
+    pub grouped: Vec<BoardId>,
+    /// Boards whose index was too far behind to group their lanes: the pass starts over for
+    /// them once it reaches the end.
+    pub behind: Vec<BoardId>,
     /// A board whose migration failed (logged): the next run starts at it.
     pub failed: Option<BoardId>,
     /// Items of the replaced layout deleted.
@@ -94,7 +104,7 @@ impl Store {
         // The close lease's holder: the same id and expiry (the deadline plus its margin).
         let lease = CloseLease::new(deadline);
         let by = lease.by();
-        let Some(mut after) = self.take_sweep_lease(&cursor_key, &lease).await? else {
+        let Some((mut after, mut again)) = self.take_sweep_lease(&cursor_key, &lease).await? else {
             out.busy = true;
             return Ok(out);
         };
@@ -112,22 +122,52 @@ impl Store {
                             out.deleted += self.table.delete_all(&old).await?.items;
                             old.clear();
                             if time_left().is_some_and(|t| t < BOARD_MARGIN) {
-                                return self.checkpoint(&cursor_key, by, at.as_ref(), false).await;
+                                return self
+                                    .checkpoint(&cursor_key, by, at.as_ref(), false, again)
+                                    .await;
                             }
-                            if let Err(e) = self.migrate_board(&id).await {
-                                tracing::error!(board = %id, error = %e,
-                                    "rank layout migration failed; the next run starts at it");
-                                out.failed = Some(id);
-                                return self.checkpoint(&cursor_key, by, at.as_ref(), false).await;
+                            let moved = match self.migrate_board(&id).await {
+                                Ok(steps) => Ok(!steps.is_empty()),
+                                Err(e) => Err(e),
+                            };
+                            let grouped = match moved {
+                                Ok(moved) => self.group_lanes(&id).await.map(|g| (moved, g)),
+                                Err(e) => Err(e),
+                            };
+                            match grouped {
+                                Err(e) => {
+                                    tracing::error!(board = %id, error = %e,
+                                        "rank layout migration failed; the next run starts at it");
+                                    out.failed = Some(id);
+                                    return self
+                                        .checkpoint(&cursor_key, by, at.as_ref(), false, again)
+                                        .await;
+                                }
+                                Ok((moved, grouping)) => {
+                                    if moved {
+                                        out.migrated.push(id.clone());
+                                    }
+                                    match grouping {
+                                        LaneGrouping::Grouped { .. } => out.grouped.push(id),
+                                        LaneGrouping::Behind => {
+                                            again = true;
+                                            out.behind.push(id);
+                                        }
+                                        LaneGrouping::Skipped => {}
+                                    }
+                                }
                             }
-                            out.migrated.push(id);
                         }
                     }
                     at = Some(key);
                 }
                 out.deleted += self.table.delete_all(&old).await?.items;
+                if next.is_none() && again {
+                    // A board was left behind: the pass starts over (a later run goes on).
+                    return self.checkpoint(&cursor_key, by, None, false, false).await;
+                }
                 out.done = next.is_none();
-                self.checkpoint(&cursor_key, by, next.as_ref(), out.done)
+                self.checkpoint(&cursor_key, by, next.as_ref(), out.done, again)
                     .await?;
                 if out.done {
                     return Ok(());
@@ -160,7 +200,7 @@ impl Store {
             .filter_expression(
                 "begins_with(pk, :node) OR begins_with(sk, :marker) OR (sk = :meta AND \
                  begins_with(pk, :board) AND #status = :open AND \
-                 (attribute_not_exists(rankLayout) OR rankLayout <> :layout))",
+                 attribute_not_exists(lanesGrouped))",
             )
             .projection_expression("pk, sk")
             .set_limit(limit.map(|l| l.min(i32::MAX as u32) as i32))
@@ -172,8 +212,7 @@ impl Store {
                     .value(":marker", OLD_MARKER_PREFIX)
                     .value(":meta", entity::METADATA)
                     .value(":board", entity::LEADERBOARD_PREFIX)
-                    .value(":open", BoardStatus::Open)
-                    .value(":layout", u8::from(RankLayout::V2)),
+                    .value(":open", BoardStatus::Open),
             )?
             .send()
             .await
@@ -195,12 +234,13 @@ impl Store {
     }
 
     /// Takes the pass's lease unless another run holds it: where the pass goes on from (`None`
-    /// inside: from the start), or `None` when it is held.
+    /// inside: from the start) and whether it is to start over at the end (`again`), or `None`
+    /// when it is held.
     async fn take_sweep_lease(
         &self,
         cursor: &Key,
         lease: &CloseLease,
-    ) -> Result<Option<Option<Key>>, StoreError> {
+    ) -> Result<Option<(Option<Key>, bool)>, StoreError> {
         let taken = self
             .table
             .take_item_lease(
@@ -211,28 +251,41 @@ impl Store {
                 "UpdateItem(rank sweep lease)",
             )
             .await?;
-        Ok(taken.map(|item| after_key(&item)))
+        Ok(taken.map(|item| (after_key(&item), item.contains_key("again"))))
     }
 
-    /// Records where the pass goes on (after `at`; from the start when `None`), or that it is
-    /// over, on condition that this run still holds the lease.
+    /// Records where the pass goes on (after `at`; from the start when `None`) and whether it
+    /// is to start over at the end (`again`), or that it is over, on condition that this run
+    /// still holds the lease.
     async fn checkpoint(
         &self,
         cursor: &Key,
         by: &str,
         at: Option<&Key>,
         done: bool,
+        again: bool,
     ) -> Result<(), StoreError> {
-        let (update, params) = match (done, at) {
-            (true, _) => (
-                "SET done = :yes REMOVE afterPk, afterSk, leaseBy, leaseUntil",
+        let (update, params) = match (done, at, again) {
+            (true, _, _) => (
+                "SET done = :yes REMOVE afterPk, afterSk, again, leaseBy, leaseUntil",
                 Params::new().value(":yes", true),
             ),
-            (false, Some(at)) => (
-                "SET afterPk = :pk, afterSk = :sk",
+            (false, Some(at), true) => (
+                "SET afterPk = :pk, afterSk = :sk, again = :yes",
+                Params::new()
+                    .value(":pk", &at.pk)
+                    .value(":sk", &at.sk)
+                    .value(":yes", true),
+            ),
+            (false, Some(at), false) => (
+                "SET afterPk = :pk, afterSk = :sk REMOVE again",
                 Params::new().value(":pk", &at.pk).value(":sk", &at.sk),
             ),
-            (false, None) => ("REMOVE afterPk, afterSk", Params::new()),
+            (false, None, true) => (
+                "SET again = :yes REMOVE afterPk, afterSk",
+                Params::new().value(":yes", true),
+            ),
+            (false, None, false) => ("REMOVE afterPk, afterSk, again", Params::new()),
         };
         self.table
             .update_under_lease(
