@@ -94,3 +94,38 @@ async fn a_closed_board_refuses_the_whole_play() {
     );
     assert_eq!(table.dump().await, before);
 }
+
+#[tokio::test]
+async fn a_repeat_of_a_recorded_play_is_answered_after_its_board_ended_and_writes_nothing() {
+    let (table, store) = store("repeat_ended").await;
+    let mut nb = new_board("ends", Order::Desc, Operator::Best, 9_999_999_999);
+    nb.ends_at = Some(at(100));
+    store.create_board(nb, at(0)).await.unwrap();
+    let first = play("p1", 7, &["ends"], sid(20, 1));
+    let recorded = store.record_play(&first, at(20)).await.unwrap();
+    assert!(!recorded.duplicate);
+
+    // The board has ended: a new play is refused, the repeat answered with its first outcome
+    // (the Session is read only once the play is refused); another play under its id is 409.
+    let before = table.dump().await;
+    let err = store
+        .record_play(&play("p1", 9, &["ends"], sid(200, 2)), at(200))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::BoardClosed { .. }), "{err:?}");
+    let again = store.record_play(&first, at(200)).await.unwrap();
+    assert!(again.duplicate);
+    assert_eq!(again.session.outcomes[0].best, 7);
+    assert_eq!(
+        again.session.outcomes[0].rank,
+        recorded.session.outcomes[0].rank
+    );
+    let mut other = first.clone();
+    other.score = 8;
+    let err = store.record_play(&other, at(200)).await.unwrap_err();
+    assert!(
+        matches!(err, StoreError::IdempotencyMismatch { .. }),
+        "{err:?}"
+    );
+    assert_eq!(table.dump().await, before);
+}

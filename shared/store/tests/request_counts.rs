@@ -154,7 +154,13 @@ async fn plays_and_rank_reads() {
     );
     let (r, c) = census(&counter, store.record_play(&first, at(4_000))).await;
     assert!(r.unwrap().duplicate);
-    m.expect("the same session again", &c, "BatchGetItem 1");
+    // The Session is not read with the play: its put in the transaction fails on its
+    // condition, and the Session read then answers the repeat.
+    m.expect(
+        "the same session again",
+        &c,
+        "BatchGetItem 1, GetItem 1, TransactWriteItems 1",
+    );
     // With an Idempotency-Key: one key more in the read and one item more in the transaction;
     // its repeat (under a new session id, as a client that sends only the key makes) reads the
     // session the key names.
@@ -172,7 +178,8 @@ async fn plays_and_rank_reads() {
     assert_eq!(r.unwrap().session.session_id, sid(5_000, 5));
     m.expect("the same key again", &c, "BatchGetItem 1, GetItem 1");
     // Under the rate limit: the player's rate log is one item more in the read and in the
-    // transaction, no request more; a play past the limit is refused after the read alone.
+    // transaction, no request more; a play past the limit is refused after the read and a read
+    // of its Session (a repeat would be answered, whatever the window says).
     let limited = store.clone().with_plays_per_minute(1);
     let rated = play("bo", 1, &["pa"], sid(6_000, 7));
     let (r, c) = census(&counter, limited.record_play(&rated, at(6_000))).await;
@@ -185,7 +192,11 @@ async fn plays_and_rank_reads() {
     let past = play("bo", 2, &["pa"], sid(6_001, 8));
     let (r, c) = census(&counter, limited.record_play(&past, at(6_001))).await;
     assert!(matches!(r, Err(StoreError::RateLimited { .. })), "{r:?}");
-    m.expect("a play past the rate limit", &c, "BatchGetItem 1");
+    m.expect(
+        "a play past the rate limit",
+        &c,
+        "BatchGetItem 1, GetItem 1",
+    );
 
     let pa = store.get_board(&bid("pa")).await.unwrap().unwrap();
     let (r, c) = census(&counter, store.top_scores(&bid("pa"), 3, None)).await;

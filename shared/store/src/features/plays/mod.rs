@@ -1,14 +1,17 @@
 //! The write path of a play: one Session, posted to 1 to 10 boards atomically.
 //!
-//! 1. **One consistent read**: a `BatchGetItem` (strongly consistent) of the session (for
-//!    idempotency), the player's profile (the display name the entries take, so that a listing
-//!    needs no profile reads), the player's ban and erasure marker (a banned or erased player's
-//!    play is refused here, before anything is written), each board's metadata, the player's entry pointer on each
-//!    board, and each board's rank index root (the play's own rank is read from it afterwards).
+//! 1. **One consistent read**: a `BatchGetItem` (strongly consistent) of the player's profile
+//!    (the display name the entries take, so that a listing needs no profile reads), the
+//!    player's ban and erasure marker (a banned or erased player's play is refused here, before
+//!    anything is written), each board's metadata, the player's entry pointer on each board, and
+//!    each board's rank index root (the play's own rank is read from it afterwards). Not the
+//!    Session: a repeat is rare, and is found when the play is refused (one `GetItem` then) or
+//!    by the transaction's put of the Session (one `GetItem` after it), and answered with the
+//!    first outcome either way.
 //! 2. **Decide**, for every board: unknown board (404), closed or outside its window (409),
-//!    score out of range (400) refuse the whole play before anything is written; otherwise the
-//!    board's operator (`best`, `latest`, `increment`) and order give the new entry, if it
-//!    changes.
+//!    score out of range (400) refuse the whole play before anything is written (unless it
+//!    repeats a recorded play); otherwise the board's operator (`best`, `latest`, `increment`)
+//!    and order give the new entry, if it changes.
 //! 3. **One transaction** (`TransactWriteItems`): put the Session if it does not exist; check
 //!    that the player is still not banned (a ban's removal of their entries lists them after
 //!    the ban is written, so a play must not commit after it) and not being erased (an
@@ -113,7 +116,6 @@ pub(crate) enum Recorded {
 
 /// What was read for a play.
 struct PlayState {
-    session: Option<Session>,
     /// The session the play's `Idempotency-Key` names, if the key was used before.
     keyed: Option<SessionId>,
     /// The name the player's entries take: the profile's, else the player's id.
@@ -126,6 +128,10 @@ struct PlayState {
     /// The player's recent plays, when the rate limit is on.
     rate: PlayRate,
 }
+
+/// What a play was decided to write: its plans, the rate log to write back (when the limit is
+/// on) and its `gameId`.
+type Decided = (Vec<BoardPlan>, Option<Vec<u64>>, GameId);
 
 /// The change a play makes on one board.
 pub(crate) struct BoardPlan {
@@ -296,20 +302,10 @@ impl Store {
                 return Ok(Recorded::Duplicate(session, attempt));
             }
             let read_rate = std::mem::take(&mut state.rate);
-            let plans = self.plan_play(play, state, by, now)?;
-            // After the board rules: a play no board takes is refused as such, not as one too
-            // many.
-            let rate = match self.plays_per_minute {
-                0 => None,
-                limit => Some(
-                    read_rate
-                        .admit(limit, now.as_millis())
-                        .map_err(|wait| rate_limited(&play.player_id, wait))?,
-                ),
-            };
-            let game_id = match &play.game_id {
-                Some(game) => game.clone(),
-                None => boards_game(&plans)?,
+            let decided = self.decide(play, state, &read_rate, by, now);
+            let (plans, rate, game_id) = match decided {
+                Ok(decided) => decided,
+                Err(refusal) => return self.repeat_or(refusal, play, attempt).await,
             };
             let session = Session {
                 player_id: play.player_id.clone(),
@@ -368,16 +364,62 @@ impl Store {
         Err(Retry::PLAY.exhausted())
     }
 
-    /// The Session the play repeats, if it was recorded before: by its session id, or by its
-    /// `Idempotency-Key` (then one consistent `GetItem` more: only a repeat pays it).
+    /// The board rules, the rate limit and the game of a play: its plans, the rate log to write
+    /// back (when the limit is on) and its `gameId`, or the refusal.
+    fn decide(
+        &self,
+        play: &Play,
+        state: PlayState,
+        read_rate: &PlayRate,
+        by: Writers,
+        now: Timestamp,
+    ) -> Result<Decided, StoreError> {
+        let plans = self.plan_play(play, state, by, now)?;
+        // After the board rules: a play no board takes is refused as such, not as one too
+        // many.
+        let rate = match self.plays_per_minute {
+            0 => None,
+            limit => Some(
+                read_rate
+                    .admit(limit, now.as_millis())
+                    .map_err(|wait| rate_limited(&play.player_id, wait))?,
+            ),
+        };
+        let game_id = match &play.game_id {
+            Some(game) => game.clone(),
+            None => boards_game(&plans)?,
+        };
+        Ok((plans, rate, game_id))
+    }
+
+    /// A refused play that repeats one recorded before is answered with that one's outcome,
+    /// whatever its boards or its window say now; any other is refused. The Session is read
+    /// only here (one consistent `GetItem`): a new play's read leaves it out, and its
+    /// transaction's put of the Session on condition that it does not exist catches a repeat
+    /// that gets that far.
+    async fn repeat_or(
+        &self,
+        refusal: StoreError,
+        play: &Play,
+        attempt: u32,
+    ) -> Result<Recorded, StoreError> {
+        let key = entity::session(&play.player_id, &play.session_id);
+        match self.table.get::<Session>(&key).await? {
+            Some(session) => {
+                same_play(&session, play)?;
+                Ok(Recorded::Duplicate(session, attempt))
+            }
+            None => Err(refusal),
+        }
+    }
+
+    /// The Session the play's `Idempotency-Key` names, if the key was used before (then one
+    /// consistent `GetItem` more: only a repeat pays it).
     async fn recorded(
         &self,
         play: &Play,
         state: &mut PlayState,
     ) -> Result<Option<Session>, StoreError> {
-        if let Some(session) = state.session.take() {
-            return Ok(Some(session));
-        }
         let (Some(keyed), Some(key)) = (&state.keyed, &play.idempotency_key) else {
             return Ok(None);
         };
@@ -400,7 +442,6 @@ impl Store {
 
     /// The one consistent read of a play.
     async fn read_play_state(&self, play: &Play) -> Result<PlayState, StoreError> {
-        let session_key = entity::session(&play.player_id, &play.session_id);
         let board_keys: Vec<Key> = play.board_ids.iter().map(entity::board).collect();
         let pointer_keys: Vec<Key> = play
             .board_ids
@@ -412,12 +453,7 @@ impl Store {
         let player_key = entity::player(&play.player_id);
         let ban_key = entity::ban(&play.player_id);
         let erasure_key = self.erasure_marker(&play.player_id);
-        let mut keys = vec![
-            session_key.clone(),
-            player_key.clone(),
-            ban_key.clone(),
-            erasure_key.clone(),
-        ];
+        let mut keys = vec![player_key.clone(), ban_key.clone(), erasure_key.clone()];
         // Each board's index root: items more, no request more (see `PlayState::roots`).
         let root_keys: Vec<Key> = play.board_ids.iter().map(rank_index::root_key).collect();
         keys.extend(board_keys.iter().cloned());
@@ -448,7 +484,6 @@ impl Store {
             .map(from_item)
             .transpose()?;
         Ok(PlayState {
-            session: take(&session_key).map(from_item).transpose()?,
             keyed: keyed.map(|k| k.session_id),
             name: take(&player_key)
                 .and_then(|p| {
