@@ -164,7 +164,7 @@ fn lookup_row(md: &mut String, label: &str, lookups: &[&Lookup]) -> (Vec<Duratio
     let n = lookups.len().max(1) as f64;
     let _ = writeln!(
         md,
-        "| {label} | {} | {} | {} | {} | {:.2} / {} | {:.1} / {} | {:.0} / {} | {:.2} |",
+        "| {label} | {} | {} | {} | {} | {:.2} / {} | {:.1} / {} | {:.1} / {} | {:.0} / {} | {:.2} |",
         lookups.len(),
         lookups.iter().filter(|l| l.units.queries > 0).count(),
         p(&lat, 0.5),
@@ -173,6 +173,8 @@ fn lookup_row(md: &mut String, label: &str, lookups: &[&Lookup]) -> (Vec<Duratio
         max(|u| u.requests),
         sum.items_by_key as f64 / n,
         max(|u| u.items_by_key),
+        sum.items_queried as f64 / n,
+        max(|u| u.items_queried),
         sum.keys_counted as f64 / n,
         max(|u| u.keys_counted),
         sum.read / n,
@@ -298,10 +300,11 @@ pub fn write(
     // Lookups.
     let _ = writeln!(
         md,
-        "**Lookups** (`GET /leaderboards/{{b}}/players/{{p}}`, board read included; requests, items read by key \
-         and keys counted are mean / max; read units computed from the measured item sizes):\n\n\
-         | board, phase | lookups | with a count | p50 ms | p99 ms | requests | items by key | keys counted | read units |\n\
-         | --- | ---: | ---: | ---: | ---: | --- | --- | --- | ---: |"
+        "**Lookups** (`GET /leaderboards/{{b}}/players/{{p}}`, board read included; requests, items read by key, \
+         items a Query returned (the lanes) and keys counted are mean / max; read units computed from the \
+         measured item sizes):\n\n\
+         | board, phase | lookups | with a count | p50 ms | p99 ms | requests | items by key | items by Query | keys counted | read units |\n\
+         | --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- | ---: |"
     );
     let mut busy_p50 = Vec::new();
     let mut lookup_units = Units::default();
@@ -486,6 +489,36 @@ pub fn write(
         "Live rank (issue 55): drain ≥ 3x the submission rate",
         &format!("{:.2}x", drain_rate / rate),
         drain_rate >= 3.0 * rate,
+    );
+    let quiet: Vec<&Lookup> = m.lookups.iter().filter(|l| l.when == When::Quiet).collect();
+    let quiet_read = quiet.iter().map(|l| l.units.read).sum::<f64>() / quiet.len().max(1) as f64;
+    fragment::target(
+        "Live rank (issue 56): a lookup at most 15 read units (busy, mean over the boards) and 3 requests",
+        &format!(
+            "busy {:.2} read units ({} of {} busy lookups with a capped count), quiet {quiet_read:.2}; \
+             at most {} requests without a count",
+            lookup.read,
+            m.lookups
+                .iter()
+                .filter(|l| l.when == When::Busy && l.units.queries > 0)
+                .count(),
+            busy_lookups,
+            m.lookups
+                .iter()
+                .filter(|l| l.units.queries == 0)
+                .map(|l| l.units.requests)
+                .max()
+                .unwrap_or(0),
+        ),
+        lookup.read <= 15.0,
+    );
+    fragment::target(
+        "Live rank (issue 56): a play's reads at most 15 units, its writes at most 10, in the HTTP function",
+        &format!(
+            "{:.2} read and {:.2} write units a play",
+            play.read, play.write
+        ),
+        play.read <= 15.0 && play.write <= 10.0,
     );
     fragment::target(
         "Live rank (issue 32): busy lookup p50 of the largest board within 1.5x of the smallest",

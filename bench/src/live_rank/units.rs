@@ -1,5 +1,6 @@
 //! What one DynamoDB request cost, from the request and response bodies the counting proxy
-//! recorded: items read by key, keys a Query read, and the read and write request units
+//! recorded: items read by key, items a Query returned, keys a counting Query read, and the read
+//! and write request units
 //! DynamoDB's on-demand mode bills for it.
 //!
 //! DynamoDB Local does not report a transaction's consumed capacity as DynamoDB would, so the
@@ -24,7 +25,9 @@ pub struct Units {
     pub requests: u64,
     /// Items read by key (GetItem, BatchGetItem, TransactGetItems).
     pub items_by_key: u64,
-    /// Queries (a rank's counts), whatever they read.
+    /// Items a Query returned (a board's lanes).
+    pub items_queried: u64,
+    /// Counting Queries (`Select=COUNT`: a rank's counts), whatever they read.
     pub queries: u64,
     /// Keys Queries read (`ScannedCount`).
     pub keys_counted: u64,
@@ -38,6 +41,7 @@ impl std::ops::AddAssign for Units {
     fn add_assign(&mut self, o: Units) {
         self.requests += o.requests;
         self.items_by_key += o.items_by_key;
+        self.items_queried += o.items_queried;
         self.queries += o.queries;
         self.keys_counted += o.keys_counted;
         self.read += o.read;
@@ -142,8 +146,12 @@ pub fn of(op: &str, request: &[u8], response: &[u8], counted_item_size: usize) -
         }
         "Query" | "Scan" => {
             let scanned = resp["ScannedCount"].as_u64().unwrap_or(0);
-            u.queries = 1;
-            u.keys_counted = scanned;
+            if req["Select"].as_str() == Some("COUNT") {
+                u.queries = 1;
+                u.keys_counted = scanned;
+            } else {
+                u.items_queried = resp["Count"].as_u64().unwrap_or(0);
+            }
             let size = match resp["Items"].as_array() {
                 Some(items) => items.iter().map(item_size).sum(),
                 None => scanned as usize * counted_item_size,
