@@ -14,6 +14,10 @@
 //! the repeat names them, `gameId` and `durationSec`. Anything else is
 //! [`StoreError::IdempotencyMismatch`] and writes nothing, so a client that reuses an id by
 //! mistake hears of it instead of being answered with another play's outcome.
+//!
+//! The play's read leaves the Session out: a repeat is found when the play is refused
+//! ([`Store::repeat_or`]) or when its transaction's put of the Session fails on its condition,
+//! and is answered with the first outcome either way.
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
 use leaderboard_keys::entity;
@@ -22,7 +26,7 @@ use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::features::plays::Play;
+use crate::features::plays::{Play, PlayState, Recorded};
 use crate::ground::error::StoreError;
 use crate::ground::items::to_item;
 use crate::ground::model::Session;
@@ -121,6 +125,56 @@ fn same_object(x: &Map<String, Value>, y: &Map<String, Value>) -> bool {
     x.len() == y.len()
         && x.iter()
             .all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
+}
+
+impl Store {
+    /// A refused play that repeats one recorded before is answered with that one's outcome,
+    /// whatever its boards or its window say now; any other is refused. The Session is read
+    /// only here (one consistent `GetItem`): a new play's read leaves it out, and its
+    /// transaction's put of the Session on condition that it does not exist catches a repeat
+    /// that gets that far.
+    pub(super) async fn repeat_or(
+        &self,
+        refusal: StoreError,
+        play: &Play,
+        attempt: u32,
+    ) -> Result<Recorded, StoreError> {
+        let key = entity::session(&play.player_id, &play.session_id);
+        match self.table.get::<Session>(&key).await? {
+            Some(session) => {
+                same_play(&session, play)?;
+                Ok(Recorded::Duplicate(session, attempt))
+            }
+            None => Err(refusal),
+        }
+    }
+
+    /// The Session the play's `Idempotency-Key` names, if the key was used before (then one
+    /// consistent `GetItem` more: only a repeat pays it).
+    pub(super) async fn recorded(
+        &self,
+        play: &Play,
+        state: &mut PlayState,
+    ) -> Result<Option<Session>, StoreError> {
+        let (Some(keyed), Some(key)) = (&state.keyed, &play.idempotency_key) else {
+            return Ok(None);
+        };
+        match self
+            .table
+            .get(&entity::session(&play.player_id, keyed))
+            .await?
+        {
+            Some(session) => Ok(Some(session)),
+            // The key and its session are written in one transaction.
+            None => {
+                let key = entity::idempotency(&play.player_id, key);
+                Err(StoreError::corrupt(
+                    format!("{} / {}", key.pk, key.sk),
+                    format!("the key names session {keyed}, which does not exist"),
+                ))
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -392,54 +392,6 @@ impl Store {
         Ok((plans, rate, game_id))
     }
 
-    /// A refused play that repeats one recorded before is answered with that one's outcome,
-    /// whatever its boards or its window say now; any other is refused. The Session is read
-    /// only here (one consistent `GetItem`): a new play's read leaves it out, and its
-    /// transaction's put of the Session on condition that it does not exist catches a repeat
-    /// that gets that far.
-    async fn repeat_or(
-        &self,
-        refusal: StoreError,
-        play: &Play,
-        attempt: u32,
-    ) -> Result<Recorded, StoreError> {
-        let key = entity::session(&play.player_id, &play.session_id);
-        match self.table.get::<Session>(&key).await? {
-            Some(session) => {
-                same_play(&session, play)?;
-                Ok(Recorded::Duplicate(session, attempt))
-            }
-            None => Err(refusal),
-        }
-    }
-
-    /// The Session the play's `Idempotency-Key` names, if the key was used before (then one
-    /// consistent `GetItem` more: only a repeat pays it).
-    async fn recorded(
-        &self,
-        play: &Play,
-        state: &mut PlayState,
-    ) -> Result<Option<Session>, StoreError> {
-        let (Some(keyed), Some(key)) = (&state.keyed, &play.idempotency_key) else {
-            return Ok(None);
-        };
-        match self
-            .table
-            .get(&entity::session(&play.player_id, keyed))
-            .await?
-        {
-            Some(session) => Ok(Some(session)),
-            // The key and its session are written in one transaction.
-            None => {
-                let key = entity::idempotency(&play.player_id, key);
-                Err(StoreError::corrupt(
-                    format!("{} / {}", key.pk, key.sk),
-                    format!("the key names session {keyed}, which does not exist"),
-                ))
-            }
-        }
-    }
-
     /// The one consistent read of a play.
     async fn read_play_state(&self, play: &Play) -> Result<PlayState, StoreError> {
         let board_keys: Vec<Key> = play.board_ids.iter().map(entity::board).collect();

@@ -54,11 +54,11 @@ pub enum LaneGrouping {
         /// Whether its plays were held back while the index caught up.
         paused: bool,
     },
-    /// Nothing to do: grouped already, not open, not on the index yet, or gone.
+    /// Nothing to do: grouped already, not open, or gone.
     Skipped,
-    /// The index did not catch up with the lanes in time, is too far behind to pause for, or
-    /// waits for a repair (or plays kept cancelling the transaction): left for a later run, no
-    /// pause left behind.
+    /// The index did not catch up with the lanes in time, is too far behind to pause for, waits
+    /// for a repair or for the board's migration (or plays kept cancelling the transaction):
+    /// left for a later run, no pause left behind.
     Behind,
 }
 
@@ -100,12 +100,12 @@ impl Store {
         let Some(board) = self.table.board(id).await? else {
             return Ok(LaneGrouping::Skipped);
         };
-        if board.lanes_grouped
-            || !board.indexed()
-            || board.rank_migrating
-            || board.status != BoardStatus::Open
-        {
+        if board.lanes_grouped || board.status != BoardStatus::Open {
             return Ok(LaneGrouping::Skipped);
+        }
+        // Not on the index yet: grouped once its migration is over.
+        if !board.indexed() || board.rank_migrating {
+            return Ok(LaneGrouping::Behind);
         }
         let old = LaneKeys::of(&board);
         let mut lag = 0;
