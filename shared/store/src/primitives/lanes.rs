@@ -20,9 +20,7 @@ use crate::ground::items::{Item, ItemExt, item_key};
 use crate::ground::model::Board;
 use crate::primitives::rank_count::RankCost;
 use crate::table::Table;
-use crate::table::request::Index;
-
-use crate::table::request::{Params, WithParams};
+use crate::table::request::{Index, Params, WithParams};
 
 /// A lane's latest change as stored in its `chg` attribute: the entry's old and new sort keys
 /// (`o` absent for a first entry, `n` absent for a removal).
