@@ -490,6 +490,14 @@ pub fn write(
         &format!("{:.2}x", drain_rate / rate),
         drain_rate >= 3.0 * rate,
     );
+    // The most requests a lookup without a capped count made.
+    let uncounted_requests = m
+        .lookups
+        .iter()
+        .filter(|l| l.units.queries == 0)
+        .map(|l| l.units.requests)
+        .max()
+        .unwrap_or(0);
     let quiet: Vec<&Lookup> = m.lookups.iter().filter(|l| l.when == When::Quiet).collect();
     let quiet_read = quiet.iter().map(|l| l.units.read).sum::<f64>() / quiet.len().max(1) as f64;
     fragment::target(
@@ -503,12 +511,7 @@ pub fn write(
                 .filter(|l| l.when == When::Busy && l.units.queries > 0)
                 .count(),
             busy_lookups,
-            m.lookups
-                .iter()
-                .filter(|l| l.units.queries == 0)
-                .map(|l| l.units.requests)
-                .max()
-                .unwrap_or(0),
+            uncounted_requests,
         ),
         lookup.read <= 15.0,
     );
@@ -532,12 +535,7 @@ pub fn write(
              counted their group's tail or the top), {} items ({} lookups over 20: a process's \
              first of a board reads the root with the board), {} keys",
             max_cost.0,
-            m.lookups
-                .iter()
-                .filter(|l| l.units.queries == 0)
-                .map(|l| l.units.requests)
-                .max()
-                .unwrap_or(0),
+            uncounted_requests,
             m.lookups.iter().filter(|l| l.units.queries > 0).count(),
             m.lookups.len(),
             max_cost.1,

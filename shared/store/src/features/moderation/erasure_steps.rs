@@ -15,6 +15,7 @@ use crate::features::moderation::erasure::{CHUNK, Pass};
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, from_item, s};
 use crate::ground::model::{Board, BoardStatus, EntryPointer};
+use crate::primitives::lanes::LaneKeys;
 use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 
@@ -110,7 +111,8 @@ impl Store {
             return Ok(false);
         }
         let player = &pointer.entry.player_id;
-        self.pseudonymise_lane(board_id, player, pseudonym).await?;
+        self.pseudonymise_lane(board_id, board.as_ref(), player, pseudonym)
+            .await?;
         if let Some(cursor) =
             cursor.filter(|c| pseudonymous_sort_key(c, player, pseudonym).is_some())
         {
@@ -127,17 +129,23 @@ impl Store {
 
     /// Makes the player's lane on `board` record their pseudonym where its latest change holds
     /// their id (a closed board's lane keeps its last change for good), on condition that no
-    /// change came since it was read. Both of the lane's keys are looked at: a board whose
-    /// lanes were grouped keeps its lanes' items from before, and the board item may be gone.
+    /// change came since it was read. The lane's item is where `stored` (the board as read)
+    /// keeps it (grouping dropped the old items' changes); with the board item gone, both of
+    /// the lane's keys are looked at.
     async fn pseudonymise_lane(
         &self,
         board: &BoardId,
+        stored: Option<&Board>,
         player: &PlayerId,
         pseudonym: &Pseudonym,
     ) -> Result<(), StoreError> {
         let lane = lane_of(player.as_str());
-        for key in [entity::grouped_lane(board, lane), entity::lane(board, lane)] {
-            self.pseudonymise_lane_item(&key, player, pseudonym).await?;
+        let keys = match stored {
+            Some(b) => vec![LaneKeys::of(b).key(lane)],
+            None => vec![entity::grouped_lane(board, lane), entity::lane(board, lane)],
+        };
+        for key in &keys {
+            self.pseudonymise_lane_item(key, player, pseudonym).await?;
         }
         Ok(())
     }

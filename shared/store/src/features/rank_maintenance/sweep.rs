@@ -126,15 +126,7 @@ impl Store {
                                     .checkpoint(&cursor_key, by, at.as_ref(), false, again)
                                     .await;
                             }
-                            let moved = match self.migrate_board(&id).await {
-                                Ok(steps) => Ok(!steps.is_empty()),
-                                Err(e) => Err(e),
-                            };
-                            let grouped = match moved {
-                                Ok(moved) => self.group_lanes(&id).await.map(|g| (moved, g)),
-                                Err(e) => Err(e),
-                            };
-                            match grouped {
+                            match self.move_board(&id).await {
                                 Err(e) => {
                                     tracing::error!(board = %id, error = %e,
                                         "rank layout migration failed; the next run starts at it");
@@ -185,6 +177,13 @@ impl Store {
                 .await;
         }
         result.map(|()| out)
+    }
+
+    /// Board `id` moved onto the current layout if it is not on it yet (whether it was), then
+    /// its lanes grouped.
+    async fn move_board(&self, id: &BoardId) -> Result<(bool, LaneGrouping), StoreError> {
+        let moved = !self.migrate_board(id).await?.is_empty();
+        Ok((moved, self.group_lanes(id).await?))
     }
 
     /// One page of the pass's Scan after `after`: what it found, in order, with each one's key,
