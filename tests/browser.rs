@@ -275,7 +275,7 @@ async fn the_web_example_works_from_an_allowed_origin_and_gets_nothing_from_anot
         .map(|(i, row)| vec![(i + 2).to_string(), row[1].clone(), row[2].clone()])
         .collect();
     assert_eq!(&after[1..], &moved_down[..]);
-    // Rank 1 is exact at once (a rank within the first 1,000 is counted when the index lags);
+    // Rank 1 is exact at once (a rank within the first 100 is counted when the index lags);
     // the player count may still be catching up, and the page says so.
     assert!(
         report["meAfter"]

@@ -430,8 +430,8 @@ async fn main() {
          recorded through the write path (`Store::record_play`, `best`) and none of their changes \
          is applied to the index, as when plays arrive faster than the stream projector applies \
          them. Each submission reads its rank once, after its write; a capped count (one \
-         `Select=COUNT` Query, at most 1,000 keys) runs only when the player may be within the \
-         first 1,000 while the index lags. Then 200 players spread over the ranking are looked up \
+         `Select=COUNT` Query, at most 100 keys) runs only when the player may be within the \
+         first 100 while the index lags. Then 200 players spread over the ranking are looked up \
          (requests include the API's board read), each checked within its `rankLag` of its place \
          in a full listing.\n\n\
          | N | plays held back | rank requests per submission (mean / max) | count Queries per \

@@ -59,7 +59,7 @@ pub use ground::session_id::new_session_id;
 pub use ground::{freshness, metadata, model, names, tls};
 pub use primitives::lease::{LEASE_MARGIN, LEASE_WITHOUT_DEADLINE};
 pub use primitives::rank_apply::LaneApplyOutcome;
-pub use primitives::rank_count::{RankCost, UNINDEXED_LAG};
+pub use primitives::rank_count::{RankCost, UNINDEXED_LAG, UNINDEXED_TOP};
 pub use store::Store;
 pub use table::batch::{BATCH_WRITE_SIZE, BatchStats};
 pub use table::cursor::MAX_CURSOR_LEN;

@@ -4,7 +4,7 @@
 //! every player, asking the rank of their current entry, or of an older one they moved away
 //! from, the answer built from the index's counters exactly as a lookup reads them must be
 //! within its lag of the true rank, exact when it says so, and near enough the top to be
-//! counted whenever the true rank is within the first 1,000.
+//! counted whenever the true rank is within the first `EXACT_TOP`.
 
 use std::collections::BTreeSet;
 

@@ -191,12 +191,23 @@ async fn own_ranks_carry_how_fresh_they_are() {
     assert_eq!(again["results"], posted["results"]);
 
     // Everyone else is one lower: the index has not applied the play, so the capped count of
-    // the keys above makes each answer exact (these are all within the first 1,000).
-    for i in [0, 99, 199] {
+    // the keys above makes each answer within the first 100 exact; below them the answer is
+    // the index's, one change behind, and says so.
+    for i in [0, 49, 98] {
         let (_, entry) = h
             .get(&format!("/leaderboards/fresh/players/{}", want[i].0))
             .await;
         assert_eq!(exact_own(&entry, 201)["rank"], i as u64 + 2, "{entry}");
+    }
+    for i in [99, 199] {
+        let (_, entry) = h
+            .get(&format!("/leaderboards/fresh/players/{}", want[i].0))
+            .await;
+        assert_eq!(
+            (&entry["rank"], &entry["rankExact"], &entry["rankLag"]),
+            (&json!(i + 1), &json!(false), &json!(1)),
+            "{entry}"
+        );
     }
     // The around window: every entry carries them, ranked from the player's rank.
     let (_, around) = h
@@ -223,8 +234,12 @@ async fn own_ranks_carry_how_fresh_they_are() {
     let resp = submit_score::handle(&h.submit, req).await.unwrap();
     assert_eq!(resp.status(), 200);
     let flat: Value = serde_json::from_slice(resp.body().as_ref()).unwrap();
-    let rank = exact_own(&flat, 202)["rank"].as_u64().unwrap();
-    // Score 0 at the latest moment: last, below every other score-0 entry.
-    assert_eq!(rank, 202, "{flat}");
-    assert_eq!(flat["topPercent"], 100.0);
+    // Score 0 at the latest moment: last, below every other score-0 entry, of whom the index
+    // counts all but the newbie's unapplied play: in the lag.
+    assert_eq!(
+        (&flat["rank"], &flat["rankExact"], &flat["rankLag"]),
+        (&json!(201), &json!(false), &json!(1)),
+        "{flat}"
+    );
+    assert_eq!(flat["playerCount"], 202, "{flat}");
 }

@@ -10,8 +10,11 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Ranks within this many entries of the top are made exact by one capped count of the keys
-/// above the player (a `Select=COUNT` Query with this `Limit`: at most this many keys read).
-pub const EXACT_TOP: u64 = 1_000;
+/// above the player (a `Select=COUNT` Query with this `Limit`: at most this many keys read,
+/// about 24 KB of Score items: 6 read units). A count reads every key above the player, so
+/// the top it covers is what a lookup pays for; the rest of the board is the index's, exact
+/// when the board is quiet and within `rankLag` while it is not.
+pub const EXACT_TOP: u64 = 100;
 
 /// `100 × rank / playerCount`, kept in hundredths and rounded up (the best of 1,000,000 is in
 /// the top 0.01 %, not 0 %); shown as a number with at most two decimals.
@@ -301,12 +304,13 @@ mod tests {
             entries: 1_000_000,
         };
         assert!(!at(5, 0).worth_counting(), "exact already");
-        assert!(at(999, 1).worth_counting());
-        assert!(at(1_200, 300).worth_counting());
-        assert!(!at(1_300, 300).worth_counting());
-        let counted = at(1_200, 300).with_count(950, true);
-        assert_eq!(counted, Estimate::exact(950, 1_000_000));
-        assert_eq!(at(1_200, 300).with_count(1_000, false), at(1_200, 300));
+        assert!(at(EXACT_TOP - 1, 1).worth_counting());
+        assert!(at(EXACT_TOP + 200, 300).worth_counting());
+        assert!(!at(EXACT_TOP + 300, 300).worth_counting());
+        let counted = at(EXACT_TOP + 200, 300).with_count(EXACT_TOP - 50, true);
+        assert_eq!(counted, Estimate::exact(EXACT_TOP - 50, 1_000_000));
+        let far = at(EXACT_TOP + 200, 300);
+        assert_eq!(far.with_count(EXACT_TOP, false), far);
         // A count can't make the board smaller than the rank.
         assert_eq!(
             Estimate {

@@ -1,10 +1,11 @@
 //! What every rank read shares: its cost, the one consistent snapshot, the capped count of the
 //! entries above a key, and the dispatch of a player's own rank: from the rank index
 //! (`rank_lookup`) on an indexed board, by counting alone on a board made before the index and
-//! not moved onto it yet. Such a board's rank is exact within the first [`EXACT_TOP`]
-//! entries, and beyond them rank `EXACT_TOP + 1` with `rankLag` [`UNINDEXED_LAG`], meaning
-//! "not known"; its `playerCount` is its lanes' `created` counts where they have counted it
-//! since its creation (`rankIndex`), else not known either (at least `EXACT_TOP + 1`).
+//! not moved onto it yet. Such a board's rank is exact within the first [`UNINDEXED_TOP`]
+//! entries, and beyond them rank `UNINDEXED_TOP + 1` with `rankLag` [`UNINDEXED_LAG`],
+//! meaning "not known"; its `playerCount` is its lanes' `created` counts where they have
+//! counted it since its creation (`rankIndex`), else not known either (at least
+//! `UNINDEXED_TOP + 1`).
 
 use aws_sdk_dynamodb::types::Select;
 use leaderboard_keys::entity::{self, SCORE_UPPER_BOUND};
@@ -12,13 +13,18 @@ use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::rank_index::CREATED_ATTR;
 
 use crate::ground::error::StoreError;
-use crate::ground::freshness::{EXACT_TOP, Estimate};
+use crate::ground::freshness::Estimate;
 use crate::ground::items::{Item, ItemExt};
 use crate::ground::model::Board;
 use crate::table::Table;
 use crate::table::request::Params;
 
-/// The `rankLag` of a rank beyond the first [`EXACT_TOP`] on a board not on the rank index:
+/// How many entries of the top a board not on the rank index counts for a rank: such a board
+/// has nothing else to answer from, so it keeps the wider count (at most 1,000 keys, about 60
+/// read units) until the layout sweep moves it onto the index.
+pub const UNINDEXED_TOP: u64 = 1_000;
+
+/// The `rankLag` of a rank beyond the first [`UNINDEXED_TOP`] on a board not on the rank index:
 /// the rank is a lower bound and how far off it is is not known.
 pub const UNINDEXED_LAG: u64 = u32::MAX as u64;
 
@@ -31,7 +37,8 @@ pub struct RankCost {
     pub items: u64,
     /// Capped `Select=COUNT` Queries made (0 or 1).
     pub count_queries: u32,
-    /// Keys those Queries read (at most [`EXACT_TOP`]).
+    /// Keys those Queries read (at most `EXACT_TOP` on an indexed board, [`UNINDEXED_TOP`]
+    /// on one not on the index yet).
     pub keys_counted: u64,
 }
 
@@ -79,10 +86,10 @@ impl Table {
             return Ok((estimate, cost));
         }
         let mut unknown = Estimate {
-            above: EXACT_TOP,
+            above: UNINDEXED_TOP,
             lag: UNINDEXED_LAG,
             exact: false,
-            entries: EXACT_TOP + 1,
+            entries: UNINDEXED_TOP + 1,
         };
         if board.rank_index
             && let Some(entries) = self.counted_entries(board, &mut cost).await?
@@ -90,7 +97,7 @@ impl Table {
             unknown.entries = entries;
         }
         let (counted, complete) = self
-            .count_above_capped(board, player, score_sk, &mut cost)
+            .count_above_capped(board, player, score_sk, UNINDEXED_TOP, &mut cost)
             .await?;
         Ok((unknown.with_count(counted, complete), cost))
     }
@@ -115,21 +122,22 @@ impl Table {
         Ok(Some(entries.max(0) as u64))
     }
 
-    /// Step 3: the entries of other players above `score_sk`, counted with one consistent
-    /// `Select=COUNT` Query that reads at most [`EXACT_TOP`] keys; `complete` when it reached
-    /// the end of them.
+    /// The entries of other players above `score_sk`, counted with one consistent
+    /// `Select=COUNT` Query that reads at most `cap` keys (the index's `EXACT_TOP`, or
+    /// [`UNINDEXED_TOP`]); `complete` when it reached the end of them.
     pub(crate) async fn count_above_capped(
         &self,
         board: &Board,
         player: &PlayerId,
         score_sk: &str,
+        cap: u64,
         cost: &mut RankCost,
     ) -> Result<(u64, bool), StoreError> {
         self.count_others(
             board,
             player,
             (&entity::score_sort_keys_above(score_sk), SCORE_UPPER_BOUND),
-            EXACT_TOP,
+            cap,
             "Query(capped count)",
             cost,
         )

@@ -20,8 +20,9 @@
 //! A board of at most [`EXACT_TOP`] entries (as the root counts them) is counted instead, with
 //! the lanes read after for its size. Either way at most 3 requests besides the pointer's read
 //! and at most 10 items read by key at the default width (with the pointer) and the lanes'
-//! Query, plus at most 1,000 keys counted; a rank within the first [`EXACT_TOP`] that is not
-//! exact yet costs one capped count more.
+//! Query, plus at most [`TAIL_CAP`] keys of the tail; a rank that may be within the first
+//! [`EXACT_TOP`] and is not exact yet costs one capped count more (at most [`EXACT_TOP`]
+//! keys, about 6 read units).
 
 use std::collections::BTreeSet;
 
@@ -178,7 +179,7 @@ impl Table {
         let (counted, complete) = match top_count {
             Some(count) => count,
             None => {
-                self.count_above_capped(board, player, score_sk, cost)
+                self.count_above_capped(board, player, score_sk, EXACT_TOP, cost)
                     .await?
             }
         };
@@ -202,7 +203,7 @@ impl Table {
             return Ok(None);
         }
         let (counted, complete) = self
-            .count_above_capped(board, player, score_sk, cost)
+            .count_above_capped(board, player, score_sk, EXACT_TOP, cost)
             .await?;
         if !complete {
             *top_count = Some((counted, complete));

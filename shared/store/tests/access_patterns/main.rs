@@ -24,7 +24,7 @@ use leaderboard_devkit::testing::{RawItem, TestTable, n, s};
 use leaderboard_keys::ids::{Email, PlayerId, SessionId};
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
-use leaderboard_store::freshness::{Freshness, TopPercent};
+use leaderboard_store::freshness::{EXACT_TOP, Freshness, TopPercent};
 use leaderboard_store::model::{Board, Operator, Player, RankedEntry, ScoreEntry, Session};
 use leaderboard_store::{RankCost, Store, StoreError};
 

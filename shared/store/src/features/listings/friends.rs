@@ -9,10 +9,10 @@
 //!   2. on a board the root counts at most [`EXACT_TOP`] entries: the top page, one Query of at
 //!      most [`EXACT_TOP`] keys (sort key and player id), which ranks every listed player
 //!      exactly when it holds the whole board; then the lanes for its size, and done;
-//!   3. the snapshots: the root and the union of the players' path nodes, transactionally,
-//!      up to `SNAPSHOT_NODES` nodes a request (players in rank order share their upper
-//!      nodes): at most `ceil(players × 7 / 99)` = 8 requests for 100 players at the default
-//!      width;
+//!   3. the snapshots: the root and the union of the players' path nodes, in consistent
+//!      `BatchGetItem`s of up to `SNAPSHOT_NODES` nodes a request (players in rank order share
+//!      their upper nodes): at most `ceil(players × 7 / 99)` = 8 requests for 100 players at
+//!      the default width;
 //!   4. a tail count for each player whose group holds others (rare: one score within 100 s),
 //!      all of them together reading at most [`TAIL_BUDGET`] keys: a player past it is
 //!      answered from the index, the rest of the group in `rankLag`;
@@ -46,7 +46,7 @@ pub const MAX_PLAYER_IDS: usize = 100;
 
 /// The keys the tail counts of one listing may read together, whatever the number of players
 /// and however many share their score: with the top page's [`EXACT_TOP`], a listing counts at
-/// most 2,000 keys, as one rank lookup does.
+/// most 1,100 keys, as one rank lookup does (its tail's `TAIL_CAP` and its top count).
 pub const TAIL_BUDGET: u64 = 1_000;
 
 /// The top of a board as one Query read it: sort keys and player ids, best first.
@@ -324,8 +324,8 @@ impl Store {
     }
 
     /// The board's first [`EXACT_TOP`] entries' sort keys and player ids: one consistent Query,
-    /// followed past DynamoDB's 1 MB page only until it holds them (entries with large
-    /// metadata fill a page sooner: at most 3 pages).
+    /// followed past DynamoDB's 1 MB page only until it holds them (100 entries of at most
+    /// about 1.3 KB each, metadata included, fit in one page).
     async fn top_page(&self, board: &Board, cost: &mut RankCost) -> Result<TopPage, StoreError> {
         let pk = entity::board_pk(&board.board_id);
         let mut keys = Vec::new();
