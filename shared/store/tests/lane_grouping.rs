@@ -73,6 +73,9 @@ async fn a_play_that_read_the_board_before_its_lanes_were_grouped_writes_the_gro
     assert_eq!(outcome.session.outcomes[0].rank, 1);
 
     assert!(stored_board(&store, "ga").await.lanes_grouped);
+    // The build's switch wrote its generation on every lane, and the grouped lanes carry it
+    // (rank reads compare it with their root's).
+    let generation = table.raw("RANKV2#ga", "#ROOT").await.unwrap()["g"].clone();
     let late = lane_of("late");
     for lane in 0..LANES {
         let old_key = entity::lane(&bid("ga"), lane);
@@ -90,6 +93,9 @@ async fn a_play_that_read_the_board_before_its_lanes_were_grouped_writes_the_gro
             "lane {lane}"
         );
         assert!(!old.contains_key("chg"), "lane {lane}");
+        assert_eq!(old.get("lg"), Some(&generation), "lane {lane}");
+        let carried = new.as_ref().and_then(|n| n.get("lg"));
+        assert_eq!(carried, Some(&generation), "lane {lane}");
         // The grouped one goes on from it: the late play's lane by one.
         let more = u64::from(lane == late);
         assert_eq!(written(&new), before[lane as usize] + more, "lane {lane}");

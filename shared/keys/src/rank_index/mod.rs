@@ -272,6 +272,16 @@ pub const MIGRATING_ATTR: &str = "mig";
 /// The root's attribute holding the generation of the nodes below it.
 pub const GENERATION_ATTR: &str = "g";
 
+/// The attribute of a lane holding the generation the last rebuild's switch put in service,
+/// written in the switch's transaction with the root. A rank read reads the root, then the
+/// nodes of its generation, then the lanes; lanes holding a newer generation than that root's
+/// say that a switch committed after the root was read, so that the deletion of the nodes'
+/// generation may have started before they were read (the read starts again); lanes holding
+/// that generation or an older one (or none) say that no switch committed between the root's
+/// read and theirs, so that the nodes, read in between, were whole (a retired generation is
+/// deleted only after its switch).
+pub const LANE_GENERATION_ATTR: &str = "lg";
+
 /// The root's attribute counting the generations builds have reserved: a build writes its
 /// nodes under a generation no other build (finished, failed or running) ever used.
 pub const RESERVED_ATTR: &str = "gn";

@@ -9,8 +9,8 @@ use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 use leaderboard_keys::entity::{self, ItemKey, Key, LANE_SK};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_index::{
-    CHANGE_ATTR, CREATED_ATTR, CountedKey, Gap, LANES, LOGGED_ATTR, LaneChange, LanesRead,
-    PAUSE_ATTR, WRITTEN_ATTR, lane_of, repair_key,
+    CHANGE_ATTR, CREATED_ATTR, CountedKey, GENERATION_ATTR, Gap, LANE_GENERATION_ATTR, LANES,
+    LOGGED_ATTR, LaneChange, LanesRead, PAUSE_ATTR, WRITTEN_ATTR, lane_of, repair_key,
 };
 use leaderboard_keys::time::Timestamp;
 use serde::Serialize;
@@ -106,6 +106,17 @@ pub(crate) fn lanes_for(items: &[Item], player: &PlayerId) -> (LanesRead, i64) {
         }
     }
     (lanes, entries)
+}
+
+/// Whether the lanes as read (`items`, read after the nodes of `root`'s generation) say that a
+/// rebuild's switch put a newer generation in service since `root` was read: then the nodes
+/// may have been read while their deletion went on (see [`LANE_GENERATION_ATTR`]).
+pub(crate) fn switched_since(items: &[Item], root: &Item) -> bool {
+    let newest = items
+        .iter()
+        .filter_map(|item| item.number::<u64>(LANE_GENERATION_ATTR))
+        .max();
+    newest > Some(root.number(GENERATION_ATTR).unwrap_or(0))
 }
 
 /// A lane item's latest change, numbered by its written count; `None` when it has none or it
@@ -253,16 +264,23 @@ impl Table {
     }
 
     /// The lanes' items, one request (a Query of 10 items, or a `BatchGetItem` of 10 keys),
-    /// counted in `cost`.
+    /// counted in `cost`. Lanes kept apart that were grouped since `board` was read count
+    /// nothing any more: then the grouped ones are read (one request more).
     pub(crate) async fn read_lane_items(
         &self,
         board: &Board,
         cost: &mut RankCost,
     ) -> Result<[Item; LANES as usize], StoreError> {
-        let items = self.lane_items(LaneKeys::of(board)).await?;
-        cost.requests += 1;
-        cost.items += items.len() as u64;
-        Ok(items)
+        let mut lanes = LaneKeys::of(board);
+        loop {
+            let items = self.lane_items(lanes).await?;
+            cost.requests += 1;
+            cost.items += items.len() as u64;
+            if lanes.grouped || !items.iter().any(|item| item.contains_key(GROUPED_ATTR)) {
+                return Ok(items);
+            }
+            lanes.grouped = true;
+        }
     }
 
     /// Records that `board`'s lanes stopped at `gaps` (one UpdateItem): the first time seen and

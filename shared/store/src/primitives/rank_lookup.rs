@@ -4,28 +4,31 @@
 //!    play's own read before its transaction, or else alone here (`GetItem`): the generation of
 //!    the nodes, the entries it counts, and the watermarks the answer starts from.
 //! 2. **The snapshot** (`BatchGetItem`, strongly consistent, one request): the nodes on the
-//!    key's path below the root (7 at the default width) and the root again. Read after the
-//!    root, every node holds at least the changes up to the root's watermarks; one that took a
-//!    journal the root had not finished holds more, and every such change is one the lanes
-//!    (read last) count in the lag, moving the count above the key by at most one (see
-//!    `docs/rank-index.md`, "Reading a rank"). The root read again says whether a rebuild
-//!    switched generations meanwhile (then the nodes are read again under the new one).
+//!    key's path below the root (7 at the default width). Read after the root, every node
+//!    holds at least the changes up to the root's watermarks; one that took a journal the root
+//!    had not finished holds more, and every such change is one the lanes (read last) count in
+//!    the lag, moving the count above the key by at most one (see `docs/rank-index.md`,
+//!    "Reading a rank").
 //! 3. **The tail** (`Select=COUNT` Query of at most [`TAIL_CAP`] keys), only when the snapshot
 //!    says the key's group holds other players.
 //! 4. **The lanes** (one consistent Query of their partition, 10 items of about 1.5 KB in all:
 //!    one read unit; 10 items by key on a board whose lanes are not grouped yet), last: they
 //!    hold every change the snapshot or the tail may have missed or held past the root's
-//!    watermarks: the lag.
+//!    watermarks: the lag. And the generation the last rebuild's switch put in service: one
+//!    newer than the root's says the nodes may have been read while a switch's deletion of
+//!    theirs went on, and the read starts again from a fresh root (at most
+//!    [`GENERATION_ROUNDS`] times).
 //!
 //! A board of at most [`EXACT_TOP`] entries (as the root counts them) is counted instead, with
 //! the lanes read after for its size. Either way at most 3 requests besides the pointer's read
-//! and at most 10 items read by key at the default width (with the pointer) and the lanes'
-//! Query, plus at most [`TAIL_CAP`] keys of the tail; a rank that may be within the first
+//! and at most 9 items read by key at the default width (the pointer, the root and 7 nodes)
+//! and the lanes' Query, plus at most [`TAIL_CAP`] keys of the tail; a rank that may be within the first
 //! [`EXACT_TOP`] and is not exact yet costs one capped count more (at most [`EXACT_TOP`]
 //! keys, about 6 read units).
 
 use std::collections::BTreeSet;
 
+use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_index::journal::NODE_JOURNAL_ATTR;
 use leaderboard_keys::rank_index::{
@@ -37,14 +40,15 @@ use crate::ground::error::StoreError;
 use crate::ground::freshness::{EXACT_TOP, Estimate, IndexView};
 use crate::ground::items::{Item, ItemExt};
 use crate::ground::model::Board;
-use crate::primitives::lanes::lanes_for;
+use crate::primitives::lanes::{lanes_for, switched_since};
 use crate::primitives::rank_apply::{item_counters, root_watermarks};
 use crate::primitives::rank_count::{Prefetch, RankCost};
 use crate::primitives::rank_journal::root_last_journal;
 use crate::table::Table;
+use crate::table::batch::Found;
 
 /// Snapshot attempts when rebuilds keep switching generations under the read.
-const GENERATION_ROUNDS: usize = 3;
+pub(crate) const GENERATION_ROUNDS: usize = 3;
 
 /// The most path nodes one snapshot reads besides the root (`BatchGetItem` takes 100 keys).
 pub(crate) const SNAPSHOT_NODES: usize = 99;
@@ -147,43 +151,59 @@ impl Table {
         {
             return Ok(exact);
         }
-        let (path, watermarks, root) = self.path_snapshot(board, &key, root, cost).await?;
-        if !prefetched
-            && let Some(exact) = self
-                .count_small_board(board, player, score_sk, &root, &mut top_count, cost)
-                .await?
-        {
-            return Ok(exact);
-        }
-        let tail = match TailSide::for_key(&key, &path, just_played) {
-            Some(side) => Some(
-                self.count_tail(board, player, &key, side, TAIL_CAP, cost)
-                    .await?,
-            ),
-            None => None,
-        };
-        let (lanes, entries) = self.read_lanes(board, player, cost).await?;
-        let estimate = settled_estimate(
-            id,
-            player,
-            &key,
-            &path,
-            &watermarks,
-            tail.as_ref(),
-            &lanes,
-            entries,
-        );
-        if !estimate.worth_counting() {
-            return Ok(estimate);
-        }
-        let (counted, complete) = match top_count {
-            Some(count) => count,
-            None => {
-                self.count_above_capped(board, player, score_sk, EXACT_TOP, cost)
+        let mut root = root;
+        let mut sized = prefetched;
+        for _ in 0..GENERATION_ROUNDS {
+            let (path, watermarks, used) =
+                self.path_snapshot(board, &key, root.take(), cost).await?;
+            if !sized {
+                sized = true;
+                if let Some(exact) = self
+                    .count_small_board(board, player, score_sk, &used, &mut top_count, cost)
                     .await?
+                {
+                    return Ok(exact);
+                }
             }
-        };
-        Ok(estimate.with_count(counted, complete))
+            let tail = match TailSide::for_key(&key, &path, just_played) {
+                Some(side) => Some(
+                    self.count_tail(board, player, &key, side, TAIL_CAP, cost)
+                        .await?,
+                ),
+                None => None,
+            };
+            let items = self.read_lane_items(board, cost).await?;
+            if switched_since(&items, &used) {
+                // The nodes may have been read during their deletion: again, from a fresh
+                // root (`path_snapshot` reads it).
+                continue;
+            }
+            let (lanes, entries) = lanes_for(&items, player);
+            let estimate = settled_estimate(
+                id,
+                player,
+                &key,
+                &path,
+                &watermarks,
+                tail.as_ref(),
+                &lanes,
+                entries,
+            );
+            if !estimate.worth_counting() {
+                return Ok(estimate);
+            }
+            let (counted, complete) = match top_count {
+                Some(count) => count,
+                None => {
+                    self.count_above_capped(board, player, score_sk, EXACT_TOP, cost)
+                        .await?
+                }
+            };
+            return Ok(estimate.with_count(counted, complete));
+        }
+        Err(StoreError::Contention {
+            attempts: GENERATION_ROUNDS as u32,
+        })
     }
 
     /// On a board `root` counts at most [`EXACT_TOP`] entries on, the capped count of the keys
@@ -233,10 +253,11 @@ impl Table {
     /// `root` (the root as read by an earlier request; one `GetItem` first without it). So
     /// every node holds at least the changes up to the root's watermarks, and a node ahead of
     /// them holds only changes the lanes, read last, count in the lag (see [`PathRead::ahead`]).
-    /// The root comes again with the nodes: a rebuild that switched generations since makes
-    /// the nodes be read again under the new one, and so does a node missing where its parent
-    /// (the root, or a node not ahead) counts entries, which only a retired generation's
-    /// deletion can do. With the root as used.
+    /// A node missing where its parent (the root, or a node not ahead) counts entries, which
+    /// only a retired generation's deletion can do, makes the nodes be read again after a fresh
+    /// read of the root. Whether a switch retired the root's generation before the nodes were
+    /// read is for the caller to tell from the lanes it reads next ([`switched_since`]). With
+    /// the root as used.
     pub(crate) async fn paths_snapshot(
         &self,
         board: &Board,
@@ -252,26 +273,25 @@ impl Table {
         };
         for _ in 0..GENERATION_ROUNDS {
             let generation = root.number(GENERATION_ATTR).unwrap_or(0u64);
-            let mut item_keys = vec![root_key(id)];
-            item_keys.extend(prefixes.iter().map(|p| node_key(id, generation, p)));
-            cost.requests += 1;
-            cost.items += item_keys.len() as u64;
-            let mut found = self
-                .batch_get(&item_keys, "BatchGetItem(rank index path)")
-                .await?;
-            let again = found.take(&item_keys[0]).unwrap_or_default();
-            if again.number(GENERATION_ATTR).unwrap_or(0u64) != generation {
-                // A rebuild switched generations since the root was read.
-                root = again;
-                continue;
-            }
+            let item_keys: Vec<Key> = prefixes
+                .iter()
+                .map(|p| node_key(id, generation, p))
+                .collect();
+            let mut found = if item_keys.is_empty() {
+                Found::default()
+            } else {
+                cost.requests += 1;
+                cost.items += item_keys.len() as u64;
+                self.batch_get(&item_keys, "BatchGetItem(rank index path)")
+                    .await?
+            };
             let last = root_last_journal(&root);
             let mut nodes = NodeCounters::new();
             nodes.insert(String::new(), item_counters(&root));
             // Nodes that took a journal the root had not finished (see `PathRead::ahead`).
             let mut ahead = BTreeSet::new();
             let mut missing = BTreeSet::new();
-            for (prefix, key) in prefixes.iter().zip(&item_keys[1..]) {
+            for (prefix, key) in prefixes.iter().zip(&item_keys) {
                 match found.take(key) {
                     Some(item) => {
                         if item.number::<u64>(NODE_JOURNAL_ATTR) > Some(last) {
@@ -305,7 +325,11 @@ impl Table {
     }
 
     /// The index's root, read strongly consistent (an empty item when there is none).
-    async fn root_item(&self, board: &BoardId, cost: &mut RankCost) -> Result<Item, StoreError> {
+    pub(crate) async fn root_item(
+        &self,
+        board: &BoardId,
+        cost: &mut RankCost,
+    ) -> Result<Item, StoreError> {
         cost.requests += 1;
         cost.items += 1;
         Ok(self.get_raw(&root_key(board)).await?.unwrap_or_default())

@@ -43,6 +43,7 @@ async fn next_round(round: &mut u32) -> Result<(), StoreError> {
 }
 
 /// Items found by [`Store::batch_get`], by key.
+#[derive(Default)]
 pub(crate) struct Found(HashMap<(String, String), Item>);
 
 impl Found {

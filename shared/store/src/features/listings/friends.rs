@@ -28,16 +28,20 @@ use std::collections::BTreeSet;
 use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::entity::{self, Key, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::PlayerId;
-use leaderboard_keys::rank_index::{self, CountedKey, TAIL_CAP, TailSide};
+use leaderboard_keys::rank_index::{
+    self, CountedKey, LANES, PathRead, TAIL_CAP, TailCount, TailSide, Watermarks,
+};
 
 use crate::ground::error::StoreError;
 use crate::ground::freshness::{EXACT_TOP, Estimate, TopPercent};
 use crate::ground::items::{Item, ItemExt, from_item, key_string};
 use crate::ground::model::{Board, BoardStatus, EntryPointer, RankedEntry, SeasonResult};
 use crate::primitives::entry_rank::own_entry;
-use crate::primitives::lanes::lanes_for;
+use crate::primitives::lanes::{lanes_for, switched_since};
 use crate::primitives::rank_count::{Prefetch, RankCost};
-use crate::primitives::rank_lookup::{SNAPSHOT_NODES, path_nodes, root_entries, settled_estimate};
+use crate::primitives::rank_lookup::{
+    GENERATION_ROUNDS, SNAPSHOT_NODES, path_nodes, root_entries, settled_estimate,
+};
 use crate::store::Store;
 use crate::table::request::Params;
 
@@ -48,6 +52,14 @@ pub const MAX_PLAYER_IDS: usize = 100;
 /// and however many share their score: with the top page's [`EXACT_TOP`], a listing counts at
 /// most 1,100 keys, as one rank lookup does (its tail's `TAIL_CAP` and its top count).
 pub const TAIL_BUDGET: u64 = 1_000;
+
+/// What a listing's answers are settled from: each player's path and the watermarks its
+/// snapshot read, each player's tail count (if any), and the lanes read last.
+type FriendsReads = (
+    Vec<(PathRead, Watermarks)>,
+    Vec<Option<TailCount>>,
+    [Item; LANES as usize],
+);
 
 /// The top of a board as one Query read it: sort keys and player ids, best first.
 struct TopPage {
@@ -259,35 +271,9 @@ impl Store {
             .iter()
             .map(|p| CountedKey::parse(&p.score_sk))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut reads = Vec::with_capacity(keys.len());
-        for group in snapshot_groups(&keys) {
-            // Each group's nodes are read after the root read with the pointers.
-            let (paths, watermarks, _) = self
-                .table
-                .paths_snapshot(board, &keys[group], Some(root.clone()), cost)
-                .await?;
-            reads.extend(paths.into_iter().map(|path| (path, watermarks.clone())));
-        }
-        let mut tails = Vec::with_capacity(keys.len());
-        let mut budget = TAIL_BUDGET;
-        for ((key, (path, _)), p) in keys.iter().zip(&reads).zip(pointers) {
-            tails.push(match TailSide::for_key(key, path, false) {
-                // Past the budget a player's group is left uncounted: the answer is the index's,
-                // the group's other entries in its lag.
-                Some(side) if budget > 0 => {
-                    let before = cost.keys_counted;
-                    let cap = budget.min(TAIL_CAP);
-                    let tail = self
-                        .table
-                        .count_tail(board, &p.entry.player_id, key, side, cap, cost)
-                        .await?;
-                    budget = budget.saturating_sub(cost.keys_counted - before);
-                    Some(tail)
-                }
-                _ => None,
-            });
-        }
-        let lanes = self.table.read_lane_items(board, cost).await?;
+        let (reads, tails, lanes) = self
+            .friends_reads(board, pointers, &keys, root, cost)
+            .await?;
         let mut estimates: Vec<Estimate> = keys
             .iter()
             .zip(&reads)
@@ -321,6 +307,61 @@ impl Store {
             }
         }
         Ok(estimates)
+    }
+
+    /// Steps 3 to 5 of the module documentation: the players' snapshots (each group's nodes
+    /// read after `root`), their tails within the budget, and the lanes; again from a fresh
+    /// root when the lanes say a switch retired a generation the snapshots read (see
+    /// `switched_since`).
+    async fn friends_reads(
+        &self,
+        board: &Board,
+        pointers: &[EntryPointer],
+        keys: &[CountedKey],
+        mut root: Item,
+        cost: &mut RankCost,
+    ) -> Result<FriendsReads, StoreError> {
+        for _ in 0..GENERATION_ROUNDS {
+            let mut reads = Vec::with_capacity(keys.len());
+            let mut roots = Vec::new();
+            for group in snapshot_groups(keys) {
+                // Each group's nodes are read after the root read with the pointers.
+                let (paths, watermarks, used) = self
+                    .table
+                    .paths_snapshot(board, &keys[group], Some(root.clone()), cost)
+                    .await?;
+                reads.extend(paths.into_iter().map(|path| (path, watermarks.clone())));
+                roots.push(used);
+            }
+            let mut tails = Vec::with_capacity(keys.len());
+            let mut budget = TAIL_BUDGET;
+            for ((key, (path, _)), p) in keys.iter().zip(&reads).zip(pointers) {
+                tails.push(match TailSide::for_key(key, path, false) {
+                    // Past the budget a player's group is left uncounted: the answer is the
+                    // index's, the group's other entries in its lag.
+                    Some(side) if budget > 0 => {
+                        let before = cost.keys_counted;
+                        let cap = budget.min(TAIL_CAP);
+                        let tail = self
+                            .table
+                            .count_tail(board, &p.entry.player_id, key, side, cap, cost)
+                            .await?;
+                        budget = budget.saturating_sub(cost.keys_counted - before);
+                        Some(tail)
+                    }
+                    _ => None,
+                });
+            }
+            let lanes = self.table.read_lane_items(board, cost).await?;
+            if roots.iter().any(|used| switched_since(&lanes, used)) {
+                root = self.table.root_item(&board.board_id, cost).await?;
+                continue;
+            }
+            return Ok((reads, tails, lanes));
+        }
+        Err(StoreError::Contention {
+            attempts: GENERATION_ROUNDS as u32,
+        })
     }
 
     /// The board's first [`EXACT_TOP`] entries' sort keys and player ids: one consistent Query,

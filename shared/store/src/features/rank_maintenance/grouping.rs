@@ -9,9 +9,10 @@
 //! that read the board before fails its condition there, reads the board again and writes the
 //! new lane), its latest change dropped (nothing is left to apply, and no player's id stays
 //! there); each new lane is put with the old one's `written` and `created`, so its changes go
-//! on numbering from where the old one stopped, and the root's watermarks stay right; the
-//! board gets `lanesGrouped`. The transaction holds only while every old lane still has the
-//! count read, and while no repair request is open on the board (a repair's rebuild may have
+//! on numbering from where the old one stopped, and the root's watermarks stay right, and with
+//! the generation the last rebuild's switch wrote there (`LANE_GENERATION_ATTR`, which rank
+//! reads check); the board gets `lanesGrouped`. The transaction holds only while every old lane
+//! still has the count and the generation read, and while no repair request is open on the board (a repair's rebuild may have
 //! read the board before and would write the old lanes). A board whose index is a little behind
 //! (at most [`PAUSED_LAG`] changes) is paused for at most [`LANE_PAUSE`] while the stream
 //! consumer catches up; one that does not catch up in time, is further behind, or waits for a
@@ -22,7 +23,8 @@ use std::time::{Duration, Instant};
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::{
-    CHANGE_ATTR, CREATED_ATTR, LANES, PAUSE_ATTR, WRITTEN_ATTR, repair_key, root_key,
+    CHANGE_ATTR, CREATED_ATTR, LANE_GENERATION_ATTR, LANES, PAUSE_ATTR, WRITTEN_ATTR, repair_key,
+    root_key,
 };
 use leaderboard_keys::time::Timestamp;
 
@@ -185,19 +187,32 @@ impl Store {
                 Some(w) => ("#w = :w", params.value(":w", w)),
                 None => ("attribute_not_exists(#w)", params),
             };
+            // The generation the last switch wrote goes with the lane, as read: a switch that
+            // commits meanwhile writes a newer one and fails this.
+            let generation: Option<u64> = item.number(LANE_GENERATION_ATTR);
+            let params = params.name("#lg", LANE_GENERATION_ATTR);
+            let (generation_condition, params) = match generation {
+                Some(g) => ("#lg = :lg", params.value(":lg", g)),
+                None => ("attribute_not_exists(#lg)", params),
+            };
             tx.push(self.table.tx_update_if(
                 &old.key(lane),
                 "SET #g = :yes, #p = :never REMOVE #chg",
-                condition,
+                &format!("{condition} AND {generation_condition}"),
                 params,
             )?);
-            if let Some(w) = written {
+            if written.is_some() || generation.is_some() {
                 let mut new = key_item(&entity::grouped_lane(id, lane));
-                new.insert(WRITTEN_ATTR.into(), n(w));
-                new.insert(
-                    CREATED_ATTR.into(),
-                    n(item.number::<i64>(CREATED_ATTR).unwrap_or(0)),
-                );
+                if let Some(w) = written {
+                    new.insert(WRITTEN_ATTR.into(), n(w));
+                    new.insert(
+                        CREATED_ATTR.into(),
+                        n(item.number::<i64>(CREATED_ATTR).unwrap_or(0)),
+                    );
+                }
+                if let Some(g) = generation {
+                    new.insert(LANE_GENERATION_ATTR.into(), n(g));
+                }
                 tx.push(
                     self.table
                         .tx_put(new, Some("attribute_not_exists(pk)"), Params::new())?,

@@ -4,6 +4,7 @@
 //! board, or a sweep of the table).
 
 pub(crate) mod grouping;
+pub(crate) mod lane_holds;
 pub(crate) mod migration;
 pub(crate) mod rebuild;
 pub(crate) mod repair;

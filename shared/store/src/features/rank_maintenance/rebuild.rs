@@ -37,8 +37,8 @@ use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::journal::journal_key;
 use leaderboard_keys::rank_index::{
-    CREATED_ATTR, CountedKey, Counters, GENERATION_ATTR, LANES, NODE_PARTITIONS, PAUSE_ATTR,
-    RESERVED_ATTR, WRITTEN_ATTR, build, node_key, node_partition_pk, root_key, watermark_attr,
+    CREATED_ATTR, CountedKey, Counters, GENERATION_ATTR, LANES, NODE_PARTITIONS, RESERVED_ATTR,
+    WRITTEN_ATTR, build, node_key, node_partition_pk, root_key, watermark_attr,
 };
 
 use leaderboard_keys::time::Timestamp;
@@ -306,13 +306,19 @@ impl Store {
             self.table
                 .tx_put(item, Some(&conditions.join(" AND ")), params)?,
         ];
-        for (&lane, s) in settled {
-            let off_by = (s.keys.len() as i64).saturating_sub(s.created);
-            if let Some(lane_update) =
-                self.lane_at_switch(lanes, lane, paused.contains(&lane), off_by)
-            {
-                tx.push(lane_update?);
-            }
+        // Every lane, so that a rank read that read the old root before this commits and its
+        // lanes after sees the new generation on them (see `LANE_GENERATION_ATTR`).
+        for lane in 0..LANES {
+            let off_by = settled
+                .get(&lane)
+                .map_or(0, |s| (s.keys.len() as i64).saturating_sub(s.created));
+            tx.push(self.lane_at_switch(
+                lanes,
+                lane,
+                generation,
+                paused.contains(&lane),
+                off_by,
+            )?);
         }
         match self.transact_switch(tx).await {
             Ok(()) => {
@@ -459,65 +465,6 @@ impl Store {
             .await
     }
 
-    /// Holds `lane`'s plays back until `until` or until the switch lifts it.
-    pub(super) async fn pause_lane(
-        &self,
-        lanes: LaneKeys<'_>,
-        lane: u8,
-        until: Timestamp,
-    ) -> Result<(), StoreError> {
-        self.table
-            .update_request(&lanes.key(lane), "SET #p = :until")
-            .params(
-                Params::new()
-                    .name("#p", PAUSE_ATTR)
-                    .value(":until", until.as_millis()),
-            )?
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("UpdateItem(rank index lane pause)", e))?;
-        Ok(())
-    }
-
-    /// The transaction item lifting `lane`'s pause.
-    fn lift_pause(
-        &self,
-        lanes: LaneKeys<'_>,
-        lane: u8,
-    ) -> Result<aws_sdk_dynamodb::types::TransactWriteItem, StoreError> {
-        self.table.tx_update(
-            &lanes.key(lane),
-            "REMOVE #p",
-            Params::new().name("#p", PAUSE_ATTR),
-        )
-    }
-
-    /// The switch's write of `lane`, if it needs one: lift its pause, and correct its `created`
-    /// count by `off_by` (the changes after the settled number add to it and take from it as
-    /// they always do, so the correction holds whatever they are).
-    fn lane_at_switch(
-        &self,
-        lanes: LaneKeys<'_>,
-        lane: u8,
-        paused: bool,
-        off_by: i64,
-    ) -> Option<Result<aws_sdk_dynamodb::types::TransactWriteItem, StoreError>> {
-        let mut params = Params::new();
-        let mut update = String::new();
-        if off_by != 0 {
-            update.push_str("ADD #c :off ");
-            params = params.name("#c", CREATED_ATTR).value(":off", off_by);
-        }
-        if paused {
-            update.push_str("REMOVE #p");
-            params = params.name("#p", PAUSE_ATTR);
-        }
-        (!update.is_empty()).then(|| {
-            self.table
-                .tx_update(&lanes.key(lane), update.trim(), params)
-        })
-    }
-
     /// The switch's transaction, sent again while it only meets plays in flight on its lanes
     /// (a condition that fails, or anything else, ends it).
     async fn transact_switch(
@@ -541,21 +488,6 @@ impl Store {
             Retry::ITEM_UPDATE.pause(attempt).await;
         }
         Err(Retry::ITEM_UPDATE.exhausted())
-    }
-
-    /// Lifts the pauses of a rebuild that gave up (one transaction).
-    pub(super) async fn lift_pauses(
-        &self,
-        lanes: LaneKeys<'_>,
-        paused: &BTreeSet<u8>,
-    ) -> Result<(), StoreError> {
-        let items = paused
-            .iter()
-            .map(|&lane| self.lift_pause(lanes, lane))
-            .collect::<Result<Vec<_>, _>>()?;
-        self.table
-            .transact(items, "TransactWriteItems(rank index lift pauses)")
-            .await
     }
 }
 

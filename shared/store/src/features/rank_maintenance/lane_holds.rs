@@ -1,0 +1,94 @@
+//! A rebuild's writes of a board's lanes: the pauses that hold their plays back while the
+//! last scan settles them, the lifting of those pauses, and each lane's write in the switch's
+//! transaction (the generation it puts in service, for rank reads to see).
+
+use std::collections::BTreeSet;
+
+use aws_sdk_dynamodb::types::TransactWriteItem;
+use leaderboard_keys::rank_index::{CREATED_ATTR, LANE_GENERATION_ATTR, PAUSE_ATTR};
+use leaderboard_keys::time::Timestamp;
+
+use crate::ground::error::StoreError;
+use crate::primitives::lanes::{GROUPED_ATTR, LaneKeys};
+use crate::store::Store;
+use crate::table::request::{Params, WithParams};
+
+impl Store {
+    /// Holds `lane`'s plays back until `until` or until the switch lifts it.
+    pub(crate) async fn pause_lane(
+        &self,
+        lanes: LaneKeys<'_>,
+        lane: u8,
+        until: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.table
+            .update_request(&lanes.key(lane), "SET #p = :until")
+            .params(
+                Params::new()
+                    .name("#p", PAUSE_ATTR)
+                    .value(":until", until.as_millis()),
+            )?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(rank index lane pause)", e))?;
+        Ok(())
+    }
+
+    /// The transaction item lifting `lane`'s pause.
+    fn lift_pause(&self, lanes: LaneKeys<'_>, lane: u8) -> Result<TransactWriteItem, StoreError> {
+        self.table.tx_update(
+            &lanes.key(lane),
+            "REMOVE #p",
+            Params::new().name("#p", PAUSE_ATTR),
+        )
+    }
+
+    /// The switch's write of `lane`: the generation it puts in service (see
+    /// [`LANE_GENERATION_ATTR`]), its pause lifted, and its `created` count corrected by
+    /// `off_by` (the changes after the settled number add to it and take from it as they
+    /// always do, so the correction holds whatever they are). On condition that the lane was
+    /// not grouped since the rebuild read the board: the grouped lane would miss the
+    /// generation, and the rebuild settled counts plays no longer write.
+    pub(super) fn lane_at_switch(
+        &self,
+        lanes: LaneKeys<'_>,
+        lane: u8,
+        generation: u64,
+        paused: bool,
+        off_by: i64,
+    ) -> Result<TransactWriteItem, StoreError> {
+        let mut params = Params::new()
+            .name("#lg", LANE_GENERATION_ATTR)
+            .value(":lg", generation)
+            .name("#grouped", GROUPED_ATTR);
+        let mut update = String::from("SET #lg = :lg ");
+        if off_by != 0 {
+            update.push_str("ADD #c :off ");
+            params = params.name("#c", CREATED_ATTR).value(":off", off_by);
+        }
+        if paused {
+            update.push_str("REMOVE #p");
+            params = params.name("#p", PAUSE_ATTR);
+        }
+        self.table.tx_update_if(
+            &lanes.key(lane),
+            update.trim(),
+            "attribute_not_exists(#grouped)",
+            params,
+        )
+    }
+    /// Lifts the pauses of a rebuild that gave up (one transaction).
+    pub(crate) async fn lift_pauses(
+        &self,
+        lanes: LaneKeys<'_>,
+        paused: &BTreeSet<u8>,
+    ) -> Result<(), StoreError> {
+        let items = paused
+            .iter()
+            .map(|&lane| self.lift_pause(lanes, lane))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.table
+            .transact(items, "TransactWriteItems(rank index lift pauses)")
+            .await
+    }
+}
