@@ -447,13 +447,16 @@ pub fn write(
     );
     md.push_str(
         "\nReading the targets. A lookup's 4th request is a capped count: its group's tail when \
-         others share its group, or the top 1,000 when it may rank there and is not exact; \
+         others share its group, or the top 100 when it may rank there and is not exact; \
          without one it is 3. The raw yardstick is one request; a play is 5 or 6 (the write \
          path's read and transaction, its own rank's snapshot and lanes, maybe a count, the \
          Session's ranks), all on DynamoDB Local's one busy core, so 0.8 is beyond this design \
          here. The index applies a board's changes by journals of at most 1,000 nodes: one put, \
          the nodes' single-item updates 32 at a time, one update of the root, so its drain rate \
-         is set by a few rounds of writes per batch on DynamoDB Local.\n",
+         is set by a few rounds of writes per batch on DynamoDB Local. A play's write units are \
+         its transaction's items at 2 units each (the Session, the ban and erasure checks, the \
+         entry pointer, the old Score item's delete and the new one's put, the lane: 7 when the \
+         entry improves) and 1 for the Session's ranks.\n",
     );
 
     // Targets.
