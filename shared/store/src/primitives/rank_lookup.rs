@@ -140,9 +140,9 @@ impl Table {
         let id = &board.board_id;
         let key = CountedKey::parse(score_sk)?;
         let prefetched = root.is_some();
-        // A small board: counting it reads fewer items than the snapshot, and is exact. (Not
-        // complete, the board has grown past what the root counts: the index answers, and this
-        // count stands in for the top's.)
+        // A small board: counting it (at most 100 keys, about 6 read units) costs less than
+        // the snapshot, and is exact. (Not complete, the board has grown past what the root
+        // counts: the index answers, and this count stands in for the top's.)
         let mut top_count = None;
         if let Some(root) = &root
             && let Some(exact) = self
