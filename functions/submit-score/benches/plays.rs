@@ -177,7 +177,9 @@ async fn main() {
         md,
         "Boards of {PLAYERS} entries; {PLAYS} plays per scenario at 8-way concurrency through the handler; \
          requests counted by an SDK interceptor over 50 sequential plays. The write path is the \
-         BatchGetItem and the TransactWriteItems; the Query requests are the rank count of the response. \
+         BatchGetItem and the TransactWriteItems; each board's rank is its path's nodes (one \
+         BatchGetItem), its group's tail (a Query: the entries here were imported at one instant, so \
+         every group holds others) and its lanes (a Query). \
          \"rate limit on\": `PLAYS_PER_MINUTE` 60 (no player here reaches it): the player's rate log is \
          one key more in the BatchGetItem and one item more in the TransactWriteItems, no request more."
     );
