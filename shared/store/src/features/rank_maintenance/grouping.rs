@@ -11,9 +11,10 @@
 //! there); each new lane is put with the old one's `written` and `created`, so its changes go
 //! on numbering from where the old one stopped, and the root's watermarks stay right, and with
 //! the generation the last rebuild's switch wrote there (`LANE_GENERATION_ATTR`, which rank
-//! reads check); the board gets `lanesGrouped`. The transaction holds only while every old lane
-//! still has the count and the generation read, and while no repair request is open on the board (a repair's rebuild may have
-//! read the board before and would write the old lanes). A board whose index is a little behind
+//! reads check); the board gets `lanesGrouped`. The transaction holds only while every old
+//! lane still has the count and the generation read, and while no repair request is open on
+//! the board (a repair's rebuild may have read the board before and would write the old
+//! lanes). A board whose index is a little behind
 //! (at most [`PAUSED_LAG`] changes) is paused for at most [`LANE_PAUSE`] while the stream
 //! consumer catches up; one that does not catch up in time, is further behind, or waits for a
 //! repair, is left for a later run with no pause left behind.

@@ -15,7 +15,7 @@ use crate::table::request::{Params, WithParams};
 
 impl Store {
     /// Holds `lane`'s plays back until `until` or until the switch lifts it.
-    pub(crate) async fn pause_lane(
+    pub(super) async fn pause_lane(
         &self,
         lanes: LaneKeys<'_>,
         lane: u8,
@@ -77,8 +77,9 @@ impl Store {
             params,
         )
     }
+
     /// Lifts the pauses of a rebuild that gave up (one transaction).
-    pub(crate) async fn lift_pauses(
+    pub(super) async fn lift_pauses(
         &self,
         lanes: LaneKeys<'_>,
         paused: &BTreeSet<u8>,
