@@ -22,9 +22,9 @@
 //! A board of at most [`EXACT_TOP`] entries (as the root counts them) is counted instead, with
 //! the lanes read after for its size. Either way at most 3 requests besides the pointer's read
 //! and at most 9 items read by key at the default width (the pointer, the root and 7 nodes)
-//! and the lanes' Query, plus at most [`TAIL_CAP`] keys of the tail; a rank that may be within the first
-//! [`EXACT_TOP`] and is not exact yet costs one capped count more (at most [`EXACT_TOP`]
-//! keys, about 6 read units).
+//! and the lanes' Query, plus at most [`TAIL_CAP`] keys of the tail; a rank that may be
+//! within the first [`EXACT_TOP`] and is not exact yet costs one capped count more (at most
+//! [`EXACT_TOP`] keys, about 6 read units).
 
 use std::collections::BTreeSet;
 

@@ -14,18 +14,18 @@
 //! reads check); the board gets `lanesGrouped`. The transaction holds only while every old
 //! lane still has the count and the generation read, and while no repair request is open on
 //! the board (a repair's rebuild may have read the board before and would write the old
-//! lanes). A board whose index is a little behind
-//! (at most [`PAUSED_LAG`] changes) is paused for at most [`LANE_PAUSE`] while the stream
-//! consumer catches up; one that does not catch up in time, is further behind, or waits for a
-//! repair, is left for a later run with no pause left behind.
+//! lanes). A board whose index is a little behind (at most [`PAUSED_LAG`] changes) is paused
+//! for at most [`LANE_PAUSE`] while the stream consumer catches up; one that does not catch up
+//! in time, is further behind, or waits for a repair, is left for a later run with no pause
+//! left behind.
 
 use std::time::{Duration, Instant};
 
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::{
-    CHANGE_ATTR, CREATED_ATTR, LANE_GENERATION_ATTR, LANES, PAUSE_ATTR, WRITTEN_ATTR, repair_key,
-    root_key,
+    self, CHANGE_ATTR, CREATED_ATTR, LANE_GENERATION_ATTR, LANES, PAUSE_ATTR, WRITTEN_ATTR,
+    repair_key, root_key,
 };
 use leaderboard_keys::time::Timestamp;
 
@@ -161,13 +161,11 @@ impl Store {
     /// after them).
     async fn lag(&self, id: &BoardId, lanes: &OldLanes) -> Result<u64, StoreError> {
         let root = self.table.get_raw(&root_key(id)).await?.unwrap_or_default();
-        let applied = root_watermarks(&root);
-        Ok((0..LANES)
-            .map(|lane| {
-                let written: u64 = lanes[lane as usize].number(WRITTEN_ATTR).unwrap_or(0);
-                written.saturating_sub(applied.get(lane))
-            })
-            .sum())
+        let written = (0..LANES)
+            .zip(lanes)
+            .filter_map(|(lane, item)| item.number(WRITTEN_ATTR).map(|w| (lane, w)))
+            .collect();
+        Ok(rank_index::lag(&root_watermarks(&root), &written))
     }
 
     /// The grouping's transaction from the old lanes as read (see the module documentation).
