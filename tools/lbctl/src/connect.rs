@@ -1,0 +1,62 @@
+//! Reaching the table as the functions do: `TABLE_NAME`, and the SDK's own region, profile,
+//! credentials and endpoint (`AWS_ENDPOINT_URL` for DynamoDB Local), each also a flag.
+
+use aws_sdk_dynamodb::Client;
+use clap::Args;
+use leaderboard_store::{Config, Store, tls};
+use rand::Rng;
+use rand::distr::Alphanumeric;
+
+use crate::error::{CtlError, CtlResult};
+
+/// Where the table is.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Connection {
+    /// The table, as the functions' TABLE_NAME.
+    #[arg(long, env = "TABLE_NAME", global = true)]
+    pub table: Option<String>,
+    /// DynamoDB's endpoint: http://127.0.0.1:8000 for DynamoDB Local; AWS's by default.
+    #[arg(long, env = "AWS_ENDPOINT_URL", global = true)]
+    pub endpoint_url: Option<String>,
+    /// The AWS region.
+    #[arg(long, env = "AWS_REGION", global = true)]
+    pub region: Option<String>,
+    /// The AWS profile whose credentials to use.
+    #[arg(long, env = "AWS_PROFILE", global = true)]
+    pub profile: Option<String>,
+}
+
+impl Connection {
+    /// The table's name, or a usage error naming the flag.
+    pub fn table_name(&self) -> CtlResult<&str> {
+        self.table
+            .as_deref()
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| CtlError::Usage("no table: give --table or set TABLE_NAME".into()))
+    }
+
+    /// A store over the table, with the TLS client the functions use.
+    pub async fn store(&self) -> CtlResult<Store> {
+        let table_name = self.table_name()?.to_owned();
+        let roots = tls::TlsRoots::from_env()?;
+        let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest())
+            .http_client(tls::http_client(roots)?);
+        if let Some(p) = &self.profile {
+            loader = loader.profile_name(p);
+        }
+        if let Some(r) = &self.region {
+            loader = loader.region(aws_config::Region::new(r.clone()));
+        }
+        if let Some(e) = &self.endpoint_url {
+            loader = loader.endpoint_url(e);
+        }
+        let sdk = loader.load().await;
+        // Cursors never leave this process: a key made now signs them.
+        let cursor_secret: Vec<u8> = rand::rng().sample_iter(Alphanumeric).take(48).collect();
+        let config = Config {
+            table_name,
+            cursor_secret,
+        };
+        Ok(Store::new(Client::new(&sdk), &config))
+    }
+}

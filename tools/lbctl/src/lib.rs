@@ -1,0 +1,338 @@
+//! `lbctl`, the operator's tool: see a board as the table holds it. It talks to the table as
+//! the functions do (`TABLE_NAME`, the SDK's region, profile and `AWS_ENDPOINT_URL`), through the
+//! store and key crates, so it holds no second copy of a key rule.
+//!
+//! Each command is a module: [`explain`] (a key taken apart), [`expr`] (an access pattern's
+//! exact Query). `--json` prints one JSON document for scripts; [`error`] lists the exit codes.
+
+pub mod connect;
+pub mod error;
+pub mod explain;
+pub mod expr;
+mod render;
+
+use std::io::Write;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank::{Order, RankKeySpec};
+use leaderboard_store::Store;
+use tokio::sync::OnceCell;
+
+pub use connect::Connection;
+pub use error::{CtlError, CtlResult};
+
+const EXAMPLES: &str = "\
+Examples (the local stack: bash scripts/run prints its table and endpoint):
+  export TABLE_NAME=leaderboard AWS_ENDPOINT_URL=http://127.0.0.1:8000
+  lbctl explain 'LEADERBOARD#season_1 SCORE#0000009850#8280899199999#p_bob'
+  lbctl explain 0x706f7374010904d200201a  (a StatelyDB key path)
+  lbctl expr top season_1 --limit 10 > top.json
+  aws dynamodb query --cli-input-json file://top.json
+
+Exit codes: 0 done; 1 the table could not be read or the output written; 2 a wrong
+command line or argument; 3 no such board, player or entry.";
+
+/// The command line.
+#[derive(Parser, Debug)]
+#[command(name = "lbctl", version, about = "See a leaderboard's boards as the table holds them", after_help = EXAMPLES)]
+pub struct Cli {
+    /// Where the table is.
+    #[command(flatten)]
+    pub connection: Connection,
+    /// Print one JSON document, for scripts, instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Take keys apart: the item each names and its parts decoded (the table's keys, the GSIs',
+    /// the rank index's, or a StatelyDB key path in hex). Needs no table.
+    #[command(
+        after_help = "Examples:\n  lbctl explain 'LEADERBOARD#season_1 SCORE#0000009850#8280899199999#p_bob'\n  lbctl explain 'PLAYER#p_bob ENTRY#season_1' 'RANKV2#season_1 #ROOT'\n  lbctl explain SCORE#150#8280899199999#p_ann --order asc --max-score 999\n  lbctl explain 0x706f7374010904d200201a"
+    )]
+    Explain(ExplainArgs),
+    /// Print the exact Query of an access pattern, ready for `aws dynamodb query
+    /// --cli-input-json file://q.json`.
+    #[command(
+        after_help = "Examples:\n  lbctl expr top season_1 --limit 10\n  lbctl expr rank season_1 p_bob\n  lbctl expr around season_1 p_bob --n 3 --side above\n  lbctl expr between season_1 1000 2000\n  lbctl expr prefix 'PLAYER#p_bob' 'RESULT#'"
+    )]
+    Expr {
+        /// The access pattern.
+        #[command(subcommand)]
+        pattern: Pattern,
+    },
+}
+
+/// A board's order, on the command line.
+#[derive(ValueEnum, Debug, Clone, Copy)]
+pub enum OrderArg {
+    /// Higher is better.
+    Desc,
+    /// Lower is better.
+    Asc,
+}
+
+impl From<OrderArg> for Order {
+    fn from(o: OrderArg) -> Order {
+        match o {
+            OrderArg::Desc => Order::Desc,
+            OrderArg::Asc => Order::Asc,
+        }
+    }
+}
+
+/// `explain`'s arguments.
+#[derive(Args, Debug)]
+pub struct ExplainArgs {
+    /// Keys: "<pk> <sk>" (quoted: one argument each), a Score sort key alone, or 0x<hex> for a
+    /// key path.
+    #[arg(required = true)]
+    pub keys: Vec<String>,
+    /// The order of the board a Score key is on (read as desc without it).
+    #[arg(long)]
+    pub order: Option<OrderArg>,
+    /// The maxScore of the board a Score key is on (the width of its digits without it).
+    #[arg(long)]
+    pub max_score: Option<u64>,
+}
+
+/// Which of the around window's two Queries.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The entries just above the player.
+    Above,
+    /// The player's own and the entries just below.
+    Below,
+}
+
+/// `expr`'s access patterns.
+#[derive(Subcommand, Debug)]
+pub enum Pattern {
+    /// Top-N: the board's entries in rank order.
+    Top {
+        /// The board.
+        board: String,
+        /// How many.
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
+    /// The count a player's rank is made of on a board not on the rank index (rank = Count +
+    /// 1). Reads the player's entry pointer unless --sort-key is given.
+    Rank {
+        /// The board.
+        board: String,
+        /// The player.
+        player: String,
+        /// The player's Score sort key, instead of reading it.
+        #[arg(long)]
+        sort_key: Option<String>,
+    },
+    /// The around window: the n entries above the player, and the player's and n below.
+    Around {
+        /// The board.
+        board: String,
+        /// The player.
+        player: String,
+        /// Entries on each side.
+        #[arg(long, default_value_t = 5)]
+        n: u32,
+        /// One of the two Queries only (both, as one JSON object, without it).
+        #[arg(long)]
+        side: Option<Side>,
+        /// The player's Score sort key, instead of reading it.
+        #[arg(long)]
+        sort_key: Option<String>,
+    },
+    /// The entries scoring between two scores (inclusive), in rank order. Reads the board's
+    /// order and maxScore unless both are given.
+    Between {
+        /// The board.
+        board: String,
+        /// One end of the score range.
+        from: u64,
+        /// The other end.
+        to: u64,
+        /// The board's order, instead of reading it.
+        #[arg(long)]
+        order: Option<OrderArg>,
+        /// The board's maxScore, instead of reading it.
+        #[arg(long)]
+        max_score: Option<u64>,
+    },
+    /// Any partition's items whose sort key starts with a prefix, descending.
+    Prefix {
+        /// The partition key.
+        pk: String,
+        /// The sort key prefix.
+        prefix: String,
+        /// A page size.
+        #[arg(long)]
+        limit: Option<u32>,
+    },
+}
+
+/// A command's context: where the table is, the store once a command needs it, and the output
+/// form.
+pub struct Ctl {
+    connection: Connection,
+    store: OnceCell<Store>,
+    json: bool,
+}
+
+impl Ctl {
+    /// A context that connects when a command first needs the table.
+    pub fn new(connection: Connection, json: bool) -> Ctl {
+        Ctl {
+            connection,
+            store: OnceCell::new(),
+            json,
+        }
+    }
+
+    /// A context over a store made already (tests).
+    pub fn with_store(store: Store, json: bool) -> Ctl {
+        let connection = Connection {
+            table: Some(store.table_name().to_owned()),
+            ..Connection::default()
+        };
+        Ctl {
+            connection,
+            store: OnceCell::new_with(Some(store)),
+            json,
+        }
+    }
+
+    async fn store(&self) -> CtlResult<&Store> {
+        self.store.get_or_try_init(|| self.connection.store()).await
+    }
+
+    fn table_name(&self) -> CtlResult<&str> {
+        self.connection.table_name()
+    }
+}
+
+/// Parses `args` (without the program's name) and runs the command against `ctl`'s table:
+/// what tests call.
+pub async fn run_args<I, S>(ctl: &Ctl, args: I, out: &mut dyn Write) -> CtlResult
+where
+    I: IntoIterator<Item = S>,
+    S: Into<std::ffi::OsString> + Clone,
+{
+    let argv = std::iter::once("lbctl".into()).chain(args.into_iter().map(Into::into));
+    let cli = Cli::try_parse_from(argv).map_err(|e| CtlError::Usage(e.to_string()))?;
+    run(ctl, cli.command, out).await
+}
+
+/// Runs one command, writing its output to `out`.
+pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult {
+    match command {
+        Command::Explain(args) => {
+            let hint = explain::BoardHint {
+                order: args.order.map(Order::from),
+                max_score: args.max_score,
+            };
+            let explained = args
+                .keys
+                .iter()
+                .map(|k| explain::explain(k, hint))
+                .collect::<CtlResult<Vec<_>>>()?;
+            render::explained(out, &explained, ctl.json)
+        }
+        Command::Expr { pattern } => {
+            let doc = expr_doc(ctl, pattern).await?;
+            render::json_doc(out, &doc, ctl.json)
+        }
+    }
+}
+
+async fn expr_doc(ctl: &Ctl, pattern: Pattern) -> CtlResult<serde_json::Value> {
+    let table = ctl.table_name()?.to_owned();
+    Ok(match pattern {
+        Pattern::Top { board, limit } => json(&expr::top(&table, &board_id(&board)?, limit)),
+        Pattern::Rank {
+            board,
+            player,
+            sort_key,
+        } => {
+            let board = board_id(&board)?;
+            let key = player_sort_key(ctl, &board, &player, sort_key).await?;
+            json(&expr::rank(&table, &board, &key))
+        }
+        Pattern::Around {
+            board,
+            player,
+            n,
+            side,
+            sort_key,
+        } => {
+            let board = board_id(&board)?;
+            let key = player_sort_key(ctl, &board, &player, sort_key).await?;
+            let (above, below) = expr::around(&table, &board, &key, n);
+            match side {
+                Some(Side::Above) => json(&above),
+                Some(Side::Below) => json(&below),
+                None => serde_json::json!({"above": json(&above), "below": json(&below)}),
+            }
+        }
+        Pattern::Between {
+            board,
+            from,
+            to,
+            order,
+            max_score,
+        } => {
+            let board = board_id(&board)?;
+            let spec = match (order, max_score) {
+                (Some(o), Some(m)) => RankKeySpec::new(o.into(), m)?,
+                _ => read_board(ctl, &board).await?.spec()?,
+            };
+            json(&expr::score_range(&table, &board, &spec, from, to)?)
+        }
+        Pattern::Prefix { pk, prefix, limit } => json(&expr::prefix(&table, &pk, &prefix, limit)),
+    })
+}
+
+/// A Query's input as a JSON value (its fields are strings, numbers and maps: it always
+/// serializes).
+fn json(q: &expr::QueryInput) -> serde_json::Value {
+    serde_json::to_value(q).unwrap_or_default()
+}
+
+fn board_id(s: &str) -> CtlResult<BoardId> {
+    BoardId::parse(s).map_err(|e| CtlError::Usage(e.to_string()))
+}
+
+fn player_id(s: &str) -> CtlResult<PlayerId> {
+    PlayerId::parse(s).map_err(|e| CtlError::Usage(e.to_string()))
+}
+
+async fn read_board(ctl: &Ctl, board: &BoardId) -> CtlResult<leaderboard_store::model::Board> {
+    ctl.store()
+        .await?
+        .get_board(board)
+        .await?
+        .ok_or_else(|| CtlError::NotFound(format!("no board {board}")))
+}
+
+/// The player's current Score sort key on the board: given, or read from their entry pointer.
+async fn player_sort_key(
+    ctl: &Ctl,
+    board: &BoardId,
+    player: &str,
+    given: Option<String>,
+) -> CtlResult<String> {
+    if let Some(k) = given {
+        return Ok(k);
+    }
+    let player = player_id(player)?;
+    let pointer = ctl.store().await?.entry_pointer(board, &player).await?;
+    pointer
+        .map(|p| p.score_sk)
+        .ok_or_else(|| CtlError::NotFound(format!("{player} has no entry on {board}")))
+}

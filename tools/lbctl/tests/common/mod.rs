@@ -1,0 +1,84 @@
+//! What lbctl's table tests share: a store on a fresh table of the run's DynamoDB Local,
+//! boards with imported entries (ties included), and a command run to its output.
+#![allow(dead_code)]
+
+use leaderboard_devkit::testing::{TestTable, ranked};
+use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank::Order;
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::{Board, NewBoard, Operator, Recurrence};
+use leaderboard_store::{Config, Store};
+
+/// 2026-01-01T00:00:00Z: the clock of the tests.
+pub const T0: u64 = 1_767_225_600_000;
+
+pub fn at(ms_after_t0: u64) -> Timestamp {
+    Timestamp::from_millis(T0 + ms_after_t0).unwrap()
+}
+
+pub async fn store(label: &str) -> (TestTable, Store) {
+    let table = TestTable::without_stream(label).await;
+    let config = Config {
+        table_name: table.name.clone(),
+        cursor_secret: b"lbctl-test-cursor-secret-32-characters".to_vec(),
+    };
+    let store = Store::new(table.client.clone(), &config);
+    (table, store)
+}
+
+pub fn new_board(id: &str, order: Order, max_score: u64) -> NewBoard {
+    NewBoard {
+        board_id: BoardId::parse(id).unwrap(),
+        name: format!("Board {id}"),
+        order,
+        operator: Operator::Best,
+        max_score,
+        min_score: 0,
+        min_duration_sec: None,
+        starts_at: Some(at(0)),
+        ends_at: Some(at(365 * 86_400_000)),
+        recurrence: Recurrence::None,
+        writers: Default::default(),
+        game_id: None,
+        rank_layout: Default::default(),
+    }
+}
+
+pub type Entries = Vec<(PlayerId, u64, Timestamp)>;
+
+/// `n` entries whose scores repeat every `distinct` players (ties), the later player of a
+/// tie a second later (times tie too, every 7th player).
+pub fn entries(n: usize, distinct: u64) -> Entries {
+    (0..n)
+        .map(|i| {
+            let player = PlayerId::parse(&format!("p{i:06}")).unwrap();
+            let score = 100 + (i as u64 * 37) % distinct;
+            let time = at(1_000 * (i as u64 / 7));
+            (player, score, time)
+        })
+        .collect()
+}
+
+/// A board of `entries`, imported; returns it and its entries in the contract's rank order.
+pub async fn board_with(
+    store: &Store,
+    id: &str,
+    order: Order,
+    max_score: u64,
+    entries: Entries,
+) -> (Board, Entries) {
+    let board = store
+        .create_board(new_board(id, order, max_score), at(0))
+        .await
+        .unwrap();
+    store.import_entries(&board, &entries).await.unwrap();
+    (board, ranked(entries, order))
+}
+
+/// Runs `lbctl <args>` against `store`'s table; its output as text.
+pub async fn lbctl(store: &Store, json: bool, args: &[&str]) -> Result<String, lbctl::CtlError> {
+    let ctl = lbctl::Ctl::with_store(store.clone(), json);
+    let mut out = Vec::new();
+    lbctl::run_args(&ctl, args.iter().copied(), &mut out).await?;
+    Ok(String::from_utf8(out).unwrap())
+}
