@@ -2,12 +2,15 @@
 //! the functions do (`TABLE_NAME`, the SDK's region, profile and `AWS_ENDPOINT_URL`), through the
 //! store and key crates, so it holds no second copy of a key rule.
 //!
-//! Each command is a module: [`explain`] (a key taken apart), [`expr`] (an access pattern's
-//! exact Query). `--json` prints one JSON document for scripts; [`error`] lists the exit codes.
+//! Each command is a module: [`browse`] (entries in key order, keys decoded), [`explain`] (a
+//! key taken apart), [`expr`] (an access pattern's exact Query), [`export`] (standings as CSV
+//! or JSON). `--json` prints one JSON document for scripts; [`error`] lists the exit codes.
 
+pub mod browse;
 pub mod connect;
 pub mod error;
 pub mod explain;
+pub mod export;
 pub mod expr;
 mod render;
 
@@ -66,6 +69,37 @@ pub enum Command {
         /// The access pattern.
         #[command(subcommand)]
         pattern: Pattern,
+    },
+    /// A board's entries in key order from a rank: each stored sort key beside its padded
+    /// score and inverted time decoded (a closed board's final standings after close). A key
+    /// that disagrees with its item is flagged with `!`.
+    #[command(
+        after_help = "Examples:\n  lbctl browse season_1\n  lbctl browse season_1 --from 1000 --limit 50\n\nFrom rank R on a live board, the R - 1 keys above are read first (key-only Queries of 1 MB)."
+    )]
+    Browse {
+        /// The board.
+        board: String,
+        /// The first rank shown.
+        #[arg(long, default_value_t = 1)]
+        from: u64,
+        /// How many entries (1 to 1000).
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// A board's standings, live or (after close) final, as CSV or JSON: the API's entries,
+    /// read 1,000 a page and written as they come.
+    #[command(
+        after_help = "Examples:\n  lbctl export season_1 --out season_1.csv\n  lbctl export season_1 --format json > season_1.json"
+    )]
+    Export {
+        /// The board.
+        board: String,
+        /// The format.
+        #[arg(long, value_enum, default_value_t)]
+        format: export::Format,
+        /// A file to write (stdout without it; a progress bar shows on the terminal with it).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
     },
 }
 
@@ -247,6 +281,38 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
         Command::Expr { pattern } => {
             let doc = expr_doc(ctl, pattern).await?;
             render::json_doc(out, &doc, ctl.json)
+        }
+        Command::Browse { board, from, limit } => {
+            if !(1..=leaderboard_store::MAX_PAGE_SIZE).contains(&limit) {
+                return Err(CtlError::Usage("--limit must be 1 to 1000".into()));
+            }
+            let (board, rows) =
+                browse::rows(ctl.store().await?, &board_id(&board)?, from, limit).await?;
+            browse::write(out, &board, &rows, ctl.json)
+        }
+        Command::Export {
+            board,
+            format,
+            out: file,
+        } => {
+            let board = board_id(&board)?;
+            let store = ctl.store().await?;
+            let Some(path) = file else {
+                export::export(store, &board, format, out, false).await?;
+                return Ok(());
+            };
+            let f = std::fs::File::create(&path)
+                .map_err(|e| CtlError::Failed(format!("cannot create {}: {e}", path.display())))?;
+            let mut w = std::io::BufWriter::new(f);
+            let n = export::export(store, &board, format, &mut w, true).await?;
+            w.flush()?;
+            let doc = serde_json::json!({"leaderboardId": board, "entries": n, "out": path});
+            if ctl.json {
+                render::json_doc(out, &doc, true)
+            } else {
+                writeln!(out, "{n} entries of {board} written to {}", path.display())?;
+                Ok(())
+            }
         }
     }
 }

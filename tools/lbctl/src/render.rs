@@ -41,3 +41,39 @@ pub fn explained(out: &mut dyn Write, keys: &[Explained], json: bool) -> CtlResu
     }
     Ok(())
 }
+
+/// Aligned columns under a header row; `right[i]` right-aligns column i (numbers). Trailing
+/// spaces are trimmed.
+pub fn table(
+    out: &mut dyn Write,
+    head: &[&str],
+    rows: &[Vec<String>],
+    right: &[bool],
+) -> CtlResult {
+    let mut widths: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &mut dyn Iterator<Item = &str>| {
+        let mut s = String::new();
+        for (i, cell) in cells.enumerate() {
+            let w = widths.get(i).copied().unwrap_or(0);
+            if i > 0 {
+                s.push_str("  ");
+            }
+            if right.get(i).copied().unwrap_or(false) {
+                s.push_str(&format!("{cell:>w$}"));
+            } else {
+                s.push_str(&format!("{cell:<w$}"));
+            }
+        }
+        s.trim_end().to_owned()
+    };
+    writeln!(out, "{}", line(&mut head.iter().copied()))?;
+    for row in rows {
+        writeln!(out, "{}", line(&mut row.iter().map(String::as_str)))?;
+    }
+    Ok(())
+}

@@ -4,6 +4,7 @@
 
 pub(crate) mod boards;
 pub(crate) mod close;
+pub(crate) mod inspect;
 pub(crate) mod listings;
 pub(crate) mod moderation;
 pub(crate) mod plays;

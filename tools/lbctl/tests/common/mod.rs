@@ -46,14 +46,14 @@ pub fn new_board(id: &str, order: Order, max_score: u64) -> NewBoard {
 
 pub type Entries = Vec<(PlayerId, u64, Timestamp)>;
 
-/// `n` entries whose scores repeat every `distinct` players (ties), the later player of a
-/// tie a second later (times tie too, every 7th player).
+/// `n` entries whose scores repeat every `distinct` players, 20 players a second: ties of
+/// score, and (when `distinct` < 20) of score and time, which the playerId breaks.
 pub fn entries(n: usize, distinct: u64) -> Entries {
     (0..n)
         .map(|i| {
             let player = PlayerId::parse(&format!("p{i:06}")).unwrap();
             let score = 100 + (i as u64 * 37) % distinct;
-            let time = at(1_000 * (i as u64 / 7));
+            let time = at(1_000 * (i as u64 / 20));
             (player, score, time)
         })
         .collect()
@@ -81,4 +81,48 @@ pub async fn lbctl(store: &Store, json: bool, args: &[&str]) -> Result<String, l
     let mut out = Vec::new();
     lbctl::run_args(&ctl, args.iter().copied(), &mut out).await?;
     Ok(String::from_utf8(out).unwrap())
+}
+
+/// Closes `board` as the schedule would once it has ended (a year and a day after T0).
+pub async fn close(store: &Store, board: &BoardId) {
+    loop {
+        let progress = store
+            .close_board(board, at(366 * 86_400_000), &Default::default())
+            .await
+            .unwrap();
+        if matches!(progress, leaderboard_store::CloseProgress::Closed { .. }) {
+            return;
+        }
+    }
+}
+
+const TEMPLATE: &str = include_str!("../../../../events/leaderboard-api/get-top-scores.json");
+
+/// `GET path_and_query` through the leaderboard-api function's handler, anonymous: the status
+/// and the body.
+pub async fn api_get(store: &Store, path_and_query: &str) -> (u16, serde_json::Value) {
+    use serde_json::json;
+    let (path, query) = path_and_query
+        .split_once('?')
+        .unwrap_or((path_and_query, ""));
+    let mut e: serde_json::Value = serde_json::from_str(TEMPLATE).unwrap();
+    e["routeKey"] = json!(format!("GET {path}"));
+    e["rawPath"] = json!(path);
+    e["rawQueryString"] = json!(query);
+    let params: std::collections::HashMap<&str, &str> = query
+        .split('&')
+        .filter(|kv| !kv.is_empty())
+        .map(|kv| kv.split_once('=').unwrap_or((kv, "")))
+        .collect();
+    e["queryStringParameters"] = json!(params);
+    e["requestContext"]["http"]["method"] = json!("GET");
+    e["requestContext"]["http"]["path"] = json!(path);
+    let req = lambda_http::request::from_str(&e.to_string()).unwrap();
+    let app = leaderboard_api::App::new(store.clone());
+    let resp = leaderboard_api::handle_reads(&app, req).await.unwrap();
+    let status = resp.status().as_u16();
+    (
+        status,
+        serde_json::from_slice(resp.body().as_ref()).unwrap_or_default(),
+    )
 }
