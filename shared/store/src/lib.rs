@@ -26,7 +26,7 @@ mod store;
 mod table;
 
 pub use features::close::{CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
-pub use features::inspect::{StoredEntry, StoredPage};
+pub use features::inspect::{BUCKET_NODES, ScoreBuckets, StoredEntry, StoredPage};
 pub use features::listings::friends::{self, MAX_PLAYER_IDS};
 pub use features::listings::players::EmailChange;
 pub use features::listings::scores::{BoardRank, MAX_AROUND};

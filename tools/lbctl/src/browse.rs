@@ -111,11 +111,8 @@ pub fn write(out: &mut dyn Write, board: &Board, rows: &[Row], json: bool) -> Ct
     let live = board.status != BoardStatus::Closed;
     writeln!(
         out,
-        "{} ({}, maxScore {}, {}): {}",
-        board.board_id,
-        board.order.as_str(),
-        board.max_score,
-        board.status.as_str(),
+        "{}: {}",
+        render::board_heading(board),
         match (rows.first(), rows.last()) {
             (Some(a), Some(b)) => format!("ranks {} to {}, in key order", a.rank, b.rank),
             _ => "no entries there".to_owned(),

@@ -4,7 +4,7 @@
 //!
 //! Each command is a module: [`browse`] (entries in key order, keys decoded), [`explain`] (a
 //! key taken apart), [`expr`] (an access pattern's exact Query), [`export`] (standings as CSV
-//! or JSON). `--json` prints one JSON document for scripts; [`error`] lists the exit codes.
+//! or JSON), [`stats`] (a board's shape from its rank index). `--json` prints one JSON document for scripts; [`error`] lists the exit codes.
 
 pub mod browse;
 pub mod connect;
@@ -13,6 +13,7 @@ pub mod explain;
 pub mod export;
 pub mod expr;
 mod render;
+pub mod stats;
 
 use std::io::Write;
 
@@ -100,6 +101,18 @@ pub enum Command {
         /// A file to write (stdout without it; a progress bar shows on the terminal with it).
         #[arg(long)]
         out: Option<std::path::PathBuf>,
+    },
+    /// A board's shape: entries, score percentiles and the score distribution, read from the
+    /// rank index's upper levels in a bounded number of requests (never a scan of the board).
+    #[command(
+        after_help = "Examples:\n  lbctl stats season_1\n  lbctl stats season_1 --rows 10 --json"
+    )]
+    Stats {
+        /// The board.
+        board: String,
+        /// The histogram's most bars.
+        #[arg(long, default_value_t = 20)]
+        rows: usize,
     },
 }
 
@@ -289,6 +302,10 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
             let (board, rows) =
                 browse::rows(ctl.store().await?, &board_id(&board)?, from, limit).await?;
             browse::write(out, &board, &rows, ctl.json)
+        }
+        Command::Stats { board, rows } => {
+            let (board, stats) = stats::stats(ctl.store().await?, &board_id(&board)?).await?;
+            stats::write(out, &board, &stats, rows, ctl.json)
         }
         Command::Export {
             board,

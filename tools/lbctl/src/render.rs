@@ -19,6 +19,17 @@ pub fn json_doc<T: Serialize>(out: &mut dyn Write, doc: &T, compact: bool) -> Ct
     Ok(())
 }
 
+/// A board as its pages head it: `season_1 (desc, maxScore 9999999999, open)`.
+pub fn board_heading(board: &leaderboard_store::model::Board) -> String {
+    format!(
+        "{} ({}, maxScore {}, {})",
+        board.board_id,
+        board.order.as_str(),
+        board.max_score,
+        board.status.as_str()
+    )
+}
+
 /// Explained keys: per key a heading, then its parts with their characters lined up.
 pub fn explained(out: &mut dyn Write, keys: &[Explained], json: bool) -> CtlResult {
     if json {

@@ -1,12 +1,20 @@
 //! Inspect: the operator's reads of a board as the table stores it (`lbctl`): its entries with
-//! their stored sort keys from any rank, in key order. Never on a request path: a read from rank
-//! R first passes the R - 1 keys above it.
+//! their stored sort keys from any rank, in key order (never on a request path: a read from
+//! rank R first passes the R - 1 keys above it), and its score distribution from the rank
+//! index's upper levels (a bounded number of requests, whatever the board's size).
 
 use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
 
+use leaderboard_keys::rank_index::{
+    self, CREATED_ATTR, Counters, GENERATION_ATTR, WRITTEN_ATTR, node_key, root_key,
+};
+
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, from_item, key_string};
+use crate::ground::items::{Item, ItemExt, from_item, key_string};
 use crate::ground::model::{Board, BoardStatus, Entry, FinalStanding, ScoreEntry};
+use crate::primitives::lanes::switched_since;
+use crate::primitives::rank_apply::{item_counters, root_watermarks};
+use crate::primitives::rank_count::RankCost;
 use crate::store::Store;
 use crate::table::query::MAX_PAGE_SIZE;
 use crate::table::request::Params;
@@ -30,6 +38,25 @@ pub struct StoredPage {
     /// The Queries made: the skip's key-only pages, then the page's one.
     pub requests: u32,
 }
+
+/// A board's entries counted by score prefix, from its rank index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ScoreBuckets {
+    /// The board's score digits (its width).
+    pub score_digits: usize,
+    /// Counts by prefix of the stored score digits (`maxScore - score` on an `asc` board), in
+    /// key order; every prefix has the same length, at most `score_digits`.
+    pub buckets: Vec<(String, i64)>,
+    /// The board's entries, exactly (the lanes' created counts).
+    pub entries: i64,
+    /// Changes the index had not applied when read: its counts are behind by these.
+    pub lag: u64,
+    /// The requests made.
+    pub requests: u32,
+}
+
+/// The most nodes one level of [`Store::score_buckets`] reads: one `BatchGetItem`.
+pub const BUCKET_NODES: usize = 100;
 
 /// The last sort key a closed board's final standings can have.
 const FINAL_UPPER_BOUND: &str = "FINAL$";
@@ -118,6 +145,77 @@ impl Store {
         })
     }
 
+    /// `board`'s entries counted by score prefix, read from its rank index top down: the
+    /// root's counters (the first two score digits), then, while fewer than `want` prefixes
+    /// hold entries and they are at most [`BUCKET_NODES`], their nodes in one `BatchGetItem`, a
+    /// level further (two digits more), never below the score's digits. Then the lanes, for the
+    /// entries and the lag. Requests: 1 root, at most `ceil(width / 2) - 1` batches (4 at the
+    /// default width), 1 lanes read; again from the root, at most twice more, when a rebuild
+    /// switched generations meanwhile.
+    pub async fn score_buckets(
+        &self,
+        board: &Board,
+        want: usize,
+    ) -> Result<ScoreBuckets, StoreError> {
+        if !board.indexed() {
+            return Err(StoreError::Invalid(format!(
+                "leaderboard {} is not on the rank index yet (the migration moves it)",
+                board.board_id
+            )));
+        }
+        let score_digits = usize::from(board.spec()?.width().digits());
+        let mut requests = 0;
+        for _ in 0..3 {
+            let root = self.table.get_raw(&root_key(&board.board_id)).await?;
+            requests += 1;
+            let root = root.unwrap_or_default();
+            let generation: u64 = root.number(GENERATION_ATTR).unwrap_or(0);
+            let mut buckets: Vec<(String, i64)> = positive(item_counters(&root), "");
+            while buckets.len() < want
+                && buckets.len() <= BUCKET_NODES
+                && buckets.first().is_some_and(|(p, _)| p.len() < score_digits)
+            {
+                let keys: Vec<_> = buckets
+                    .iter()
+                    .map(|(p, _)| node_key(&board.board_id, generation, p))
+                    .collect();
+                let mut found = self
+                    .table
+                    .batch_get(&keys, "BatchGetItem(index nodes)")
+                    .await?;
+                requests += 1;
+                buckets = buckets
+                    .iter()
+                    .zip(&keys)
+                    .flat_map(|((prefix, _), key)| {
+                        let node = found.take(key).unwrap_or_default();
+                        positive(item_counters(&node), prefix)
+                    })
+                    .collect();
+            }
+            let mut cost = RankCost::default();
+            let lanes = self.table.read_lane_items(board, &mut cost).await?;
+            requests += cost.requests;
+            if switched_since(&lanes, &root) {
+                continue;
+            }
+            let mut written = std::collections::BTreeMap::new();
+            let mut entries = 0i64;
+            for (lane, item) in lanes.iter().enumerate() {
+                written.insert(lane as u8, item.number(WRITTEN_ATTR).unwrap_or(0u64));
+                entries = entries.saturating_add(item.number(CREATED_ATTR).unwrap_or(0i64));
+            }
+            return Ok(ScoreBuckets {
+                score_digits,
+                buckets,
+                entries,
+                lag: rank_index::lag(&root_watermarks(&root), &written),
+                requests,
+            });
+        }
+        Err(StoreError::Contention { attempts: 3 })
+    }
+
     async fn stored_page(
         &self,
         pk: &str,
@@ -139,6 +237,15 @@ impl Store {
             .map_err(|e| StoreError::sdk("Query(stored entries)", e))?;
         Ok(out.items.unwrap_or_default())
     }
+}
+
+/// The counters of a node at `prefix` that count something, as (whole prefix, count).
+fn positive(counters: Counters, prefix: &str) -> Vec<(String, i64)> {
+    counters
+        .into_iter()
+        .filter(|(_, c)| *c > 0)
+        .map(|(label, c)| (format!("{prefix}{label}"), c))
+        .collect()
 }
 
 #[cfg(test)]
