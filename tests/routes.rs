@@ -65,8 +65,9 @@ fn only_the_contracts_any_routes_skip_the_authorizer() {
         .filter(|r| r.auth == Auth::None)
         .map(|r| r.route_key())
         .collect();
-    // The contract's "any" routes (contract.md, section 2).
+    // The contract's "any" routes (contract.md, sections 2 and 9).
     let expected: BTreeSet<String> = [
+        "GET /leaderboards",
         "GET /leaderboards/{boardId}",
         "GET /leaderboards/{boardId}/scores",
         "GET /leaderboards/{boardId}/players/{playerId}",

@@ -118,6 +118,7 @@ async fn board(store: &Store, id: &str, starts: u64, ends: u64, entries: usize) 
                 writers: Default::default(),
                 game_id: None,
                 rank_layout: Default::default(),
+                series_id: None,
             },
             ts(starts.min(now.as_millis())),
         )

@@ -127,6 +127,7 @@ async fn load_board(store: &Store, n: usize) -> Result<BoardRun, String> {
                 writers: Default::default(),
                 game_id: Some(GameId::parse("bench").map_err(err)?),
                 rank_layout: RankLayout::V2,
+                series_id: None,
             },
             now,
         )

@@ -61,6 +61,7 @@ async fn with_the_player(
                 writers: Default::default(),
                 game_id: None,
                 rank_layout: Default::default(),
+                series_id: None,
             },
             now,
         )

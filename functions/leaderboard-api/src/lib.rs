@@ -8,6 +8,7 @@
 //! | route | who | store call |
 //! | --- | --- | --- |
 //! | `POST /leaderboards` | admin | create a board |
+//! | `GET /leaderboards?status=&gameId=&seriesId=` | any | the boards, newest first (a series' in one Query) |
 //! | `GET /leaderboards/{boardId}` | any | AP9 |
 //! | `GET /leaderboards/{boardId}/scores` | any | AP3 (final standings after close); with `playerIds`, the friends listing |
 //! | `GET /leaderboards/{boardId}/players/{playerId}` | any | AP4 + AP10 (season result after close) |
@@ -62,6 +63,8 @@ pub const DEFAULT_SESSION_LIMIT: u64 = 20;
 pub const MAX_PLAYER_LIMIT: u64 = 100;
 /// The default page of a player's entries or results.
 pub const DEFAULT_PLAYER_LIMIT: u64 = 50;
+/// The default page of `GET /leaderboards`.
+pub const DEFAULT_BOARDS_LIMIT: u64 = 20;
 /// The default `n` of the around window.
 pub const DEFAULT_AROUND: u64 = 5;
 
@@ -70,6 +73,8 @@ pub const DEFAULT_AROUND: u64 = 5;
 pub enum Route {
     /// `POST /leaderboards`
     CreateBoard,
+    /// `GET /leaderboards`
+    ListBoards,
     /// `GET /leaderboards/{boardId}`
     GetBoard,
     /// `GET /leaderboards/{boardId}/scores`
@@ -145,6 +150,7 @@ fn write_routes() -> Vec<(Method, &'static str, Route)> {
 fn read_routes() -> Vec<(Method, &'static str, Route)> {
     use Route::*;
     vec![
+        (Method::GET, "/leaderboards", ListBoards),
         (Method::GET, "/leaderboards/{boardId}", GetBoard),
         (Method::GET, "/leaderboards/{boardId}/scores", TopScores),
         (
@@ -257,10 +263,18 @@ fn no_entry(board: &BoardId, player: &PlayerId) -> ApiError {
 /// The stored status stays `open`: `ended` is how it reads, never what is written.
 fn shown_board(board: &Board, now: Timestamp) -> serde_json::Value {
     let mut shown = serde_json::to_value(board).unwrap_or_default();
-    if board.status == BoardStatus::Open && board.ends_at.is_some_and(|end| now >= end) {
-        shown["status"] = serde_json::Value::from("ended");
-    }
+    shown["status"] = serde_json::Value::from(shown_status(board, now));
+    shown["seriesId"] = serde_json::Value::from(board.series().as_str());
     shown
+}
+
+/// The status a board shows at `now`: its own, or `ended` for an open board past its end.
+fn shown_status(board: &Board, now: Timestamp) -> &'static str {
+    if board.status == BoardStatus::Open && board.ends_at.is_some_and(|end| now >= end) {
+        "ended"
+    } else {
+        board.status.as_str()
+    }
 }
 
 /// A 200 answer with `body` as JSON.

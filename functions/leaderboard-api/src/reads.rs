@@ -4,17 +4,18 @@
 
 use lambda_http::{Body, Request, Response};
 use leaderboard_http::{ApiError, PathParams, int_param, query_param};
-use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
+use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SeriesId, SessionId};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::freshness::Freshness;
 use leaderboard_store::model::{Board, BoardStatus, Player, RankedEntry, SeasonResult, Session};
-use leaderboard_store::{BoardRank, MAX_AROUND, MAX_PAGE_SIZE, MAX_PLAYER_IDS};
+use leaderboard_store::{BoardRank, MAX_AROUND, MAX_BOARDS_PAGE, MAX_PAGE_SIZE, MAX_PLAYER_IDS};
 use serde::Serialize;
 
 use crate::metrics::RequestMetrics;
 use crate::{
-    App, DEFAULT_AROUND, DEFAULT_PLAYER_LIMIT, DEFAULT_SESSION_LIMIT, DEFAULT_TOP_LIMIT,
-    MAX_PLAYER_LIMIT, MAX_SESSION_LIMIT, Route, board_id, no_entry, ok, player_id, shown_board,
+    App, DEFAULT_AROUND, DEFAULT_BOARDS_LIMIT, DEFAULT_PLAYER_LIMIT, DEFAULT_SESSION_LIMIT,
+    DEFAULT_TOP_LIMIT, MAX_PLAYER_LIMIT, MAX_SESSION_LIMIT, Route, board_id, no_entry, ok,
+    player_id, shown_board, shown_status,
 };
 
 /// A profile as any caller may see it: never the email.
@@ -94,6 +95,44 @@ fn player_limit(req: &Request) -> Result<usize, ApiError> {
     Ok(int_param(req, "limit", DEFAULT_PLAYER_LIMIT, 1, MAX_PLAYER_LIMIT)? as usize)
 }
 
+/// `GET /leaderboards?status=&gameId=&seriesId=&limit=&cursor=`: the boards, newest first, as
+/// `GET /leaderboards/{b}` shows each. `status` is matched against the status shown (`open`,
+/// `ended`, `closing`, `closed`); a filtered page may hold fewer than `limit`.
+async fn list_boards(app: &App, req: &Request) -> Result<Response<Body>, ApiError> {
+    let limit = int_param(
+        req,
+        "limit",
+        DEFAULT_BOARDS_LIMIT,
+        1,
+        MAX_BOARDS_PAGE as u64,
+    )? as usize;
+    let status = query_param(req, "status");
+    if let Some(s) = status.as_deref()
+        && !["open", "ended", "closing", "closed"].contains(&s)
+    {
+        return Err(ApiError::invalid(
+            "status must be open, ended, closing or closed",
+        ));
+    }
+    let game = query_param(req, "gameId")
+        .map(|g| GameId::parse(&g))
+        .transpose()?;
+    let series = query_param(req, "seriesId")
+        .map(|s| SeriesId::parse(&s))
+        .transpose()?;
+    let cursor = query_param(req, "cursor");
+    let now = app.now();
+    let page = app
+        .store()
+        .list_boards(series.as_ref(), limit, cursor.as_deref(), |b| {
+            game.as_ref().is_none_or(|g| b.game_id.as_ref() == Some(g))
+                && status.as_deref().is_none_or(|s| shown_status(b, now) == s)
+        })
+        .await?;
+    let shown: Vec<serde_json::Value> = page.items.iter().map(|b| shown_board(b, now)).collect();
+    ok(&serde_json::json!({"leaderboards": shown, "nextCursor": page.next_cursor}))
+}
+
 /// Answers read route `route` (with its path parameters `p`).
 pub(crate) async fn read_route(
     app: &App,
@@ -104,6 +143,7 @@ pub(crate) async fn read_route(
 ) -> Result<Response<Body>, ApiError> {
     let store = app.store();
     match route {
+        Route::ListBoards => list_boards(app, req).await,
         Route::GetBoard => ok(&shown_board(&board(app, &board_id(p)?).await?, app.now())),
         Route::TopScores => {
             let id = board_id(p)?;

@@ -244,7 +244,8 @@ pub(crate) async fn write_route(
                 "nextCursor": page.next_cursor,
             }))
         }
-        Route::GetBoard
+        Route::ListBoards
+        | Route::GetBoard
         | Route::TopScores
         | Route::PlayerRank
         | Route::Around

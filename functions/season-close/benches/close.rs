@@ -55,6 +55,7 @@ async fn board(
                 writers: Default::default(),
                 game_id: None,
                 rank_layout: Default::default(),
+                series_id: None,
             },
             Timestamp::from_millis(now - 7_200_000).unwrap(),
         )

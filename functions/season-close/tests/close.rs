@@ -489,6 +489,7 @@ async fn only_ended_boards_are_due() {
                 writers: Default::default(),
                 game_id: None,
                 rank_layout: Default::default(),
+                series_id: None,
             },
             Timestamp::now(),
         )

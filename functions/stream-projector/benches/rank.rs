@@ -103,6 +103,7 @@ async fn run(n: usize, quick: bool) -> Row {
                 writers: Default::default(),
                 game_id: None,
                 rank_layout: RankLayout::V2,
+                series_id: None,
             },
             at(0),
         )

@@ -145,6 +145,7 @@ async fn board(store: &Store, id: &str) -> BoardId {
                 writers: Default::default(),
                 game_id: None,
                 rank_layout: RankLayout::V2,
+                series_id: None,
             },
             at(0),
         )

@@ -49,6 +49,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     writers: Default::default(),
                     game_id: Some(GameId::parse("tetris")?),
                     rank_layout: Default::default(),
+                    series_id: None,
                 },
                 at(0),
             )

@@ -76,6 +76,7 @@ async fn main() {
                     writers: Default::default(),
                     game_id: None,
                     rank_layout: Default::default(),
+                    series_id: None,
                 },
                 now,
             )

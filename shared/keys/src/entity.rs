@@ -4,7 +4,7 @@
 //! | item | pk | sk | GSI |
 //! | --- | --- | --- | --- |
 //! | Player | `PLAYER#<playerId>` | `#METADATA` | GSI1 `PLAYER_EMAIL#<email>` / `PLAYER#<playerId>` |
-//! | Leaderboard | `LEADERBOARD#<boardId>` | `#METADATA` | GSI2 `BOARDS#OPEN` / `<endsAt>#<boardId>` while open |
+//! | Leaderboard | `LEADERBOARD#<boardId>` | `#METADATA` | GSI1 `SERIES#<seriesId>` / `BOARD#<createdAt>#<boardId>`; GSI2 `BOARDS#OPEN` / `<endsAt>#<boardId>` while open |
 //! | Score | `LEADERBOARD#<boardId>` | `SCORE#<rankKey>#<playerId>` | GSI1 `PLAYER#<playerId>` / `SCORE#<boardId>` |
 //! | Session | `PLAYER#<playerId>` | `SESSION#<sessionId>` | GSI2 `GAME#<gameId>` / `SESSION#<sessionId>` |
 //! | Final standing | `LEADERBOARD#<boardId>` | `FINAL#<rank padded to 10>` | |
@@ -17,6 +17,7 @@
 //! | Play rate (ours) | `PLAYER#<playerId>` | `#PLAYRATE` | |
 //! | Email owner (ours) | `EMAIL#<email>` | `#OWNER` | |
 //! | Audit item (ours) | `AUDIT#<playerId or pseudonym>` | `ACTION#<at>#<id>` | |
+//! | Board listing (ours) | `BOARDS` | `BOARD#<createdAt>#<boardId>` | |
 //! | Erasure (ours) | `ERASED#<pseudonym>` | `#ERASURE` | GSI2 `ERASURES#PENDING` / `<startedAt>#<pseudonym>` until done |
 //!
 //! The entry pointer records a player's current Score sort key on a board, so that the submit
@@ -36,7 +37,7 @@
 
 use crate::KeyError;
 use crate::erasure::Pseudonym;
-use crate::ids::{BoardId, Email, GameId, IdempotencyKey, PlayerId, SessionId};
+use crate::ids::{BoardId, Email, GameId, IdempotencyKey, PlayerId, SeriesId, SessionId};
 use crate::pad::{Width, pad_into, parse_padded};
 use crate::time::Timestamp;
 
@@ -82,6 +83,13 @@ pub const ERASURE: &str = "#ERASURE";
 pub const ERASURES_PENDING: &str = "ERASURES#PENDING";
 /// Sort key prefix of a play's idempotency key (this project's addition).
 pub const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
+
+/// GSI1 partition prefix of a board series: `SERIES#<seriesId>` (this project's addition).
+pub const SERIES_PREFIX: &str = "SERIES#";
+/// The partition of the board listing items, every board newest last (this project's addition).
+pub const BOARD_LIST: &str = "BOARDS";
+/// Sort key prefix of a board listing item and of a series' GSI1 sort key.
+pub const BOARD_PREFIX: &str = "BOARD#";
 
 /// Partition prefix of a rank index written count.
 pub const LANE_PREFIX: &str = "RANKSEQ#";
@@ -170,6 +178,38 @@ pub fn parse_board_open_gsi2_sk(sk: &str) -> Result<(Timestamp, BoardId), KeyErr
         .ok_or_else(|| KeyError::malformed(sk, "not an open-board GSI2 sort key"))?;
     let t = Timestamp::parse_rfc3339("endsAt", ends_at)?;
     Ok((t, BoardId::parse(board)?))
+}
+
+/// A Leaderboard item's GSI1 key: `SERIES#<seriesId>` / `BOARD#<createdAt>#<boardId>`, so that a
+/// series' boards list newest first in one Query.
+pub fn board_series_gsi1(series: &SeriesId, created_at: Timestamp, board: &BoardId) -> Key {
+    Key::new(
+        series_gsi1_pk(series),
+        format!("{BOARD_PREFIX}{created_at}#{board}"),
+    )
+}
+
+/// The GSI1 partition of a series' boards.
+pub fn series_gsi1_pk(series: &SeriesId) -> String {
+    join(SERIES_PREFIX, series.as_str())
+}
+
+/// A board's listing item: `BOARDS` / `BOARD#<createdAt>#<boardId>`, written with the board, so that
+/// every board lists newest first in one partition.
+pub fn board_listing(created_at: Timestamp, board: &BoardId) -> Key {
+    Key::new(BOARD_LIST, format!("{BOARD_PREFIX}{created_at}#{board}"))
+}
+
+/// Parses a board listing item's sort key (or a series' GSI1 sort key) back.
+pub fn parse_board_listing_sk(sk: &str) -> Result<(Timestamp, BoardId), KeyError> {
+    let (at, board) = sk
+        .strip_prefix(BOARD_PREFIX)
+        .and_then(|rest| rest.split_once('#'))
+        .ok_or_else(|| KeyError::malformed(sk, "not BOARD#<createdAt>#<boardId>"))?;
+    Ok((
+        Timestamp::parse_rfc3339("createdAt", at)?,
+        BoardId::parse(board)?,
+    ))
 }
 
 /// A Score item's GSI1 key: `PLAYER#<playerId>` / `SCORE#<boardId>` (AP4, AP5).
@@ -357,6 +397,13 @@ pub enum ItemKey {
         /// The board.
         board: BoardId,
     },
+    /// A board's listing item.
+    BoardListing {
+        /// When the board was created.
+        created_at: Timestamp,
+        /// The board.
+        board: BoardId,
+    },
     /// A board's lane: its written counts.
     Lane {
         /// The board.
@@ -381,6 +428,10 @@ impl ItemKey {
                 subject: PlayerId::parse(p)?,
                 sort_key: sk.to_owned(),
             });
+        }
+        if pk == BOARD_LIST {
+            let (created_at, board) = parse_board_listing_sk(sk)?;
+            return Ok(ItemKey::BoardListing { created_at, board });
         }
         if let Some(p) = pk.strip_prefix(ERASED_PREFIX)
             && sk == ERASURE

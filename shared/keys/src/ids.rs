@@ -218,6 +218,19 @@ segment_id!(
     GameId,
     "gameId"
 );
+segment_id!(
+    /// A board series' id: a recurring board and its successors share it (`daily` for
+    /// `daily_2026-11-26`), 1 to 64 characters of `[A-Za-z0-9_.-]`.
+    SeriesId,
+    "seriesId"
+);
+
+impl SeriesId {
+    /// The series named as a board is: every board id is a valid series id (the same rule).
+    pub fn of_board(board: &BoardId) -> SeriesId {
+        SeriesId(board.as_str().to_owned())
+    }
+}
 
 /// Crockford's base32 alphabet, as ULIDs use it.
 const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";

@@ -25,6 +25,7 @@ mod primitives;
 mod store;
 mod table;
 
+pub use features::boards::MAX_BOARDS_PAGE;
 pub use features::close::{CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
 pub use features::inspect::{BUCKET_NODES, ScoreBuckets, StoredEntry, StoredPage};
 pub use features::listings::friends::{self, MAX_PLAYER_IDS};

@@ -70,7 +70,8 @@ async fn players_boards_and_sessions() {
         store.create_board(new_board("cb", Order::Desc, Operator::Best, 1000), at(0)),
     )
     .await;
-    m.expect("create_board", &c, "PutItem 1");
+    // The board and its listing item, together.
+    m.expect("create_board", &c, "TransactWriteItems 1");
     let (_, c) = census(&counter, store.get_board(&bid("cb"))).await;
     m.expect("get_board", &c, "GetItem 1");
 

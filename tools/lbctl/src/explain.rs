@@ -11,7 +11,7 @@
 use leaderboard_keypath::{KeyPath, Segment};
 use leaderboard_keys::entity::{self, ItemKey, Key};
 use leaderboard_keys::erasure::Pseudonym;
-use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SessionId};
+use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SeriesId, SessionId};
 use leaderboard_keys::rank::{MAX_TIEBREAK_MILLIS, Order, RankKeySpec};
 use leaderboard_keys::rank_index::{self, CountedKey, journal, stage};
 use leaderboard_keys::time::Timestamp;
@@ -149,6 +149,13 @@ fn item_key(item: &ItemKey, sk: &str, hint: BoardHint) -> CtlResult<(&'static st
             vec![player(p), part("key", key.as_str())],
         ),
         ItemKey::Leaderboard(b) => ("Leaderboard", vec![board(b)]),
+        ItemKey::BoardListing {
+            created_at,
+            board: b,
+        } => (
+            "Board listing (every board, newest last)",
+            vec![part("createdAt", created_at.to_string()), board(b)],
+        ),
         ItemKey::Score { board: b, .. } => {
             let (item, mut parts) = score_key(sk, hint)?;
             parts.insert(0, board(b));
@@ -344,6 +351,22 @@ fn gsi_key(pk: &str, sk: &str) -> CtlResult<Option<Decoded>> {
         if confirm(entity::player_email_gsi1(&email, &player)) {
             let parts = vec![part("email", e), part("player", p)];
             return Ok(Some(("Player, by email", "GSI1", parts)));
+        }
+    }
+    if let Some(series) = pk.strip_prefix(entity::SERIES_PREFIX) {
+        let (created_at, board) = entity::parse_board_listing_sk(sk)?;
+        let id = SeriesId::parse(series).map_err(usage)?;
+        if confirm(entity::board_series_gsi1(&id, created_at, &board)) {
+            let parts = vec![
+                part("series", series),
+                part("createdAt", created_at.to_string()),
+                part("board", board.as_str()),
+            ];
+            return Ok(Some((
+                "Leaderboard, among its series' boards",
+                "GSI1",
+                parts,
+            )));
         }
     }
     if let Some(p) = pk.strip_prefix(entity::PLAYER_PREFIX)

@@ -2,10 +2,12 @@
 //! the functions do (`TABLE_NAME`, the SDK's region, profile and `AWS_ENDPOINT_URL`), through the
 //! store and key crates, so it holds no second copy of a key rule.
 //!
-//! Each command is a module: [`browse`] (entries in key order, keys decoded), [`explain`] (a
+//! Each command is a module: [`boards`] (the boards, newest first), [`browse`] (entries in key
+//! order, keys decoded), [`explain`] (a
 //! key taken apart), [`expr`] (an access pattern's exact Query), [`export`] (standings as CSV
 //! or JSON), [`stats`] (a board's shape from its rank index). `--json` prints one JSON document for scripts; [`error`] lists the exit codes.
 
+pub mod boards;
 pub mod browse;
 pub mod connect;
 pub mod error;
@@ -55,6 +57,28 @@ pub struct Cli {
 /// The commands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// The boards, newest first: every board, or one series' (its own partition), filtered by
+    /// status and game.
+    #[command(
+        after_help = "Examples:\n  lbctl boards\n  lbctl boards --open --series daily --limit 1\n  lbctl boards --closed --game tetris --json"
+    )]
+    Boards {
+        /// Only open boards (those past their end too, until their close begins).
+        #[arg(long, conflicts_with = "closed")]
+        open: bool,
+        /// Only closed boards.
+        #[arg(long)]
+        closed: bool,
+        /// Only this game's boards.
+        #[arg(long)]
+        game: Option<String>,
+        /// Only this series' boards (`daily` for daily_2026-11-26 and its successors).
+        #[arg(long)]
+        series: Option<String>,
+        /// The most boards shown.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
     /// Take keys apart: the item each names and its parts decoded (the table's keys, the GSIs',
     /// the rank index's, or a StatelyDB key path in hex). Needs no table.
     #[command(
@@ -302,6 +326,31 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
             let (board, rows) =
                 browse::rows(ctl.store().await?, &board_id(&board)?, from, limit).await?;
             browse::write(out, &board, &rows, ctl.json)
+        }
+        Command::Boards {
+            open,
+            closed,
+            game,
+            series,
+            limit,
+        } => {
+            use leaderboard_keys::ids::{GameId, SeriesId};
+            let usage = |e: leaderboard_keys::ids::IdError| CtlError::Usage(e.to_string());
+            let filter = boards::Filter {
+                status: match (open, closed) {
+                    (true, _) => Some(leaderboard_store::model::BoardStatus::Open),
+                    (_, true) => Some(leaderboard_store::model::BoardStatus::Closed),
+                    _ => None,
+                },
+                game: game.map(|g| GameId::parse(&g)).transpose().map_err(usage)?,
+                series: series
+                    .map(|s| SeriesId::parse(&s))
+                    .transpose()
+                    .map_err(usage)?,
+            };
+            let (found, _) = boards::boards(ctl.store().await?, &filter, limit).await?;
+            let now = leaderboard_keys::time::Timestamp::now();
+            boards::write(out, &found, now, ctl.json)
         }
         Command::Stats { board, rows } => {
             let (board, stats) = stats::stats(ctl.store().await?, &board_id(&board)?).await?;

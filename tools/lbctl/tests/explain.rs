@@ -6,7 +6,9 @@ use lbctl::explain::{BoardHint, Explained, explain, to_hex};
 use leaderboard_keypath::{KeyPath, Segment, encode_int};
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::erasure::Pseudonym;
-use leaderboard_keys::ids::{BoardId, Email, GameId, IdempotencyKey, PlayerId, SessionId};
+use leaderboard_keys::ids::{
+    BoardId, Email, GameId, IdempotencyKey, PlayerId, SeriesId, SessionId,
+};
 use leaderboard_keys::rank::{Order, RankKeySpec};
 use leaderboard_keys::rank_index::{self, journal, stage};
 use leaderboard_keys::time::Timestamp;
@@ -99,6 +101,22 @@ fn every_item_key_is_named_and_taken_back_to_its_parts() {
             "Leaderboard",
             "table",
             vec![("board", "season_1".into())],
+        ),
+        (
+            entity::board_listing(at, &b),
+            "Board listing",
+            "table",
+            vec![("createdAt", at.to_string()), ("board", "season_1".into())],
+        ),
+        (
+            entity::board_series_gsi1(&SeriesId::parse("season").unwrap(), at, &b),
+            "Leaderboard, among its series",
+            "GSI1",
+            vec![
+                ("series", "season".into()),
+                ("createdAt", at.to_string()),
+                ("board", "season_1".into()),
+            ],
         ),
         (
             entity::session(&p, &session),

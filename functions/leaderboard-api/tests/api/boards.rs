@@ -161,6 +161,12 @@ async fn create_and_get_boards() {
             400,
             "invalid_request",
         ),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1", "name": "X", "seriesId": "a#b"}),
+            400,
+            "invalid_request",
+        ),
         (As::Admin("ops"), json!([1, 2]), 400, "invalid_request"),
     ];
     for (who, body, status, want) in refusals {
@@ -178,4 +184,98 @@ async fn create_and_get_boards() {
     assert_eq!((status, code(&resp)), (405, "method_not_allowed"));
     let (status, _) = h.get("/no/such/route").await;
     assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn boards_list_newest_first_by_series_status_and_game() {
+    let h = harness("api_list_boards").await;
+    // Oldest first: a closed-looking ended daily, today's daily, a weekly of another game.
+    let mk = |id: &str, extra: Value| {
+        let mut body = json!({"leaderboardId": id, "name": id, "recurrence": "daily",
+            "startsAt": "2026-01-01T00:00:00Z", "endsAt": "2099-01-01T00:00:00Z"});
+        body.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        body
+    };
+    for body in [
+        mk(
+            "daily_2026-11-25",
+            json!({"endsAt": "2026-11-26T00:00:00Z"}),
+        ),
+        mk("daily_2026-11-26", json!({})),
+        mk(
+            "chess_weekly_2026-w48",
+            json!({"recurrence": "weekly", "gameId": "chess"}),
+        ),
+        mk("cup", json!({"seriesId": "cups", "recurrence": "none"})),
+    ] {
+        let (status, created) = h
+            .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
+            .await;
+        assert_eq!(status, 201, "{created}");
+        // A little time apart, so that newest first is an order.
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let (all, body) = listed(&h, "").await;
+    assert_eq!(
+        all,
+        [
+            "cup",
+            "chess_weekly_2026-w48",
+            "daily_2026-11-26",
+            "daily_2026-11-25"
+        ]
+    );
+    assert_eq!(body["nextCursor"], Value::Null);
+    // Each as GET /leaderboards/{b} shows it, its series included.
+    let (_, one) = h.get("/leaderboards/daily_2026-11-25").await;
+    assert_eq!(body["leaderboards"][3], one);
+    assert_eq!(one["seriesId"], "daily");
+    assert_eq!(one["status"], "ended");
+    // Today's daily board in one request.
+    let (today, _) = listed(&h, "?status=open&seriesId=daily&limit=1").await;
+    assert_eq!(today, ["daily_2026-11-26"]);
+    let (days, _) = listed(&h, "?seriesId=daily").await;
+    assert_eq!(days, ["daily_2026-11-26", "daily_2026-11-25"]);
+    let (ended, _) = listed(&h, "?status=ended").await;
+    assert_eq!(ended, ["daily_2026-11-25"]);
+    let (chess, _) = listed(&h, "?gameId=chess").await;
+    assert_eq!(chess, ["chess_weekly_2026-w48"]);
+    let (cups, _) = listed(&h, "?seriesId=cups").await;
+    assert_eq!(cups, ["cup"]);
+    // Paged: two at a time, the cursor carrying on.
+    let (first, page) = listed(&h, "?limit=2").await;
+    assert_eq!(first, ["cup", "chess_weekly_2026-w48"]);
+    let cursor = page["nextCursor"].as_str().unwrap().to_owned();
+    let (status, rest) = h
+        .get(&format!("/leaderboards?limit=2&cursor={cursor}"))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(rest["leaderboards"][0]["leaderboardId"], "daily_2026-11-26");
+    // Refused: a bad status, series, game, limit or cursor.
+    for q in [
+        "?status=done",
+        "?seriesId=a%23b",
+        "?gameId=a%23b",
+        "?limit=0",
+        "?limit=101",
+        "?cursor=nope",
+    ] {
+        let (status, body) = h.get(&format!("/leaderboards{q}")).await;
+        assert_eq!((status, code(&body)), (400, "invalid_request"), "{q}");
+    }
+}
+
+/// `GET /leaderboards{q}`: the ids listed, and the answer.
+async fn listed(h: &Harness, q: &str) -> (Vec<String>, Value) {
+    let (status, body) = h.get(&format!("/leaderboards{q}")).await;
+    assert_eq!(status, 200, "{q}: {body}");
+    let ids = body["leaderboards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["leaderboardId"].as_str().unwrap().to_owned())
+        .collect();
+    (ids, body)
 }

@@ -202,6 +202,7 @@ impl Harness {
                     writers: Default::default(),
                     game_id: None,
                     rank_layout: RankLayout::V2,
+                    series_id: None,
                 },
                 starts_at,
             )

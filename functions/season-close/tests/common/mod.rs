@@ -75,6 +75,7 @@ pub async fn board(
                 writers: Default::default(),
                 game_id: None,
                 rank_layout: Default::default(),
+                series_id: None,
             },
             Timestamp::from_millis(start).unwrap(),
         )
@@ -102,6 +103,7 @@ pub async fn open_board(store: &Store, id: &str) -> leaderboard_store::model::Bo
                 writers: Default::default(),
                 game_id: None,
                 rank_layout: Default::default(),
+                series_id: None,
             },
             Timestamp::from_millis(now - DAY).unwrap(),
         )

@@ -96,6 +96,7 @@ pub fn new_board(id: &str, order: Order, operator: Operator, layout: RankLayout)
         writers: Default::default(),
         game_id: Some(GameId::parse("tetris").unwrap()),
         rank_layout: layout,
+        series_id: None,
     }
 }
 

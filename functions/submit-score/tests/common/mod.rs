@@ -52,6 +52,7 @@ pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> 
         writers: Default::default(),
         game_id: None,
         rank_layout: Default::default(),
+        series_id: None,
     }
 }
 

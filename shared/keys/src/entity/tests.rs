@@ -219,6 +219,39 @@ fn open_board_keys_sort_by_end_and_parse_back() {
 }
 
 #[test]
+fn board_listing_and_series_keys_sort_by_creation_and_parse_back() {
+    use crate::ids::SeriesId;
+    let a = Timestamp::from_millis(1_767_225_600_000).unwrap();
+    let z = Timestamp::from_millis(1_767_225_600_001).unwrap();
+    let (ka, kz) = (board_listing(a, &b("zz")), board_listing(z, &b("aa")));
+    assert_eq!(ka, Key::new("BOARDS", "BOARD#2026-01-01T00:00:00.000Z#zz"));
+    assert!(ka.sk < kz.sk);
+    assert_eq!(
+        ItemKey::parse(&kz.pk, &kz.sk).unwrap(),
+        ItemKey::BoardListing {
+            created_at: z,
+            board: b("aa")
+        }
+    );
+    let daily = SeriesId::parse("daily").unwrap();
+    let g = board_series_gsi1(&daily, a, &b("daily_2026-01-01"));
+    assert_eq!(
+        g,
+        Key::new(
+            "SERIES#daily",
+            "BOARD#2026-01-01T00:00:00.000Z#daily_2026-01-01"
+        )
+    );
+    assert_eq!(
+        parse_board_listing_sk(&g.sk).unwrap(),
+        (a, b("daily_2026-01-01"))
+    );
+    assert!(parse_board_listing_sk("nope").is_err());
+    assert!(ItemKey::parse("BOARDS", "BOARD#2026-01-01T00:00:00.000Z#bad/id").is_err());
+    assert!(ItemKey::parse("BOARDS", "2026-01-01T00:00:00.000Z#zz").is_err());
+}
+
+#[test]
 fn keys_above_bound() {
     let sk = "SCORE#0000000005#9999999999999#p1";
     let lo = score_sort_keys_above(sk);

@@ -1,14 +1,22 @@
-//! Boards: creation (`POST /leaderboards`), AP9 (metadata by id), and bulk import of entries.
+//! Boards: creation (`POST /leaderboards`), AP9 (metadata by id), the listing of boards
+//! (`GET /leaderboards`: every board, or one series', newest first), and bulk import of entries.
 
-use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::entity::{self, BOARD_LIST, BOARD_PREFIX, ItemKey};
+use leaderboard_keys::ids::{BoardId, PlayerId, SeriesId};
 use leaderboard_keys::rank_index::{LANES, lane_of};
 use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::StoreError;
+use crate::ground::items::{from_item, item_key};
 use crate::ground::items::{pointer_item, score_item};
-use crate::ground::model::{Board, Entry, EntryPointer, NewBoard};
+use crate::ground::model::{Board, Entry, EntryPointer, NewBoard, Page};
 use crate::store::Store;
 use crate::table::batch::BatchStats;
+use crate::table::query::Listing;
+use crate::table::request::Index;
+
+/// The most boards a page of [`Store::list_boards`] reads: one `BatchGetItem`.
+pub const MAX_BOARDS_PAGE: usize = 100;
 
 impl Store {
     /// Creates an open board. It is listed under GSI2's sparse `BOARDS#OPEN` while open and has
@@ -29,6 +37,71 @@ impl Store {
     /// AP9: a board's metadata (GetItem, consistent).
     pub async fn get_board(&self, board: &BoardId) -> Result<Option<Board>, StoreError> {
         self.table.board(board).await
+    }
+
+    /// The boards, newest first, `limit` (1..=100) read a page: a series' (one Query of its
+    /// GSI1 partition, whole boards) or every board's (one Query of the listing items, then one
+    /// `BatchGetItem` of their boards, strongly consistent). Only boards `keep` accepts are
+    /// answered, so a filtered page may hold fewer than `limit`, even none, with a cursor still
+    /// to follow. A board stored before the listing (no listing item, no series key) is not
+    /// listed.
+    pub async fn list_boards(
+        &self,
+        series: Option<&SeriesId>,
+        limit: usize,
+        cursor: Option<&str>,
+        keep: impl Fn(&Board) -> bool,
+    ) -> Result<Page<Board>, StoreError> {
+        if !(1..=MAX_BOARDS_PAGE).contains(&limit) {
+            return Err(StoreError::Invalid(format!(
+                "limit must be between 1 and {MAX_BOARDS_PAGE}"
+            )));
+        }
+        if let Some(series) = series {
+            let pk = entity::series_gsi1_pk(series);
+            let listing = Listing::new("series", Index::Gsi1, pk, BOARD_PREFIX).descending();
+            let raw = self.table.list(&listing, limit, cursor).await?;
+            let page: Page<Board> = raw.into_page()?;
+            return Ok(Page {
+                items: page.items.into_iter().filter(|b| keep(b)).collect(),
+                next_cursor: page.next_cursor,
+            });
+        }
+        let listing =
+            Listing::new("boards", Index::Table, BOARD_LIST.to_owned(), BOARD_PREFIX).descending();
+        let raw = self.table.list(&listing, limit, cursor).await?;
+        let ids: Vec<BoardId> = raw
+            .items
+            .iter()
+            .filter_map(|item| {
+                let k = item_key(item);
+                match ItemKey::parse(&k.pk, &k.sk) {
+                    Ok(ItemKey::BoardListing { board, .. }) => Some(board),
+                    _ => None,
+                }
+            })
+            .collect();
+        if ids.is_empty() {
+            return Ok(Page {
+                items: Vec::new(),
+                next_cursor: raw.next_cursor,
+            });
+        }
+        let keys: Vec<_> = ids.iter().map(entity::board).collect();
+        let mut found = self.table.batch_get(&keys, "BatchGetItem(boards)").await?;
+        let mut items = Vec::with_capacity(keys.len());
+        for key in &keys {
+            if let Some(item) = found.take(key) {
+                let board: Board = from_item(item)?;
+                if keep(&board) {
+                    items.push(board);
+                }
+            }
+        }
+        Ok(Page {
+            items,
+            next_cursor: raw.next_cursor,
+        })
     }
 
     /// Bulk-loads entries onto a board: each player's Score item and entry pointer, with

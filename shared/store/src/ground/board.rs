@@ -2,7 +2,7 @@
 //! score rules, writers, window, recurrence, rank layout), its life cycle, and the checks a new
 //! board and a play's time and score must pass.
 
-use leaderboard_keys::ids::{BoardId, GameId};
+use leaderboard_keys::ids::{BoardId, GameId, SeriesId};
 use leaderboard_keys::rank::{MAX_MAX_SCORE, Order, RankKeySpec};
 use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -119,6 +119,10 @@ pub struct NewBoard {
     /// The rank index's layout: 2, the only one (the default).
     #[serde(default)]
     pub rank_layout: RankLayout,
+    /// The series the board and its successors belong to (default: the id without its
+    /// trailing date, week or number, [`crate::rollover::series_of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_id: Option<SeriesId>,
 }
 
 /// How a board's rank index is laid out: `rankLayout` 2. A stored board without it (or with 1,
@@ -232,6 +236,10 @@ pub struct Board {
         skip_serializing_if = "RankLayout::is_legacy"
     )]
     pub rank_layout: RankLayout,
+    /// The series it belongs to (`seriesId`; a board stored without it is in its id's default
+    /// series, [`Board::series`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series_id: Option<SeriesId>,
     /// Whether the board, stored before the rank index's current layout, is being moved onto it
     /// (`rankMigrating`): its plays record their changes on its lanes, and its index is being
     /// rebuilt; its ranks are counted until the migration switches it to `rankLayout` 2.
@@ -275,6 +283,9 @@ impl Board {
         {
             return Err(StoreError::Invalid("endsAt must be after startsAt".into()));
         }
+        let series = new
+            .series_id
+            .unwrap_or_else(|| crate::ground::rollover::series_of(&new.board_id));
         Ok(Board {
             board_id: new.board_id,
             name: name.to_owned(),
@@ -296,6 +307,7 @@ impl Board {
             rollover_error: None,
             rank_index: true,
             rank_layout: new.rank_layout,
+            series_id: Some(series),
             rank_migrating: false,
             lanes_grouped: true,
         })
@@ -305,6 +317,13 @@ impl Board {
     /// one the migration has still to move (whose ranks are counted).
     pub fn indexed(&self) -> bool {
         self.rank_layout == RankLayout::V2
+    }
+
+    /// The board's series: the one stored, or its id's default.
+    pub fn series(&self) -> SeriesId {
+        self.series_id
+            .clone()
+            .unwrap_or_else(|| crate::ground::rollover::series_of(&self.board_id))
     }
 
     /// Checks a score against the board's range `minScore..=maxScore`.

@@ -13,7 +13,7 @@
 //! (`rolloverError`) and logs it as an error, instead of stopping quietly.
 
 use chrono::{Datelike, Days, NaiveDate};
-use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::ids::{BoardId, SeriesId};
 
 use crate::ground::model::{Board, NewBoard, Recurrence};
 use crate::ground::names::MAX_NAME_LEN;
@@ -61,20 +61,39 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
         game_id: board.game_id.clone(),
         // A successor starts on the rank index's current layout, whatever its predecessor had.
         rank_layout: Default::default(),
+        series_id: Some(board.series()),
     }))
 }
 
-/// The id after `id`, moving a trailing date by `days`.
-pub fn next_id(id: &str, days: u64) -> Option<String> {
-    // A trailing date YYYY-MM-DD.
+/// A board id's default series: the id without its trailing date, week or number, nor the
+/// `_`, `-` or `.` before it (`daily_2026-11-26` -> `daily`, `weekly_2026-w48` -> `weekly`,
+/// `season_3` -> `season`); an id with none of these, or nothing else, is its own series.
+pub fn series_of(id: &BoardId) -> SeriesId {
+    let (head, _) = split_tail(id.as_str());
+    let head = head.trim_end_matches(['_', '-', '.']);
+    SeriesId::parse(head).unwrap_or_else(|_| SeriesId::of_board(id))
+}
+
+/// The part of a board id that rollover moves on.
+enum Tail {
+    /// A trailing date, YYYY-MM-DD.
+    Date(NaiveDate),
+    /// A trailing ISO week, YYYY-wNN (`w` or `W`).
+    Week { year: i32, week: u32, w: u8 },
+    /// A trailing number of `digits` digits.
+    Number { value: u64, digits: usize },
+    /// None of these.
+    None,
+}
+
+/// Splits `id` into its head and the tail rollover moves on.
+fn split_tail(id: &str) -> (&str, Tail) {
     if id.len() >= 10 && id.is_char_boundary(id.len() - 10) {
         let (head, tail) = id.split_at(id.len() - 10);
         if let Ok(date) = NaiveDate::parse_from_str(tail, "%Y-%m-%d") {
-            let next = date.checked_add_days(Days::new(days))?;
-            return Some(format!("{head}{}", next.format("%Y-%m-%d")));
+            return (head, Tail::Date(date));
         }
     }
-    // A trailing ISO week YYYY-wNN.
     if id.len() >= 8 && id.is_char_boundary(id.len() - 8) {
         let (head, tail) = id.split_at(id.len() - 8);
         let b = tail.as_bytes();
@@ -82,25 +101,49 @@ pub fn next_id(id: &str, days: u64) -> Option<String> {
             && (b[5] == b'w' || b[5] == b'W')
             && let (Ok(year), Ok(week)) = (tail[..4].parse::<i32>(), tail[6..].parse::<u32>())
         {
-            let monday = NaiveDate::from_isoywd_opt(year, week, chrono::Weekday::Mon)?;
-            let next = monday.checked_add_days(Days::new(7 * days.div_ceil(7)))?;
-            let iso = next.iso_week();
-            return Some(format!(
-                "{head}{:04}-{}{:02}",
-                iso.year(),
-                b[5] as char,
-                iso.week()
-            ));
+            return (
+                head,
+                Tail::Week {
+                    year,
+                    week,
+                    w: b[5],
+                },
+            );
         }
     }
-    // A trailing number.
     let digits = id.bytes().rev().take_while(u8::is_ascii_digit).count();
     if digits > 0 && digits <= 18 {
         let (head, tail) = id.split_at(id.len() - digits);
-        let n: u64 = tail.parse().ok()?;
-        return Some(format!("{head}{:0width$}", n + 1, width = digits));
+        if let Ok(value) = tail.parse() {
+            return (head, Tail::Number { value, digits });
+        }
     }
-    Some(format!("{id}_2"))
+    (id, Tail::None)
+}
+
+/// The id after `id`, moving a trailing date by `days`.
+pub fn next_id(id: &str, days: u64) -> Option<String> {
+    match split_tail(id) {
+        (head, Tail::Date(date)) => {
+            let next = date.checked_add_days(Days::new(days))?;
+            Some(format!("{head}{}", next.format("%Y-%m-%d")))
+        }
+        (head, Tail::Week { year, week, w }) => {
+            let monday = NaiveDate::from_isoywd_opt(year, week, chrono::Weekday::Mon)?;
+            let next = monday.checked_add_days(Days::new(7 * days.div_ceil(7)))?;
+            let iso = next.iso_week();
+            Some(format!(
+                "{head}{:04}-{}{:02}",
+                iso.year(),
+                w as char,
+                iso.week()
+            ))
+        }
+        (head, Tail::Number { value, digits }) => {
+            Some(format!("{head}{:0width$}", value + 1, width = digits))
+        }
+        (_, Tail::None) => Some(format!("{id}_2")),
+    }
 }
 
 /// The successor's name: the old id's changing part replaced in the name where it appears
@@ -125,6 +168,27 @@ mod tests {
     use crate::ground::model::{BoardStatus, Operator, RankLayout, Writers};
     use leaderboard_keys::rank::Order;
     use leaderboard_keys::time::Timestamp;
+
+    #[test]
+    fn series_are_ids_without_what_rollover_moves() {
+        for (id, series) in [
+            ("daily_2026-11-26", "daily"),
+            ("tetris-weekly-2026-w48", "tetris-weekly"),
+            ("weekly_2026-W01", "weekly"),
+            ("season_3", "season"),
+            ("s09", "s"),
+            ("launch", "launch"),
+            ("2026-11-26", "2026-11-26"),
+            ("42", "42"),
+            ("cup_.7", "cup"),
+        ] {
+            assert_eq!(
+                series_of(&BoardId::parse(id).unwrap()).as_str(),
+                series,
+                "{id}"
+            );
+        }
+    }
 
     #[test]
     fn ids() {
@@ -166,6 +230,7 @@ mod tests {
             rollover_error: None,
             rank_index: true,
             rank_layout: RankLayout::V2,
+            series_id: None,
             rank_migrating: false,
             lanes_grouped: true,
         }

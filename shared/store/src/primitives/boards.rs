@@ -1,12 +1,13 @@
-//! Boards as the features share them: reading a board's metadata, writing a new board, and
+//! Boards as the features share them: reading a board's metadata, writing a new board (with
+//! its listing item), and
 //! the condition that keeps a write off a board that is no longer open.
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::BoardId;
 
-use crate::ground::error::StoreError;
-use crate::ground::items::to_item;
+use crate::ground::error::{CancelReason, StoreError};
+use crate::ground::items::{key_item, s, to_item};
 use crate::ground::model::{Board, BoardStatus};
 use crate::table::Table;
 use crate::table::request::Params;
@@ -17,25 +18,36 @@ impl Table {
         self.get(&entity::board(id)).await
     }
 
-    /// Writes `board` if no board with its id exists.
+    /// Writes `board` if no board with its id exists, in one transaction with its listing item
+    /// (so that every board lists): the board under its series' GSI1 key, and under GSI2's open
+    /// boards while open with an end.
     pub(crate) async fn put_new_board(&self, board: &Board) -> Result<(), StoreError> {
+        let id = &board.board_id;
         let gsi2 = match (board.status, board.ends_at) {
-            (BoardStatus::Open, Some(end)) => Some(entity::board_open_gsi2(end, &board.board_id)),
+            (BoardStatus::Open, Some(end)) => Some(entity::board_open_gsi2(end, id)),
             _ => None,
         };
-        let item = to_item(board, &entity::board(&board.board_id), None, gsi2.as_ref())?;
-        self.put_request(item)
-            .condition_expression("attribute_not_exists(pk)")
-            .send()
+        let gsi1 = entity::board_series_gsi1(&board.series(), board.created_at, id);
+        let item = to_item(board, &entity::board(id), Some(&gsi1), gsi2.as_ref())?;
+        let listing = entity::board_listing(board.created_at, id);
+        let mut listed = key_item(&listing);
+        listed.insert("leaderboardId".into(), s(id.as_str()));
+        let put = self.tx_put(item, Some("attribute_not_exists(pk)"), Params::new())?;
+        let list = self.tx_put(listed, None, Params::new())?;
+        match self
+            .transact(vec![put, list], "TransactWriteItems(board)")
             .await
-            .map_err(|e| match StoreError::sdk("PutItem(board)", e) {
-                StoreError::ConditionalCheckFailed => StoreError::AlreadyExists {
+        {
+            Err(StoreError::TransactionCanceled { reasons })
+                if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
+            {
+                Err(StoreError::AlreadyExists {
                     what: "leaderboard",
-                    id: board.board_id.to_string(),
-                },
-                other => other,
-            })?;
-        Ok(())
+                    id: id.to_string(),
+                })
+            }
+            other => other,
+        }
     }
 
     /// A transaction's check that the board `id` is still open: the fence against season

@@ -13,7 +13,8 @@ async fn create_board_writes_the_contract_item_and_ap9_reads_it_back() {
     nb.game_id = Some(gid("tetris"));
     // WHEN it is created
     let created = store.create_board(nb.clone(), at(42)).await.unwrap();
-    // THEN the raw item is the contract's, listed open under GSI2 by its end
+    // THEN the raw item is the contract's, listed open under GSI2 by its end, and under GSI1
+    // in its series (the id itself: it ends in no date, week or number)
     let raw = table
         .raw("LEADERBOARD#speed_run-1.a", "#METADATA")
         .await
@@ -23,6 +24,8 @@ async fn create_board_writes_the_contract_item_and_ap9_reads_it_back() {
         want_keys(&[
             ("pk", "LEADERBOARD#speed_run-1.a"),
             ("sk", "#METADATA"),
+            ("gsi1pk", "SERIES#speed_run-1.a"),
+            ("gsi1sk", "BOARD#2026-01-01T00:00:00.042Z#speed_run-1.a"),
             ("gsi2pk", "BOARDS#OPEN"),
             ("gsi2sk", "2026-01-08T00:00:00.123Z#speed_run-1.a"),
         ])
@@ -49,11 +52,17 @@ async fn create_board_writes_the_contract_item_and_ap9_reads_it_back() {
     open_ended.starts_at = None;
     open_ended.ends_at = None;
     let forever = store.create_board(open_ended, at(5)).await.unwrap();
-    // THEN it has no GSI2 attributes at all, and startsAt is the creation time
+    // THEN it has no GSI2 attributes at all (only its series' GSI1 key), and startsAt is the
+    // creation time
     let raw = table.raw("LEADERBOARD#forever", "#METADATA").await.unwrap();
     assert_eq!(
         keys_of(&raw),
-        want_keys(&[("pk", "LEADERBOARD#forever"), ("sk", "#METADATA")])
+        want_keys(&[
+            ("pk", "LEADERBOARD#forever"),
+            ("sk", "#METADATA"),
+            ("gsi1pk", "SERIES#forever"),
+            ("gsi1sk", "BOARD#2026-01-01T00:00:00.005Z#forever"),
+        ])
     );
     assert!(!raw.contains_key("endsAt"));
     assert!(!raw.contains_key("gameId"));

@@ -163,6 +163,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             writers: Default::default(),
             game_id: case.game_id.map(gid),
             rank_layout: Default::default(),
+            series_id: None,
         };
         // WHEN the board is created
         let created = store.create_board(new, now).await.unwrap();
@@ -188,6 +189,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             rollover_error: None,
             rank_index: true,
             rank_layout: Default::default(),
+            series_id: Some(leaderboard_store::rollover::series_of(&bid(id))),
             rank_migrating: false,
             lanes_grouped: true,
         };
@@ -197,7 +199,13 @@ async fn boards_read_back_identically_with_the_contract_keys() {
         // AND the raw item has exactly the contract's keys (GSI2 only with an end)
         let pk = format!("LEADERBOARD#{id}");
         let raw = table.raw(&pk, "#METADATA").await.unwrap();
-        let mut want_keys = keys(&[("pk", &pk), ("sk", "#METADATA")]);
+        let series = leaderboard_store::rollover::series_of(&bid(id));
+        let mut want_keys = keys(&[
+            ("pk", &pk),
+            ("sk", "#METADATA"),
+            ("gsi1pk", &format!("SERIES#{series}")),
+            ("gsi1sk", &format!("BOARD#2026-01-01T00:00:00.000Z#{id}")),
+        ]);
         if let Some(gsi2sk) = &case.want_gsi2sk {
             want_keys.extend(keys(&[("gsi2pk", "BOARDS#OPEN"), ("gsi2sk", gsi2sk)]));
         }

@@ -41,6 +41,7 @@ pub fn new_board(id: &str, order: Order, max_score: u64) -> NewBoard {
         writers: Default::default(),
         game_id: None,
         rank_layout: Default::default(),
+        series_id: None,
     }
 }
 

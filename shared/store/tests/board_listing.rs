@@ -1,0 +1,196 @@
+//! The board listing against DynamoDB Local: every board newest first, paged with cursors,
+//! filtered without a filter ever reading more than a page; a series' boards in one Query, a
+//! successor in its predecessor's series; concurrent creations of one id leave one board and one
+//! listing item.
+
+mod common;
+
+use common::*;
+use leaderboard_devkit::testing::s;
+use leaderboard_keys::ids::SeriesId;
+use leaderboard_keys::rank::Order;
+use leaderboard_keys::time::Timestamp;
+use leaderboard_store::model::{Board, BoardStatus, NewBoard, Operator, Recurrence};
+use leaderboard_store::{CloseProgress, StoreError};
+
+const DAY: u64 = 86_400_000;
+
+fn daily(id: &str, day: u64) -> NewBoard {
+    let mut nb = new_board(id, Order::Desc, Operator::Best, 999);
+    nb.recurrence = Recurrence::Daily;
+    nb.starts_at = Some(at(day * DAY));
+    nb.ends_at = Some(at((day + 1) * DAY));
+    nb
+}
+
+fn ids(boards: &[Board]) -> Vec<String> {
+    boards.iter().map(|b| b.board_id.to_string()).collect()
+}
+
+async fn all_pages(
+    store: &leaderboard_store::Store,
+    series: Option<&SeriesId>,
+    limit: usize,
+    keep: impl Fn(&Board) -> bool + Copy,
+) -> (Vec<String>, usize) {
+    let (mut out, mut pages, mut cursor) = (Vec::new(), 0, None::<String>);
+    loop {
+        let page = store
+            .list_boards(series, limit, cursor.as_deref(), keep)
+            .await
+            .unwrap();
+        assert!(page.items.len() <= limit);
+        pages += 1;
+        out.extend(ids(&page.items));
+        cursor = page.next_cursor;
+        if cursor.is_none() {
+            return (out, pages);
+        }
+    }
+}
+
+#[tokio::test]
+async fn every_board_lists_newest_first_and_a_series_in_one_query() {
+    let (table, store) = store_without_stream("board_listing").await;
+    // Created a minute apart, oldest first: three daily boards, a weekly one, a season.
+    let mut made = Vec::new();
+    for (i, id) in [
+        "daily_2026-01-01",
+        "weekly_2026-w01",
+        "daily_2026-01-02",
+        "season_1",
+        "daily_2026-01-03",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut nb = daily(id, i as u64);
+        if id.starts_with("season") {
+            nb.game_id = Some(gid("chess"));
+        }
+        store.create_board(nb, at(i as u64 * 60_000)).await.unwrap();
+        made.push(id.to_owned());
+    }
+    let newest_first: Vec<String> = made.iter().rev().cloned().collect();
+    // Every board, one page or many, newest first.
+    for limit in [1, 2, 100] {
+        let (listed, pages) = all_pages(&store, None, limit, |_| true).await;
+        assert_eq!(listed, newest_first, "limit {limit}");
+        assert_eq!(pages, 5usize.div_ceil(limit), "limit {limit}");
+    }
+    // A series: its own boards, newest first, with their default series.
+    let daily_series = SeriesId::parse("daily").unwrap();
+    let page = store
+        .list_boards(Some(&daily_series), 10, None, |_| true)
+        .await
+        .unwrap();
+    assert_eq!(
+        ids(&page.items),
+        ["daily_2026-01-03", "daily_2026-01-02", "daily_2026-01-01"]
+    );
+    assert!(page.items.iter().all(|b| b.series() == daily_series));
+    assert_eq!(page.next_cursor, None);
+    // Filters keep what they accept, page by page.
+    let (chess, _) = all_pages(&store, None, 2, |b| {
+        b.game_id.as_ref().is_some_and(|g| g.as_str() == "chess")
+    })
+    .await;
+    assert_eq!(chess, ["season_1"]);
+    // The raw items: the board under its series' GSI1 key, and its listing item.
+    let raw = table
+        .raw("LEADERBOARD#daily_2026-01-02", "#METADATA")
+        .await
+        .unwrap();
+    assert_eq!(s(&raw, "seriesId"), Some("daily"));
+    assert_eq!(s(&raw, "gsi1pk"), Some("SERIES#daily"));
+    assert_eq!(
+        s(&raw, "gsi1sk"),
+        Some("BOARD#2026-01-01T00:02:00.000Z#daily_2026-01-02")
+    );
+    let listed = table
+        .raw("BOARDS", "BOARD#2026-01-01T00:02:00.000Z#daily_2026-01-02")
+        .await
+        .unwrap();
+    assert_eq!(s(&listed, "leaderboardId"), Some("daily_2026-01-02"));
+    // A bad limit or a cursor of another listing is refused.
+    for limit in [0, 101] {
+        assert!(matches!(
+            store.list_boards(None, limit, None, |_| true).await,
+            Err(StoreError::Invalid(_))
+        ));
+    }
+    let cursor = store
+        .list_boards(None, 1, None, |_| true)
+        .await
+        .unwrap()
+        .next_cursor
+        .unwrap();
+    assert!(
+        store
+            .list_boards(Some(&daily_series), 1, Some(&cursor), |_| true)
+            .await
+            .is_err()
+    );
+}
+
+#[tokio::test]
+async fn a_successor_joins_its_predecessors_series_and_a_chosen_series_is_kept() {
+    let (_table, store) = store_without_stream("board_listing_rollover").await;
+    let mut nb = daily("tetris_daily_2026-01-01", 0);
+    nb.series_id = Some(SeriesId::parse("tetris-days").unwrap());
+    let board = store.create_board(nb, at(0)).await.unwrap();
+    assert_eq!(board.series().as_str(), "tetris-days");
+    let progress = store
+        .close_board(&board.board_id, at(DAY + 1), &Default::default())
+        .await
+        .unwrap();
+    let CloseProgress::Closed {
+        next: Some(next), ..
+    } = progress
+    else {
+        panic!("{progress:?}");
+    };
+    let successor = store.get_board(&next).await.unwrap().unwrap();
+    assert_eq!(successor.series_id, board.series_id);
+    let series = SeriesId::parse("tetris-days").unwrap();
+    let open = store
+        .list_boards(Some(&series), 10, None, |b| b.status == BoardStatus::Open)
+        .await
+        .unwrap();
+    assert_eq!(ids(&open.items), ["tetris_daily_2026-01-02"]);
+    let (everything, _) = all_pages(&store, None, 10, |_| true).await;
+    assert_eq!(
+        everything,
+        ["tetris_daily_2026-01-02", "tetris_daily_2026-01-01"]
+    );
+}
+
+#[tokio::test]
+async fn concurrent_creations_of_one_id_leave_one_board_and_one_listing_item() {
+    let (table, store) = store_without_stream("board_listing_race").await;
+    let tries = (0..8u64).map(|i| {
+        let store = store.clone();
+        async move {
+            store
+                .create_board(daily("raced", 0), Timestamp::from_millis(T0 + i).unwrap())
+                .await
+        }
+    });
+    let results = futures::future::join_all(tries).await;
+    let won = results.iter().filter(|r| r.is_ok()).count();
+    assert_eq!(won, 1, "{results:?}");
+    assert!(
+        results
+            .iter()
+            .all(|r| r.is_ok() || matches!(r, Err(StoreError::AlreadyExists { .. })))
+    );
+    let listing_items = table
+        .dump()
+        .await
+        .into_iter()
+        .filter(|i| s(i, "pk") == Some("BOARDS"))
+        .count();
+    assert_eq!(listing_items, 1);
+    let (listed, _) = all_pages(&store, None, 10, |_| true).await;
+    assert_eq!(listed, ["raced"]);
+}

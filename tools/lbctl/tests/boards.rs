@@ -1,0 +1,98 @@
+//! `lbctl boards` against DynamoDB Local: every board newest first, or those of a status, a
+//! game or a series, as many as asked for; ids refused with exit code 2.
+
+mod common;
+
+use common::*;
+use leaderboard_keys::ids::{GameId, SeriesId};
+use leaderboard_keys::rank::Order;
+use leaderboard_store::model::Recurrence;
+use serde_json::Value;
+
+async fn listed(store: &leaderboard_store::Store, args: &[&str]) -> Vec<String> {
+    let text = lbctl(store, true, args).await.unwrap();
+    let boards: Vec<Value> = serde_json::from_str(&text).unwrap();
+    boards
+        .iter()
+        .map(|b| b["leaderboardId"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn boards_list_newest_first_by_status_game_and_series() {
+    let (_table, store) = store("lbctl_boards").await;
+    // Oldest first, a minute apart.
+    for (i, (id, game)) in [
+        ("daily_2026-01-01", None),
+        ("season_1", Some("chess")),
+        ("daily_2026-01-02", None),
+        ("cup", Some("chess")),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut nb = new_board(id, Order::Desc, 999);
+        nb.game_id = game.map(|g| GameId::parse(g).unwrap());
+        if id.starts_with("daily") {
+            nb.recurrence = Recurrence::Daily;
+            nb.ends_at = Some(at(86_400_000));
+        }
+        if id == "cup" {
+            nb.series_id = Some(SeriesId::parse("cups").unwrap());
+        }
+        store.create_board(nb, at(i as u64 * 60_000)).await.unwrap();
+    }
+    close(
+        &store,
+        &leaderboard_keys::ids::BoardId::parse("season_1").unwrap(),
+    )
+    .await;
+    let all = listed(&store, &["boards"]).await;
+    assert_eq!(
+        all,
+        ["cup", "daily_2026-01-02", "season_1", "daily_2026-01-01"]
+    );
+    assert_eq!(listed(&store, &["boards", "--limit", "2"]).await, all[..2]);
+    assert_eq!(listed(&store, &["boards", "--closed"]).await, ["season_1"]);
+    assert_eq!(
+        listed(&store, &["boards", "--open"]).await,
+        ["cup", "daily_2026-01-02", "daily_2026-01-01"]
+    );
+    assert_eq!(
+        listed(&store, &["boards", "--game", "chess"]).await,
+        ["cup", "season_1"]
+    );
+    assert_eq!(
+        listed(&store, &["boards", "--series", "daily", "--open"]).await,
+        ["daily_2026-01-02", "daily_2026-01-01"]
+    );
+    assert_eq!(
+        listed(&store, &["boards", "--series", "cups"]).await,
+        ["cup"]
+    );
+    // Text: a header and one aligned line a board.
+    let text = lbctl(&store, false, &["boards"]).await.unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("BOARD"), "{text}");
+    assert_eq!(lines.len(), 5, "{text}");
+    assert!(
+        lines[1].starts_with("cup ") && lines[1].contains("cups"),
+        "{text}"
+    );
+    let column = lines[0].find("SERIES").unwrap();
+    assert!(
+        lines[1..]
+            .iter()
+            .all(|l| l.len() > column && &l[column - 2..column] == "  "),
+        "{text}"
+    );
+    // Ids that are not ids, and both statuses at once.
+    for args in [
+        vec!["boards", "--game", "a#b"],
+        vec!["boards", "--series", "a/b"],
+        vec!["boards", "--open", "--closed"],
+    ] {
+        let e = lbctl(&store, true, &args).await.unwrap_err();
+        assert_eq!(e.exit_code(), 2, "{args:?}");
+    }
+}
