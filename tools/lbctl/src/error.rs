@@ -6,6 +6,7 @@
 //! | 1 | the table could not be read (DynamoDB, credentials, network), or the output not written |
 //! | 2 | the command line or an argument is wrong (clap's own usage errors are 2 as well) |
 //! | 3 | what was asked for does not exist: no such board, no entry of that player |
+//! | 141 | the output was closed before the end (piped into `head`), as a process killed by SIGPIPE |
 
 use leaderboard_store::StoreError;
 
@@ -18,6 +19,8 @@ pub enum CtlError {
     NotFound(String),
     /// The table could not be read or the output could not be written.
     Failed(String),
+    /// The reader of the output went away (a pipe into `head`): not worth a message.
+    OutputClosed,
 }
 
 impl CtlError {
@@ -27,6 +30,7 @@ impl CtlError {
             CtlError::Failed(_) => 1,
             CtlError::Usage(_) => 2,
             CtlError::NotFound(_) => 3,
+            CtlError::OutputClosed => 141,
         }
     }
 }
@@ -35,6 +39,7 @@ impl std::fmt::Display for CtlError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CtlError::Usage(m) | CtlError::NotFound(m) | CtlError::Failed(m) => f.write_str(m),
+            CtlError::OutputClosed => f.write_str("the output was closed"),
         }
     }
 }
@@ -59,6 +64,9 @@ impl From<leaderboard_keys::KeyError> for CtlError {
 
 impl From<std::io::Error> for CtlError {
     fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            return CtlError::OutputClosed;
+        }
         CtlError::Failed(format!("cannot write the output: {e}"))
     }
 }

@@ -37,7 +37,8 @@ Examples (the local stack: bash scripts/run prints its table and endpoint):
   aws dynamodb query --cli-input-json file://top.json
 
 Exit codes: 0 done; 1 the table could not be read or the output written; 2 a wrong
-command line or argument; 3 no such board, player or entry.";
+command line or argument; 3 no such board, player or entry; 141 the output closed early
+(a pipe into head).";
 
 /// The command line.
 #[derive(Parser, Debug)]

@@ -15,6 +15,7 @@ async fn main() -> ExitCode {
     let flushed = out.flush();
     match result.and(flushed.map_err(lbctl::CtlError::from)) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(lbctl::CtlError::OutputClosed) => ExitCode::from(141),
         Err(e) => {
             eprintln!("lbctl: {e}");
             ExitCode::from(e.exit_code() as u8)

@@ -40,7 +40,11 @@ pub fn explained(out: &mut dyn Write, keys: &[Explained], json: bool) -> CtlResu
             writeln!(out)?;
         }
         writeln!(out, "{}", k.key.trim())?;
-        writeln!(out, "  {}: {} key", k.item, k.index)?;
+        match k.index {
+            "key path" => writeln!(out, "  {}", k.item)?,
+            "sort key" => writeln!(out, "  {}: a sort key, given alone", k.item)?,
+            index => writeln!(out, "  {}: {index} key", k.item)?,
+        }
         let name_w = k.parts.iter().map(|p| p.name.len()).max().unwrap_or(0);
         let raw_w = k.parts.iter().map(|p| p.raw.len()).max().unwrap_or(0);
         for p in &k.parts {

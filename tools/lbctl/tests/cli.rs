@@ -1,0 +1,104 @@
+//! The `lbctl` binary as a script runs it: `--help` with examples and the exit codes, each
+//! exit code for what it documents, the table reached through `TABLE_NAME` and
+//! `AWS_ENDPOINT_URL` as the functions reach it.
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::*;
+use leaderboard_keys::rank::Order;
+
+fn lbctl_bin(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_lbctl"));
+    cmd.args(args)
+        .env_remove("TABLE_NAME")
+        .env_remove("AWS_ENDPOINT_URL")
+        .env_remove("AWS_PROFILE")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_ACCESS_KEY_ID", "local")
+        .env("AWS_SECRET_ACCESS_KEY", "local")
+        .env("AWS_EC2_METADATA_DISABLED", "true");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn help_shows_examples_and_exit_codes_and_a_key_needs_no_table() {
+    let help = lbctl_bin(&["--help"], &[]);
+    assert_eq!(help.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&help.stdout);
+    for want in [
+        "Examples",
+        "Exit codes",
+        "explain",
+        "expr",
+        "browse",
+        "export",
+        "stats",
+        "boards",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    for command in ["explain", "expr", "browse", "export", "stats", "boards"] {
+        let help = lbctl_bin(&[command, "--help"], &[]);
+        assert_eq!(help.status.code(), Some(0), "{command}");
+        assert!(
+            String::from_utf8_lossy(&help.stdout).contains("Examples:"),
+            "{command}"
+        );
+    }
+    let ok = lbctl_bin(&["explain", "--json", "PLAYER#p_bob #METADATA"], &[]);
+    assert_eq!(ok.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&ok.stdout).unwrap();
+    assert_eq!(doc[0]["item"], "Player");
+    let bad = lbctl_bin(&["explain", "FOO BAR"], &[]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).starts_with("lbctl: "));
+    assert!(bad.stdout.is_empty());
+    let usage = lbctl_bin(&["browse"], &[]);
+    assert_eq!(usage.status.code(), Some(2), "clap's usage error");
+    let no_table = lbctl_bin(&["browse", "season_1"], &[]);
+    assert_eq!(no_table.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&no_table.stderr).contains("TABLE_NAME"));
+}
+
+#[tokio::test]
+async fn the_table_is_reached_as_the_functions_reach_it() {
+    let (table, store) = store("lbctl_cli").await;
+    board_with(&store, "season_1", Order::Desc, 999, entries(30, 10)).await;
+    let env = [
+        ("TABLE_NAME", table.name.as_str()),
+        ("AWS_ENDPOINT_URL", table.endpoint.as_str()),
+    ];
+    let top = lbctl_bin(&["browse", "season_1", "--limit", "3", "--json"], &env);
+    assert_eq!(
+        top.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&top.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&top.stdout).unwrap();
+    assert_eq!(doc["entries"].as_array().unwrap().len(), 3);
+    let missing = lbctl_bin(&["browse", "nowhere"], &env);
+    assert_eq!(missing.status.code(), Some(3));
+    // An endpoint nothing listens on (a port just given up): the table cannot be read.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let down_url = format!("http://127.0.0.1:{port}");
+    let down = lbctl_bin(
+        &["browse", "season_1"],
+        &[("TABLE_NAME", "t"), ("AWS_ENDPOINT_URL", &down_url)],
+    );
+    assert_eq!(
+        down.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&down.stderr)
+    );
+}
