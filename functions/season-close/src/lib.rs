@@ -6,7 +6,8 @@
 //! run. Then, with the time left, it repairs the
 //! rank indexes whose lanes stopped at a lost change ([`Store::repair_rank_indexes`]), and goes
 //! on with the one pass that moves boards stored before the rank index's current layout onto it
-//! and deletes the replaced layout's items ([`Store::sweep_rank_layout`]), and finishes the
+//! and deletes the replaced layout's items ([`Store::sweep_rank_layout`]), lists the boards
+//! stored before the board listing ([`Store::list_old_boards`]), and finishes the
 //! player erasures their requests could not ([`Store::continue_erasures`]), and a recount of
 //! players' totals an operator asked for ([`Store::run_recount`]). It stops
 //! a safe margin before the Lambda time limit; what it did not finish is checkpointed on the
@@ -25,8 +26,8 @@ use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::{Timestamp, time_left};
 use leaderboard_metrics::Sink;
 use leaderboard_store::{
-    CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS, RecountRunOptions, RepairOptions, Store,
-    SweepOptions,
+    CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS, ListingPassOptions, RecountRunOptions,
+    RepairOptions, Store, SweepOptions,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -50,6 +51,8 @@ pub struct App {
     pub recount: RecountRunOptions,
     /// How much of the pass onto the rank index's current layout a run does.
     pub sweep: SweepOptions,
+    /// How much of the pass that lists boards stored before the board listing a run does.
+    pub listing: ListingPassOptions,
     clock: fn() -> Timestamp,
     metrics: Sink,
 }
@@ -63,6 +66,7 @@ impl App {
             repair: RepairOptions::default(),
             recount: RecountRunOptions::default(),
             sweep: SweepOptions::default(),
+            listing: ListingPassOptions::default(),
             clock: Timestamp::now,
             metrics: Sink::stdout(),
         }
@@ -137,6 +141,9 @@ pub struct CloseSummary {
     /// Boards whose index was too far behind to group their lanes (a later pass does).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lanes_behind: Vec<BoardId>,
+    /// Boards stored before the board listing that this run listed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub boards_listed: Vec<BoardId>,
     /// Player erasures a request left unfinished, finished by this run.
     #[serde(skip_serializing_if = "is_zero")]
     pub erasures_finished: usize,
@@ -297,6 +304,12 @@ async fn run_measured(
                 summary.lanes_behind = sweep.behind;
             }
             Err(e) => tracing::error!(error = %e, "rank layout sweep failed"),
+        }
+    }
+    if deadline.is_none_or(|d| Instant::now() < d) {
+        match app.store.list_old_boards(&app.listing, deadline).await {
+            Ok(pass) => summary.boards_listed = pass.listed,
+            Err(e) => tracing::error!(error = %e, "board listing pass failed"),
         }
     }
     if deadline.is_none_or(|d| Instant::now() < d) {

@@ -110,13 +110,19 @@ async fn a_board_another_run_holds_is_left_alone_until_its_lease_expires() {
     ended_board(&store, "held", Recurrence::Daily, HOUR, 30).await;
     let now = Timestamp::now().as_millis();
     lease_held_by_another(&table, "held", Timestamp::from_millis(now + HOUR).unwrap()).await;
-    // The one pass onto the rank index's current layout is over (a run's last job, tested in
-    // migration.rs): what is left for the run is the held board.
+    // The one pass onto the rank index's current layout is over (a run's job after closing,
+    // tested in migration.rs): what is left for the run is the held board.
     let pass = store
         .sweep_rank_layout(&Default::default(), None)
         .await
         .unwrap();
     assert!(pass.done && pass.migrated.is_empty(), "{pass:?}");
+    // So is the one that lists boards stored before the board listing (the board is listed).
+    let listing = store
+        .list_old_boards(&Default::default(), None)
+        .await
+        .unwrap();
+    assert!(listing.done && listing.listed.is_empty(), "{listing:?}");
     let before = table.dump().await;
     let app = App::new(store.clone(), small_pages());
     let summary = run(&app, None).await.unwrap();

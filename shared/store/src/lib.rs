@@ -9,7 +9,7 @@
 //!
 //! | floor | modules | what it holds |
 //! | --- | --- | --- |
-//! | 5 features | `plays`, `listings`, `boards`, `moderation`, `close`, `projection`, `rank_maintenance`, `inspect` | what the functions ask: `impl Store` methods, a room each |
+//! | 5 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `rank_maintenance`, `inspect` | what the functions ask: `impl Store` methods, a room each |
 //! | 4 store | `store` | [`Store`]: the handle the features hang their methods on |
 //! | 3 primitives | `lanes`, `rank_apply`, `rank_lookup`, `rank_count`, `entry_rank`, `boards`, `lease` | the domain pieces features share, as `Table` methods: a board's lanes, applying their changes to the index, rank reads and counts, a player's ranked entry, board reads and writes, a lease on a board |
 //! | 2 table | `Table`, `request`, `retry`, `batch`, `query`, `cursor` | the one way a request reaches the table: builders, retry budgets, batches, listings and cursors |
@@ -25,6 +25,7 @@ mod primitives;
 mod store;
 mod table;
 
+pub use features::board_listing::{LISTING_PASS_PK, ListingPassOptions, ListingPassOutcome};
 pub use features::boards::MAX_BOARDS_PAGE;
 pub use features::close::{CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
 pub use features::inspect::{BUCKET_NODES, ScoreBuckets, StoredEntry, StoredPage};

@@ -194,3 +194,103 @@ async fn concurrent_creations_of_one_id_leave_one_board_and_one_listing_item() {
     let (listed, _) = all_pages(&store, None, 10, |_| true).await;
     assert_eq!(listed, ["raced"]);
 }
+
+/// Makes `id` look stored before the listing: no series, no GSI1 key, no listing item.
+async fn unlist(table: &leaderboard_devkit::testing::TestTable, id: &str, created: &str) {
+    let pk = format!("LEADERBOARD#{id}");
+    table
+        .update_raw(&pk, "#METADATA", "REMOVE seriesId, gsi1pk, gsi1sk")
+        .await;
+    table
+        .client
+        .delete_item()
+        .table_name(&table.name)
+        .key(
+            "pk",
+            aws_sdk_dynamodb::types::AttributeValue::S("BOARDS".into()),
+        )
+        .key(
+            "sk",
+            aws_sdk_dynamodb::types::AttributeValue::S(format!("BOARD#{created}#{id}")),
+        )
+        .send()
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn the_pass_lists_boards_stored_before_the_listing_once_however_often_it_runs() {
+    use leaderboard_store::ListingPassOptions;
+    let (table, store) = store_without_stream("board_listing_pass").await;
+    let made = [
+        "old_daily_2026-01-01",
+        "old_cup",
+        "old_season_2",
+        "new_board",
+    ];
+    for (i, id) in made.iter().enumerate() {
+        store
+            .create_board(daily(id, 0), at(i as u64 * 1_000))
+            .await
+            .unwrap();
+    }
+    for (i, id) in made[..3].iter().enumerate() {
+        let created = at(i as u64 * 1_000).to_string();
+        unlist(&table, id, &created).await;
+    }
+    let (listed, _) = all_pages(&store, None, 10, |_| true).await;
+    assert_eq!(listed, ["new_board"]);
+    // Two runs at once (one holds the pass, or they follow each other), then more, a page of 2
+    // items at a time, 2 pages a run: each old board listed exactly once, the pass done at the end.
+    let options = ListingPassOptions {
+        max_pages: 2,
+        page_items: Some(2),
+    };
+    let (a, b) = futures::join!(
+        store.list_old_boards(&options, None),
+        store.list_old_boards(&options, None)
+    );
+    let (a, b) = (a.unwrap(), b.unwrap());
+    let mut listed_by_runs: Vec<String> = [a, b]
+        .into_iter()
+        .flat_map(|o| o.listed)
+        .map(|b| b.to_string())
+        .collect();
+    let mut runs = 0;
+    loop {
+        let run = store.list_old_boards(&options, None).await.unwrap();
+        listed_by_runs.extend(run.listed.iter().map(ToString::to_string));
+        runs += 1;
+        if run.done {
+            break;
+        }
+        assert!(runs < 20, "the pass ends");
+    }
+    listed_by_runs.sort();
+    assert_eq!(
+        listed_by_runs,
+        ["old_cup", "old_daily_2026-01-01", "old_season_2"]
+    );
+    let (listed, _) = all_pages(&store, None, 10, |_| true).await;
+    assert_eq!(
+        listed,
+        [
+            "new_board",
+            "old_season_2",
+            "old_cup",
+            "old_daily_2026-01-01"
+        ]
+    );
+    let series = SeriesId::parse("old_daily").unwrap();
+    let page = store
+        .list_boards(Some(&series), 10, None, |_| true)
+        .await
+        .unwrap();
+    assert_eq!(ids(&page.items), ["old_daily_2026-01-01"]);
+    assert_eq!(page.items[0].series_id, Some(series));
+    // Done: a run reads the cursor and nothing else.
+    let before = table.dump().await;
+    let again = store.list_old_boards(&options, None).await.unwrap();
+    assert!(again.done && again.listed.is_empty() && again.pages == 0);
+    assert_eq!(table.dump().await, before);
+}

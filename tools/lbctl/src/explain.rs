@@ -15,7 +15,7 @@ use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SeriesId, SessionI
 use leaderboard_keys::rank::{MAX_TIEBREAK_MILLIS, Order, RankKeySpec};
 use leaderboard_keys::rank_index::{self, CountedKey, journal, stage};
 use leaderboard_keys::time::Timestamp;
-use leaderboard_store::{RECOUNT_PK, SWEEP_PK};
+use leaderboard_store::{LISTING_PASS_PK, RECOUNT_PK, SWEEP_PK};
 use serde::Serialize;
 
 use crate::error::{CtlError, CtlResult};
@@ -270,6 +270,13 @@ fn index_key(pk: &str, sk: &str) -> CtlResult<Option<Decoded>> {
     if pk == SWEEP_PK {
         return Ok(Some((
             "Rank layout pass cursor",
+            "table",
+            vec![part("cursor", sk)],
+        )));
+    }
+    if pk == LISTING_PASS_PK {
+        return Ok(Some((
+            "Board listing pass cursor",
             "table",
             vec![part("cursor", sk)],
         )));

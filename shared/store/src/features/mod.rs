@@ -2,6 +2,7 @@
 //! methods built on the floors below. Features never call each other: work two of them share
 //! lives a floor down.
 
+pub(crate) mod board_listing;
 pub(crate) mod boards;
 pub(crate) mod close;
 pub(crate) mod inspect;

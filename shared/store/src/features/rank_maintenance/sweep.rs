@@ -26,7 +26,7 @@ use crate::features::rank_maintenance::grouping::LaneGrouping;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, item_key, key_item};
 use crate::ground::model::BoardStatus;
-use crate::primitives::lease::CloseLease;
+use crate::primitives::lease::{CloseLease, PassStart};
 use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 
@@ -96,18 +96,25 @@ impl Store {
     ) -> Result<SweepOutcome, StoreError> {
         let mut out = SweepOutcome::default();
         let cursor_key = Key::new(SWEEP_PK, SWEEP_SK);
-        let cursor = self.table.get_raw(&cursor_key).await?.unwrap_or_default();
-        if cursor.contains_key("done") {
-            out.done = true;
-            return Ok(out);
-        }
         // The close lease's holder: the same id and expiry (the deadline plus its margin).
         let lease = CloseLease::new(deadline);
         let by = lease.by();
-        let Some((mut after, mut again)) = self.take_sweep_lease(&cursor_key, &lease).await? else {
-            out.busy = true;
-            return Ok(out);
+        let cursor = match self
+            .table
+            .start_pass(&cursor_key, &lease, "UpdateItem(rank sweep lease)")
+            .await?
+        {
+            PassStart::Done => {
+                out.done = true;
+                return Ok(out);
+            }
+            PassStart::Busy => {
+                out.busy = true;
+                return Ok(out);
+            }
+            PassStart::Taken(item) => item,
         };
+        let (mut after, mut again) = (after_key(&cursor), cursor.contains_key("again"));
         let time_left = || deadline.map(|d| d.saturating_duration_since(Instant::now()));
         let result: Result<(), StoreError> = async {
             while out.pages < options.max_pages && time_left().is_none_or(|t| t > BOARD_MARGIN) {
@@ -230,27 +237,6 @@ impl Store {
         }
         let next = page.last_evaluated_key.map(|k| item_key(&k));
         Ok((found, next))
-    }
-
-    /// Takes the pass's lease unless another run holds it: where the pass goes on from (`None`
-    /// inside: from the start) and whether it is to start over at the end (`again`), or `None`
-    /// when it is held.
-    async fn take_sweep_lease(
-        &self,
-        cursor: &Key,
-        lease: &CloseLease,
-    ) -> Result<Option<(Option<Key>, bool)>, StoreError> {
-        let taken = self
-            .table
-            .take_item_lease(
-                cursor,
-                lease,
-                "attribute_not_exists(done)",
-                Params::new(),
-                "UpdateItem(rank sweep lease)",
-            )
-            .await?;
-        Ok(taken.map(|item| (after_key(&item), item.contains_key("again"))))
     }
 
     /// Records where the pass goes on (after `at`; from the start when `None`) and whether it
