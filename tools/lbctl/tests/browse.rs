@@ -137,3 +137,54 @@ async fn no_board_is_exit_code_3_and_a_bad_limit_2() {
         assert_eq!(e.exit_code(), 2, "{bad}");
     }
 }
+
+#[tokio::test]
+async fn from_far_down_an_indexed_board_the_index_finds_the_rank_and_agrees_with_the_keys() {
+    let (table, store) = store("lbctl_browse_seek").await;
+    for (id, order) in [("seek_desc", Order::Desc), ("seek_asc", Order::Asc)] {
+        // 3,000 entries on 50 scores, 20 a second: groups of tied keys, ties broken by player.
+        let (board, truth) = board_with(&store, id, order, 999, entries(3_000, 50)).await;
+        store.build_rank_index(&board).await.unwrap();
+        let want = |from: usize, n: usize| -> Vec<String> {
+            truth
+                .iter()
+                .skip(from - 1)
+                .take(n)
+                .map(|e| e.0.to_string())
+                .collect()
+        };
+        let players = |rows: Vec<Value>| -> Vec<String> {
+            rows.iter()
+                .map(|r| r["playerId"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        for from in [1_001usize, 1_500, 2_222, 2_999, 3_000] {
+            let page = rows(
+                &store,
+                &["browse", id, "--from", &from.to_string(), "--limit", "7"],
+            )
+            .await;
+            assert_eq!(page[0]["rank"], from as u64, "{id} {from}");
+            assert_eq!(players(page), want(from, 7), "{id} from {from}");
+        }
+        assert!(
+            rows(&store, &["browse", id, "--from", "3001"])
+                .await
+                .is_empty()
+        );
+        // Found by the index: its root, a node a level below (4 at width 3), the lanes, at
+        // most one page of the group's keys above, and the page.
+        let seeked = store.stored_entries(&board, 2_222, 7).await.unwrap();
+        assert!((7..=8).contains(&seeked.requests), "{}", seeked.requests);
+        // A change the index has not applied yet: the keys are passed instead, same answer.
+        let lane = format!("RANKSEQ#{id}");
+        table
+            .update_raw(&lane, "#WRITTEN#03", "SET written = written + written")
+            .await;
+        let page = rows(&store, &["browse", id, "--from", "2222", "--limit", "7"]).await;
+        assert_eq!(players(page), want(2_222, 7), "{id} lagging");
+        let passed = store.stored_entries(&board, 2_222, 7).await.unwrap();
+        // The seek's 6 reads (root, 4 nodes, lanes), then the keys above and the page.
+        assert_eq!(passed.requests, 6 + 2);
+    }
+}

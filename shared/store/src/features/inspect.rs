@@ -5,8 +5,9 @@
 
 use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
 
+use leaderboard_keys::rank::TIEBREAK_DIGITS;
 use leaderboard_keys::rank_index::{
-    self, CREATED_ATTR, Counters, GENERATION_ATTR, WRITTEN_ATTR, node_key, root_key,
+    self, CREATED_ATTR, Counters, GENERATION_ATTR, Layout, WRITTEN_ATTR, node_key, root_key,
 };
 
 use crate::ground::error::StoreError;
@@ -58,6 +59,11 @@ pub struct ScoreBuckets {
 /// The most nodes one level of [`Store::score_buckets`] reads: one `BatchGetItem`.
 pub const BUCKET_NODES: usize = 100;
 
+/// Ranks from which [`Store::stored_entries`] seeks with the rank index rather than pass the
+/// keys above: 1,000 plain keys cost about 55 read units in one Query, the seek's 9 reads
+/// about 9, and their latency is a chain of 9 requests.
+pub const SEEK_FROM: u64 = 1_000;
+
 /// The last sort key a closed board's final standings can have.
 const FINAL_UPPER_BOUND: &str = "FINAL$";
 
@@ -65,7 +71,10 @@ impl Store {
     /// Up to `limit` (1..=1000) entries of `board` from rank `from` (1 = top), in key order,
     /// each with its stored sort key: the Score items of a live (open or closing) board, the
     /// final standings of a closed one. A closed board's rank `from` is one key away; on a live
-    /// board the `from - 1` keys above are passed first, by key-only Queries of at most 1 MB.
+    /// board from rank [`SEEK_FROM`] + 1 on, the rank index finds the group holding it when it
+    /// has applied every change (at most 9 reads at the default width) and only that group's
+    /// keys above it are passed; else the `from - 1` keys above are, by key-only Queries of at
+    /// most 1 MB.
     pub async fn stored_entries(
         &self,
         board: &Board,
@@ -97,13 +106,15 @@ impl Store {
                 requests: 1,
             });
         }
-        let mut requests = 0;
+        // From the group holding rank `from` when the index can say which (no change pending):
+        // only that group's keys above it are passed.
+        let (seek, mut requests) = self.seek_group(board, from - 1).await?;
+        let (hi, mut skip) = seek.unwrap_or_else(|| (SCORE_UPPER_BOUND.to_owned(), from - 1));
         let mut start = None;
-        let mut skip = from - 1;
         while skip > 0 {
             let out = self
                 .table
-                .range_query(&pk, SCORE_PREFIX, SCORE_UPPER_BOUND, Params::new())?
+                .range_query(&pk, SCORE_PREFIX, &hi, Params::new())?
                 .scan_index_forward(false)
                 .consistent_read(true)
                 .projection_expression("pk, sk")
@@ -124,7 +135,7 @@ impl Store {
             }
         }
         let items = self
-            .stored_page(&pk, SCORE_PREFIX, SCORE_UPPER_BOUND, false, start, limit)
+            .stored_page(&pk, SCORE_PREFIX, &hi, false, start, limit)
             .await?;
         let entries = items
             .into_iter()
@@ -143,6 +154,69 @@ impl Store {
             entries,
             requests: requests + 1,
         })
+    }
+
+    /// Where the entry `above + 1` in rank order is, from the rank index: the inclusive upper
+    /// bound of its group's sort keys and how many of that group's keys come before it, or
+    /// `None` when the index cannot say exactly (a change it has not applied, a rebuild's
+    /// switch meanwhile, fewer entries than that, a board not on it). A descent from the root,
+    /// each level's greater labels passed whole: 1 read of the root, at most one a level below
+    /// (7 at the default width), and the lanes; with the requests made.
+    async fn seek_group(
+        &self,
+        board: &Board,
+        above: u64,
+    ) -> Result<(Option<(String, u64)>, u32), StoreError> {
+        if !board.indexed() || above < SEEK_FROM {
+            return Ok((None, 0));
+        }
+        let layout = Layout::new(usize::from(board.spec()?.width().digits()));
+        let root = self.table.get_raw(&root_key(&board.board_id)).await?;
+        let mut requests = 1;
+        let root = root.unwrap_or_default();
+        let generation: u64 = root.number(GENERATION_ATTR).unwrap_or(0);
+        let mut remaining = i64::try_from(above).unwrap_or(i64::MAX);
+        let mut prefix = String::new();
+        let mut node = root.clone();
+        loop {
+            let counters = item_counters(&node);
+            // Descending labels are rank order: pass whole every child that ends above.
+            let Some(label) = counters.iter().rev().find_map(|(label, count)| {
+                if *count <= remaining {
+                    remaining -= count;
+                    None
+                } else {
+                    Some(label.clone())
+                }
+            }) else {
+                return Ok((None, requests));
+            };
+            prefix.push_str(&label);
+            if prefix.len() >= layout.stored_digits() {
+                break;
+            }
+            let key = node_key(&board.board_id, generation, &prefix);
+            node = self.table.get_raw(&key).await?.unwrap_or_default();
+            requests += 1;
+        }
+        let mut cost = RankCost::default();
+        let lanes = self.table.read_lane_items(board, &mut cost).await?;
+        requests += cost.requests;
+        let written = lanes
+            .iter()
+            .enumerate()
+            .map(|(lane, item)| (lane as u8, item.number(WRITTEN_ATTR).unwrap_or(0u64)))
+            .collect();
+        if switched_since(&lanes, &root) || rank_index::lag(&root_watermarks(&root), &written) > 0 {
+            return Ok((None, requests));
+        }
+        // The group's keys are `SCORE#<score>#<tiebreak>#<player>` whose stored digits (the
+        // score's, then the tiebreak's first) are `prefix`: each at most the prefix's score
+        // part, its tiebreak part padded with 9s, then '$' (after the '#' before the player).
+        let (score, time) = prefix.split_at(layout.score_digits);
+        let rest = TIEBREAK_DIGITS as usize - time.len();
+        let hi = format!("{SCORE_PREFIX}{score}#{time}{}$", "9".repeat(rest));
+        Ok((Some((hi, remaining.max(0) as u64)), requests))
     }
 
     /// `board`'s entries counted by score prefix, read from its rank index top down: the
