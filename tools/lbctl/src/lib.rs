@@ -100,7 +100,7 @@ pub enum Command {
     /// score and inverted time decoded (a closed board's final standings after close). A key
     /// that disagrees with its item is flagged with `!`.
     #[command(
-        after_help = "Examples:\n  lbctl browse season_1\n  lbctl browse season_1 --from 1000 --limit 50\n\nFrom rank R on a live board, the R - 1 keys above are read first (key-only Queries of 1 MB)."
+        after_help = "Examples:\n  lbctl browse season_1\n  lbctl browse season_1 --from 1000 --limit 50\n\nFrom rank R past 1,000 on a live board, its rank index finds R's group when it has applied every change (at most 9 reads); else the R - 1 keys above are read first (key-only Queries of 1 MB)."
     )]
     Browse {
         /// The board.
