@@ -7,8 +7,7 @@ use leaderboard_keys::rank_index::{LANES, lane_of};
 use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::StoreError;
-use crate::ground::items::{from_item, item_key};
-use crate::ground::items::{pointer_item, score_item};
+use crate::ground::items::{from_item, item_key, pointer_item, score_item};
 use crate::ground::model::{Board, Entry, EntryPointer, NewBoard, Page};
 use crate::store::Store;
 use crate::table::batch::BatchStats;
@@ -19,8 +18,9 @@ use crate::table::request::Index;
 pub const MAX_BOARDS_PAGE: usize = 100;
 
 impl Store {
-    /// Creates an open board. It is listed under GSI2's sparse `BOARDS#OPEN` while open and has
-    /// an end. A board with this id already: [`StoreError::AlreadyExists`], nothing changed. A
+    /// Creates an open board, in one transaction with its listing item: listed under its
+    /// series (GSI1), and under GSI2's sparse `BOARDS#OPEN` while open and has an end. A board
+    /// with this id already: [`StoreError::AlreadyExists`], nothing changed. A
     /// recurring board whose successor's id would not be valid is refused
     /// ([`StoreError::Invalid`]), so that its rollover cannot fail at its first close.
     pub async fn create_board(&self, new: NewBoard, now: Timestamp) -> Result<Board, StoreError> {
@@ -43,8 +43,8 @@ impl Store {
     /// GSI1 partition, whole boards) or every board's (one Query of the listing items, then one
     /// `BatchGetItem` of their boards, strongly consistent). Only boards `keep` accepts are
     /// answered, so a filtered page may hold fewer than `limit`, even none, with a cursor still
-    /// to follow. A board stored before the listing (no listing item, no series key) is not
-    /// listed.
+    /// to follow. A board stored before the listing (no listing item, no series key) is listed
+    /// once season close's pass has reached it ([`Store::list_old_boards`]).
     pub async fn list_boards(
         &self,
         series: Option<&SeriesId>,
