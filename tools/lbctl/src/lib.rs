@@ -14,6 +14,7 @@ pub mod error;
 pub mod explain;
 pub mod export;
 pub mod expr;
+pub mod moderate;
 mod render;
 pub mod stats;
 
@@ -127,6 +128,9 @@ pub enum Command {
         #[arg(long)]
         out: Option<std::path::PathBuf>,
     },
+    /// Moderation: ban, unban, remove, erase, audit.
+    #[command(flatten)]
+    Moderation(moderate::Moderation),
     /// A board's shape: entries, score percentiles and the score distribution, read from the
     /// rank index's upper levels in a bounded number of requests (never a scan of the board).
     #[command(
@@ -255,6 +259,8 @@ pub struct Ctl {
     connection: Connection,
     store: OnceCell<Store>,
     json: bool,
+    /// The store was given (tests): moderation uses it as it is.
+    given: bool,
 }
 
 impl Ctl {
@@ -264,6 +270,7 @@ impl Ctl {
             connection,
             store: OnceCell::new(),
             json,
+            given: false,
         }
     }
 
@@ -277,11 +284,24 @@ impl Ctl {
             connection,
             store: OnceCell::new_with(Some(store)),
             json,
+            given: true,
         }
     }
 
     async fn store(&self) -> CtlResult<&Store> {
         self.store.get_or_try_init(|| self.connection.store()).await
+    }
+
+    /// The store for moderation: keyed with the stack's `ERASURE_SECRET`, which names the
+    /// erasure markers its writes check (a given store as it is).
+    async fn moderation_store(&self) -> CtlResult<Store> {
+        let store = self.store().await?.clone();
+        if self.given {
+            return Ok(store);
+        }
+        let secret = leaderboard_store::config::erasure_secret(|k| std::env::var(k).ok())
+            .map_err(|e| CtlError::Usage(format!("{e}; set it to the stack's own")))?;
+        Ok(store.with_erasure_secret(&secret))
     }
 
     fn table_name(&self) -> CtlResult<&str> {
@@ -352,6 +372,10 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
             let (found, _) = boards::boards(ctl.store().await?, &filter, limit).await?;
             let now = leaderboard_keys::time::Timestamp::now();
             boards::write(out, &found, now, ctl.json)
+        }
+        Command::Moderation(command) => {
+            let store = ctl.moderation_store().await?;
+            moderate::run(&store, command, out, ctl.json).await
         }
         Command::Stats { board, rows } => {
             let (board, stats) = stats::stats(ctl.store().await?, &board_id(&board)?).await?;

@@ -15,6 +15,7 @@ fn lbctl_bin(args: &[&str], env: &[(&str, &str)]) -> Output {
         .env_remove("TABLE_NAME")
         .env_remove("AWS_ENDPOINT_URL")
         .env_remove("AWS_PROFILE")
+        .env_remove("ERASURE_SECRET")
         .env("AWS_REGION", "us-east-1")
         .env("AWS_ACCESS_KEY_ID", "local")
         .env("AWS_SECRET_ACCESS_KEY", "local")
@@ -84,6 +85,12 @@ async fn the_table_is_reached_as_the_functions_reach_it() {
     assert_eq!(doc["entries"].as_array().unwrap().len(), 3);
     let missing = lbctl_bin(&["browse", "nowhere"], &env);
     assert_eq!(missing.status.code(), Some(3));
+    // Moderation without the stack's erasure secret: refused, nothing written.
+    let before = table.dump().await;
+    let ban = lbctl_bin(&["ban", "p000001", "--reason", "x", "--by", "ops"], &env);
+    assert_eq!(ban.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&ban.stderr).contains("ERASURE_SECRET"));
+    assert_eq!(table.dump().await, before);
     // An endpoint nothing listens on (a port just given up): the table cannot be read.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
