@@ -15,6 +15,7 @@ pub mod explain;
 pub mod export;
 pub mod expr;
 pub mod moderate;
+pub mod recount;
 mod render;
 pub mod stats;
 
@@ -131,6 +132,22 @@ pub enum Command {
     /// Moderation: ban, unban, remove, erase, audit.
     #[command(flatten)]
     Moderation(moderate::Moderation),
+    /// Recount players' lifetimeScore and gamesPlayed from their sessions: one player, or all
+    /// of them (resumable). Needs the stack's ERASURE_SECRET (erased players are passed over).
+    #[command(
+        after_help = "Examples:\n  lbctl recount p_bob\n  lbctl recount --all --by ops_alice"
+    )]
+    Recount {
+        /// The player.
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        player: Option<String>,
+        /// Every player.
+        #[arg(long)]
+        all: bool,
+        /// The operator asking (for --all).
+        #[arg(long, env = "LBCTL_OPERATOR", required_if_eq("all", "true"))]
+        by: Option<String>,
+    },
     /// A board's shape: entries, score percentiles and the score distribution, read from the
     /// rank index's upper levels in a bounded number of requests (never a scan of the board).
     #[command(
@@ -376,6 +393,15 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
         Command::Moderation(command) => {
             let store = ctl.moderation_store().await?;
             moderate::run(&store, command, out, ctl.json).await
+        }
+        Command::Recount { player, all, by } => {
+            let store = ctl.moderation_store().await?;
+            match (player, all) {
+                (Some(p), _) => recount::player(&store, &p, out, ctl.json).await,
+                (None, _) => {
+                    recount::all(&store, by.as_deref().unwrap_or("lbctl"), out, ctl.json).await
+                }
+            }
         }
         Command::Stats { board, rows } => {
             let (board, stats) = stats::stats(ctl.store().await?, &board_id(&board)?).await?;
