@@ -55,7 +55,7 @@ pub async fn rows(
     Ok((board, rows))
 }
 
-fn row(spec: &RankKeySpec, stored: &StoredEntry) -> Row {
+pub(crate) fn row(spec: &RankKeySpec, stored: &StoredEntry) -> Row {
     let e = &stored.entry;
     let mut row = Row {
         rank: stored.rank,

@@ -6,6 +6,7 @@
 //! | 1 | the table could not be read (DynamoDB, credentials, network), or the output not written |
 //! | 2 | the command line or an argument is wrong (clap's own usage errors are 2 as well) |
 //! | 3 | what was asked for does not exist: no such board, no entry of that player |
+//! | 4 | `verify` found problems (each reported with its keys) |
 //! | 141 | the output was closed before the end (piped into `head`), as a process killed by SIGPIPE |
 
 use leaderboard_store::StoreError;
@@ -19,6 +20,8 @@ pub enum CtlError {
     NotFound(String),
     /// The table could not be read or the output could not be written.
     Failed(String),
+    /// A check found this many problems (reported on the output).
+    Problems(usize),
     /// The reader of the output went away (a pipe into `head`): not worth a message.
     OutputClosed,
 }
@@ -30,6 +33,7 @@ impl CtlError {
             CtlError::Failed(_) => 1,
             CtlError::Usage(_) => 2,
             CtlError::NotFound(_) => 3,
+            CtlError::Problems(_) => 4,
             CtlError::OutputClosed => 141,
         }
     }
@@ -40,6 +44,7 @@ impl std::fmt::Display for CtlError {
         match self {
             CtlError::Usage(m) | CtlError::NotFound(m) | CtlError::Failed(m) => f.write_str(m),
             CtlError::OutputClosed => f.write_str("the output was closed"),
+            CtlError::Problems(n) => write!(f, "{n} problems found"),
         }
     }
 }

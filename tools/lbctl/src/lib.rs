@@ -18,6 +18,7 @@ pub mod moderate;
 pub mod recount;
 mod render;
 pub mod stats;
+pub mod verify;
 
 use std::io::Write;
 
@@ -39,7 +40,7 @@ Examples (the local stack: bash scripts/run prints its table and endpoint):
   aws dynamodb query --cli-input-json file://top.json
 
 Exit codes: 0 done; 1 the table could not be read or the output written; 2 a wrong
-command line or argument; 3 no such board, player or entry; 141 the output closed early
+command line or argument; 3 no such board, player or entry; 4 verify found problems; 141 the output closed early
 (a pipe into head).";
 
 /// The command line.
@@ -147,6 +148,14 @@ pub enum Command {
         /// The operator asking (for --all).
         #[arg(long, env = "LBCTL_OPERATOR", required_if_eq("all", "true"))]
         by: Option<String>,
+    },
+    /// Check a live board's invariants: each Score item's key agrees with it and is its
+    /// player's entry (one entry a player, no orphan, no stale pointer), and the entries equal
+    /// the lanes' count. Exit code 4 when something is wrong.
+    #[command(after_help = "Example:\n  lbctl verify season_1")]
+    Verify {
+        /// The board.
+        board: String,
     },
     /// A board's shape: entries, score percentiles and the score distribution, read from the
     /// rank index's upper levels in a bounded number of requests (never a scan of the board).
@@ -402,6 +411,10 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
                     recount::all(&store, by.as_deref().unwrap_or("lbctl"), out, ctl.json).await
                 }
             }
+        }
+        Command::Verify { board } => {
+            let (board, report) = verify::verify(ctl.store().await?, &board_id(&board)?).await?;
+            verify::write(out, &board, &report, ctl.json)
         }
         Command::Stats { board, rows } => {
             let (board, stats) = stats::stats(ctl.store().await?, &board_id(&board)?).await?;

@@ -3,7 +3,10 @@
 //! rank R first passes the R - 1 keys above it), and its score distribution from the rank
 //! index's upper levels (a bounded number of requests, whatever the board's size).
 
-use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
+use std::collections::HashMap;
+
+use leaderboard_keys::entity::{self, Key, SCORE_PREFIX, SCORE_UPPER_BOUND};
+use leaderboard_keys::ids::PlayerId;
 
 use leaderboard_keys::rank::TIEBREAK_DIGITS;
 use leaderboard_keys::rank_index::{
@@ -11,8 +14,8 @@ use leaderboard_keys::rank_index::{
 };
 
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, ItemExt, from_item, key_string};
-use crate::ground::model::{Board, BoardStatus, Entry, FinalStanding, ScoreEntry};
+use crate::ground::items::{Item, ItemExt, from_item, key_item, key_string};
+use crate::ground::model::{Board, BoardStatus, Entry, EntryPointer, FinalStanding, ScoreEntry};
 use crate::primitives::lanes::switched_since;
 use crate::primitives::rank_apply::{item_counters, root_watermarks};
 use crate::primitives::rank_count::RankCost;
@@ -154,6 +157,60 @@ impl Store {
             entries,
             requests: requests + 1,
         })
+    }
+
+    /// Up to `limit` (1..=1000) Score items of the live board `board` after sort key `after`
+    /// (from the top without it), in rank order, each with its stored key, and the entry
+    /// pointers of their players on the board (one strongly consistent `BatchGetItem` per 100):
+    /// what a check of the board reads a page at a time, so that its memory stays one page
+    /// whatever the board's size. Ranks count from 1 on each page.
+    pub async fn entries_with_pointers(
+        &self,
+        board: &Board,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<(Vec<StoredEntry>, HashMap<PlayerId, EntryPointer>), StoreError> {
+        let pk = entity::board_pk(&board.board_id);
+        let start = after.map(|sk| key_item(&Key::new(pk.clone(), sk)));
+        let limit = limit.clamp(1, MAX_PAGE_SIZE) as i32;
+        let items = self
+            .stored_page(&pk, SCORE_PREFIX, SCORE_UPPER_BOUND, false, start, limit)
+            .await?;
+        let entries = items
+            .into_iter()
+            .zip(1..)
+            .map(|(item, rank)| {
+                let sort_key = key_string(&item, "sk");
+                let e: ScoreEntry = from_item(item)?;
+                Ok(StoredEntry {
+                    rank,
+                    sort_key,
+                    entry: e.entry,
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        // Each player once: a player with two Score items (what a check looks for) would
+        // otherwise ask for one key twice, which BatchGetItem refuses.
+        let mut players: Vec<&PlayerId> = entries.iter().map(|e| &e.entry.player_id).collect();
+        players.sort();
+        players.dedup();
+        let keys: Vec<Key> = players
+            .iter()
+            .map(|p| entity::entry(p, &board.board_id))
+            .collect();
+        let mut pointers = HashMap::new();
+        if !keys.is_empty() {
+            let mut found = self
+                .table
+                .batch_get_all(&keys, "BatchGetItem(pointers)")
+                .await?;
+            for (key, player) in keys.iter().zip(&players) {
+                if let Some(item) = found.take(key) {
+                    pointers.insert((*player).clone(), from_item(item)?);
+                }
+            }
+        }
+        Ok((entries, pointers))
     }
 
     /// Where the entry `above + 1` in rank order is, from the rank index: the inclusive upper
