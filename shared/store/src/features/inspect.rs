@@ -140,19 +140,7 @@ impl Store {
         let items = self
             .stored_page(&pk, SCORE_PREFIX, &hi, false, start, limit)
             .await?;
-        let entries = items
-            .into_iter()
-            .zip(from..)
-            .map(|(item, rank)| {
-                let sort_key = key_string(&item, "sk");
-                let e: ScoreEntry = from_item(item)?;
-                Ok(StoredEntry {
-                    rank,
-                    sort_key,
-                    entry: e.entry,
-                })
-            })
-            .collect::<Result<_, StoreError>>()?;
+        let entries = score_entries(items, from)?;
         Ok(StoredPage {
             entries,
             requests: requests + 1,
@@ -176,19 +164,7 @@ impl Store {
         let items = self
             .stored_page(&pk, SCORE_PREFIX, SCORE_UPPER_BOUND, false, start, limit)
             .await?;
-        let entries = items
-            .into_iter()
-            .zip(1..)
-            .map(|(item, rank)| {
-                let sort_key = key_string(&item, "sk");
-                let e: ScoreEntry = from_item(item)?;
-                Ok(StoredEntry {
-                    rank,
-                    sort_key,
-                    entry: e.entry,
-                })
-            })
-            .collect::<Result<Vec<_>, StoreError>>()?;
+        let entries = score_entries(items, 1)?;
         // Each player once: a player with two Score items (what a check looks for) would
         // otherwise ask for one key twice, which BatchGetItem refuses.
         let mut players: Vec<&PlayerId> = entries.iter().map(|e| &e.entry.player_id).collect();
@@ -368,6 +344,23 @@ impl Store {
             .map_err(|e| StoreError::sdk("Query(stored entries)", e))?;
         Ok(out.items.unwrap_or_default())
     }
+}
+
+/// Score items as stored entries, ranked from `first` on in the order given.
+fn score_entries(items: Vec<Item>, first: u64) -> Result<Vec<StoredEntry>, StoreError> {
+    items
+        .into_iter()
+        .zip(first..)
+        .map(|(item, rank)| {
+            let sort_key = key_string(&item, "sk");
+            let e: ScoreEntry = from_item(item)?;
+            Ok(StoredEntry {
+                rank,
+                sort_key,
+                entry: e.entry,
+            })
+        })
+        .collect()
 }
 
 /// The counters of a node at `prefix` that count something, as (whole prefix, count).
