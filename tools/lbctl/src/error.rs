@@ -67,6 +67,12 @@ impl From<leaderboard_keys::KeyError> for CtlError {
     }
 }
 
+impl From<leaderboard_keys::ids::IdError> for CtlError {
+    fn from(e: leaderboard_keys::ids::IdError) -> Self {
+        CtlError::Usage(e.to_string())
+    }
+}
+
 impl From<std::io::Error> for CtlError {
     fn from(e: std::io::Error) -> Self {
         if e.kind() == std::io::ErrorKind::BrokenPipe {

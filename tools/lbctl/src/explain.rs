@@ -258,7 +258,7 @@ fn score_key(sk: &str, hint: BoardHint) -> CtlResult<(&'static str, Vec<Part>)> 
 fn index_key(pk: &str, sk: &str) -> CtlResult<Option<Decoded>> {
     let confirm = |built: Key| built.pk == pk && built.sk == sk;
     if pk == rank_index::REPAIR_PK {
-        let b = BoardId::parse(sk).map_err(leaderboard_keys::KeyError::from)?;
+        let b = BoardId::parse(sk)?;
         if confirm(rank_index::repair_key(&b)) {
             return Ok(Some((
                 "Rank index repair request",
@@ -288,11 +288,10 @@ fn index_key(pk: &str, sk: &str) -> CtlResult<Option<Decoded>> {
         return Ok(None);
     };
     let fields: Vec<&str> = rest.split('#').collect();
-    let board = |s: &str| BoardId::parse(s).map_err(|e| CtlError::Usage(e.to_string()));
     let number = |s: &str| s.parse::<u64>().ok();
     Ok(match fields.as_slice() {
         [b] => {
-            let id = board(b)?;
+            let id = BoardId::parse(b)?;
             if confirm(rank_index::root_key(&id)) {
                 Some(("Rank index root", "table", vec![part("board", *b)]))
             } else if let Some(g) = sk.rsplit('#').next().and_then(number)
@@ -305,7 +304,7 @@ fn index_key(pk: &str, sk: &str) -> CtlResult<Option<Decoded>> {
             }
         }
         [b, "STAGE"] => {
-            let id = board(b)?;
+            let id = BoardId::parse(b)?;
             let (slot, index) = sk.split_once('#').unwrap_or_default();
             match (slot.parse::<u8>(), index.parse::<usize>()) {
                 (Ok(s), Ok(i)) if confirm(stage::stage_key(&id, s, i)) => Some((
@@ -317,7 +316,7 @@ fn index_key(pk: &str, sk: &str) -> CtlResult<Option<Decoded>> {
             }
         }
         [b, g, partition] => {
-            let id = board(b)?;
+            let id = BoardId::parse(b)?;
             match number(g) {
                 Some(generation) if confirm(rank_index::node_key(&id, generation, sk)) => Some((
                     "Rank index node",
@@ -347,14 +346,10 @@ fn index_key(pk: &str, sk: &str) -> CtlResult<Option<Decoded>> {
 /// Keys of the two GSIs.
 fn gsi_key(pk: &str, sk: &str) -> CtlResult<Option<Decoded>> {
     let confirm = |built: Key| built.pk == pk && built.sk == sk;
-    let usage = |e: leaderboard_keys::ids::IdError| CtlError::Usage(e.to_string());
     if let Some(e) = pk.strip_prefix(entity::PLAYER_EMAIL_PREFIX)
         && let Some(p) = sk.strip_prefix(entity::PLAYER_PREFIX)
     {
-        let (email, player) = (
-            Email::parse(e).map_err(usage)?,
-            PlayerId::parse(p).map_err(usage)?,
-        );
+        let (email, player) = (Email::parse(e)?, PlayerId::parse(p)?);
         if confirm(entity::player_email_gsi1(&email, &player)) {
             let parts = vec![part("email", e), part("player", p)];
             return Ok(Some(("Player, by email", "GSI1", parts)));
@@ -362,7 +357,7 @@ fn gsi_key(pk: &str, sk: &str) -> CtlResult<Option<Decoded>> {
     }
     if let Some(series) = pk.strip_prefix(entity::SERIES_PREFIX) {
         let (created_at, board) = entity::parse_board_listing_sk(sk)?;
-        let id = SeriesId::parse(series).map_err(usage)?;
+        let id = SeriesId::parse(series)?;
         if confirm(entity::board_series_gsi1(&id, created_at, &board)) {
             let parts = vec![
                 part("series", series),
@@ -379,10 +374,7 @@ fn gsi_key(pk: &str, sk: &str) -> CtlResult<Option<Decoded>> {
     if let Some(p) = pk.strip_prefix(entity::PLAYER_PREFIX)
         && let Some(b) = sk.strip_prefix(entity::SCORE_PREFIX)
     {
-        let (player, board) = (
-            PlayerId::parse(p).map_err(usage)?,
-            BoardId::parse(b).map_err(usage)?,
-        );
+        let (player, board) = (PlayerId::parse(p)?, BoardId::parse(b)?);
         if confirm(entity::score_gsi1(&player, &board)) {
             let parts = vec![part("player", p), part("board", b)];
             return Ok(Some(("Score, among a player's entries", "GSI1", parts)));
@@ -401,8 +393,8 @@ fn gsi_key(pk: &str, sk: &str) -> CtlResult<Option<Decoded>> {
     if let Some(g) = pk.strip_prefix(entity::GAME_PREFIX)
         && let Some(s) = sk.strip_prefix(entity::SESSION_PREFIX)
     {
-        let game = GameId::parse(g).map_err(usage)?;
-        let session = SessionId::parse_stored(s).map_err(usage)?;
+        let game = GameId::parse(g)?;
+        let session = SessionId::parse_stored(s)?;
         if confirm(entity::session_gsi2(&game, &session)) {
             let parts = vec![part("game", g), session_part(&session)?];
             return Ok(Some(("Session, among a game's plays", "GSI2", parts)));

@@ -371,7 +371,7 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
                 return Err(CtlError::Usage("--limit must be 1 to 1000".into()));
             }
             let (board, rows) =
-                browse::rows(ctl.store().await?, &board_id(&board)?, from, limit).await?;
+                browse::rows(ctl.store().await?, &BoardId::parse(&board)?, from, limit).await?;
             browse::write(out, &board, &rows, ctl.json)
         }
         Command::Boards {
@@ -382,18 +382,14 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
             limit,
         } => {
             use leaderboard_keys::ids::{GameId, SeriesId};
-            let usage = |e: leaderboard_keys::ids::IdError| CtlError::Usage(e.to_string());
             let filter = boards::Filter {
                 status: match (open, closed) {
                     (true, _) => Some(leaderboard_store::model::BoardStatus::Open),
                     (_, true) => Some(leaderboard_store::model::BoardStatus::Closed),
                     _ => None,
                 },
-                game: game.map(|g| GameId::parse(&g)).transpose().map_err(usage)?,
-                series: series
-                    .map(|s| SeriesId::parse(&s))
-                    .transpose()
-                    .map_err(usage)?,
+                game: game.map(|g| GameId::parse(&g)).transpose()?,
+                series: series.map(|s| SeriesId::parse(&s)).transpose()?,
             };
             let (found, _) = boards::boards(ctl.store().await?, &filter, limit).await?;
             let now = leaderboard_keys::time::Timestamp::now();
@@ -403,21 +399,23 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
             let store = ctl.moderation_store().await?;
             moderate::run(&store, command, out, ctl.json).await
         }
-        Command::Recount { player, all, by } => {
+        // clap allows a player or `--all`, and `--by` with `--all`.
+        Command::Recount { player, by, .. } => {
             let store = ctl.moderation_store().await?;
-            match (player, all) {
-                (Some(p), _) => recount::player(&store, &p, out, ctl.json).await,
-                (None, _) => {
-                    recount::all(&store, by.as_deref().unwrap_or("lbctl"), out, ctl.json).await
+            match player {
+                Some(p) => recount::player(&store, &p, out, ctl.json).await,
+                None => {
+                    recount::all(&store, by.as_deref().unwrap_or_default(), out, ctl.json).await
                 }
             }
         }
         Command::Verify { board } => {
-            let (board, report) = verify::verify(ctl.store().await?, &board_id(&board)?).await?;
+            let (board, report) =
+                verify::verify(ctl.store().await?, &BoardId::parse(&board)?).await?;
             verify::write(out, &board, &report, ctl.json)
         }
         Command::Stats { board, rows } => {
-            let (board, stats) = stats::stats(ctl.store().await?, &board_id(&board)?).await?;
+            let (board, stats) = stats::stats(ctl.store().await?, &BoardId::parse(&board)?).await?;
             stats::write(out, &board, &stats, rows, ctl.json)
         }
         Command::Export {
@@ -425,7 +423,7 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
             format,
             out: file,
         } => {
-            let board = board_id(&board)?;
+            let board = BoardId::parse(&board)?;
             let store = ctl.store().await?;
             let Some(path) = file else {
                 export::export(store, &board, format, out, false).await?;
@@ -450,13 +448,13 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
 async fn expr_doc(ctl: &Ctl, pattern: Pattern) -> CtlResult<serde_json::Value> {
     let table = ctl.table_name()?.to_owned();
     Ok(match pattern {
-        Pattern::Top { board, limit } => json(&expr::top(&table, &board_id(&board)?, limit)),
+        Pattern::Top { board, limit } => json(&expr::top(&table, &BoardId::parse(&board)?, limit)),
         Pattern::Rank {
             board,
             player,
             sort_key,
         } => {
-            let board = board_id(&board)?;
+            let board = BoardId::parse(&board)?;
             let key = player_sort_key(ctl, &board, &player, sort_key).await?;
             json(&expr::rank(&table, &board, &key))
         }
@@ -467,7 +465,7 @@ async fn expr_doc(ctl: &Ctl, pattern: Pattern) -> CtlResult<serde_json::Value> {
             side,
             sort_key,
         } => {
-            let board = board_id(&board)?;
+            let board = BoardId::parse(&board)?;
             let key = player_sort_key(ctl, &board, &player, sort_key).await?;
             let (above, below) = expr::around(&table, &board, &key, n);
             match side {
@@ -483,7 +481,7 @@ async fn expr_doc(ctl: &Ctl, pattern: Pattern) -> CtlResult<serde_json::Value> {
             order,
             max_score,
         } => {
-            let board = board_id(&board)?;
+            let board = BoardId::parse(&board)?;
             let spec = match (order, max_score) {
                 (Some(o), Some(m)) => RankKeySpec::new(o.into(), m)?,
                 _ => read_board(ctl, &board).await?.spec()?,
@@ -498,14 +496,6 @@ async fn expr_doc(ctl: &Ctl, pattern: Pattern) -> CtlResult<serde_json::Value> {
 /// serializes).
 fn json(q: &expr::QueryInput) -> serde_json::Value {
     serde_json::to_value(q).unwrap_or_default()
-}
-
-fn board_id(s: &str) -> CtlResult<BoardId> {
-    BoardId::parse(s).map_err(|e| CtlError::Usage(e.to_string()))
-}
-
-fn player_id(s: &str) -> CtlResult<PlayerId> {
-    PlayerId::parse(s).map_err(|e| CtlError::Usage(e.to_string()))
 }
 
 async fn read_board(ctl: &Ctl, board: &BoardId) -> CtlResult<leaderboard_store::model::Board> {
@@ -526,7 +516,7 @@ async fn player_sort_key(
     if let Some(k) = given {
         return Ok(k);
     }
-    let player = player_id(player)?;
+    let player = PlayerId::parse(player)?;
     let pointer = ctl.store().await?.entry_pointer(board, &player).await?;
     pointer
         .map(|p| p.score_sk)

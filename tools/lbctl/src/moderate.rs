@@ -71,27 +71,23 @@ pub enum Moderation {
     },
 }
 
-fn id<T>(parse: fn(&str) -> Result<T, leaderboard_keys::ids::IdError>, s: &str) -> CtlResult<T> {
-    parse(s).map_err(|e| CtlError::Usage(e.to_string()))
-}
-
 /// Runs a moderation command on `store` (one keyed with the stack's erasure secret).
 pub async fn run(store: &Store, command: Moderation, out: &mut dyn Write, json: bool) -> CtlResult {
     let now = Timestamp::now();
     let doc = match command {
         Moderation::Ban { player, reason, by } => {
-            let (player, by) = (id(PlayerId::parse, &player)?, id(PlayerId::parse, &by)?);
+            let (player, by) = (PlayerId::parse(&player)?, PlayerId::parse(&by)?);
             let outcome = store.ban_player(&player, &reason, &by, now).await?;
             serde_json::to_value(&outcome).unwrap_or_default()
         }
         Moderation::Unban { player, by } => {
-            let (player, by) = (id(PlayerId::parse, &player)?, id(PlayerId::parse, &by)?);
+            let (player, by) = (PlayerId::parse(&player)?, PlayerId::parse(&by)?);
             let lifted = store.unban_player(&player, &by, now).await?;
             serde_json::json!({"playerId": player, "lifted": lifted})
         }
         Moderation::Remove { board, player, by } => {
-            let board = id(BoardId::parse, &board)?;
-            let (player, by) = (id(PlayerId::parse, &player)?, id(PlayerId::parse, &by)?);
+            let board = BoardId::parse(&board)?;
+            let (player, by) = (PlayerId::parse(&player)?, PlayerId::parse(&by)?);
             if !store.remove_entry(&board, &player, &by, now).await? {
                 return Err(CtlError::NotFound(format!(
                     "{player} has no entry on {board}"
@@ -100,7 +96,7 @@ pub async fn run(store: &Store, command: Moderation, out: &mut dyn Write, json: 
             serde_json::json!({"leaderboardId": board, "playerId": player, "removed": true})
         }
         Moderation::Erase { player, by } => {
-            let (player, by) = (id(PlayerId::parse, &player)?, id(PlayerId::parse, &by)?);
+            let (player, by) = (PlayerId::parse(&player)?, PlayerId::parse(&by)?);
             let receipt = store.erase_player(&player, by.as_str(), now, None).await?;
             serde_json::to_value(&receipt).unwrap_or_default()
         }
@@ -108,7 +104,7 @@ pub async fn run(store: &Store, command: Moderation, out: &mut dyn Write, json: 
             if !(1..=100).contains(&limit) {
                 return Err(CtlError::Usage("--limit must be 1 to 100".into()));
             }
-            let player = id(PlayerId::parse, &player)?;
+            let player = PlayerId::parse(&player)?;
             let page = store.audit_trail(&player, limit, None).await?;
             serde_json::to_value(&page.items).unwrap_or_default()
         }

@@ -15,7 +15,7 @@ use crate::render;
 /// Recounts one player's totals; a player who played within the last minutes is `Busy` (a
 /// play may still be committing): asked again after the time said.
 pub async fn player(store: &Store, player: &str, out: &mut dyn Write, json: bool) -> CtlResult {
-    let player = PlayerId::parse(player).map_err(|e| CtlError::Usage(e.to_string()))?;
+    let player = PlayerId::parse(player)?;
     let mut progress = Recount::start(player.clone(), Timestamp::now());
     let doc = loop {
         match store

@@ -17,8 +17,8 @@ use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, ItemExt, item_key, key_item, s};
-use crate::primitives::lease::{CloseLease, PassStart};
+use crate::ground::items::{Item, ItemExt, item_key, key_item};
+use crate::primitives::lease::{CloseLease, PassStart, pass_after};
 use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 
@@ -85,10 +85,7 @@ impl Store {
             }
             PassStart::Taken(item) => item,
         };
-        let mut after = match (taken.string("afterPk"), taken.string("afterSk")) {
-            (Some(pk), Some(sk)) => Some(Key::new(pk, sk)),
-            _ => None,
-        };
+        let mut after = pass_after(&taken);
         let result: Result<(), StoreError> = async {
             while out.pages < options.max_pages && deadline.is_none_or(|d| Instant::now() < d) {
                 let page = self
@@ -178,9 +175,7 @@ impl Store {
                 .value(":g1pk", &gsi1.pk)
                 .value(":g1sk", &gsi1.sk),
         )?;
-        let mut listed = key_item(&entity::board_listing(created_at, &id));
-        listed.insert("leaderboardId".into(), s(id.as_str()));
-        let put = self.table.tx_put(listed, None, Params::new())?;
+        let put = self.table.tx_put_listing(created_at, &id)?;
         match self
             .table
             .transact(vec![set, put], "TransactWriteItems(list board)")

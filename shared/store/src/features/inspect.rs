@@ -1,23 +1,21 @@
 //! Inspect: the operator's reads of a board as the table stores it (`lbctl`): its entries with
-//! their stored sort keys from any rank, in key order (never on a request path: a read from
-//! rank R first passes the R - 1 keys above it), and its score distribution from the rank
-//! index's upper levels (a bounded number of requests, whatever the board's size).
+//! their stored sort keys from any rank, in key order, a page at a time with their players'
+//! pointers (for a check of the board), and its score distribution from the rank index's upper
+//! levels (a bounded number of requests, whatever the board's size). Never on a request path:
+//! a read from a far rank may pass every key above it.
 
 use std::collections::HashMap;
 
 use leaderboard_keys::entity::{self, Key, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::PlayerId;
-
 use leaderboard_keys::rank::TIEBREAK_DIGITS;
-use leaderboard_keys::rank_index::{
-    self, CREATED_ATTR, Counters, GENERATION_ATTR, Layout, WRITTEN_ATTR, node_key, root_key,
-};
+use leaderboard_keys::rank_index::{Counters, GENERATION_ATTR, Layout, node_key, root_key};
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, from_item, key_item, key_string};
 use crate::ground::model::{Board, BoardStatus, Entry, EntryPointer, FinalStanding, ScoreEntry};
-use crate::primitives::lanes::switched_since;
-use crate::primitives::rank_apply::{item_counters, root_watermarks};
+use crate::primitives::lanes::{lane_counts, lanes_lag, switched_since};
+use crate::primitives::rank_apply::item_counters;
 use crate::primitives::rank_count::RankCost;
 use crate::store::Store;
 use crate::table::query::MAX_PAGE_SIZE;
@@ -235,12 +233,7 @@ impl Store {
         let mut cost = RankCost::default();
         let lanes = self.table.read_lane_items(board, &mut cost).await?;
         requests += cost.requests;
-        let written = lanes
-            .iter()
-            .enumerate()
-            .map(|(lane, item)| (lane as u8, item.number(WRITTEN_ATTR).unwrap_or(0u64)))
-            .collect();
-        if switched_since(&lanes, &root) || rank_index::lag(&root_watermarks(&root), &written) > 0 {
+        if switched_since(&lanes, &root) || lanes_lag(&lanes, &root) > 0 {
             return Ok((None, requests));
         }
         // The group's keys are `SCORE#<score>#<tiebreak>#<player>` whose stored digits (the
@@ -306,17 +299,11 @@ impl Store {
             if switched_since(&lanes, &root) {
                 continue;
             }
-            let mut written = std::collections::BTreeMap::new();
-            let mut entries = 0i64;
-            for (lane, item) in lanes.iter().enumerate() {
-                written.insert(lane as u8, item.number(WRITTEN_ATTR).unwrap_or(0u64));
-                entries = entries.saturating_add(item.number(CREATED_ATTR).unwrap_or(0i64));
-            }
             return Ok(ScoreBuckets {
                 score_digits,
                 buckets,
-                entries,
-                lag: rank_index::lag(&root_watermarks(&root), &written),
+                entries: lane_counts(&lanes).1,
+                lag: lanes_lag(&lanes, &root),
                 requests,
             });
         }

@@ -5,6 +5,7 @@
 use aws_sdk_dynamodb::types::TransactWriteItem;
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{key_item, s, to_item};
@@ -29,11 +30,8 @@ impl Table {
         };
         let gsi1 = entity::board_series_gsi1(&board.series(), board.created_at, id);
         let item = to_item(board, &entity::board(id), Some(&gsi1), gsi2.as_ref())?;
-        let listing = entity::board_listing(board.created_at, id);
-        let mut listed = key_item(&listing);
-        listed.insert("leaderboardId".into(), s(id.as_str()));
         let put = self.tx_put(item, Some("attribute_not_exists(pk)"), Params::new())?;
-        let list = self.tx_put(listed, None, Params::new())?;
+        let list = self.tx_put_listing(board.created_at, id)?;
         match self
             .transact(vec![put, list], "TransactWriteItems(board)")
             .await
@@ -48,6 +46,17 @@ impl Table {
             }
             other => other,
         }
+    }
+
+    /// A transaction's put of board `id`'s listing item (`BOARDS` / `BOARD#<createdAt>#<id>`).
+    pub(crate) fn tx_put_listing(
+        &self,
+        created_at: Timestamp,
+        id: &BoardId,
+    ) -> Result<TransactWriteItem, StoreError> {
+        let mut listed = key_item(&entity::board_listing(created_at, id));
+        listed.insert("leaderboardId".into(), s(id.as_str()));
+        self.tx_put(listed, None, Params::new())
     }
 
     /// A transaction's check that the board `id` is still open: the fence against season

@@ -5,11 +5,13 @@
 //! by key). Also the repair request a batch leaves when a lane stops at a change that never
 //! comes.
 
+use std::collections::BTreeMap;
+
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 use leaderboard_keys::entity::{self, ItemKey, Key, LANE_SK};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_index::{
-    CHANGE_ATTR, CREATED_ATTR, CountedKey, GENERATION_ATTR, Gap, LANE_GENERATION_ATTR, LANES,
+    self, CHANGE_ATTR, CREATED_ATTR, CountedKey, GENERATION_ATTR, Gap, LANE_GENERATION_ATTR, LANES,
     LOGGED_ATTR, LaneChange, LanesRead, PAUSE_ATTR, WRITTEN_ATTR, lane_of, repair_key,
 };
 use leaderboard_keys::time::Timestamp;
@@ -18,6 +20,7 @@ use serde::Serialize;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, item_key};
 use crate::ground::model::Board;
+use crate::primitives::rank_apply::root_watermarks;
 use crate::primitives::rank_count::RankCost;
 use crate::table::Table;
 use crate::table::request::{Index, Params, WithParams};
@@ -83,28 +86,40 @@ pub(crate) fn past_gap_attr(lane: u8) -> String {
     format!("h{lane}")
 }
 
+/// The lanes as read (`items`, by lane): every lane's written count, and the board's entries
+/// (Σ created). A lane never written has no item (an item read always holds its keys), and no
+/// count.
+pub(crate) fn lane_counts(items: &[Item]) -> (BTreeMap<u8, u64>, i64) {
+    let mut written = BTreeMap::new();
+    let mut entries = 0i64;
+    for (lane, item) in (0..LANES).zip(items) {
+        if item.is_empty() {
+            continue;
+        }
+        written.insert(lane, item.number(WRITTEN_ATTR).unwrap_or(0));
+        entries = entries.saturating_add(item.number(CREATED_ATTR).unwrap_or(0i64));
+    }
+    (written, entries)
+}
+
+/// The changes counted on the lanes as read (`items`) that `root` has not applied.
+pub(crate) fn lanes_lag(items: &[Item], root: &Item) -> u64 {
+    rank_index::lag(&root_watermarks(root), &lane_counts(items).0)
+}
+
 /// `player`'s view of the lanes read last: every lane's written count and the player's lane's
 /// latest change, and the board's entries (Σ created).
 pub(crate) fn lanes_for(items: &[Item], player: &PlayerId) -> (LanesRead, i64) {
     let own_lane = lane_of(player.as_str());
-    let mut lanes = LanesRead {
+    let (written, entries) = lane_counts(items);
+    let own_latest = items
+        .get(usize::from(own_lane))
+        .and_then(|item| latest_change(own_lane, item));
+    let lanes = LanesRead {
+        written,
         own_lane,
-        ..LanesRead::default()
+        own_latest,
     };
-    let mut entries = 0i64;
-    for (lane, item) in (0..LANES).zip(items) {
-        // A lane never written has no item (an item read always holds its keys).
-        if item.is_empty() {
-            continue;
-        }
-        lanes
-            .written
-            .insert(lane, item.number(WRITTEN_ATTR).unwrap_or(0));
-        entries = entries.saturating_add(item.number(CREATED_ATTR).unwrap_or(0i64));
-        if lane == own_lane {
-            lanes.own_latest = latest_change(lane, item);
-        }
-    }
     (lanes, entries)
 }
 

@@ -216,6 +216,15 @@ pub(crate) enum PassStart {
     Taken(Item),
 }
 
+/// Where a pass's cursor item says the pass goes on: after this key (`afterPk`, `afterSk`), or
+/// from the start.
+pub(crate) fn pass_after(cursor: &Item) -> Option<Key> {
+    Some(Key::new(
+        cursor.string("afterPk")?,
+        cursor.string("afterSk")?,
+    ))
+}
+
 impl Table {
     /// Starts a run of a once-per-table pass whose position is kept on item `cursor`: one read
     /// of it, then (unless it says `done`) its lease taken for `lease`.

@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::{
-    self, CHANGE_ATTR, CREATED_ATTR, LANE_GENERATION_ATTR, LANES, PAUSE_ATTR, WRITTEN_ATTR,
-    repair_key, root_key,
+    CHANGE_ATTR, CREATED_ATTR, LANE_GENERATION_ATTR, LANES, PAUSE_ATTR, WRITTEN_ATTR, repair_key,
+    root_key,
 };
 use leaderboard_keys::time::Timestamp;
 
@@ -33,8 +33,7 @@ use super::rebuild::LANE_PAUSE;
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, key_item, n};
 use crate::ground::model::{Board, BoardStatus};
-use crate::primitives::lanes::{GROUPED_ATTR, LaneKeys};
-use crate::primitives::rank_apply::root_watermarks;
+use crate::primitives::lanes::{GROUPED_ATTR, LaneKeys, lanes_lag};
 use crate::store::Store;
 use crate::table::request::Params;
 
@@ -161,11 +160,7 @@ impl Store {
     /// after them).
     async fn lag(&self, id: &BoardId, lanes: &OldLanes) -> Result<u64, StoreError> {
         let root = self.table.get_raw(&root_key(id)).await?.unwrap_or_default();
-        let written = (0..LANES)
-            .zip(lanes)
-            .filter_map(|(lane, item)| item.number(WRITTEN_ATTR).map(|w| (lane, w)))
-            .collect();
-        Ok(rank_index::lag(&root_watermarks(&root), &written))
+        Ok(lanes_lag(lanes, &root))
     }
 
     /// The grouping's transaction from the old lanes as read (see the module documentation).

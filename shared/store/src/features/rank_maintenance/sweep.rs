@@ -24,9 +24,9 @@ use leaderboard_keys::ids::BoardId;
 
 use crate::features::rank_maintenance::grouping::LaneGrouping;
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, ItemExt, item_key, key_item};
+use crate::ground::items::{item_key, key_item};
 use crate::ground::model::BoardStatus;
-use crate::primitives::lease::{CloseLease, PassStart};
+use crate::primitives::lease::{CloseLease, PassStart, pass_after};
 use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 
@@ -114,7 +114,7 @@ impl Store {
             }
             PassStart::Taken(item) => item,
         };
-        let (mut after, mut again) = (after_key(&cursor), cursor.contains_key("again"));
+        let (mut after, mut again) = (pass_after(&cursor), cursor.contains_key("again"));
         let time_left = || deadline.map(|d| d.saturating_duration_since(Instant::now()));
         let result: Result<(), StoreError> = async {
             while out.pages < options.max_pages && time_left().is_none_or(|t| t > BOARD_MARGIN) {
@@ -282,12 +282,4 @@ impl Store {
             )
             .await
     }
-}
-
-/// The key the cursor says the pass goes on after.
-fn after_key(cursor: &Item) -> Option<Key> {
-    Some(Key::new(
-        cursor.string("afterPk")?,
-        cursor.string("afterSk")?,
-    ))
 }
