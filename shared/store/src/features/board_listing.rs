@@ -16,7 +16,7 @@ use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
 
-use crate::ground::error::StoreError;
+use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, item_key, key_item};
 use crate::primitives::lease::{CloseLease, PassStart, pass_after};
 use crate::store::Store;
@@ -182,8 +182,13 @@ impl Store {
             .await
         {
             Ok(()) => Ok(Some(id)),
-            // Listed meanwhile (another run, or deleted): nothing to do.
-            Err(StoreError::TransactionCanceled { .. }) => Ok(None),
+            // Listed meanwhile (another run, or deleted): nothing to do. Any other cancel (a
+            // conflict, a throttle) fails the run, whose next one scans this page again.
+            Err(StoreError::TransactionCanceled { reasons })
+                if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
+            {
+                Ok(None)
+            }
             Err(e) => Err(e),
         }
     }
