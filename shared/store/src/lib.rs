@@ -28,7 +28,8 @@ mod table;
 pub use features::board_listing::{LISTING_PASS_PK, ListingPassOptions, ListingPassOutcome};
 pub use features::boards::MAX_BOARDS_PAGE;
 pub use features::close::{CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
-pub use features::inspect::{BUCKET_NODES, ScoreBuckets, StoredEntry, StoredPage};
+pub use features::entry_repair::EntryRepair;
+pub use features::inspect::{BUCKET_NODES, IndexState, ScoreBuckets, StoredEntry, StoredPage};
 pub use features::listings::friends::{self, MAX_PLAYER_IDS};
 pub use features::listings::players::EmailChange;
 pub use features::listings::scores::{BoardRank, MAX_AROUND};
@@ -41,7 +42,9 @@ pub use features::moderation::export::{
 pub use features::plays::idempotency;
 pub use features::plays::ranks::{CommittedPlay, PlayOutcome};
 pub use features::plays::{MAX_BOARDS_PER_PLAY, Play};
-pub use features::projection::recount::{PLAY_SETTLE, Recount, RecountOutcome, RecountPages};
+pub use features::projection::recount::{
+    PLAY_SETTLE, Recount, RecountOutcome, RecountPages, TotalsCheck,
+};
 pub use features::projection::recount_run::{
     RECOUNT_PK, RecountRunOptions, RecountRunOutcome, RecountStatus,
 };

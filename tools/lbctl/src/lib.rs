@@ -19,6 +19,8 @@ pub mod recount;
 mod render;
 pub mod stats;
 pub mod verify;
+pub mod verify_index;
+pub mod verify_totals;
 
 use std::io::Write;
 
@@ -149,14 +151,14 @@ pub enum Command {
         #[arg(long, env = "LBCTL_OPERATOR", required_if_eq("all", "true"))]
         by: Option<String>,
     },
-    /// Check a live board's invariants: each Score item's key agrees with it and is its
-    /// player's entry (one entry a player, no orphan, no stale pointer), and the entries equal
-    /// the lanes' count. Exit code 4 when something is wrong.
-    #[command(after_help = "Example:\n  lbctl verify season_1")]
-    Verify {
-        /// The board.
-        board: String,
-    },
+    /// Check live boards' invariants (each Score item's key agrees with it and is its
+    /// player's entry; the rank index's counters equal the entries, its watermarks the lanes')
+    /// and players' totals against their sessions; --repair fixes what is safely fixable.
+    /// Exit code 4 when something is wrong (and left).
+    #[command(
+        after_help = "Examples:\n  lbctl verify season_1\n  lbctl verify --all --repair\n  lbctl verify --player p_bob --repair\n  lbctl verify season_1 --totals"
+    )]
+    Verify(verify::VerifyArgs),
     /// A board's shape: entries, score percentiles and the score distribution, read from the
     /// rank index's upper levels in a bounded number of requests (never a scan of the board).
     #[command(
@@ -409,10 +411,13 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
                 }
             }
         }
-        Command::Verify { board } => {
-            let (board, report) =
-                verify::verify(ctl.store().await?, &BoardId::parse(&board)?).await?;
-            verify::write(out, &board, &report, ctl.json)
+        Command::Verify(args) => {
+            // A repair writes what the erasure markers guard: the stack's secret names them.
+            let store = match args.repair {
+                true => ctl.moderation_store().await?,
+                false => ctl.store().await?.clone(),
+            };
+            verify::run(&store, args, out, ctl.json).await
         }
         Command::Stats { board, rows } => {
             let (board, stats) = stats::stats(ctl.store().await?, &BoardId::parse(&board)?).await?;

@@ -16,8 +16,16 @@ use crate::render;
 /// play may still be committing): asked again after the time said.
 pub async fn player(store: &Store, player: &str, out: &mut dyn Write, json: bool) -> CtlResult {
     let player = PlayerId::parse(player)?;
+    let (lifetime_score, games_played) = to_the_end(store, &player).await?;
+    let doc = serde_json::json!({"playerId": player, "lifetimeScore": lifetime_score,
+        "gamesPlayed": games_played});
+    render::json_doc(out, &doc, json)
+}
+
+/// Recounts `player`'s totals, page by page to the end: the totals written.
+pub(crate) async fn to_the_end(store: &Store, player: &PlayerId) -> CtlResult<(u64, u64)> {
     let mut progress = Recount::start(player.clone(), Timestamp::now());
-    let doc = loop {
+    loop {
         match store
             .recount_player(progress, RecountPages::default())
             .await?
@@ -26,10 +34,7 @@ pub async fn player(store: &Store, player: &str, out: &mut dyn Write, json: bool
             RecountOutcome::Done {
                 lifetime_score,
                 games_played,
-            } => {
-                break serde_json::json!({"playerId": player, "lifetimeScore": lifetime_score,
-                    "gamesPlayed": games_played});
-            }
+            } => return Ok((lifetime_score, games_played)),
             RecountOutcome::Busy(at) => {
                 return Err(CtlError::Failed(format!(
                     "{player} played too recently for an exact recount; ask again after {at}"
@@ -39,8 +44,7 @@ pub async fn player(store: &Store, player: &str, out: &mut dyn Write, json: bool
                 return Err(CtlError::NotFound(format!("{player} is erased")));
             }
         }
-    };
-    render::json_doc(out, &doc, json)
+    }
 }
 
 /// Asks for a recount of every player (by `by`) and runs it here until it is over, another

@@ -1,44 +1,171 @@
-//! `lbctl verify`: a live board's invariants checked a page at a time (its memory one page of
-//! 1,000 entries whatever the board's size): each Score item's key agrees with its attributes;
-//! each is its player's entry (the player's entry pointer names exactly that key), so a player
-//! with two Score items, an orphan Score item or a pointer gone stale shows; and the entries
-//! counted equal the lanes' created counts. Each violation is reported with its keys; finding
-//! any exits 4.
+//! `lbctl verify`: a live board's invariants checked a page of 1,000 entries at a time (its
+//! memory one page and the index check's path, whatever the board's size): each Score item's
+//! key agrees with its attributes; each is its player's entry (the player's pointer names
+//! exactly that key), so a second entry, an orphan Score item or a stale pointer shows; the
+//! rank index's counters equal the entries under them and its watermarks the lanes' written
+//! counts ([`crate::verify_index`]); and, asked for, players' totals equal their sessions.
+//! Every open board with `--all`. Each violation is reported with its keys; any left exits 4.
+//!
+//! `--repair` fixes what is safely fixable, as it goes and idempotently: a Score item that is
+//! not its player's entry is made it (the pointer rebuilt) or, when the pointer names another
+//! that exists, deleted ([`Store::repair_entry`]); a board with any such repair or any index
+//! problem has its index rebuilt live from its entries; a player's totals are recounted from
+//! their sessions. A Score item whose key disagrees with its attributes is left: which of the
+//! two is right is for a person to say.
 
 use std::io::Write;
+use std::time::Duration;
 
-use leaderboard_keys::ids::BoardId;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_store::model::{Board, BoardStatus};
-use leaderboard_store::{MAX_PAGE_SIZE, Store};
+use leaderboard_store::{EntryRepair, MAX_PAGE_SIZE, Store};
 use serde::Serialize;
 
 use crate::browse::row;
 use crate::error::{CtlError, CtlResult};
-use crate::render;
+use crate::verify_index::IndexCheck;
+use crate::verify_totals;
+
+/// `verify`'s arguments.
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The board.
+    #[arg(conflicts_with = "all")]
+    pub board: Option<String>,
+    /// Every open board.
+    #[arg(long)]
+    pub all: bool,
+    /// A player whose totals to check against their sessions (again for more).
+    #[arg(long = "player")]
+    pub players: Vec<String>,
+    /// Also check the totals of every player with an entry on the boards checked (reads all
+    /// of each one's sessions).
+    #[arg(long)]
+    pub totals: bool,
+    /// Fix what is safely fixable, and say what was done.
+    #[arg(long)]
+    pub repair: bool,
+    /// Seconds a lane's watermark may stand still behind its written count before it is a
+    /// problem (the stream normally applies a change within a second).
+    #[arg(long, default_value_t = 10)]
+    pub settle: u64,
+}
 
 /// One invariant broken.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Violation {
-    /// Which: `key_mismatch`, `no_pointer`, `not_the_players_entry`, `entry_count`.
+    /// Which: `key_mismatch`, `no_pointer`, `not_the_players_entry`, `entry_count`,
+    /// `index_count`, `watermark_behind`, `watermark_ahead`, `total_off`.
     pub kind: &'static str,
-    /// The item's sort key (the board's partition), where one is at fault.
+    /// The board it is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leaderboard_id: Option<String>,
+    /// The item at fault: a Score item's sort key, an index item's `<pk> <sk>`, a Player
+    /// item's partition key; empty when a count is.
     pub key: String,
     /// What differs.
     pub detail: String,
+    /// What `--repair` did about it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repaired: Option<String>,
+}
+
+impl Violation {
+    /// A violation not repaired (yet).
+    pub fn new(kind: &'static str, key: String, detail: String) -> Violation {
+        Violation {
+            kind,
+            leaderboard_id: None,
+            key,
+            detail,
+            repaired: None,
+        }
+    }
 }
 
 /// What a check found.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
+    /// Boards checked.
+    pub boards: u64,
     /// Score items read.
     pub entries: u64,
-    /// What is wrong.
+    /// Players whose totals were checked.
+    pub players: u64,
+    /// What is wrong (and, repaired, what was done).
     pub violations: Vec<Violation>,
+    /// What was not checked, and why.
+    pub notes: Vec<String>,
 }
 
-/// Checks `board`'s entries.
-pub async fn verify(store: &Store, board: &BoardId) -> CtlResult<(Board, Report)> {
+impl Report {
+    /// Violations not repaired.
+    pub fn left(&self) -> usize {
+        self.violations
+            .iter()
+            .filter(|v| v.repaired.is_none())
+            .count()
+    }
+}
+
+/// Runs `verify` as asked: a board, every open one, players; writes the report.
+pub async fn run(store: &Store, args: VerifyArgs, out: &mut dyn Write, json: bool) -> CtlResult {
+    let mut report = Report::default();
+    let settle = Duration::from_secs(args.settle);
+    let boards = match (&args.board, args.all) {
+        (Some(b), _) => vec![BoardId::parse(b)?],
+        (None, true) => open_boards(store).await?,
+        (None, false) if !args.players.is_empty() => Vec::new(),
+        (None, false) => {
+            return Err(CtlError::Usage(
+                "name a board, --all or --player <player>".into(),
+            ));
+        }
+    };
+    let single = args.board.is_some();
+    for id in &boards {
+        let board = match checked_board(store, id).await {
+            Err(CtlError::Usage(why)) if !single => {
+                report.notes.push(why);
+                continue;
+            }
+            found => found?,
+        };
+        verify_board(store, &board, &args, settle, &mut report).await?;
+    }
+    for p in &args.players {
+        let player = PlayerId::parse(p)?;
+        verify_totals::check(store, &player, args.repair, &mut report).await?;
+    }
+    write(out, &report, json)
+}
+
+/// Every open board, by the listing of boards.
+async fn open_boards(store: &Store) -> CtlResult<Vec<BoardId>> {
+    let mut ids = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let page = store
+            .list_boards(
+                None,
+                leaderboard_store::MAX_BOARDS_PAGE,
+                cursor.as_deref(),
+                |b| b.status == BoardStatus::Open,
+            )
+            .await?;
+        ids.extend(page.items.into_iter().map(|b| b.board_id));
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => return Ok(ids),
+        }
+    }
+}
+
+async fn checked_board(store: &Store, board: &BoardId) -> CtlResult<Board> {
     let found = store
         .get_board(board)
         .await?
@@ -48,83 +175,158 @@ pub async fn verify(store: &Store, board: &BoardId) -> CtlResult<(Board, Report)
             "{board} is closed: its final standings are fixed, and its live entries archived"
         )));
     }
-    let spec = found.spec()?;
-    let mut report = Report::default();
-    let mut after: Option<String> = None;
-    loop {
-        let (entries, pointers) = store
-            .entries_with_pointers(&found, after.as_deref(), MAX_PAGE_SIZE)
-            .await?;
-        for stored in &entries {
-            report.entries += 1;
-            let key = stored.sort_key.clone();
-            if let Some(why) = row(&spec, stored).mismatch {
-                report.violations.push(Violation {
-                    kind: "key_mismatch",
-                    key: key.clone(),
-                    detail: why,
-                });
-            }
-            match pointers.get(&stored.entry.player_id) {
-                None => report.violations.push(Violation {
-                    kind: "no_pointer",
-                    key,
-                    detail: format!(
-                        "{} has no entry pointer on the board",
-                        stored.entry.player_id
-                    ),
-                }),
-                Some(p) if p.score_sk != key => report.violations.push(Violation {
-                    kind: "not_the_players_entry",
-                    key,
-                    detail: format!(
-                        "{}'s entry pointer names {} (a second Score item, or a stale pointer)",
-                        stored.entry.player_id, p.score_sk
-                    ),
-                }),
-                Some(_) => {}
-            }
-        }
-        if entries.len() < MAX_PAGE_SIZE {
-            break;
-        }
-        after = entries.last().map(|e| e.sort_key.clone());
-    }
-    if found.indexed() {
-        let lanes = store.score_buckets(&found, 1).await?;
-        if lanes.entries != report.entries as i64 {
-            report.violations.push(Violation {
-                kind: "entry_count",
-                key: String::new(),
-                detail: format!(
-                    "the lanes count {} entries, the board holds {} Score items",
-                    lanes.entries, report.entries
-                ),
-            });
-        }
-    }
-    Ok((found, report))
+    Ok(found)
 }
 
-/// Writes the report (one JSON document, or a line a violation); violations are exit code 4.
-pub fn write(out: &mut dyn Write, board: &Board, report: &Report, json: bool) -> CtlResult {
+/// Checks (and repairs) one board, adding to `report`.
+async fn verify_board(
+    store: &Store,
+    board: &Board,
+    args: &VerifyArgs,
+    settle: Duration,
+    report: &mut Report,
+) -> CtlResult {
+    let spec = board.spec()?;
+    let id = board.board_id.to_string();
+    let mut index = match board.indexed() {
+        true => Some(IndexCheck::start(store, board, settle).await?),
+        false => None,
+    };
+    let mut found: Vec<Violation> = Vec::new();
+    let (mut entries, mut removed, mut repaired) = (0u64, 0u64, false);
+    let bar = progress(board);
+    let mut after: Option<String> = None;
+    loop {
+        let (page, pointers) = store
+            .entries_with_pointers(board, after.as_deref(), MAX_PAGE_SIZE)
+            .await?;
+        for stored in &page {
+            entries += 1;
+            let key = stored.sort_key.clone();
+            if let Some(index) = index.as_mut() {
+                index.add(&key);
+            }
+            if let Some(why) = row(&spec, stored).mismatch {
+                found.push(Violation::new("key_mismatch", key.clone(), why));
+            }
+            let player = &stored.entry.player_id;
+            let mut broken = match pointers.get(player) {
+                None => Violation::new(
+                    "no_pointer",
+                    key.clone(),
+                    format!("{player} has no entry pointer on the board"),
+                ),
+                Some(p) if p.score_sk != key => Violation::new(
+                    "not_the_players_entry",
+                    key.clone(),
+                    format!(
+                        "{player}'s entry pointer names {} (a second Score item, or a stale pointer)",
+                        p.score_sk
+                    ),
+                ),
+                Some(_) => continue,
+            };
+            if args.repair {
+                broken.repaired = Some(match store.repair_entry(&board.board_id, &key).await? {
+                    EntryRepair::Repointed => "re-pointed: the player's entry now".to_owned(),
+                    EntryRepair::Removed => {
+                        removed += 1;
+                        "deleted: the player's pointer names their entry".to_owned()
+                    }
+                    EntryRepair::Unchanged => "nothing to do any more".to_owned(),
+                });
+                repaired = true;
+            }
+            found.push(broken);
+        }
+        if let Some(index) = index.as_mut() {
+            index.compare_completed().await?;
+        }
+        bar.inc(page.len() as u64);
+        if args.totals {
+            for stored in &page {
+                let player = &stored.entry.player_id;
+                verify_totals::check(store, player, args.repair, report).await?;
+            }
+        }
+        if page.len() < MAX_PAGE_SIZE {
+            break;
+        }
+        after = page.last().map(|e| e.sort_key.clone());
+    }
+    bar.finish_and_clear();
+    if let Some(index) = index {
+        let (_, mut more, notes) = index.finish(entries - removed).await?;
+        report
+            .notes
+            .extend(notes.into_iter().map(|n| format!("{id}: {n}")));
+        if args.repair && (repaired || !more.is_empty()) {
+            let rebuilt = store.rebuild_lane_index(board).await?;
+            let done = format!(
+                "the rank index rebuilt from {} entries (generation {})",
+                rebuilt.entries, rebuilt.generation
+            );
+            for v in &mut more {
+                v.repaired = Some(done.clone());
+            }
+            if more.is_empty() {
+                report.notes.push(format!("{id}: {done}"));
+            }
+        }
+        found.extend(more);
+    }
+    for v in &mut found {
+        v.leaderboard_id = Some(id.clone());
+    }
+    report.boards += 1;
+    report.entries += entries;
+    report.violations.extend(found);
+    Ok(())
+}
+
+/// A spinner with the entries read, on a terminal.
+fn progress(board: &Board) -> ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {prefix} {pos} entries {per_sec}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.set_prefix(board.board_id.to_string());
+    bar
+}
+
+/// Writes the report (one JSON document, or a line a violation); violations left are exit
+/// code 4.
+pub fn write(out: &mut dyn Write, report: &Report, json: bool) -> CtlResult {
     if json {
-        render::json_doc(out, report, true)?;
+        crate::render::json_doc(out, report, true)?;
     } else {
         writeln!(
             out,
-            "{}: {} entries checked, {} problems",
-            render::board_heading(board),
+            "{} boards, {} entries, {} players checked: {} problems, {} repaired",
+            report.boards,
             report.entries,
-            report.violations.len()
+            report.players,
+            report.violations.len(),
+            report.violations.len() - report.left()
         )?;
         for v in &report.violations {
-            writeln!(out, "  {}  {}  {}", v.kind, v.key, v.detail)?;
+            let on = v.leaderboard_id.as_deref().unwrap_or("");
+            writeln!(out, "  {}  {on}  {}  {}", v.kind, v.key, v.detail)?;
+            if let Some(done) = &v.repaired {
+                writeln!(out, "    repaired: {done}")?;
+            }
+        }
+        for n in &report.notes {
+            writeln!(out, "  note: {n}")?;
         }
     }
-    if report.violations.is_empty() {
-        Ok(())
-    } else {
-        Err(CtlError::Problems(report.violations.len()))
+    match report.left() {
+        0 => Ok(()),
+        n => Err(CtlError::Problems(n)),
     }
 }

@@ -48,9 +48,11 @@ mod fold;
 pub mod journal;
 mod read;
 pub mod stage;
+mod tally;
 
 pub use fold::{Chunk, Fold, Gap, LaneChange, Watermarks, absorb, chunk, fold, lag, lanes_of};
 pub use read::{LanesRead, PathRead, Settled, TailCount, TailSide, settle};
+pub use tally::{Tally, differences};
 
 use std::collections::BTreeMap;
 

@@ -1,21 +1,22 @@
 //! Inspect: the operator's reads of a board as the table stores it (`lbctl`): its entries with
 //! their stored sort keys from any rank, in key order, a page at a time with their players'
 //! pointers (for a check of the board), and its score distribution from the rank index's upper
-//! levels (a bounded number of requests, whatever the board's size). Never on a request path:
+//! levels (a bounded number of requests, whatever the board's size), and the index's root,
+//! lanes and nodes as stored, for a check against the entries. Never on a request path:
 //! a read from a far rank may pass every key above it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use leaderboard_keys::entity::{self, Key, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::rank::TIEBREAK_DIGITS;
-use leaderboard_keys::rank_index::{Counters, GENERATION_ATTR, Layout, node_key, root_key};
+use leaderboard_keys::rank_index::{Counters, GENERATION_ATTR, LANES, Layout, node_key, root_key};
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, from_item, key_item, key_string};
 use crate::ground::model::{Board, BoardStatus, Entry, EntryPointer, FinalStanding, ScoreEntry};
 use crate::primitives::lanes::{lane_counts, lanes_lag, switched_since};
-use crate::primitives::rank_apply::item_counters;
+use crate::primitives::rank_apply::{item_counters, root_watermarks};
 use crate::primitives::rank_count::RankCost;
 use crate::store::Store;
 use crate::table::query::MAX_PAGE_SIZE;
@@ -55,6 +56,37 @@ pub struct ScoreBuckets {
     pub lag: u64,
     /// The requests made.
     pub requests: u32,
+}
+
+/// A board's rank index as its root and its lanes say, the root read first: for a check of
+/// the index against the entries, which is exact only while the two agree (nothing pending).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexState {
+    /// The generation of the nodes in service.
+    pub generation: u64,
+    /// The root's counters, by child label.
+    pub root: Counters,
+    /// Each lane's watermark: the last change the index applied (a lane never applied has
+    /// none).
+    pub watermarks: BTreeMap<u8, u64>,
+    /// Each lane's written count: the last change recorded (a lane never written has none).
+    pub written: BTreeMap<u8, u64>,
+    /// The board's entries as the lanes count them (Σ created).
+    pub entries: i64,
+}
+
+impl IndexState {
+    /// The lanes whose watermark differs from their written count, as (lane, applied,
+    /// written): behind while the stream brings the changes, ahead never.
+    pub fn pending(&self) -> Vec<(u8, u64, u64)> {
+        (0..LANES)
+            .filter_map(|lane| {
+                let applied = self.watermarks.get(&lane).copied().unwrap_or(0);
+                let written = self.written.get(&lane).copied().unwrap_or(0);
+                (applied != written).then_some((lane, applied, written))
+            })
+            .collect()
+    }
 }
 
 /// The most nodes one level of [`Store::score_buckets`] reads: one `BatchGetItem`.
@@ -308,6 +340,57 @@ impl Store {
             });
         }
         Err(StoreError::Contention { attempts: 3 })
+    }
+
+    /// `board`'s rank index as its root and lanes say: the root, then the lanes (one consistent
+    /// read each; again, at most twice more, when a rebuild switched generations between them).
+    pub async fn rank_index_state(&self, board: &Board) -> Result<IndexState, StoreError> {
+        for _ in 0..3 {
+            let root = self
+                .table
+                .get_raw(&root_key(&board.board_id))
+                .await?
+                .unwrap_or_default();
+            let lanes = self
+                .table
+                .read_lane_items(board, &mut RankCost::default())
+                .await?;
+            if switched_since(&lanes, &root) {
+                continue;
+            }
+            let (written, entries) = lane_counts(&lanes);
+            return Ok(IndexState {
+                generation: root.number(GENERATION_ATTR).unwrap_or(0),
+                root: item_counters(&root),
+                watermarks: root_watermarks(&root).0,
+                written,
+                entries,
+            });
+        }
+        Err(StoreError::Contention { attempts: 3 })
+    }
+
+    /// The counters of `board`'s index nodes at `prefixes` in `generation` (`None` for a node
+    /// not stored), read consistent, 100 a `BatchGetItem`.
+    pub async fn rank_index_nodes(
+        &self,
+        board: &Board,
+        generation: u64,
+        prefixes: &[String],
+    ) -> Result<Vec<(String, Option<Counters>)>, StoreError> {
+        let keys: Vec<Key> = prefixes
+            .iter()
+            .map(|p| node_key(&board.board_id, generation, p))
+            .collect();
+        let mut found = self
+            .table
+            .batch_get_all(&keys, "BatchGetItem(index nodes)")
+            .await?;
+        Ok(prefixes
+            .iter()
+            .zip(&keys)
+            .map(|(p, k)| (p.clone(), found.take(k).map(|item| item_counters(&item))))
+            .collect())
     }
 
     async fn stored_page(

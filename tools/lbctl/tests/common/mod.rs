@@ -127,3 +127,32 @@ pub async fn api_get(store: &Store, path_and_query: &str) -> (u16, serde_json::V
         serde_json::from_slice(resp.body().as_ref()).unwrap_or_default(),
     )
 }
+
+/// `lbctl verify <args> --settle 0 --json`: its exit code, the violations' (kind, key) and
+/// the report.
+pub async fn verify_report(
+    store: &Store,
+    args: &[&str],
+) -> (i32, Vec<(String, String)>, serde_json::Value) {
+    let ctl = lbctl::Ctl::with_store(store.clone(), true);
+    let mut out = Vec::new();
+    let argv = ["verify"].iter().chain(args).chain(&["--settle", "0"]);
+    let (code, why) = match lbctl::run_args(&ctl, argv.copied(), &mut out).await {
+        Ok(()) => (0, String::new()),
+        Err(e) => (e.exit_code(), e.to_string()),
+    };
+    let report: serde_json::Value =
+        serde_json::from_slice(&out).unwrap_or_else(|_| panic!("{args:?}: {why}"));
+    let found = report["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["kind"].as_str().unwrap().to_owned(),
+                v["key"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    (code, found, report)
+}

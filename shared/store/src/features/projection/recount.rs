@@ -132,7 +132,86 @@ pub enum RecountOutcome {
     Erased,
 }
 
+/// What [`Store::check_totals`] found: a player's stored totals against their sessions'.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TotalsCheck {
+    /// The stored totals are the sessions'.
+    Agree {
+        /// The lifetime score, stored and counted.
+        lifetime_score: u64,
+        /// The games played, stored and counted.
+        games_played: u64,
+    },
+    /// They differ: a recount writes the counted ones.
+    Off {
+        /// The stored `lifetimeScore` and `gamesPlayed` (0 where there are none).
+        stored: (u64, u64),
+        /// The sessions' sum and number (the sum saturated at the ceiling).
+        counted: (u64, u64),
+    },
+    /// The player played too recently for an exact comparison: check again after this.
+    Busy(Timestamp),
+    /// The player is erased.
+    Erased,
+}
+
 impl Store {
+    /// Compares `player`'s stored totals with their sessions', writing nothing: the sessions
+    /// attained before `now - PLAY_SETTLE`, counted as [`Store::recount_player`] counts them
+    /// (every page of them, one at a time). A player whose newest counted or projected session
+    /// is too recent for the stream to have surely brought it is `Busy`, as a recount is.
+    pub async fn check_totals(
+        &self,
+        player: &PlayerId,
+        now: Timestamp,
+    ) -> Result<TotalsCheck, StoreError> {
+        let mut progress = Recount::start(player.clone(), now);
+        while self.count_sessions_page(&mut progress, None).await? {}
+        if self
+            .table
+            .get_raw(&self.erasure_marker(player))
+            .await?
+            .is_some()
+        {
+            return Ok(TotalsCheck::Erased);
+        }
+        let item = self
+            .table
+            .get_raw(&entity::player(player))
+            .await?
+            .unwrap_or_default();
+        let settled = progress
+            .before
+            .as_millis()
+            .saturating_sub(progress.settle_ms);
+        let projected = item
+            .string("lastPlayedAt")
+            .and_then(|t| Timestamp::parse_rfc3339("lastPlayedAt", t).ok());
+        if let Some(newest) = projected.max(progress.newest)
+            && newest.as_millis() >= settled
+        {
+            return Ok(TotalsCheck::Busy(
+                newest.plus_millis(2 * progress.settle_ms),
+            ));
+        }
+        let ceiling = u128::from(LIFETIME_SCORE_CEILING);
+        let stored = (
+            item.number::<u128>("lifetimeScore")
+                .unwrap_or(0)
+                .min(ceiling) as u64,
+            item.number("gamesPlayed").unwrap_or(0),
+        );
+        let counted = (progress.sum().min(ceiling) as u64, progress.sessions);
+        Ok(if stored == counted {
+            TotalsCheck::Agree {
+                lifetime_score: counted.0,
+                games_played: counted.1,
+            }
+        } else {
+            TotalsCheck::Off { stored, counted }
+        })
+    }
+
     /// Recounts `progress.player`'s totals (see the module documentation), reading at most
     /// `pages.max` pages of sessions this call.
     pub async fn recount_player(

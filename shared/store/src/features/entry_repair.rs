@@ -1,0 +1,163 @@
+//! Entry repair: an operator's fix of one Score item that a check of its board found is not
+//! its player's entry (`lbctl verify --repair`). A player has exactly one entry per board: one
+//! Score item, named by their entry pointer. A Score item breaks that in one of two ways:
+//!
+//! - **no pointer names anything that exists** (no pointer, or one naming a key with no Score
+//!   item: a stale pointer): the pointer is rebuilt from the Score item (which carries what
+//!   the pointer does), so the item becomes the player's entry;
+//! - **the pointer names another Score item that exists**: this one is a second entry, and is
+//!   deleted as a removal is, with its change recorded on the player's lane for the rank index.
+//!
+//! Each is one transaction on condition that the board is open and what decided it is still
+//! as read (the pointer's version, the items' existence), read again and decided again when a
+//! play moved it meanwhile. Repeating a repair does nothing: the item is then its player's
+//! entry, or gone. Which of two Score items stays is the one repaired first; `lbctl` goes in
+//! rank order, so a player keeps their best-ranked one.
+//!
+//! The rank index is not adjusted item by item: a Score item outside the invariant may or may
+//! not be counted. A repair run ends with a rebuild of the board's index from its entries.
+
+use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::erasure::pseudonymous_sort_key;
+use leaderboard_keys::ids::{BoardId, PlayerId};
+
+use crate::ground::error::StoreError;
+use crate::ground::items::{ItemExt, pointer_from_score_item, pointer_item};
+use crate::ground::model::{BoardStatus, EntryPointer};
+use crate::store::Store;
+use crate::table::request::Params;
+use crate::table::retry::Retry;
+
+/// What [`Store::repair_entry`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EntryRepair {
+    /// The player's pointer now names the Score item.
+    Repointed,
+    /// The Score item was a second entry of its player's, and is deleted.
+    Removed,
+    /// Nothing to do: the item is its player's entry already, or is gone.
+    Unchanged,
+}
+
+impl Store {
+    /// Makes the Score item `score_sk` of `board` its player's entry, or deletes it when the
+    /// player's pointer names another Score item that exists (see the module documentation).
+    /// Reads: the board, the item, the pointer and the item it names (4 consistent reads);
+    /// writes: one transaction of 4 or 5 items; again on a race, at most `Retry::PLAY`'s
+    /// attempts.
+    pub async fn repair_entry(
+        &self,
+        board: &BoardId,
+        score_sk: &str,
+    ) -> Result<EntryRepair, StoreError> {
+        for attempt in Retry::PLAY.attempts() {
+            match self.repair_entry_once(board, score_sk).await {
+                Err(e) if e.worth_rereading() => {
+                    tracing::debug!(attempt, error = %e, "entry repair raced a write; reading again");
+                }
+                done => return done,
+            }
+            Retry::PLAY.pause(attempt).await;
+        }
+        Err(Retry::PLAY.exhausted())
+    }
+
+    async fn repair_entry_once(
+        &self,
+        id: &BoardId,
+        score_sk: &str,
+    ) -> Result<EntryRepair, StoreError> {
+        let board = self
+            .table
+            .board(id)
+            .await?
+            .ok_or_else(|| StoreError::NotFound {
+                what: "leaderboard",
+                id: id.to_string(),
+            })?;
+        if board.status != BoardStatus::Open {
+            return Err(StoreError::Invalid(format!(
+                "leaderboard {id} is not open: a closing or closed board's entries are not changed"
+            )));
+        }
+        let score_key = Key::new(entity::board_pk(id), score_sk);
+        let Some(item) = self.table.get_raw(&score_key).await? else {
+            return Ok(EntryRepair::Unchanged);
+        };
+        let player = item
+            .string("playerId")
+            .and_then(|p| PlayerId::parse(p).ok())
+            .ok_or_else(|| {
+                StoreError::corrupt(score_sk, "a Score item without a valid playerId")
+            })?;
+        let pointer_key = entity::entry(&player, id);
+        let pointer: Option<EntryPointer> = self.table.get(&pointer_key).await?;
+        let mut rebuilt = pointer_from_score_item(&item)?;
+        let (condition, params) = match &pointer {
+            None => ("attribute_not_exists(pk)", Params::new()),
+            Some(p) if p.score_sk == score_sk => return Ok(EntryRepair::Unchanged),
+            Some(p) => {
+                let named = Key::new(entity::board_pk(id), &p.score_sk);
+                if self.table.get_raw(&named).await?.is_some() {
+                    self.remove_second_entry(&board, &player, score_sk, p)
+                        .await?;
+                    return Ok(EntryRepair::Removed);
+                }
+                // The next play's condition is the pointer's version: it only ever grows.
+                rebuilt.version = rebuilt.version.max(p.version + 1);
+                ("version = :v", Params::new().value(":v", p.version))
+            }
+        };
+        let items = vec![
+            self.table.tx_board_open(id)?,
+            self.table
+                .tx_check(&score_key, "attribute_exists(pk)", Params::new())?,
+            self.table
+                .tx_put(pointer_item(&rebuilt)?, Some(condition), params)?,
+        ];
+        self.table
+            .transact(items, "TransactWriteItems(re-point entry)")
+            .await?;
+        Ok(EntryRepair::Repointed)
+    }
+
+    /// Deletes `score_sk`, a Score item of `player` that `pointer` does not name, on condition
+    /// that the pointer and the Score item it names are as read.
+    async fn remove_second_entry(
+        &self,
+        board: &crate::ground::model::Board,
+        player: &PlayerId,
+        score_sk: &str,
+        pointer: &EntryPointer,
+    ) -> Result<(), StoreError> {
+        let id = &board.board_id;
+        // The lane's change carries the pseudonym, as every removal's does.
+        let logged =
+            pseudonymous_sort_key(score_sk, player, &self.pseudonym(player)).ok_or_else(|| {
+                StoreError::corrupt(score_sk, "the Score item's key names another player")
+            })?;
+        let items = vec![
+            self.table.tx_board_open(id)?,
+            self.table.tx_check(
+                &entity::entry(player, id),
+                "version = :v",
+                Params::new().value(":v", pointer.version),
+            )?,
+            self.table.tx_check(
+                &Key::new(entity::board_pk(id), &pointer.score_sk),
+                "attribute_exists(pk)",
+                Params::new(),
+            )?,
+            self.table.tx_delete(
+                &Key::new(entity::board_pk(id), score_sk),
+                "attribute_exists(pk)",
+                Params::new(),
+            )?,
+            self.table
+                .written_update(board, player, Some(&logged), None)?,
+        ];
+        self.table
+            .transact(items, "TransactWriteItems(remove second entry)")
+            .await
+    }
+}
