@@ -14,6 +14,7 @@
 //!   records the items its requests touch, to show that a function stays within its policy.
 //! - [`testing`]: a DynamoDB Local shared by a whole test run, a fresh table per test, and raw
 //!   table dumps for "nothing was written" assertions.
+//! - [`sqs`]: Amazon SQS on loopback (moto's server mode) for the dead-letter replay's tests.
 //! - [`stream`]: reads a table's real stream into Lambda DynamoDB events, and delivers them
 //!   with an event source mapping's batching and partial-failure retries.
 #![warn(missing_docs)]
@@ -22,6 +23,7 @@ pub mod contention;
 pub mod emf;
 pub mod local;
 pub mod policy;
+pub mod sqs;
 pub mod stream;
 pub mod template;
 pub mod testing;

@@ -1,6 +1,7 @@
 //! Reaching the table as the functions do: `TABLE_NAME`, and the SDK's own region, profile,
 //! credentials and endpoint (`AWS_ENDPOINT_URL` for DynamoDB Local), each also a flag.
 
+use aws_config::SdkConfig;
 use aws_sdk_dynamodb::Client;
 use clap::Args;
 use leaderboard_store::{Config, Store, tls};
@@ -35,9 +36,9 @@ impl Connection {
             .ok_or_else(|| CtlError::Usage("no table: give --table or set TABLE_NAME".into()))
     }
 
-    /// A store over the table, with the TLS client the functions use.
-    pub async fn store(&self) -> CtlResult<Store> {
-        let table_name = self.table_name()?.to_owned();
+    /// The SDK's configuration: the TLS client the functions use, and the region, profile
+    /// and endpoint given.
+    pub async fn sdk_config(&self) -> CtlResult<SdkConfig> {
         let roots = tls::TlsRoots::from_env()?;
         let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest())
             .http_client(tls::http_client(roots)?);
@@ -50,13 +51,18 @@ impl Connection {
         if let Some(e) = &self.endpoint_url {
             loader = loader.endpoint_url(e);
         }
-        let sdk = loader.load().await;
+        Ok(loader.load().await)
+    }
+
+    /// A store over the table, on `sdk`.
+    pub fn store(&self, sdk: &SdkConfig) -> CtlResult<Store> {
+        let table_name = self.table_name()?.to_owned();
         // Cursors never leave this process: a key made now signs them.
         let cursor_secret: Vec<u8> = rand::rng().sample_iter(Alphanumeric).take(48).collect();
         let config = Config {
             table_name,
             cursor_secret,
         };
-        Ok(Store::new(Client::new(&sdk), &config))
+        Ok(Store::new(Client::new(sdk), &config))
     }
 }

@@ -17,6 +17,7 @@ pub mod expr;
 pub mod moderate;
 pub mod recount;
 mod render;
+pub mod replay;
 pub mod stats;
 pub mod verify;
 pub mod verify_index;
@@ -159,6 +160,14 @@ pub enum Command {
         after_help = "Examples:\n  lbctl verify season_1\n  lbctl verify --all --repair\n  lbctl verify --player p_bob --repair\n  lbctl verify season_1 --totals"
     )]
     Verify(verify::VerifyArgs),
+    /// Re-deliver the stream batches the projector gave up on (its dead-letter queue's
+    /// messages) to the projection, each session counted once; each message is deleted once
+    /// applied, and one that still fails stays, with the reason. Needs the stack's
+    /// ERASURE_SECRET. Exit code 4 when messages are left.
+    #[command(
+        after_help = "Examples:\n  lbctl replay-dlq --queue https://sqs.eu-west-1.amazonaws.com/123456789012/leaderboard-ProjectorFailures-1A2B --dry-run\n  LBCTL_DLQ_URL=... lbctl replay-dlq"
+    )]
+    ReplayDlq(replay::ReplayArgs),
     /// A board's shape: entries, score percentiles and the score distribution, read from the
     /// rank index's upper levels in a bounded number of requests (never a scan of the board).
     #[command(
@@ -285,6 +294,7 @@ pub enum Pattern {
 /// form.
 pub struct Ctl {
     connection: Connection,
+    sdk: OnceCell<aws_config::SdkConfig>,
     store: OnceCell<Store>,
     json: bool,
     /// The store was given (tests): moderation uses it as it is.
@@ -296,6 +306,7 @@ impl Ctl {
     pub fn new(connection: Connection, json: bool) -> Ctl {
         Ctl {
             connection,
+            sdk: OnceCell::new(),
             store: OnceCell::new(),
             json,
             given: false,
@@ -310,14 +321,32 @@ impl Ctl {
         };
         Ctl {
             connection,
+            sdk: OnceCell::new(),
             store: OnceCell::new_with(Some(store)),
             json,
             given: true,
         }
     }
 
+    /// The same, reaching the other AWS services (the stream, the dead-letter queue) with
+    /// `sdk` (tests: DynamoDB Local's and the SQS server's endpoints).
+    pub fn with_sdk(self, sdk: aws_config::SdkConfig) -> Ctl {
+        Ctl {
+            sdk: OnceCell::new_with(Some(sdk)),
+            ..self
+        }
+    }
+
+    async fn sdk(&self) -> CtlResult<&aws_config::SdkConfig> {
+        self.sdk
+            .get_or_try_init(|| self.connection.sdk_config())
+            .await
+    }
+
     async fn store(&self) -> CtlResult<&Store> {
-        self.store.get_or_try_init(|| self.connection.store()).await
+        self.store
+            .get_or_try_init(|| async { self.connection.store(self.sdk().await?) })
+            .await
     }
 
     /// The store for moderation: keyed with the stack's `ERASURE_SECRET`, which names the
@@ -418,6 +447,10 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
                 false => ctl.store().await?.clone(),
             };
             verify::run(&store, args, out, ctl.json).await
+        }
+        Command::ReplayDlq(args) => {
+            let store = ctl.moderation_store().await?;
+            replay::run(&store, ctl.sdk().await?, args, out, ctl.json).await
         }
         Command::Stats { board, rows } => {
             let (board, stats) = stats::stats(ctl.store().await?, &BoardId::parse(&board)?).await?;

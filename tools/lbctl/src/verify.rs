@@ -188,6 +188,13 @@ async fn verify_board(
 ) -> CtlResult {
     let spec = board.spec()?;
     let id = board.board_id.to_string();
+    // A closing board's entries are the close's to move: checked, never changed.
+    let repair = args.repair && board.status == BoardStatus::Open;
+    if args.repair && !repair {
+        report
+            .notes
+            .push(format!("{id} is closing: checked, not repaired"));
+    }
     let mut index = match board.indexed() {
         true => Some(IndexCheck::start(store, board, settle).await?),
         false => None,
@@ -226,7 +233,7 @@ async fn verify_board(
                 ),
                 Some(_) => continue,
             };
-            if args.repair {
+            if repair {
                 broken.repaired = Some(match store.repair_entry(&board.board_id, &key).await? {
                     EntryRepair::Repointed => "re-pointed: the player's entry now".to_owned(),
                     EntryRepair::Removed => {
@@ -260,7 +267,7 @@ async fn verify_board(
         report
             .notes
             .extend(notes.into_iter().map(|n| format!("{id}: {n}")));
-        if args.repair && (repaired || !more.is_empty()) {
+        if repair && (repaired || !more.is_empty()) {
             let rebuilt = store.rebuild_lane_index(board).await?;
             let done = format!(
                 "the rank index rebuilt from {} entries (generation {})",

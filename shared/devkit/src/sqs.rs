@@ -1,0 +1,113 @@
+//! Amazon SQS on loopback for tests: moto's server mode (PyPI `moto[server]`, pinned in
+//! `scripts/template-tools.txt` and installed into `.venv-tools/` by the test command), a real
+//! implementation of the SQS protocol the dead-letter replay talks to.
+//!
+//! The endpoint comes from `SQS_ENDPOINT` when one was started for the run; without it, the
+//! first test of a test binary starts one on a free port, shared by that binary's tests and
+//! stopped when it exits (its watchdog stops it when our end of its stdin closes).
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use tokio::process::{Child, Command};
+use tokio::sync::OnceCell;
+
+use crate::DevError;
+use crate::local::{LOCAL_REGION, free_port};
+
+static SERVER: OnceCell<SqsServer> = OnceCell::const_new();
+
+/// The SQS endpoint of this test run, starting moto's server if none was given.
+pub async fn endpoint() -> String {
+    if let Ok(ep) = std::env::var("SQS_ENDPOINT") {
+        return ep;
+    }
+    SERVER
+        .get_or_init(|| async {
+            SqsServer::start()
+                .await
+                .unwrap_or_else(|e| panic!("cannot start the SQS server for tests: {e}"))
+        })
+        .await
+        .endpoint
+        .clone()
+}
+
+/// An SQS client for `endpoint`, with the static test credentials.
+pub fn client(endpoint: &str) -> aws_sdk_sqs::Client {
+    use aws_sdk_sqs::config::{BehaviorVersion, Credentials, Region};
+    let config = aws_sdk_sqs::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new(LOCAL_REGION))
+        .credentials_provider(Credentials::new("local", "local", None, None, "devkit"))
+        .endpoint_url(endpoint)
+        .http_client(crate::local::http_client())
+        .build();
+    aws_sdk_sqs::Client::from_conf(config)
+}
+
+/// A running moto server.
+pub struct SqsServer {
+    endpoint: String,
+    _child: Child,
+}
+
+impl SqsServer {
+    /// Starts moto's server on 127.0.0.1 on a free port and waits until it answers SQS.
+    pub async fn start() -> Result<SqsServer, DevError> {
+        let moto = moto_server()?;
+        let port = free_port()?;
+        let script = r#"
+            "$0" -H 127.0.0.1 -p "$1" </dev/null >/dev/null 2>&1 &
+            server=$!
+            trap 'kill $server 2>/dev/null; exit 0' TERM INT HUP
+            while read -r _; do :; done
+            kill $server 2>/dev/null
+            wait $server 2>/dev/null
+        "#;
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg(&moto)
+            .arg(port.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| DevError::Local(format!("sh: {e}")))?;
+        let endpoint = format!("http://127.0.0.1:{port}");
+        let sqs = client(&endpoint);
+        let start = Instant::now();
+        while sqs.list_queues().send().await.is_err() {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Err(DevError::Local(format!("moto_server exited with {status}")));
+            }
+            if start.elapsed() > Duration::from_secs(60) {
+                return Err(DevError::Local(format!(
+                    "moto did not answer on {endpoint}"
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Ok(SqsServer {
+            endpoint,
+            _child: child,
+        })
+    }
+}
+
+/// moto's server: `MOTO_SERVER`, or the one the test command installed into `.venv-tools/`.
+fn moto_server() -> Result<PathBuf, DevError> {
+    if let Ok(path) = std::env::var("MOTO_SERVER") {
+        return Ok(PathBuf::from(path));
+    }
+    let path = crate::repo_root().join(".venv-tools/bin/moto_server");
+    if path.exists() {
+        return Ok(path);
+    }
+    Err(DevError::Local(format!(
+        "no {}: `bash scripts/test` installs the pinned moto[server] there (scripts/template-tools.txt)",
+        path.display()
+    )))
+}
