@@ -294,3 +294,43 @@ async fn the_pass_lists_boards_stored_before_the_listing_once_however_often_it_r
     assert!(again.done && again.listed.is_empty() && again.pages == 0);
     assert_eq!(table.dump().await, before);
 }
+
+#[tokio::test]
+async fn a_listing_cut_off_by_a_conflict_fails_the_run_and_the_next_one_lists_the_board() {
+    use leaderboard_devkit::contention::{Fault, faulty_client};
+    use leaderboard_store::ListingPassOptions;
+    let (table, store) = store_without_stream("board_listing_conflict").await;
+    for (i, id) in ["old_a", "old_b"].iter().enumerate() {
+        store
+            .create_board(daily(id, 0), at(i as u64 * 1_000))
+            .await
+            .unwrap();
+        unlist(&table, id, &at(i as u64 * 1_000).to_string()).await;
+    }
+    let options = ListingPassOptions::default();
+    // Every listing transaction meets a conflict (never applied): the run fails, and no board
+    // is passed over as if it had been listed meanwhile.
+    for fault in [Fault::Conflict, Fault::Throttled] {
+        let (client, seen) =
+            faulty_client(&table.endpoint, &["TransactWriteItems"], fault, u64::MAX);
+        let contended = store_with_client(&table, client);
+        let err = contended.list_old_boards(&options, None).await.unwrap_err();
+        assert!(err.is_retryable(), "{fault:?}: {err}");
+        assert!(seen.load(std::sync::atomic::Ordering::SeqCst) > 0);
+        let (listed, _) = all_pages(&store, None, 10, |_| true).await;
+        assert_eq!(listed, Vec::<String>::new(), "{fault:?}");
+    }
+    // The failed runs released the pass: the next run scans the page again and lists both.
+    let mut listed = Vec::new();
+    for _ in 0..5 {
+        let run = store.list_old_boards(&options, None).await.unwrap();
+        listed.extend(run.listed.iter().map(ToString::to_string));
+        if run.done {
+            break;
+        }
+    }
+    listed.sort();
+    assert_eq!(listed, ["old_a", "old_b"]);
+    let (all, _) = all_pages(&store, None, 10, |_| true).await;
+    assert_eq!(all, ["old_b", "old_a"]);
+}
