@@ -19,6 +19,7 @@ use std::time::Duration;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{Board, BoardStatus};
 use leaderboard_store::{EntryRepair, MAX_PAGE_SIZE, Store};
 use serde::Serialize;
@@ -86,6 +87,10 @@ impl Violation {
     }
 }
 
+/// Problems listed at most; past them they are counted (the memory a check holds stays
+/// bounded on a board of any size, however broken).
+pub const MAX_LISTED: usize = 1_000;
+
 /// What a check found.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -96,19 +101,66 @@ pub struct Report {
     pub entries: u64,
     /// Players whose totals were checked.
     pub players: u64,
-    /// What is wrong (and, repaired, what was done).
+    /// What is wrong (and, repaired, what was done): the first [`MAX_LISTED`].
     pub violations: Vec<Violation>,
+    /// Problems found past those listed.
+    pub unlisted: u64,
+    /// Of those, the ones not repaired.
+    #[serde(skip)]
+    unlisted_left: u64,
     /// What was not checked, and why.
     pub notes: Vec<String>,
+    /// Players who played too recently for an exact check of their totals, and when the last
+    /// of them can be checked.
+    #[serde(skip)]
+    busy: Option<(u64, String, Timestamp)>,
 }
 
 impl Report {
-    /// Violations not repaired.
-    pub fn left(&self) -> usize {
-        self.violations
-            .iter()
-            .filter(|v| v.repaired.is_none())
-            .count()
+    /// Adds a problem found.
+    pub fn add(&mut self, v: Violation) {
+        if self.violations.len() < MAX_LISTED {
+            self.violations.push(v);
+        } else {
+            self.unlisted += 1;
+            self.unlisted_left += u64::from(v.repaired.is_none());
+        }
+    }
+
+    /// Problems found.
+    pub fn problems(&self) -> u64 {
+        self.violations.len() as u64 + self.unlisted
+    }
+
+    /// Problems not repaired.
+    pub fn left(&self) -> u64 {
+        let listed = self.violations.iter().filter(|v| v.repaired.is_none());
+        listed.count() as u64 + self.unlisted_left
+    }
+
+    /// Notes a player who played too recently for an exact check of their totals, until
+    /// `after`.
+    pub fn busy(&mut self, player: &PlayerId, after: Timestamp) {
+        match &mut self.busy {
+            Some((n, _, last)) => {
+                *n += 1;
+                *last = (*last).max(after);
+            }
+            None => self.busy = Some((1, player.to_string(), after)),
+        }
+    }
+
+    /// The busy players as one note.
+    fn close(&mut self) {
+        if let Some((n, first, after)) = self.busy.take() {
+            let who = match n {
+                1 => first,
+                n => format!("{n} players (the first: {first})"),
+            };
+            self.notes.push(format!(
+                "{who} played too recently for an exact check of their totals; ask again after {after}"
+            ));
+        }
     }
 }
 
@@ -141,6 +193,7 @@ pub async fn run(store: &Store, args: VerifyArgs, out: &mut dyn Write, json: boo
         let player = PlayerId::parse(p)?;
         verify_totals::check(store, &player, args.repair, &mut report).await?;
     }
+    report.close();
     write(out, &report, json)
 }
 
@@ -199,7 +252,6 @@ async fn verify_board(
         true => Some(IndexCheck::start(store, board, settle).await?),
         false => None,
     };
-    let mut found: Vec<Violation> = Vec::new();
     let (mut entries, mut removed, mut repaired) = (0u64, 0u64, false);
     let bar = progress(board);
     let mut after: Option<String> = None;
@@ -214,7 +266,9 @@ async fn verify_board(
                 index.add(&key);
             }
             if let Some(why) = row(&spec, stored).mismatch {
-                found.push(Violation::new("key_mismatch", key.clone(), why));
+                let mut v = Violation::new("key_mismatch", key.clone(), why);
+                v.leaderboard_id = Some(id.clone());
+                report.add(v);
             }
             let player = &stored.entry.player_id;
             let mut broken = match pointers.get(player) {
@@ -244,7 +298,8 @@ async fn verify_board(
                 });
                 repaired = true;
             }
-            found.push(broken);
+            broken.leaderboard_id = Some(id.clone());
+            report.add(broken);
         }
         if let Some(index) = index.as_mut() {
             index.compare_completed().await?;
@@ -280,14 +335,13 @@ async fn verify_board(
                 report.notes.push(format!("{id}: {done}"));
             }
         }
-        found.extend(more);
-    }
-    for v in &mut found {
-        v.leaderboard_id = Some(id.clone());
+        for mut v in more {
+            v.leaderboard_id = Some(id.clone());
+            report.add(v);
+        }
     }
     report.boards += 1;
     report.entries += entries;
-    report.violations.extend(found);
     Ok(())
 }
 
@@ -312,14 +366,18 @@ pub fn write(out: &mut dyn Write, report: &Report, json: bool) -> CtlResult {
     if json {
         crate::render::json_doc(out, report, true)?;
     } else {
+        let count = |n: u64, what: &str| match n {
+            1 => format!("1 {what}"),
+            n => format!("{n} {what}s"),
+        };
         writeln!(
             out,
-            "{} boards, {} entries, {} players checked: {} problems, {} repaired",
-            report.boards,
-            report.entries,
-            report.players,
-            report.violations.len(),
-            report.violations.len() - report.left()
+            "checked {} ({}) and {}: {}, {} repaired",
+            count(report.boards, "board"),
+            count(report.entries, "entry").replace("entrys", "entries"),
+            count(report.players, "player"),
+            count(report.problems(), "problem"),
+            report.problems() - report.left()
         )?;
         for v in &report.violations {
             let on = v.leaderboard_id.as_deref().unwrap_or("");
@@ -328,12 +386,51 @@ pub fn write(out: &mut dyn Write, report: &Report, json: bool) -> CtlResult {
                 writeln!(out, "    repaired: {done}")?;
             }
         }
+        if report.unlisted > 0 {
+            writeln!(out, "  ... and {} more problems", report.unlisted)?;
+        }
         for n in &report.notes {
             writeln!(out, "  note: {n}")?;
         }
     }
     match report.left() {
         0 => Ok(()),
-        n => Err(CtlError::Problems(n)),
+        n => Err(CtlError::Problems(n as usize)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn past_the_listed_problems_they_are_counted_and_busy_players_are_one_note() {
+        let mut report = Report::default();
+        for i in 0..MAX_LISTED + 5 {
+            let mut v = Violation::new("no_pointer", format!("SCORE#{i}"), String::new());
+            if i % 2 == 0 {
+                v.repaired = Some("re-pointed".into());
+            }
+            report.add(v);
+        }
+        assert_eq!(report.violations.len(), MAX_LISTED);
+        assert_eq!(
+            (report.problems(), report.unlisted),
+            (MAX_LISTED as u64 + 5, 5)
+        );
+        // Half the listed ones and 2 of the 5 past them (odd i) are left.
+        assert_eq!(report.left(), MAX_LISTED as u64 / 2 + 2);
+        let t = |ms| Timestamp::from_millis(ms).unwrap();
+        for (p, at) in [("p_a", t(2_000)), ("p_b", t(5_000)), ("p_c", t(3_000))] {
+            report.busy(&PlayerId::parse(p).unwrap(), at);
+        }
+        report.close();
+        assert_eq!(
+            report.notes,
+            [format!(
+                "3 players (the first: p_a) played too recently for an exact check of their totals; ask again after {}",
+                t(5_000)
+            )]
+        );
     }
 }

@@ -24,9 +24,7 @@ pub async fn check(
     let (stored, counted) = match check {
         TotalsCheck::Off { stored, counted } => (stored, counted),
         TotalsCheck::Busy(at) => {
-            report.notes.push(format!(
-                "{player} played too recently for an exact check of their totals; ask again after {at}"
-            ));
+            report.busy(player, at);
             return Ok(());
         }
         TotalsCheck::Agree { .. } | TotalsCheck::Erased => return Ok(()),
@@ -51,6 +49,6 @@ pub async fn check(
             Err(e) => return Err(e),
         }
     }
-    report.violations.push(found);
+    report.add(found);
     Ok(())
 }

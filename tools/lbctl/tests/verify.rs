@@ -231,7 +231,7 @@ async fn each_kind_of_corruption_is_reported_with_its_key() {
     assert_eq!(table.dump().await, before);
     let text = lbctl(&store, false, &["verify", "healthy"]).await.unwrap();
     assert!(
-        text.contains("1 boards, 30 entries, 0 players checked: 0 problems"),
+        text.contains("checked 1 board (30 entries) and 0 players: 0 problems, 0 repaired"),
         "{text}"
     );
 }
