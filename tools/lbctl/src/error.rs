@@ -44,7 +44,8 @@ impl std::fmt::Display for CtlError {
         match self {
             CtlError::Usage(m) | CtlError::NotFound(m) | CtlError::Failed(m) => f.write_str(m),
             CtlError::OutputClosed => f.write_str("the output was closed"),
-            CtlError::Problems(n) => write!(f, "{n} problems found"),
+            CtlError::Problems(1) => f.write_str("1 problem left"),
+            CtlError::Problems(n) => write!(f, "{n} problems left"),
         }
     }
 }

@@ -263,14 +263,23 @@ async fn read_batch(
     info: &BatchInfo,
     region: &str,
 ) -> Result<Vec<aws_lambda_events::event::dynamodb::EventRecord>, String> {
-    let gone = |e: &dyn std::fmt::Display, code: Option<&str>| match code {
-        Some("TrimmedDataAccessException" | "ResourceNotFoundException") => format!(
-            "the batch is no longer in the stream (past its 24 h): `lbctl recount --all` counts \
-             its sessions, and the rank index repairs itself ({e})"
-        ),
-        _ => format!("reading the stream: {e}"),
-    };
     use aws_sdk_dynamodbstreams::error::{DisplayErrorContext, ProvideErrorMetadata};
+    // DynamoDB's code and message when it answered; the whole chain when it did not.
+    fn gone<E: ProvideErrorMetadata + std::error::Error + 'static, R: std::fmt::Debug>(
+        e: aws_sdk_dynamodbstreams::error::SdkError<E, R>,
+    ) -> String {
+        let why = match (e.code(), e.message()) {
+            (Some(code), Some(message)) => format!("{code}: {message}"),
+            _ => DisplayErrorContext(&e).to_string(),
+        };
+        match e.code() {
+            Some("TrimmedDataAccessException" | "ResourceNotFoundException") => format!(
+                "the batch is no longer in the stream (past its 24 h): `lbctl recount --all` \
+                 counts its sessions, and the rank index repairs itself ({why})"
+            ),
+            _ => format!("reading the stream: {why}"),
+        }
+    }
     let start = streams
         .get_shard_iterator()
         .stream_arn(&info.stream_arn)
@@ -279,7 +288,7 @@ async fn read_batch(
         .sequence_number(&info.start_sequence_number)
         .send()
         .await
-        .map_err(|e| gone(&DisplayErrorContext(&e), e.code()))?;
+        .map_err(gone)?;
     let mut iterator = start.shard_iterator;
     let mut out = Vec::new();
     for _ in 0..MAX_PAGES {
@@ -289,7 +298,7 @@ async fn read_batch(
             .shard_iterator(it)
             .send()
             .await
-            .map_err(|e| gone(&DisplayErrorContext(&e), e.code()))?;
+            .map_err(gone)?;
         let records = page.records.unwrap_or_default();
         if records.is_empty() {
             break;
@@ -333,7 +342,11 @@ fn write(out: &mut dyn Write, done: &[Replayed], json: bool) -> CtlResult {
                 writeln!(out, "    stays in the queue: {why}")?;
             }
         }
-        writeln!(out, "{} messages, {failed} left in the queue", done.len())?;
+        writeln!(
+            out,
+            "messages read: {}, left in the queue: {failed}",
+            done.len()
+        )?;
     }
     match failed {
         0 => Ok(()),

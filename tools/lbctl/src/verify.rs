@@ -117,8 +117,15 @@ pub struct Report {
 }
 
 impl Report {
-    /// Adds a problem found.
+    /// Adds a problem found; one listed already (a player's totals, met on a second board)
+    /// is not listed twice.
     pub fn add(&mut self, v: Violation) {
+        let listed = |w: &Violation| {
+            (w.kind, &w.key, &w.leaderboard_id) == (v.kind, &v.key, &v.leaderboard_id)
+        };
+        if self.violations.iter().any(listed) {
+            return;
+        }
         if self.violations.len() < MAX_LISTED {
             self.violations.push(v);
         } else {
