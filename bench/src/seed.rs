@@ -119,6 +119,7 @@ async fn board(store: &Store, id: &str, starts: u64, ends: u64, entries: usize) 
                 game_id: None,
                 rank_layout: Default::default(),
                 series_id: None,
+                write_shards: 1,
             },
             ts(starts.min(now.as_millis())),
         )

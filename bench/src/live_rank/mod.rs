@@ -128,6 +128,7 @@ async fn load_board(store: &Store, n: usize) -> Result<BoardRun, String> {
                 game_id: Some(GameId::parse("bench").map_err(err)?),
                 rank_layout: RankLayout::V2,
                 series_id: None,
+                write_shards: 1,
             },
             now,
         )

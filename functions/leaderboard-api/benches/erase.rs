@@ -62,6 +62,7 @@ async fn with_the_player(
                 game_id: None,
                 rank_layout: Default::default(),
                 series_id: None,
+                write_shards: 1,
             },
             now,
         )

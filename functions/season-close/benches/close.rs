@@ -56,6 +56,7 @@ async fn board(
                 game_id: None,
                 rank_layout: Default::default(),
                 series_id: None,
+                write_shards: 1,
             },
             Timestamp::from_millis(now - 7_200_000).unwrap(),
         )

@@ -490,6 +490,7 @@ async fn only_ended_boards_are_due() {
                 game_id: None,
                 rank_layout: Default::default(),
                 series_id: None,
+                write_shards: 1,
             },
             Timestamp::now(),
         )

@@ -104,6 +104,7 @@ async fn run(n: usize, quick: bool) -> Row {
                 game_id: None,
                 rank_layout: RankLayout::V2,
                 series_id: None,
+                write_shards: 1,
             },
             at(0),
         )

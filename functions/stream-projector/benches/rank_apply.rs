@@ -146,6 +146,7 @@ async fn board(store: &Store, id: &str) -> BoardId {
                 game_id: None,
                 rank_layout: RankLayout::V2,
                 series_id: None,
+                write_shards: 1,
             },
             at(0),
         )

@@ -50,6 +50,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     game_id: Some(GameId::parse("tetris")?),
                     rank_layout: Default::default(),
                     series_id: None,
+                    write_shards: 1,
                 },
                 at(0),
             )

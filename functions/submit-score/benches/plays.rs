@@ -77,6 +77,7 @@ async fn main() {
                     game_id: None,
                     rank_layout: Default::default(),
                     series_id: None,
+                    write_shards: 1,
                 },
                 now,
             )

@@ -139,6 +139,38 @@ pub fn board_pk(board: &BoardId) -> String {
     join(LEADERBOARD_PREFIX, board.as_str())
 }
 
+/// The most write shards a board may have: a board of K shards spreads its Score items over K
+/// partition keys, so it takes K times the writes one partition key allows.
+pub const MAX_WRITE_SHARDS: u8 = 32;
+
+/// The write shard (`0..shards`) of a player's entry on a board of `shards`: a fixed function
+/// of the playerId (FNV-1a of it, as the rank index's lanes), so a player's entry never moves.
+pub fn shard_of(player: &PlayerId, shards: u8) -> u8 {
+    crate::rank_index::bucket_of(player.as_str(), shards.max(1))
+}
+
+/// The partition of a board's write shard `shard`: `LEADERBOARD#<boardId>#<shard, 2 digits>`.
+pub fn shard_pk(board: &BoardId, shard: u8) -> String {
+    format!("{}#{shard:02}", board_pk(board))
+}
+
+/// The partition of `player`'s Score item on a board of `shards` write shards: the board's own,
+/// `LEADERBOARD#<boardId>`, on a board of one; its shard's on a board of more.
+pub fn score_pk(board: &BoardId, shards: u8, player: &PlayerId) -> String {
+    match shards {
+        0 | 1 => board_pk(board),
+        k => shard_pk(board, shard_of(player, k)),
+    }
+}
+
+/// Every partition holding a board's Score items, in shard order.
+pub fn score_pks(board: &BoardId, shards: u8) -> Vec<String> {
+    match shards {
+        0 | 1 => vec![board_pk(board)],
+        k => (0..k).map(|s| shard_pk(board, s)).collect(),
+    }
+}
+
 /// The Player item.
 pub fn player(player: &PlayerId) -> Key {
     Key::new(player_pk(player), METADATA)

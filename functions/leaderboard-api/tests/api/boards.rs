@@ -77,6 +77,10 @@ async fn create_and_get_boards() {
         )
     );
     assert_eq!(minimal["rankLayout"], 2, "the index's layout: {minimal}");
+    assert_eq!(
+        minimal["writeShards"], 1,
+        "one write shard by default: {minimal}"
+    );
     let before = h.table.dump().await;
     let refusals: Vec<(As, Value, u16, &str)> = vec![
         (As::Anonymous, body.clone(), 401, "unauthorized"),
@@ -168,6 +172,31 @@ async fn create_and_get_boards() {
             "invalid_request",
         ),
         (As::Admin("ops"), json!([1, 2]), 400, "invalid_request"),
+        // Write shards: 1 to 32 (and, until sharded reads land, 1).
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1", "name": "X", "writeShards": 0}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1", "name": "X", "writeShards": 33}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1", "name": "X", "writeShards": 8}),
+            400,
+            "invalid_request",
+        ),
+        (
+            As::Admin("ops"),
+            json!({"leaderboardId": "x1", "name": "X", "writeShards": "2"}),
+            400,
+            "invalid_request",
+        ),
     ];
     for (who, body, status, want) in refusals {
         let (got, resp) = h.call("POST", "/leaderboards", who, Some(&body)).await;

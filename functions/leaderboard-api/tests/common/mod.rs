@@ -203,6 +203,7 @@ impl Harness {
                     game_id: None,
                     rank_layout: RankLayout::V2,
                     series_id: None,
+                    write_shards: 1,
                 },
                 starts_at,
             )

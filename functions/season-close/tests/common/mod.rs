@@ -76,6 +76,7 @@ pub async fn board(
                 game_id: None,
                 rank_layout: Default::default(),
                 series_id: None,
+                write_shards: 1,
             },
             Timestamp::from_millis(start).unwrap(),
         )
@@ -104,6 +105,7 @@ pub async fn open_board(store: &Store, id: &str) -> leaderboard_store::model::Bo
                 game_id: None,
                 rank_layout: Default::default(),
                 series_id: None,
+                write_shards: 1,
             },
             Timestamp::from_millis(now - DAY).unwrap(),
         )

@@ -97,6 +97,7 @@ pub fn new_board(id: &str, order: Order, operator: Operator, layout: RankLayout)
         game_id: Some(GameId::parse("tetris").unwrap()),
         rank_layout: layout,
         series_id: None,
+        write_shards: 1,
     }
 }
 

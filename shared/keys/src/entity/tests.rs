@@ -260,3 +260,27 @@ fn keys_above_bound() {
     assert!("SCORE#0000000006#0000000000000#a" > lo.as_str());
     assert!(SCORE_UPPER_BOUND > "SCORE#9999999999#9999999999999#zzzz");
 }
+
+#[test]
+fn a_players_write_shard_is_fixed_and_a_board_of_one_shard_keeps_its_own_partition() {
+    let board = b("weekly_xp");
+    assert_eq!(score_pk(&board, 1, &p("p_bob")), "LEADERBOARD#weekly_xp");
+    assert_eq!(score_pks(&board, 1), ["LEADERBOARD#weekly_xp"]);
+    let pks = score_pks(&board, MAX_WRITE_SHARDS);
+    assert_eq!(pks.len(), 32);
+    assert_eq!(
+        (pks[0].as_str(), pks[31].as_str()),
+        ("LEADERBOARD#weekly_xp#00", "LEADERBOARD#weekly_xp#31")
+    );
+    // Every player lands on one of the board's shards, the same one every time, and 1,000
+    // players use all 8 shards of a board of 8.
+    let mut used = std::collections::BTreeSet::new();
+    for i in 0..1_000 {
+        let player = p(&format!("p{i}"));
+        let pk = score_pk(&board, 8, &player);
+        assert_eq!(pk, score_pk(&board, 8, &player));
+        assert!(score_pks(&board, 8).contains(&pk));
+        used.insert(pk);
+    }
+    assert_eq!(used.len(), 8);
+}

@@ -134,7 +134,7 @@ impl Store {
                 version: 1,
                 saturated: false,
             };
-            items.push(score_item(&pointer)?);
+            items.push(score_item(board, &pointer)?);
             items.push(pointer_item(&pointer)?);
             written[lane_of(player.as_str()) as usize] += 1;
         }

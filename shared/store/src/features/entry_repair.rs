@@ -17,12 +17,12 @@
 //! The rank index is not adjusted item by item: a Score item outside the invariant may or may
 //! not be counted. A repair run ends with a rebuild of the board's index from its entries.
 
-use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::entity;
 use leaderboard_keys::erasure::pseudonymous_sort_key;
 use leaderboard_keys::ids::{BoardId, PlayerId};
 
 use crate::ground::error::StoreError;
-use crate::ground::items::{ItemExt, pointer_from_score_item, pointer_item};
+use crate::ground::items::{ItemExt, pointer_from_score_item, pointer_item, score_key};
 use crate::ground::model::{BoardStatus, EntryPointer};
 use crate::store::Store;
 use crate::table::request::Params;
@@ -80,16 +80,22 @@ impl Store {
                 "leaderboard {id} is not open: a closing or closed board's entries are not changed"
             )));
         }
-        let score_key = Key::new(entity::board_pk(id), score_sk);
-        let Some(item) = self.table.get_raw(&score_key).await? else {
+        // The sort key ends with the player's id: their write shard holds the item.
+        let player = score_sk
+            .rsplit('#')
+            .next()
+            .and_then(|p| PlayerId::parse(p).ok())
+            .ok_or_else(|| StoreError::corrupt(score_sk, "a Score sort key without a playerId"))?;
+        let key = score_key(&board, &player, score_sk);
+        let Some(item) = self.table.get_raw(&key).await? else {
             return Ok(EntryRepair::Unchanged);
         };
-        let player = item
-            .string("playerId")
-            .and_then(|p| PlayerId::parse(p).ok())
-            .ok_or_else(|| {
-                StoreError::corrupt(score_sk, "a Score item without a valid playerId")
-            })?;
+        if item.string("playerId") != Some(player.as_str()) {
+            return Err(StoreError::corrupt(
+                score_sk,
+                "the Score item's playerId is not its key's: a key and item that disagree are for a person to mend",
+            ));
+        }
         let pointer_key = entity::entry(&player, id);
         let pointer: Option<EntryPointer> = self.table.get(&pointer_key).await?;
         let mut rebuilt = pointer_from_score_item(&item)?;
@@ -97,7 +103,7 @@ impl Store {
             None => ("attribute_not_exists(pk)", Params::new()),
             Some(p) if p.score_sk == score_sk => return Ok(EntryRepair::Unchanged),
             Some(p) => {
-                let named = Key::new(entity::board_pk(id), &p.score_sk);
+                let named = score_key(&board, &player, &p.score_sk);
                 if self.table.get_raw(&named).await?.is_some() {
                     self.remove_second_entry(&board, &player, score_sk, p)
                         .await?;
@@ -111,7 +117,7 @@ impl Store {
         let items = vec![
             self.table.tx_board_open(id)?,
             self.table
-                .tx_check(&score_key, "attribute_exists(pk)", Params::new())?,
+                .tx_check(&key, "attribute_exists(pk)", Params::new())?,
             self.table
                 .tx_put(pointer_item(&rebuilt)?, Some(condition), params)?,
         ];
@@ -144,12 +150,12 @@ impl Store {
                 Params::new().value(":v", pointer.version),
             )?,
             self.table.tx_check(
-                &Key::new(entity::board_pk(id), &pointer.score_sk),
+                &score_key(board, player, &pointer.score_sk),
                 "attribute_exists(pk)",
                 Params::new(),
             )?,
             self.table.tx_delete(
-                &Key::new(entity::board_pk(id), score_sk),
+                &score_key(board, player, score_sk),
                 "attribute_exists(pk)",
                 Params::new(),
             )?,

@@ -2,7 +2,8 @@
 //! score rules, writers, window, recurrence, rank layout), its life cycle, and the checks a new
 //! board and a play's time and score must pass.
 
-use leaderboard_keys::ids::{BoardId, GameId, SeriesId};
+use leaderboard_keys::entity::{self, MAX_WRITE_SHARDS};
+use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SeriesId};
 use leaderboard_keys::rank::{MAX_MAX_SCORE, Order, RankKeySpec};
 use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
@@ -123,6 +124,14 @@ pub struct NewBoard {
     /// trailing date, week or number, [`crate::rollover::series_of`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub series_id: Option<SeriesId>,
+    /// The partitions its Score items are spread over (1 to 32, default 1): fixed at creation,
+    /// since every entry's key names its shard.
+    #[serde(default = "one_shard")]
+    pub write_shards: u8,
+}
+
+fn one_shard() -> u8 {
+    1
 }
 
 /// How a board's rank index is laid out: `rankLayout` 2. A stored board without it (or with 1,
@@ -250,6 +259,10 @@ pub struct Board {
     /// a partition key a lane until the layout sweep groups them.
     #[serde(default, skip_serializing_if = "is_false")]
     pub lanes_grouped: bool,
+    /// The partitions its Score items are spread over (`writeShards`; 1 on a board stored
+    /// without it): a player's entry is in their shard's, `entity::score_pk`.
+    #[serde(default = "one_shard")]
+    pub write_shards: u8,
 }
 
 pub(crate) fn is_false(b: &bool) -> bool {
@@ -270,6 +283,11 @@ impl Board {
             return Err(StoreError::Invalid(format!(
                 "minScore {} must be at most maxScore {}",
                 new.min_score, new.max_score
+            )));
+        }
+        if !(1..=MAX_WRITE_SHARDS).contains(&new.write_shards) {
+            return Err(StoreError::Invalid(format!(
+                "writeShards must be 1 to {MAX_WRITE_SHARDS}"
             )));
         }
         if new.rank_layout != RankLayout::V2 {
@@ -310,7 +328,18 @@ impl Board {
             series_id: Some(series),
             rank_migrating: false,
             lanes_grouped: true,
+            write_shards: new.write_shards,
         })
+    }
+
+    /// The partition of `player`'s Score item on this board.
+    pub fn score_pk(&self, player: &PlayerId) -> String {
+        entity::score_pk(&self.board_id, self.write_shards, player)
+    }
+
+    /// Every partition holding this board's Score items, in shard order.
+    pub fn score_pks(&self) -> Vec<String> {
+        entity::score_pks(&self.board_id, self.write_shards)
     }
 
     /// Whether the board's ranks are read from the rank index: on the current layout, and not

@@ -5,11 +5,12 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::ids::PlayerId;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::ground::error::StoreError;
-use crate::ground::model::{EntryPointer, ScoreEntry};
+use crate::ground::model::{Board, EntryPointer, ScoreEntry};
 
 /// A raw DynamoDB item.
 pub(crate) type Item = HashMap<String, AttributeValue>;
@@ -96,15 +97,21 @@ pub(crate) fn first_item<T: DeserializeOwned>(
         .transpose()
 }
 
-/// The Score item of a player's entry: the entry's attributes, the pointer's `version` (so the
-/// pointer can be rebuilt from the Score item alone, as season close does), the table key
-/// `LEADERBOARD#<b>` / `SCORE#<rankKey>#<p>` and the GSI1 key `PLAYER#<p>` / `SCORE#<b>`.
-pub(crate) fn score_item(pointer: &EntryPointer) -> Result<Item, StoreError> {
-    let key = Key::new(entity::board_pk(&pointer.entry.board_id), &pointer.score_sk);
+/// The Score item of a player's entry on `board`: the entry's attributes, the pointer's
+/// `version` (so the pointer can be rebuilt from the Score item alone, as season close does),
+/// the table key `LEADERBOARD#<b>` (its shard's, `LEADERBOARD#<b>#<shard>`, on a board of more
+/// than one) / `SCORE#<rankKey>#<p>` and the GSI1 key `PLAYER#<p>` / `SCORE#<b>`.
+pub(crate) fn score_item(board: &Board, pointer: &EntryPointer) -> Result<Item, StoreError> {
+    let key = score_key(board, &pointer.entry.player_id, &pointer.score_sk);
     let gsi1 = entity::score_gsi1(&pointer.entry.player_id, &pointer.entry.board_id);
     let mut item = to_item(&pointer.score_entry(), &key, Some(&gsi1), None)?;
     item.insert("version".into(), n(pointer.version));
     Ok(item)
+}
+
+/// The key of `player`'s Score item `score_sk` on `board` (in their write shard's partition).
+pub(crate) fn score_key(board: &Board, player: &PlayerId, score_sk: &str) -> Key {
+    Key::new(board.score_pk(player), score_sk)
 }
 
 /// The entry pointer item `PLAYER#<p>` / `ENTRY#<b>`.

@@ -62,6 +62,8 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
         // A successor starts on the rank index's current layout, whatever its predecessor had.
         rank_layout: Default::default(),
         series_id: Some(board.series()),
+        // A hot board's successor is as hot.
+        write_shards: board.write_shards,
     }))
 }
 
@@ -233,6 +235,7 @@ mod tests {
             series_id: None,
             rank_migrating: false,
             lanes_grouped: true,
+            write_shards: 4,
         }
     }
 
@@ -259,7 +262,8 @@ mod tests {
                 next.max_score,
                 next.min_score,
                 next.min_duration_sec,
-                next.rank_layout
+                next.rank_layout,
+                next.write_shards
             ),
             (
                 Order::Asc,
@@ -267,7 +271,8 @@ mod tests {
                 999,
                 5,
                 Some(30),
-                RankLayout::V2
+                RankLayout::V2,
+                4
             )
         );
         let d = board(

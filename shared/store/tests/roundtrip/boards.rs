@@ -164,6 +164,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             game_id: case.game_id.map(gid),
             rank_layout: Default::default(),
             series_id: None,
+            write_shards: 1,
         };
         // WHEN the board is created
         let created = store.create_board(new, now).await.unwrap();
@@ -192,6 +193,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             series_id: Some(leaderboard_store::rollover::series_of(&bid(id))),
             rank_migrating: false,
             lanes_grouped: true,
+            write_shards: 1,
         };
         assert_eq!(created, want, "{id}");
         // AND it reads back identically

@@ -42,6 +42,7 @@ pub fn new_board(id: &str, order: Order, max_score: u64) -> NewBoard {
         game_id: None,
         rank_layout: Default::default(),
         series_id: None,
+        write_shards: 1,
     }
 }
 

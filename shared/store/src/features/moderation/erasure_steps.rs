@@ -118,7 +118,13 @@ impl Store {
         {
             self.drop_close_cursor(board_id, &cursor).await?;
         }
-        let score = Key::new(entity::board_pk(board_id), &pointer.score_sk);
+        // In the player's write shard; a board item gone (the product never deletes one) is
+        // taken for a board of one shard.
+        let shards = board.as_ref().map_or(1, |b| b.write_shards);
+        let score = Key::new(
+            entity::score_pk(board_id, shards, player),
+            &pointer.score_sk,
+        );
         let mut keys = vec![(entity::entry(player, board_id), "entryPointers")];
         if self.table.get_raw(&score).await?.is_some() {
             keys.push((score, "scores"));

@@ -21,14 +21,14 @@ mod erasure_steps;
 pub(crate) mod export;
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
-use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::entity;
 use leaderboard_keys::erasure::pseudonymous_sort_key;
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::time::Timestamp;
 
 use crate::features::moderation::audit::{AuditAction, AuditItem};
 use crate::ground::error::{CancelReason, StoreError};
-use crate::ground::items::from_item;
+use crate::ground::items::{from_item, score_key};
 use crate::ground::model::{Board, BoardStatus, EntryPointer};
 use crate::store::Store;
 use crate::table::request::Params;
@@ -142,7 +142,7 @@ impl Store {
                 Params::new().value(":v", pointer.version),
             )?,
             self.table.tx_delete(
-                &Key::new(entity::board_pk(id), &pointer.score_sk),
+                &score_key(board, player, &pointer.score_sk),
                 "attribute_exists(pk)",
                 Params::new(),
             )?,

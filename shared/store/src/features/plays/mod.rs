@@ -51,7 +51,9 @@ use crate::features::plays::rate::{PlayRate, rate_limited};
 use crate::features::plays::rules::{boards_game, check_rules, check_writers};
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, ItemExt, from_item, pointer_item, score_item, to_item};
+use crate::ground::items::{
+    Item, ItemExt, from_item, pointer_item, score_item, score_key, to_item,
+};
 use crate::ground::model::{
     Board, BoardOutcome, Entry, EntryPointer, Metadata, Operator, Session, Writers,
 };
@@ -540,17 +542,19 @@ impl Store {
                 self.table
                     .tx_put(pointer_item(new)?, Some(condition), params)?,
             );
-            let board_pk = entity::board_pk(&board.board_id);
             if let Some(old) = &plan.old
                 && old.score_sk != new.score_sk
             {
                 items.push(self.table.tx_delete(
-                    &Key::new(&board_pk, &old.score_sk),
+                    &score_key(board, &old.entry.player_id, &old.score_sk),
                     "attribute_exists(pk)",
                     Params::new(),
                 )?);
             }
-            items.push(self.table.tx_put(score_item(new)?, None, Params::new())?);
+            items.push(
+                self.table
+                    .tx_put(score_item(board, new)?, None, Params::new())?,
+            );
             // Every board's lane, indexed or not: a board made before the index counts its
             // changes there too, so that its migration can tell when plays moved it.
             let old_key = plan.old.as_ref().map(|old| old.score_sk.as_str());

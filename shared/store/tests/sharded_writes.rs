@@ -1,0 +1,123 @@
+//! A board of several write shards against DynamoDB Local: each player's Score item is in their
+//! shard's partition (`LEADERBOARD#<b>#<shard>`), exactly one per player however often they
+//! play, on every write path (plays, a bulk import, an admin's removal); `writeShards` outside
+//! 1..=32 is refused and writes nothing.
+
+mod common;
+
+use common::*;
+use leaderboard_devkit::testing::{RawItem, TestTable, s};
+use leaderboard_keys::entity;
+use leaderboard_keys::rank::Order;
+use leaderboard_store::StoreError;
+use leaderboard_store::model::Operator;
+
+/// The board's Score items, as (pk, sk).
+async fn score_items(table: &TestTable, board: &str) -> Vec<(String, String)> {
+    let prefix = format!("LEADERBOARD#{board}");
+    let is_score = |i: &RawItem| {
+        s(i, "pk").is_some_and(|pk| pk.starts_with(&prefix))
+            && s(i, "sk").is_some_and(|sk| sk.starts_with("SCORE#"))
+    };
+    table
+        .dump()
+        .await
+        .iter()
+        .filter(|i| is_score(i))
+        .map(|i| {
+            (
+                s(i, "pk").unwrap().to_owned(),
+                s(i, "sk").unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn every_entry_is_in_its_players_shard_once() {
+    let (table, store) = store_without_stream("sharded_writes").await;
+    let mut nb = new_board("hot", Order::Desc, Operator::Increment, 9_999_999_999);
+    nb.write_shards = 8;
+    let board = store.create_board(nb, at(0)).await.unwrap();
+    assert_eq!(board.write_shards, 8);
+    assert_eq!(stored_board(&store, "hot").await.write_shards, 8);
+    // 40 players, 3 plays each on an increment board: every play moves the entry.
+    for round in 0..3u64 {
+        for i in 0..40u64 {
+            let ms = 1_000 * (round * 40 + i + 1);
+            submit(&store, &format!("p{i:02}"), 10 + i, &["hot"], ms).await;
+        }
+    }
+    let items = score_items(&table, "hot").await;
+    assert_eq!(items.len(), 40);
+    let mut shards = std::collections::BTreeSet::new();
+    for (pk, sk) in &items {
+        let player = pid(sk.rsplit('#').next().unwrap());
+        assert_eq!(*pk, entity::score_pk(&bid("hot"), 8, &player), "{sk}");
+        let pointer = store
+            .entry_pointer(&bid("hot"), &player)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (&pointer.score_sk, pointer.entry.score),
+            (sk, 3 * (10 + pointer_index(sk)))
+        );
+        shards.insert(pk.clone());
+    }
+    assert_eq!(shards.len(), 8, "40 players use every shard");
+    assert_eq!(store.rank_index_state(&board).await.unwrap().entries, 40);
+
+    // An admin's removal deletes the player's item from their shard.
+    assert!(
+        store
+            .remove_entry(&bid("hot"), &pid("p07"), &pid("ops_alice"), at(200_000))
+            .await
+            .unwrap()
+    );
+    let items = score_items(&table, "hot").await;
+    assert_eq!(items.len(), 39);
+    assert!(items.iter().all(|(_, sk)| !sk.ends_with("#p07")));
+
+    // A bulk import writes into the shards too.
+    let mut nb = new_board("hot_import", Order::Asc, Operator::Best, 999);
+    nb.write_shards = 3;
+    let imported = store.create_board(nb, at(0)).await.unwrap();
+    let entries: Vec<_> = (0..30u64)
+        .map(|i| (pid(&format!("q{i:02}")), i * 7 % 100, at(i * 1_000)))
+        .collect();
+    store.import_entries(&imported, &entries).await.unwrap();
+    let items = score_items(&table, "hot_import").await;
+    assert_eq!(items.len(), 30);
+    for (pk, sk) in &items {
+        let player = pid(sk.rsplit('#').next().unwrap());
+        assert_eq!(*pk, entity::score_pk(&bid("hot_import"), 3, &player));
+    }
+}
+
+/// The score a player `pNN` played each round on the increment board: 10 + NN.
+fn pointer_index(sk: &str) -> u64 {
+    sk.rsplit('#').next().unwrap()[1..].parse().unwrap()
+}
+
+#[tokio::test]
+async fn write_shards_outside_1_to_32_are_refused_and_write_nothing() {
+    let (table, store) = store_without_stream("sharded_refused").await;
+    let before = table.dump().await;
+    for shards in [0u8, 33, 255] {
+        let mut nb = new_board("bad", Order::Desc, Operator::Best, 999);
+        nb.write_shards = shards;
+        let e = store.create_board(nb, at(0)).await.unwrap_err();
+        assert!(
+            matches!(&e, StoreError::Invalid(m) if m.contains("writeShards must be 1 to 32")),
+            "{shards}: {e}"
+        );
+        assert_eq!(table.dump().await, before, "{shards}");
+    }
+    let mut nb = new_board("widest", Order::Desc, Operator::Best, 999);
+    nb.write_shards = 32;
+    assert_eq!(
+        store.create_board(nb, at(0)).await.unwrap().write_shards,
+        32
+    );
+}
