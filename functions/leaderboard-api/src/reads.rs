@@ -170,7 +170,7 @@ pub(crate) async fn read_route(
             let page = if board.status == BoardStatus::Closed {
                 store.final_standings(&id, limit, cursor.as_deref()).await?
             } else {
-                store.top_scores(&id, limit, cursor.as_deref()).await?
+                store.top_scores(&board, limit, cursor.as_deref()).await?
             };
             ok(&Entries {
                 entries: &page.items,

@@ -274,7 +274,7 @@ async fn busy(
     let mut cursor: Option<String> = None;
     loop {
         let page = store
-            .top_scores(&board.board_id, 1_000, cursor.as_deref())
+            .top_scores(board, 1_000, cursor.as_deref())
             .await
             .unwrap();
         truth.extend(page.items.into_iter().map(|e| (e.player_id, e.rank)));

@@ -32,11 +32,12 @@ const PLAYS: usize = 600;
 
 /// Every entry's rank, from one full read of the board in rank order (the listing AP10 counts).
 async fn listing(store: &Store, board: &BoardId) -> Vec<RankedEntry> {
+    let board = store.get_board(board).await.unwrap().unwrap();
     let mut all = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
         let page = store
-            .top_scores(board, 1000, cursor.as_deref())
+            .top_scores(&board, 1000, cursor.as_deref())
             .await
             .unwrap();
         all.extend(page.items);

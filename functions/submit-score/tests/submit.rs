@@ -310,7 +310,15 @@ async fn ties_rank_the_earlier_first_and_asc_boards_rank_lower_first() {
     assert_eq!(second["results"][0]["rank"], 2);
     let top = h
         .store
-        .top_scores(&BoardId::parse("desc").unwrap(), 10, None)
+        .top_scores(
+            &h.store
+                .get_board(&BoardId::parse("desc").unwrap())
+                .await
+                .unwrap()
+                .unwrap(),
+            10,
+            None,
+        )
         .await
         .unwrap();
     let order: Vec<_> = top.items.iter().map(|e| e.player_id.as_str()).collect();
@@ -327,7 +335,15 @@ async fn ties_rank_the_earlier_first_and_asc_boards_rank_lower_first() {
     }
     let top = h
         .store
-        .top_scores(&BoardId::parse("asc").unwrap(), 10, None)
+        .top_scores(
+            &h.store
+                .get_board(&BoardId::parse("asc").unwrap())
+                .await
+                .unwrap()
+                .unwrap(),
+            10,
+            None,
+        )
         .await
         .unwrap();
     let order: Vec<_> = top

@@ -200,7 +200,11 @@ async fn plays_and_rank_reads() {
     );
 
     let pa = store.get_board(&bid("pa")).await.unwrap().unwrap();
-    let (r, c) = census(&counter, store.top_scores(&bid("pa"), 3, None)).await;
+    let (r, c) = census(
+        &counter,
+        store.top_scores(&stored_board(&store, "pa").await, 3, None),
+    )
+    .await;
     assert_eq!(r.unwrap().items.len(), 3);
     m.expect("top_scores", &c, "Query 1");
     let (r, c) = census(&counter, store.player_entry(&bid("pa"), &pid("ada"))).await;

@@ -63,7 +63,7 @@ pub async fn export(
                 .await?
         } else {
             store
-                .top_scores(board, MAX_PAGE_SIZE, cursor.as_deref())
+                .top_scores(&found, MAX_PAGE_SIZE, cursor.as_deref())
                 .await?
         };
         for e in &page.items {

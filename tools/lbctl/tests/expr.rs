@@ -58,7 +58,7 @@ async fn each_patterns_query_returns_its_items_on_both_orders() {
         )
         .await;
         assert_eq!(top, names[..10]);
-        let page = store.top_scores(&board.board_id, 10, None).await.unwrap();
+        let page = store.top_scores(&board, 10, None).await.unwrap();
         let listed: Vec<String> = page.items.iter().map(|e| e.player_id.to_string()).collect();
         assert_eq!(top, listed);
 

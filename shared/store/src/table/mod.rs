@@ -5,6 +5,7 @@
 
 pub(crate) mod batch;
 pub(crate) mod cursor;
+pub(crate) mod merge;
 pub(crate) mod query;
 pub(crate) mod request;
 pub(crate) mod retry;

@@ -150,12 +150,7 @@ impl Table {
                 "limit must be between 1 and {MAX_PAGE_SIZE}"
             )));
         }
-        let position = cursor
-            .map(|c| self.cursors.decode(c, listing.name, &listing.partition))
-            .transpose()?;
-        if position.as_ref().is_some_and(|p| !listing.continues(p)) {
-            return Err(StoreError::BadCursor);
-        }
+        let position = self.position(listing, cursor)?;
         let offset = position.as_ref().map_or(0, |p| p.offset);
         let (pk_attr, sk_attr) = listing.index.key_attrs();
         let mut start = position.map(|p| p.exclusive_start_key());
@@ -183,6 +178,35 @@ impl Table {
                 break;
             }
         }
+        Ok(self.page_of(listing, items, limit, offset))
+    }
+
+    /// The position a cursor of `listing` holds, checked: signed for this listing and its
+    /// partition, and continuing it ([`Listing::continues`]).
+    pub(crate) fn position(
+        &self,
+        listing: &Listing,
+        cursor: Option<&str>,
+    ) -> Result<Option<Position>, StoreError> {
+        let position = cursor
+            .map(|c| self.cursors.decode(c, listing.name, &listing.partition))
+            .transpose()?;
+        if position.as_ref().is_some_and(|p| !listing.continues(p)) {
+            return Err(StoreError::BadCursor);
+        }
+        Ok(position)
+    }
+
+    /// A page of `listing` from `items` read after `offset` others: the first `limit`, and a
+    /// cursor after the last of them when more were read.
+    pub(crate) fn page_of(
+        &self,
+        listing: &Listing,
+        mut items: Vec<Item>,
+        limit: usize,
+        offset: u64,
+    ) -> RawPage {
+        let (pk_attr, sk_attr) = listing.index.key_attrs();
         let next_cursor = if items.len() > limit {
             items.truncate(limit);
             let last = &items[limit - 1];
@@ -191,6 +215,9 @@ impl Table {
             for attr in ["pk", "sk", pk_attr, sk_attr] {
                 start_key.insert(attr.to_owned(), key_string(last, attr));
             }
+            // The listing's partition: a sharded board's listing goes on from the key in
+            // every shard (`merge`), its cursor bound to the board.
+            start_key.insert(pk_attr.to_owned(), listing.partition.clone());
             Some(self.cursors.encode(&Position {
                 listing: listing.name.to_owned(),
                 partition: listing.partition.clone(),
@@ -201,11 +228,11 @@ impl Table {
         } else {
             None
         };
-        Ok(RawPage {
+        RawPage {
             items,
             offset,
             next_cursor,
-        })
+        }
     }
 
     /// Sends `query` (`what` names it in errors) and follows it past every 1 MB page to the

@@ -89,7 +89,7 @@ async fn top_pages(store: &Store, board: &str, limit: usize) -> Vec<Vec<RankedEn
     let mut cursor: Option<String> = None;
     loop {
         let page = store
-            .top_scores(&bid(board), limit, cursor.as_deref())
+            .top_scores(&stored_board(store, board).await, limit, cursor.as_deref())
             .await
             .unwrap();
         assert!(page.items.len() <= limit);

@@ -71,7 +71,9 @@ async fn ap6_player_sessions_newest_first_in_pages() {
         store.game_sessions(&gid("tetris"), 10, Some(&cursor)).await
     ));
     assert!(is_bad_cursor(
-        store.top_scores(&bid("b"), 10, Some(&cursor)).await
+        store
+            .top_scores(&stored_board(&store, "b").await, 10, Some(&cursor))
+            .await
     ));
 }
 

@@ -54,9 +54,16 @@ async fn ap3_top_scores_pages_every_entry_once_in_rank_order() {
     }
 
     // WHEN a cursor is continued with another limit
-    let first = store.top_scores(&bid("top"), 7, None).await.unwrap();
+    let first = store
+        .top_scores(&stored_board(&store, "top").await, 7, None)
+        .await
+        .unwrap();
     let rest = store
-        .top_scores(&bid("top"), 1000, first.next_cursor.as_deref())
+        .top_scores(
+            &stored_board(&store, "top").await,
+            1000,
+            first.next_cursor.as_deref(),
+        )
         .await
         .unwrap();
     // THEN the ranks carry on from the cursor
@@ -165,7 +172,10 @@ async fn ap3_a_cursor_outlives_the_entry_it_stopped_at() {
         submit(&store, &format!("p{i}"), (i + 1) * 100, &["live"], 10 + i).await;
     }
     // AND a first page of 3 that stopped at p7
-    let first = store.top_scores(&bid("live"), 3, None).await.unwrap();
+    let first = store
+        .top_scores(&stored_board(&store, "live").await, 3, None)
+        .await
+        .unwrap();
     let names = |items: &[RankedEntry]| -> Vec<String> {
         items.iter().map(|e| e.player_id.to_string()).collect()
     };
@@ -174,7 +184,11 @@ async fn ap3_a_cursor_outlives_the_entry_it_stopped_at() {
     submit(&store, "p7", 5_000, &["live"], 100).await;
     // THEN the cursor still works: it continues below where p7 was, ranks carrying on
     let second = store
-        .top_scores(&bid("live"), 3, first.next_cursor.as_deref())
+        .top_scores(
+            &stored_board(&store, "live").await,
+            3,
+            first.next_cursor.as_deref(),
+        )
         .await
         .unwrap();
     assert_eq!(names(&second.items), ["p6", "p5", "p4"]);
@@ -183,7 +197,10 @@ async fn ap3_a_cursor_outlives_the_entry_it_stopped_at() {
         [4, 5, 6]
     );
     // AND a fresh read shows p7 on top
-    let fresh = store.top_scores(&bid("live"), 2, None).await.unwrap();
+    let fresh = store
+        .top_scores(&stored_board(&store, "live").await, 2, None)
+        .await
+        .unwrap();
     assert_eq!(names(&fresh.items), ["p7", "p9"]);
 }
 
@@ -201,20 +218,34 @@ async fn ap3_empty_board_bad_limits_and_bad_cursors() {
 
     // An empty board: no items and no cursor, at any limit
     for limit in [1, 100, 1000] {
-        let page = store.top_scores(&bid("empty"), limit, None).await.unwrap();
+        let page = store
+            .top_scores(&stored_board(&store, "empty").await, limit, None)
+            .await
+            .unwrap();
         assert!(page.items.is_empty());
         assert_eq!(page.next_cursor, None);
     }
     // An unknown board reads as an empty one
-    let page = store.top_scores(&bid("unknown"), 10, None).await.unwrap();
+    let page = store
+        .top_scores(&stored_board(&store, "unknown").await, 10, None)
+        .await
+        .unwrap();
     assert!(page.items.is_empty() && page.next_cursor.is_none());
 
     // limit 0 and 1001: Invalid; 1 and 1000 are fine
-    assert!(is_invalid(store.top_scores(&bid("full"), 0, None).await));
-    assert!(is_invalid(store.top_scores(&bid("full"), 1001, None).await));
+    assert!(is_invalid(
+        store
+            .top_scores(&stored_board(&store, "full").await, 0, None)
+            .await
+    ));
+    assert!(is_invalid(
+        store
+            .top_scores(&stored_board(&store, "full").await, 1001, None)
+            .await
+    ));
     assert_eq!(
         store
-            .top_scores(&bid("full"), 1, None)
+            .top_scores(&stored_board(&store, "full").await, 1, None)
             .await
             .unwrap()
             .items
@@ -223,21 +254,28 @@ async fn ap3_empty_board_bad_limits_and_bad_cursors() {
     );
 
     // GIVEN a genuine cursor of `full` after 5 entries
-    let page = store.top_scores(&bid("full"), 5, None).await.unwrap();
+    let page = store
+        .top_scores(&stored_board(&store, "full").await, 5, None)
+        .await
+        .unwrap();
     let cursor = page.next_cursor.unwrap();
     assert!(
         store
-            .top_scores(&bid("full"), 5, Some(&cursor))
+            .top_scores(&stored_board(&store, "full").await, 5, Some(&cursor))
             .await
             .is_ok()
     );
     // WHEN it is used on another board, even one with the same entries
     // THEN BadCursor
     assert!(is_bad_cursor(
-        store.top_scores(&bid("other"), 5, Some(&cursor)).await
+        store
+            .top_scores(&stored_board(&store, "other").await, 5, Some(&cursor))
+            .await
     ));
     assert!(is_bad_cursor(
-        store.top_scores(&bid("empty"), 5, Some(&cursor)).await
+        store
+            .top_scores(&stored_board(&store, "empty").await, 5, Some(&cursor))
+            .await
     ));
     // WHEN it is fed to another listing: BadCursor
     assert!(is_bad_cursor(
@@ -260,7 +298,11 @@ async fn ap3_empty_board_bad_limits_and_bad_cursors() {
         bytes[i] = if bytes[i] == b'A' { b'B' } else { b'A' };
         let edited = String::from_utf8(bytes).unwrap();
         assert!(
-            is_bad_cursor(store.top_scores(&bid("full"), 5, Some(&edited)).await),
+            is_bad_cursor(
+                store
+                    .top_scores(&stored_board(&store, "full").await, 5, Some(&edited))
+                    .await
+            ),
             "edit at {i}"
         );
     }
@@ -274,10 +316,14 @@ async fn ap3_empty_board_bad_limits_and_bad_cursors() {
         assert_ne!(forged, json);
         let forged = format!("{}.{tag}", URL_SAFE_NO_PAD.encode(forged));
         assert!(is_bad_cursor(
-            store.top_scores(&bid("full"), 5, Some(&forged)).await
+            store
+                .top_scores(&stored_board(&store, "full").await, 5, Some(&forged))
+                .await
         ));
         assert!(is_bad_cursor(
-            store.top_scores(&bid("other"), 5, Some(&forged)).await
+            store
+                .top_scores(&stored_board(&store, "other").await, 5, Some(&forged))
+                .await
         ));
     }
     // AND garbage is refused too
@@ -292,7 +338,11 @@ async fn ap3_empty_board_bad_limits_and_bad_cursors() {
         long.as_str(),
     ] {
         assert!(
-            is_bad_cursor(store.top_scores(&bid("full"), 5, Some(junk)).await),
+            is_bad_cursor(
+                store
+                    .top_scores(&stored_board(&store, "full").await, 5, Some(junk))
+                    .await
+            ),
             "{junk:?}"
         );
     }

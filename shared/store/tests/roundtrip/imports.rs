@@ -121,14 +121,20 @@ async fn imported_entries_read_back_identically_at_the_edges_of_the_key_format()
         .await;
     }
     // AND the wide boards list and rank the extremes exactly
-    let desc = store.top_scores(&bid("wide_desc"), 10, None).await.unwrap();
+    let desc = store
+        .top_scores(&stored_board(&store, "wide_desc").await, 10, None)
+        .await
+        .unwrap();
     let got: Vec<(&str, u64, u64)> = desc
         .items
         .iter()
         .map(|e| (e.player_id.as_str(), e.score, e.rank))
         .collect();
     assert_eq!(got, [("p_max", wide, 1), ("p_zero", 0, 2)]);
-    let asc = store.top_scores(&bid("wide_asc"), 10, None).await.unwrap();
+    let asc = store
+        .top_scores(&stored_board(&store, "wide_asc").await, 10, None)
+        .await
+        .unwrap();
     let got: Vec<(&str, u64, u64)> = asc
         .items
         .iter()

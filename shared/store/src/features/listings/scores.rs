@@ -32,16 +32,21 @@ pub enum BoardRank {
 
 impl Store {
     /// AP3: the board's entries in rank order, `limit` (1..=1000) at a time, with their ranks.
-    /// Pass the returned cursor for the next page.
+    /// Pass the returned cursor for the next page. One Query of at most `limit` + 1 items; on a
+    /// board of K write shards, one per shard, merged (`table::merge`): at most K Queries.
     pub async fn top_scores(
         &self,
-        board: &BoardId,
+        board: &Board,
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<Page<RankedEntry>, StoreError> {
-        let listing =
-            Listing::new("top", Index::Table, entity::board_pk(board), SCORE_PREFIX).descending();
-        let raw = self.table.list(&listing, limit, cursor).await?;
+        let pk = entity::board_pk(&board.board_id);
+        let listing = Listing::new("top", Index::Table, pk, SCORE_PREFIX).descending();
+        let range = (SCORE_PREFIX, SCORE_UPPER_BOUND);
+        let raw = self
+            .table
+            .list_merged(&listing, &board.score_pks(), range, limit, cursor)
+            .await?;
         let offset = raw.offset;
         let page: Page<ScoreEntry> = raw.into_page()?;
         // Positional ranks: the cursor's offset, then one more per entry.
