@@ -111,13 +111,6 @@ pub(crate) async fn write_route(
         Route::CreateBoard => {
             admin(req)?;
             let new: NewBoard = json_body(req)?;
-            // A board's write shards are read back together (top-N merged across them, the
-            // close's snapshot) only once those reads are built: until then one shard.
-            if new.write_shards > 1 {
-                return Err(ApiError::invalid(
-                    "writeShards above 1 is not available yet: use 1 (the default)",
-                ));
-            }
             let now = app.now();
             let board = store.create_board(new, now).await?;
             tracing::info!(board = %board.board_id, "board created");

@@ -80,6 +80,19 @@ async fn top_n_pages_of_a_sharded_board_are_the_plain_boards() {
                 );
             }
         }
+        // The operator's reads in key order from any rank (lbctl browse, verify).
+        for from in [1, 37, 250, 300, 301] {
+            let keys = |page: leaderboard_store::StoredPage| {
+                let e = page.entries.iter();
+                e.map(|e| (e.rank, e.sort_key.clone())).collect::<Vec<_>>()
+            };
+            let plain = keys(store.stored_entries(&boards[0], from, 20).await.unwrap());
+            assert_eq!(plain.len(), 20.min(301 - from as usize), "{from}");
+            for sharded in &boards[1..] {
+                let page = store.stored_entries(sharded, from, 20).await.unwrap();
+                assert_eq!(keys(page), plain, "{} from {from}", sharded.board_id);
+            }
+        }
     }
 }
 
@@ -112,4 +125,120 @@ async fn a_cursor_is_bound_to_its_board_and_an_edited_one_is_refused() {
         .await
         .unwrap();
     assert_eq!(next.items[0].rank, 6);
+}
+
+/// What a board answers, as comparable values: its top-N walked 7 at a time, each player's
+/// rank and around window, one friends listing, then (closed) its final standings and each
+/// player's result.
+async fn answers(store: &Store, board: &Board, players: &[String]) -> Vec<String> {
+    let mut out = vec![format!("{:?}", walk(store, board, 7).await.0)];
+    for p in players {
+        let rank = store.player_rank(board, &pid(p)).await.unwrap();
+        out.push(format!("{p} {:?}", rank.map(|e| (e.rank, e.score))));
+        let around = store.around_player(board, &pid(p), 3).await.unwrap();
+        let around: Option<Vec<_>> = around.map(|w| {
+            w.iter()
+                .map(|e| (e.rank, e.player_id.to_string()))
+                .collect()
+        });
+        out.push(format!("{p} around {around:?}"));
+    }
+    let friends: Vec<_> = players.iter().step_by(5).map(|p| pid(p)).collect();
+    let (entries, _) = store.entries_of(board, &friends).await.unwrap();
+    out.push(format!(
+        "friends {:?}",
+        entries
+            .iter()
+            .map(|e| (e.rank, e.player_id.to_string()))
+            .collect::<Vec<_>>()
+    ));
+    out
+}
+
+async fn closed(store: &Store, board: &Board, players: &[String]) -> Vec<String> {
+    let end = Timestamp::from_millis(T0 + 366 * 86_400_000).unwrap();
+    loop {
+        let progress = store
+            .close_board(&board.board_id, end, &Default::default())
+            .await
+            .unwrap();
+        if matches!(progress, leaderboard_store::CloseProgress::Closed { .. }) {
+            break;
+        }
+    }
+    let mut out = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let page = store
+            .final_standings(&board.board_id, 9, cursor.as_deref())
+            .await
+            .unwrap();
+        out.extend(
+            page.items
+                .iter()
+                .map(|e| format!("{} {} {}", e.rank, e.player_id, e.score)),
+        );
+        cursor = page.next_cursor;
+        if cursor.is_none() {
+            break;
+        }
+    }
+    for p in players {
+        let results = store.player_results(&pid(p), 100, None).await.unwrap();
+        let mine = results
+            .items
+            .iter()
+            .find(|r| r.entry.board_id == board.board_id)
+            .map(|r| (r.rank, r.player_count, r.entry.score));
+        out.push(format!("{p} result {mine:?}"));
+    }
+    out
+}
+
+#[tokio::test]
+async fn ranks_windows_friends_closes_and_results_of_sharded_boards_are_the_plain_boards() {
+    let (_table, store) = store_without_stream("sharded_model").await;
+    let players: Vec<String> = (0..45).map(|i| format!("p{i:02}")).collect();
+    for (o, order) in [("d", Order::Desc), ("a", Order::Asc)] {
+        for (op, operator) in [
+            ("best", Operator::Best),
+            ("latest", Operator::Latest),
+            ("incr", Operator::Increment),
+        ] {
+            let mut boards = Vec::new();
+            for shards in [1u8, 2, 8] {
+                let mut nb = new_board(&format!("m_{o}_{op}_{shards}"), order, operator, 9_999);
+                nb.write_shards = shards;
+                boards.push(store.create_board(nb, at(0)).await.unwrap());
+            }
+            let ids: Vec<String> = boards.iter().map(|b| b.board_id.to_string()).collect();
+            let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+            // Each play counts on the three boards at once; scores repeat (ties), and two
+            // players share each second.
+            for round in 0..3u64 {
+                for (i, p) in players.iter().enumerate() {
+                    let i = i as u64;
+                    let score = 10 + (i * 7 + round * 13) % 23;
+                    submit(&store, p, score, &ids, 1_000 * (round * 100 + i / 2) + 1).await;
+                }
+            }
+            for b in &boards {
+                store.build_rank_index(b).await.unwrap();
+            }
+            let plain = answers(&store, &boards[0], &players).await;
+            let ranked = plain.iter().filter(|l| l.contains(" Some((")).count();
+            assert_eq!(ranked, 45, "every player ranked: {plain:?}");
+            for b in &boards[1..] {
+                assert_eq!(answers(&store, b, &players).await, plain, "{}", b.board_id);
+            }
+            let plain = closed(&store, &boards[0], &players).await;
+            assert_eq!(
+                plain.iter().filter(|l| l.contains(" result Some")).count(),
+                45
+            );
+            for b in &boards[1..] {
+                assert_eq!(closed(&store, b, &players).await, plain, "{}", b.board_id);
+            }
+        }
+    }
 }

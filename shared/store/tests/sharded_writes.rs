@@ -121,3 +121,41 @@ async fn write_shards_outside_1_to_32_are_refused_and_write_nothing() {
         32
     );
 }
+
+#[tokio::test]
+async fn thirty_two_players_racing_keep_one_exact_entry_each() {
+    let (table, store) = store_without_stream("sharded_race").await;
+    let mut nb = new_board("race", Order::Desc, Operator::Increment, 9_999_999_999);
+    nb.write_shards = 8;
+    let board = store.create_board(nb, at(0)).await.unwrap();
+    // 32 players, each from two clients at once, 3 plays a client: every play moves the
+    // player's entry, and the two clients' plays race on it.
+    let plays = (0..32u64).flat_map(|i| (0..2u64).map(move |c| (i, c)));
+    let stores = plays.map(|(i, c)| {
+        let store = store.clone();
+        async move {
+            for k in 0..3u64 {
+                let ms = 1_000 * (i * 10 + c * 3 + k + 1);
+                submit(&store, &format!("p{i:02}"), i + 1, &["race"], ms).await;
+            }
+        }
+    });
+    futures::future::join_all(stores).await;
+    let items = score_items(&table, "race").await;
+    assert_eq!(items.len(), 32, "one entry a player");
+    for (pk, sk) in &items {
+        let player = pid(sk.rsplit('#').next().unwrap());
+        assert_eq!(*pk, entity::score_pk(&bid("race"), 8, &player));
+        let pointer = store
+            .entry_pointer(&bid("race"), &player)
+            .await
+            .unwrap()
+            .unwrap();
+        let i: u64 = player.as_str()[1..].parse().unwrap();
+        // Six plays of i + 1 each, every one counted once.
+        assert_eq!((&pointer.score_sk, pointer.entry.score), (sk, 6 * (i + 1)));
+    }
+    let state = store.rank_index_state(&board).await.unwrap();
+    assert_eq!(state.entries, 32);
+    assert_eq!(state.written.values().sum::<u64>(), 192, "a change a play");
+}

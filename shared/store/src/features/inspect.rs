@@ -13,12 +13,13 @@ use leaderboard_keys::rank::TIEBREAK_DIGITS;
 use leaderboard_keys::rank_index::{Counters, GENERATION_ATTR, LANES, Layout, node_key, root_key};
 
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, ItemExt, from_item, key_item, key_string};
+use crate::ground::items::{Item, ItemExt, from_item, key_string};
 use crate::ground::model::{Board, BoardStatus, Entry, EntryPointer, FinalStanding, ScoreEntry};
 use crate::primitives::lanes::{lane_counts, lanes_lag, switched_since};
 use crate::primitives::rank_apply::{item_counters, root_watermarks};
 use crate::primitives::rank_count::RankCost;
 use crate::store::Store;
+use crate::table::merge::Direction;
 use crate::table::query::MAX_PAGE_SIZE;
 use crate::table::request::Params;
 
@@ -143,6 +144,11 @@ impl Store {
         // only that group's keys above it are passed.
         let (seek, mut requests) = self.seek_group(board, from - 1).await?;
         let (hi, mut skip) = seek.unwrap_or_else(|| (SCORE_UPPER_BOUND.to_owned(), from - 1));
+        if board.write_shards > 1 {
+            return self
+                .stored_entries_merged(board, &hi, skip, from, limit, requests)
+                .await;
+        }
         let mut start = None;
         while skip > 0 {
             let out = self
@@ -188,11 +194,11 @@ impl Store {
         after: Option<&str>,
         limit: usize,
     ) -> Result<(Vec<StoredEntry>, HashMap<PlayerId, EntryPointer>), StoreError> {
-        let pk = entity::board_pk(&board.board_id);
-        let start = after.map(|sk| key_item(&Key::new(pk.clone(), sk)));
-        let limit = limit.clamp(1, MAX_PAGE_SIZE) as i32;
+        let limit = limit.clamp(1, MAX_PAGE_SIZE);
+        let range = (SCORE_PREFIX, SCORE_UPPER_BOUND);
         let items = self
-            .stored_page(&pk, SCORE_PREFIX, SCORE_UPPER_BOUND, false, start, limit)
+            .table
+            .read_merged(&board.score_pks(), range, Direction::Down, after, limit)
             .await?;
         let entries = score_entries(items, 1)?;
         // Each player once: a player with two Score items (what a check looks for) would
@@ -391,6 +397,55 @@ impl Store {
             .zip(&keys)
             .map(|(p, k)| (p.clone(), found.take(k).map(|item| item_counters(&item))))
             .collect())
+    }
+
+    /// [`Store::stored_entries`] on a board of several write shards: the `skip` keys from
+    /// `hi` down passed 1,000 at a time, then the page, each read one Query a shard, merged.
+    async fn stored_entries_merged(
+        &self,
+        board: &Board,
+        hi: &str,
+        mut skip: u64,
+        from: u64,
+        limit: i32,
+        mut requests: u32,
+    ) -> Result<StoredPage, StoreError> {
+        let pks = board.score_pks();
+        let shards = pks.len() as u32;
+        let mut after: Option<String> = None;
+        loop {
+            // The keys to pass, a page at most at a time; then the page itself.
+            let n = match skip {
+                0 => limit as usize,
+                s => s.min(MAX_PAGE_SIZE as u64) as usize,
+            };
+            let items = self
+                .table
+                .read_merged(
+                    &pks,
+                    (SCORE_PREFIX, hi),
+                    Direction::Down,
+                    after.as_deref(),
+                    n,
+                )
+                .await?;
+            requests += shards;
+            if skip == 0 {
+                return Ok(StoredPage {
+                    entries: score_entries(items, from)?,
+                    requests,
+                });
+            }
+            if items.len() < n {
+                // Fewer entries than `from - 1`: nothing from there.
+                return Ok(StoredPage {
+                    entries: Vec::new(),
+                    requests,
+                });
+            }
+            skip -= n as u64;
+            after = items.last().map(|i| key_string(i, "sk"));
+        }
     }
 
     async fn stored_page(

@@ -49,6 +49,8 @@ pub(crate) struct LaneKeys<'a> {
     pub board: &'a BoardId,
     /// Whether its lanes share one partition key.
     pub grouped: bool,
+    /// The board's write shards: the partitions whose Score items the lanes count.
+    pub shards: u8,
 }
 
 impl<'a> LaneKeys<'a> {
@@ -57,6 +59,7 @@ impl<'a> LaneKeys<'a> {
         LaneKeys {
             board: &board.board_id,
             grouped: board.lanes_grouped,
+            shards: board.write_shards,
         }
     }
 

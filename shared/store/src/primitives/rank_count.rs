@@ -156,23 +156,32 @@ impl Table {
         what: &'static str,
         cost: &mut RankCost,
     ) -> Result<(u64, bool), StoreError> {
-        let out = self
-            .range_query(
-                &entity::board_pk(&board.board_id),
-                lo,
-                hi,
-                Params::new().value(":me", player.as_str()),
-            )?
-            .filter_expression("playerId <> :me")
-            .select(Select::Count)
-            .consistent_read(true)
-            .limit(cap.min(i32::MAX as u64) as i32)
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk(what, e))?;
-        cost.requests += 1;
-        cost.count_queries += 1;
-        cost.keys_counted += out.scanned_count.max(0) as u64;
-        Ok((out.count.max(0) as u64, out.last_evaluated_key.is_none()))
+        // A board's write shards one after another, sharing the cap: the count is complete
+        // when every shard reached `hi` within it.
+        let (mut counted, mut left) = (0u64, cap);
+        for pk in board.score_pks() {
+            if left == 0 {
+                return Ok((counted, false));
+            }
+            let out = self
+                .range_query(&pk, lo, hi, Params::new().value(":me", player.as_str()))?
+                .filter_expression("playerId <> :me")
+                .select(Select::Count)
+                .consistent_read(true)
+                .limit(left.min(i32::MAX as u64) as i32)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk(what, e))?;
+            cost.requests += 1;
+            cost.count_queries += 1;
+            let scanned = out.scanned_count.max(0) as u64;
+            cost.keys_counted += scanned;
+            counted += out.count.max(0) as u64;
+            if out.last_evaluated_key.is_some() {
+                return Ok((counted, false));
+            }
+            left = left.saturating_sub(scanned);
+        }
+        Ok((counted, true))
     }
 }

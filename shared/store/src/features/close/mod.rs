@@ -35,6 +35,7 @@ use crate::ground::items::{
 use crate::ground::model::{Board, BoardStatus, FinalStanding, SeasonResult};
 use crate::primitives::lease::{CloseLease, Taken};
 use crate::store::Store;
+use crate::table::merge::Direction;
 use crate::table::request::{Index, Params, WithParams};
 use crate::table::retry::Retry;
 
@@ -207,7 +208,7 @@ impl Store {
         }
         let total = match board.player_count {
             Some(count) => count,
-            None => self.count_entries(id).await?,
+            None => self.count_entries(&board).await?,
         };
         let (mut done, mut cursor) = (
             raw.number("closeRank").unwrap_or(0),
@@ -216,7 +217,7 @@ impl Store {
         let ttl = now.as_secs() + options.retention_days * 86_400;
         let started = Instant::now();
         let mut pages = 0u32;
-        let pk = entity::board_pk(id);
+        let pks = board.score_pks();
         while done < total {
             if options.max_pages.is_some_and(|m| pages >= m)
                 || options.deadline.is_some_and(|d| Instant::now() >= d)
@@ -232,16 +233,17 @@ impl Store {
             let upper = cursor
                 .clone()
                 .unwrap_or_else(|| SCORE_UPPER_BOUND.to_owned());
-            let out = self
+            // One Query a write shard, merged: the checkpoint is one key whatever the shards.
+            let mut items: Vec<Item> = self
                 .table
-                .range_query(&pk, SCORE_PREFIX, &upper, Params::new())?
-                .scan_index_forward(false)
-                .consistent_read(true)
-                .limit(options.page_size as i32 + 1)
-                .send()
-                .await
-                .map_err(|e| StoreError::sdk("Query(close page)", e))?;
-            let mut items: Vec<Item> = out.items.unwrap_or_default();
+                .read_merged(
+                    &pks,
+                    (SCORE_PREFIX, &upper),
+                    Direction::Down,
+                    None,
+                    options.page_size + 1,
+                )
+                .await?;
             // The upper bound is inclusive: skip the checkpointed entry itself.
             if cursor.is_some()
                 && items
@@ -358,11 +360,16 @@ impl Store {
 
     /// Counts the frozen board's entries and records `playerCount` (the same number for every
     /// concurrent close).
-    async fn count_entries(&self, id: &BoardId) -> Result<u64, StoreError> {
-        let (count, _) = self
-            .table
-            .count_range(&entity::board_pk(id), SCORE_PREFIX, SCORE_UPPER_BOUND)
-            .await?;
+    async fn count_entries(&self, board: &Board) -> Result<u64, StoreError> {
+        let id = &board.board_id;
+        let mut count = 0;
+        for pk in board.score_pks() {
+            count += self
+                .table
+                .count_range(&pk, SCORE_PREFIX, SCORE_UPPER_BOUND)
+                .await?
+                .0;
+        }
         self.table
             .update_request(
                 &entity::board(id),

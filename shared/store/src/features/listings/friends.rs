@@ -25,7 +25,6 @@
 
 use std::collections::BTreeSet;
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::entity::{self, Key, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::rank_index::{
@@ -43,7 +42,7 @@ use crate::primitives::rank_lookup::{
     GENERATION_ROUNDS, SNAPSHOT_NODES, path_nodes, root_entries, settled_estimate,
 };
 use crate::store::Store;
-use crate::table::request::Params;
+use crate::table::merge::Direction;
 
 /// The most players one friends listing names.
 pub const MAX_PLAYER_IDS: usize = 100;
@@ -364,48 +363,38 @@ impl Store {
         })
     }
 
-    /// The board's first [`EXACT_TOP`] entries' sort keys and player ids: one consistent Query,
-    /// followed past DynamoDB's 1 MB page only until it holds them (100 entries of at most
-    /// about 1.3 KB each, metadata included, fit in one page).
+    /// The board's first [`EXACT_TOP`] entries' sort keys and player ids: one consistent Query
+    /// a write shard of at most [`EXACT_TOP`] + 1 entries (the one past them says whether the
+    /// page holds the board's last), merged; 100 entries of at most about 1.3 KB each,
+    /// metadata included, fit in one page.
     async fn top_page(&self, board: &Board, cost: &mut RankCost) -> Result<TopPage, StoreError> {
-        let pk = entity::board_pk(&board.board_id);
-        let mut keys = Vec::new();
-        let mut start: Option<std::collections::HashMap<String, AttributeValue>> = None;
+        let pks = board.score_pks();
+        let want = EXACT_TOP as usize;
+        let items = self
+            .table
+            .read_merged(
+                &pks,
+                (SCORE_PREFIX, SCORE_UPPER_BOUND),
+                Direction::Down,
+                None,
+                want + 1,
+            )
+            .await?;
         cost.count_queries += 1;
-        loop {
-            let out = self
-                .table
-                .range_query(&pk, SCORE_PREFIX, SCORE_UPPER_BOUND, Params::new())?
-                .scan_index_forward(false)
-                .consistent_read(true)
-                .projection_expression("sk, playerId")
-                .limit((EXACT_TOP as usize - keys.len()) as i32)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::sdk("Query(friends top page)", e))?;
-            cost.requests += 1;
-            cost.keys_counted += out.scanned_count.max(0) as u64;
-            for item in out.items.unwrap_or_default() {
-                keys.push((
-                    key_string(&item, "sk"),
+        cost.requests += pks.len() as u32;
+        cost.keys_counted += items.len() as u64;
+        let complete = items.len() <= want;
+        let keys = items
+            .iter()
+            .take(want)
+            .map(|item| {
+                (
+                    key_string(item, "sk"),
                     item.string("playerId").unwrap_or_default().to_owned(),
-                ));
-            }
-            start = out.last_evaluated_key;
-            if start.is_none() {
-                return Ok(TopPage {
-                    keys,
-                    complete: true,
-                });
-            }
-            if keys.len() >= EXACT_TOP as usize {
-                return Ok(TopPage {
-                    keys,
-                    complete: false,
-                });
-            }
-        }
+                )
+            })
+            .collect();
+        Ok(TopPage { keys, complete })
     }
 }
 

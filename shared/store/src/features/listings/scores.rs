@@ -12,6 +12,7 @@ use crate::ground::model::{
 };
 use crate::primitives::rank_count::{Prefetch, RankCost};
 use crate::store::Store;
+use crate::table::merge::Direction;
 use crate::table::query::Listing;
 use crate::table::request::{Index, Params, WithParams};
 
@@ -194,7 +195,7 @@ impl Store {
         else {
             return Ok(None);
         };
-        let pk = entity::board_pk(&board.board_id);
+        let pks = board.score_pks();
         let own = &pointer.score_sk;
         let (me, freshness, _) = self.table.rank_pointer(board, &pointer, before).await?;
         let rank = me.rank;
@@ -203,15 +204,16 @@ impl Store {
         // The n entries just above: ascending from the player's key, then reversed.
         let above = self
             .window(
-                &pk,
-                &entity::score_sort_keys_above(own),
-                SCORE_UPPER_BOUND,
-                true,
+                &pks,
+                (&entity::score_sort_keys_above(own), SCORE_UPPER_BOUND),
+                Direction::Up,
                 n,
             )
             .await?;
         // The n entries just below: descending from the player's key (inclusive, so n + 1).
-        let below = self.window(&pk, SCORE_PREFIX, own, false, n + 1).await?;
+        let below = self
+            .window(&pks, (SCORE_PREFIX, own), Direction::Down, n + 1)
+            .await?;
         let mut out = Vec::with_capacity(2 * n + 1);
         let above_len = above.len() as u64;
         for (i, e) in above.into_iter().rev().enumerate() {
@@ -234,27 +236,18 @@ impl Store {
         Ok(Some(out))
     }
 
-    /// Up to `limit` Score entries of partition `pk` with sort keys in `lo..=hi`, read
-    /// consistently in the given direction.
+    /// Up to `limit` Score entries of the board's partitions `pks` with sort keys in
+    /// `lo..=hi`, read consistently in `direction` (one Query a write shard, merged).
     async fn window(
         &self,
-        pk: &str,
-        lo: &str,
-        hi: &str,
-        forward: bool,
+        pks: &[String],
+        range: (&str, &str),
+        direction: Direction,
         limit: usize,
     ) -> Result<Vec<ScoreEntry>, StoreError> {
-        let out = self
-            .table
-            .range_query(pk, lo, hi, Params::new())?
-            .scan_index_forward(forward)
-            .consistent_read(true)
-            .limit(limit as i32)
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("Query(window)", e))?;
-        out.items
-            .unwrap_or_default()
+        self.table
+            .read_merged(pks, range, direction, None, limit)
+            .await?
             .into_iter()
             .map(from_item::<ScoreEntry>)
             .collect()

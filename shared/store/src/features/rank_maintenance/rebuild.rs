@@ -209,7 +209,7 @@ impl Store {
         let before = self.table.lane_items(lanes).await?;
         let mut keys: BTreeMap<u8, Vec<CountedKey>> = BTreeMap::new();
         out.requests += self
-            .scan_scores(id, "sk", |item| {
+            .scan_scores(id, lanes.shards, "sk", |item| {
                 let key = CountedKey::parse(&key_string(item, "sk"))?;
                 keys.entry(key.lane()).or_default().push(key);
                 Ok(())
@@ -439,30 +439,37 @@ impl Store {
         Ok(keys)
     }
 
-    /// Calls `each` with every Score item of the board (the attributes of `projection`), read
-    /// strongly consistent a 1 MB page at a time: the requests made.
+    /// Calls `each` with every Score item of the board of `shards` write shards (the
+    /// attributes of `projection`), read strongly consistent a 1 MB page at a time, a shard
+    /// after another: the requests made.
     pub(crate) async fn scan_scores(
         &self,
         id: &BoardId,
+        shards: u8,
         projection: &str,
         mut each: impl FnMut(&Item) -> Result<(), StoreError>,
     ) -> Result<u32, StoreError> {
-        let query = self
-            .table
-            .query_request(Index::Table)
-            .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
-            .params(
-                Params::new()
-                    .value(":pk", entity::board_pk(id))
-                    .value(":score", entity::SCORE_PREFIX),
-            )?
-            .projection_expression(projection)
-            .consistent_read(true);
-        self.table
-            .query_pages("Query(rank index build)", query, |out| {
-                out.items().iter().try_for_each(&mut each)
-            })
-            .await
+        let mut requests = 0;
+        for pk in entity::score_pks(id, shards) {
+            let query = self
+                .table
+                .query_request(Index::Table)
+                .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
+                .params(
+                    Params::new()
+                        .value(":pk", pk)
+                        .value(":score", entity::SCORE_PREFIX),
+                )?
+                .projection_expression(projection)
+                .consistent_read(true);
+            requests += self
+                .table
+                .query_pages("Query(rank index build)", query, |out| {
+                    out.items().iter().try_for_each(&mut each)
+                })
+                .await?;
+        }
+        Ok(requests)
     }
 
     /// The switch's transaction, sent again while it only meets plays in flight on its lanes
