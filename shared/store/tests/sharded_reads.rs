@@ -242,3 +242,31 @@ async fn ranks_windows_friends_closes_and_results_of_sharded_boards_are_the_plai
         }
     }
 }
+
+#[tokio::test]
+async fn a_page_of_a_board_of_k_shards_is_k_queries() {
+    use leaderboard_devkit::local::counting_client;
+    let (table, _) = store_without_stream("sharded_cost").await;
+    let (client, counter) = counting_client(&table.endpoint);
+    let store = store_with_client(&table, client);
+    let boards = boards(&store, "k", Order::Desc).await;
+    for (board, k) in boards.iter().zip([1u64, 2, 8]) {
+        counter.reset();
+        let page = store.top_scores(board, 50, None).await.unwrap();
+        assert_eq!(page.items.len(), 50);
+        assert_eq!(
+            counter.snapshot().get("Query"),
+            Some(&k),
+            "{}",
+            board.board_id
+        );
+        assert_eq!(counter.total(), k, "{}", board.board_id);
+        counter.reset();
+        let next = store
+            .top_scores(board, 50, page.next_cursor.as_deref())
+            .await
+            .unwrap();
+        assert_eq!(next.items[0].rank, 51);
+        assert_eq!(counter.total(), k, "{}", board.board_id);
+    }
+}

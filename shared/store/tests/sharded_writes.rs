@@ -159,3 +159,48 @@ async fn thirty_two_players_racing_keep_one_exact_entry_each() {
     assert_eq!(state.entries, 32);
     assert_eq!(state.written.values().sum::<u64>(), 192, "a change a play");
 }
+
+#[tokio::test]
+async fn an_erasure_deletes_the_players_entry_from_their_shard() {
+    let (table, store) = store_without_stream("sharded_erase").await;
+    let mut nb = new_board("hot_erase", Order::Desc, Operator::Best, 9_999);
+    nb.write_shards = 8;
+    store.create_board(nb, at(0)).await.unwrap();
+    for i in 0..12u64 {
+        submit(
+            &store,
+            &format!("p{i:02}"),
+            100 + i,
+            &["hot_erase"],
+            1_000 * (i + 1),
+        )
+        .await;
+    }
+    let gone = pid("p05");
+    let shard_pk = entity::score_pk(&bid("hot_erase"), 8, &gone);
+    assert!(
+        score_items(&table, "hot_erase").await.contains(&(
+            shard_pk.clone(),
+            store
+                .entry_pointer(&bid("hot_erase"), &gone)
+                .await
+                .unwrap()
+                .unwrap()
+                .score_sk
+        ))
+    );
+    store
+        .erase_player(&gone, "ops", at(100_000), None)
+        .await
+        .unwrap();
+    let items = score_items(&table, "hot_erase").await;
+    assert_eq!(items.len(), 11);
+    assert!(items.iter().all(|(_, sk)| !sk.ends_with("#p05")));
+    assert!(
+        store
+            .entry_pointer(&bid("hot_erase"), &gone)
+            .await
+            .unwrap()
+            .is_none()
+    );
+}

@@ -364,9 +364,10 @@ impl Store {
     }
 
     /// The board's first [`EXACT_TOP`] entries' sort keys and player ids: one consistent Query
-    /// a write shard of at most [`EXACT_TOP`] + 1 entries (the one past them says whether the
-    /// page holds the board's last), merged; 100 entries of at most about 1.3 KB each,
-    /// metadata included, fit in one page.
+    /// a write shard of at most [`EXACT_TOP`] entries, merged (100 entries of at most about
+    /// 1.3 KB each, metadata included, fit in one page). The page holds the board's last entry
+    /// when it holds fewer than [`EXACT_TOP`], as a single Query's page says by ending without
+    /// a next key.
     async fn top_page(&self, board: &Board, cost: &mut RankCost) -> Result<TopPage, StoreError> {
         let pks = board.score_pks();
         let want = EXACT_TOP as usize;
@@ -377,16 +378,15 @@ impl Store {
                 (SCORE_PREFIX, SCORE_UPPER_BOUND),
                 Direction::Down,
                 None,
-                want + 1,
+                want,
             )
             .await?;
         cost.count_queries += 1;
         cost.requests += pks.len() as u32;
         cost.keys_counted += items.len() as u64;
-        let complete = items.len() <= want;
+        let complete = items.len() < want;
         let keys = items
             .iter()
-            .take(want)
             .map(|item| {
                 (
                     key_string(item, "sk"),
