@@ -38,10 +38,25 @@ impl Table {
     pub(crate) async fn read_merged(
         &self,
         partitions: &[String],
+        range: (&str, &str),
+        direction: Direction,
+        after: Option<&str>,
+        n: usize,
+    ) -> Result<Vec<Item>, StoreError> {
+        self.read_merged_projected(partitions, range, direction, after, n, None)
+            .await
+    }
+
+    /// [`Table::read_merged`] reading only the attributes `projection` names (`sk` among
+    /// them: the merge orders by it).
+    pub(crate) async fn read_merged_projected(
+        &self,
+        partitions: &[String],
         (lo, hi): (&str, &str),
         direction: Direction,
         after: Option<&str>,
         n: usize,
+        projection: Option<&str>,
     ) -> Result<Vec<Item>, StoreError> {
         if n == 0 {
             return Ok(Vec::new());
@@ -49,7 +64,10 @@ impl Table {
         // Owned partition keys: a closure over borrowed ones is not general enough for the
         // future to be `Send` in a Lambda's handler.
         let pages: Vec<Vec<Item>> = futures::stream::iter(partitions.to_vec())
-            .map(|pk| async move { self.read_one(&pk, (lo, hi), direction, after, n).await })
+            .map(|pk| async move {
+                self.read_one(&pk, (lo, hi), direction, after, n, projection)
+                    .await
+            })
             .buffer_unordered(SHARDS_IN_FLIGHT)
             .try_collect()
             .await?;
@@ -70,6 +88,7 @@ impl Table {
         direction: Direction,
         after: Option<&str>,
         n: usize,
+        projection: Option<&str>,
     ) -> Result<Vec<Item>, StoreError> {
         let mut start: Option<HashMap<String, AttributeValue>> = after.map(|sk| {
             HashMap::from([
@@ -82,6 +101,7 @@ impl Table {
             let out = self
                 .range_query(pk, lo, hi, Params::new())?
                 .scan_index_forward(direction == Direction::Up)
+                .set_projection_expression(projection.map(str::to_owned))
                 .consistent_read(true)
                 .limit((n - items.len()).min(i32::MAX as usize) as i32)
                 .set_exclusive_start_key(start)

@@ -373,12 +373,13 @@ impl Store {
         let want = EXACT_TOP as usize;
         let items = self
             .table
-            .read_merged(
+            .read_merged_projected(
                 &pks,
                 (SCORE_PREFIX, SCORE_UPPER_BOUND),
                 Direction::Down,
                 None,
                 want,
+                Some("sk, playerId"),
             )
             .await?;
         cost.count_queries += 1;
