@@ -9,13 +9,11 @@
 //! one request only past a 1 MB page), the shards 8 at a time; at most `K * n` items read for
 //! `n` kept.
 
-use std::collections::HashMap;
-
-use aws_sdk_dynamodb::types::AttributeValue;
 use futures::{StreamExt, TryStreamExt};
+use leaderboard_keys::entity::Key;
 
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, key_string};
+use crate::ground::items::{Item, key_item, key_string};
 use crate::table::Table;
 use crate::table::query::{Listing, MAX_PAGE_SIZE, RawPage};
 use crate::table::request::Params;
@@ -90,12 +88,7 @@ impl Table {
         n: usize,
         projection: Option<&str>,
     ) -> Result<Vec<Item>, StoreError> {
-        let mut start: Option<HashMap<String, AttributeValue>> = after.map(|sk| {
-            HashMap::from([
-                ("pk".to_owned(), AttributeValue::S(pk.to_owned())),
-                ("sk".to_owned(), AttributeValue::S(sk.to_owned())),
-            ])
-        });
+        let mut start = after.map(|sk| key_item(&Key::new(pk, sk)));
         let mut items = Vec::new();
         loop {
             let out = self
