@@ -325,7 +325,7 @@ async fn verify_board(
     }
     bar.finish_and_clear();
     if let Some(index) = index {
-        let (_, mut more, notes) = index.finish(entries - removed).await?;
+        let (mut more, notes) = index.finish(entries - removed).await?;
         report
             .notes
             .extend(notes.into_iter().map(|n| format!("{id}: {n}")));
