@@ -6,7 +6,7 @@
 //! | Player | `PLAYER#<playerId>` | `#METADATA` | GSI1 `PLAYER_EMAIL#<email>` / `PLAYER#<playerId>` |
 //! | Leaderboard | `LEADERBOARD#<boardId>` | `#METADATA` | GSI1 `SERIES#<seriesId>` / `BOARD#<createdAt>#<boardId>`; GSI2 `BOARDS#OPEN` / `<endsAt>#<boardId>` while open |
 //! | Score | `LEADERBOARD#<boardId>` | `SCORE#<rankKey>#<playerId>` | GSI1 `PLAYER#<playerId>` / `SCORE#<boardId>` |
-//! | Session | `PLAYER#<playerId>` | `SESSION#<sessionId>` | GSI2 `GAME#<gameId>` / `SESSION#<sessionId>` |
+//! | Session | `PLAYER#<playerId>` | `SESSION#<sessionId>` | GSI2 `GAME#<gameId>` (`GAME#<gameId>#<shard>` on a hot game, see [`feed`]) / `SESSION#<sessionId>` |
 //! | Final standing | `LEADERBOARD#<boardId>` | `FINAL#<rank padded to 10>` | |
 //! | Season result | `PLAYER#<playerId>` | `RESULT#<boardId>` | |
 //! | Entry pointer (ours) | `PLAYER#<playerId>` | `ENTRY#<boardId>` | |
@@ -17,6 +17,7 @@
 //! | Play rate (ours) | `PLAYER#<playerId>` | `#PLAYRATE` | |
 //! | Email owner (ours) | `EMAIL#<email>` | `#OWNER` | |
 //! | Audit item (ours) | `AUDIT#<playerId or pseudonym>` | `ACTION#<at>#<id>` | |
+//! | Game feed (ours) | `GAME#<gameId>` | `#FEED` | |
 //! | Board listing (ours) | `BOARDS` | `BOARD#<createdAt>#<boardId>` | |
 //! | Erasure (ours) | `ERASED#<pseudonym>` | `#ERASURE` | GSI2 `ERASURES#PENDING` / `<startedAt>#<pseudonym>` until done |
 //!
@@ -264,19 +265,6 @@ pub fn session(player: &PlayerId, session: &SessionId) -> Key {
     Key::new(player_pk(player), join(SESSION_PREFIX, session.as_str()))
 }
 
-/// A Session item's GSI2 key: `GAME#<gameId>` / `SESSION#<sessionId>` (AP7).
-pub fn session_gsi2(game: &GameId, session: &SessionId) -> Key {
-    Key::new(
-        join(GAME_PREFIX, game.as_str()),
-        join(SESSION_PREFIX, session.as_str()),
-    )
-}
-
-/// The GSI2 partition of a game's sessions.
-pub fn game_gsi2_pk(game: &GameId) -> String {
-    join(GAME_PREFIX, game.as_str())
-}
-
 /// A Final standing item: `LEADERBOARD#<boardId>` / `FINAL#<rank padded to 10>`.
 pub fn final_standing(board: &BoardId, rank: u64) -> Result<Key, KeyError> {
     if rank == 0 || rank > FINAL_RANK_WIDTH.max_value() {
@@ -436,6 +424,8 @@ pub enum ItemKey {
         /// The board.
         board: BoardId,
     },
+    /// A game's feed item: how many shards its sessions are spread over.
+    GameFeed(GameId),
     /// A board's lane: its written counts.
     Lane {
         /// The board.
@@ -460,6 +450,11 @@ impl ItemKey {
                 subject: PlayerId::parse(p)?,
                 sort_key: sk.to_owned(),
             });
+        }
+        if let Some(g) = pk.strip_prefix(GAME_PREFIX)
+            && sk == FEED
+        {
+            return Ok(ItemKey::GameFeed(GameId::parse(g)?));
         }
         if pk == BOARD_LIST {
             let (created_at, board) = parse_board_listing_sk(sk)?;
@@ -547,6 +542,9 @@ fn parse_lane(s: &str) -> Option<u8> {
         .then(|| s.parse().ok())
         .flatten()
 }
+
+mod feed;
+pub use feed::*;
 
 #[cfg(test)]
 mod tests;

@@ -180,6 +180,10 @@ fn item_key(item: &ItemKey, sk: &str, hint: BoardHint) -> CtlResult<(&'static st
             player: p,
             board: b,
         } => ("Entry pointer", vec![player(p), board(b)]),
+        ItemKey::GameFeed(g) => (
+            "Game feed (the shard counts of its game's sessions)",
+            vec![part("game", g.as_str())],
+        ),
         ItemKey::Lane { board: b, lane } => {
             let grouped = entity::grouped_lane(b, *lane).sk == sk;
             let item = if grouped {
@@ -390,12 +394,29 @@ fn gsi_key(pk: &str, sk: &str) -> CtlResult<Option<Decoded>> {
             return Ok(Some(("Leaderboard, among the open boards", "GSI2", parts)));
         }
     }
+    if let Some((game, shard)) = entity::parse_game_shard_gsi2_pk(pk)
+        && let Some(s) = sk.strip_prefix(entity::SESSION_PREFIX)
+    {
+        let session = SessionId::parse_stored(s)?;
+        if confirm(Key::new(entity::game_shard_gsi2_pk(&game, shard), sk)) {
+            let parts = vec![
+                part("game", game.as_str()),
+                part("shard", format!("{shard:02}")),
+                session_part(&session)?,
+            ];
+            return Ok(Some((
+                "Session, among a hot game's plays (its player's shard)",
+                "GSI2",
+                parts,
+            )));
+        }
+    }
     if let Some(g) = pk.strip_prefix(entity::GAME_PREFIX)
         && let Some(s) = sk.strip_prefix(entity::SESSION_PREFIX)
     {
         let game = GameId::parse(g)?;
         let session = SessionId::parse_stored(s)?;
-        if confirm(entity::session_gsi2(&game, &session)) {
+        if confirm(Key::new(entity::game_gsi2_pk(&game), sk)) {
             let parts = vec![part("game", g), session_part(&session)?];
             return Ok(Some(("Session, among a game's plays", "GSI2", parts)));
         }

@@ -217,7 +217,7 @@ fn every_item_key_is_named_and_taken_back_to_its_parts() {
             vec![("endsAt", at.to_string()), ("board", "season_1".into())],
         ),
         (
-            entity::session_gsi2(&g, &session),
+            entity::session_gsi2(&g, 1, &p, &session),
             "Session, among a game's plays",
             "GSI2",
             vec![

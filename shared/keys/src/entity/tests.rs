@@ -87,7 +87,7 @@ fn every_contract_key_exactly() {
         Key::new("PLAYER#p_alice", "SESSION#01HW0000000000000000000000")
     );
     assert_eq!(
-        session_gsi2(&GameId::parse("tetris").unwrap(), &sid),
+        session_gsi2(&GameId::parse("tetris").unwrap(), 1, &alice, &sid),
         Key::new("GAME#tetris", "SESSION#01HW0000000000000000000000")
     );
     assert_eq!(
@@ -283,4 +283,16 @@ fn a_players_write_shard_is_fixed_and_a_board_of_one_shard_keeps_its_own_partiti
         used.insert(pk);
     }
     assert_eq!(used.len(), 8);
+}
+
+#[test]
+fn a_games_feed_item_parses_back() {
+    let g = GameId::parse("tetris").unwrap();
+    let feed = game_feed(&g);
+    assert_eq!(
+        ItemKey::parse(&feed.pk, &feed.sk).unwrap(),
+        ItemKey::GameFeed(g)
+    );
+    assert!(ItemKey::parse("GAME#tetris", "#FEEDS").is_err());
+    assert!(ItemKey::parse("GAME#bad id", "#FEED").is_err());
 }

@@ -2,7 +2,7 @@
 //! its listing item), and
 //! the condition that keeps a write off a board that is no longer open.
 
-use aws_sdk_dynamodb::types::TransactWriteItem;
+use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
@@ -32,10 +32,26 @@ impl Table {
         let item = to_item(board, &entity::board(id), Some(&gsi1), gsi2.as_ref())?;
         let put = self.tx_put(item, Some("attribute_not_exists(pk)"), Params::new())?;
         let list = self.tx_put_listing(board.created_at, id)?;
-        match self
-            .transact(vec![put, list], "TransactWriteItems(board)")
-            .await
+        let mut items = vec![put, list];
+        // A hot board's game spreads its sessions over the board's shards: the feed item says
+        // how far before any play can (see `entity::feed`).
+        if let Some(game) = &board.game_id
+            && board.write_shards > 1
         {
+            items.push(
+                self.tx_update(
+                    &entity::game_feed(game),
+                    "ADD #shards :k",
+                    Params::new()
+                        .name("#shards", entity::FEED_SHARDS_ATTR)
+                        .attr(
+                            ":k",
+                            AttributeValue::Ns(vec![board.write_shards.to_string()]),
+                        ),
+                )?,
+            );
+        }
+        match self.transact(items, "TransactWriteItems(board)").await {
             Err(StoreError::TransactionCanceled { reasons })
                 if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
             {

@@ -9,17 +9,28 @@
 //! one request only past a 1 MB page), the shards 8 at a time; at most `K * n` items read for
 //! `n` kept.
 
+use std::collections::BTreeMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
 use futures::{StreamExt, TryStreamExt};
-use leaderboard_keys::entity::Key;
 
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, key_item, key_string};
+use crate::ground::items::{Item, key_string};
 use crate::table::Table;
 use crate::table::query::{Listing, MAX_PAGE_SIZE, RawPage};
-use crate::table::request::Params;
+use crate::table::request::{Index, Params, WithParams};
 
 /// Shards read at once.
 const SHARDS_IN_FLIGHT: usize = 8;
+
+/// What a merged read reads: the table or an index, the sort keys `lo..=hi` of each
+/// partition, which way, and which attributes (all when `None`).
+struct MergedRead<'a> {
+    index: Index,
+    range: (&'a str, &'a str),
+    direction: Direction,
+    projection: Option<&'a str>,
+}
 
 /// Which way a merged read goes in sort-key order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,11 +61,31 @@ impl Table {
     pub(crate) async fn read_merged_projected(
         &self,
         partitions: &[String],
-        (lo, hi): (&str, &str),
+        range: (&str, &str),
         direction: Direction,
         after: Option<&str>,
         n: usize,
         projection: Option<&str>,
+    ) -> Result<Vec<Item>, StoreError> {
+        let after = after.map(|sk| BTreeMap::from([("sk".to_owned(), sk.to_owned())]));
+        let read = MergedRead {
+            index: Index::Table,
+            range,
+            direction,
+            projection,
+        };
+        self.read_merged_in(&read, partitions, after.as_ref(), n)
+            .await
+    }
+
+    /// Up to `n` items of `partitions` of `read`'s table or index, merged in its order, after
+    /// the key `after` (its partition key attribute aside: each partition's own is used).
+    async fn read_merged_in(
+        &self,
+        read: &MergedRead<'_>,
+        partitions: &[String],
+        after: Option<&BTreeMap<String, String>>,
+        n: usize,
     ) -> Result<Vec<Item>, StoreError> {
         if n == 0 {
             return Ok(Vec::new());
@@ -62,40 +93,63 @@ impl Table {
         // Owned partition keys: a closure over borrowed ones is not general enough for the
         // future to be `Send` in a Lambda's handler.
         let pages: Vec<Vec<Item>> = futures::stream::iter(partitions.to_vec())
-            .map(|pk| async move {
-                self.read_one(&pk, (lo, hi), direction, after, n, projection)
-                    .await
-            })
+            .map(|pk| async move { self.read_one(read, &pk, after, n).await })
             .buffer_unordered(SHARDS_IN_FLIGHT)
             .try_collect()
             .await?;
         let mut items: Vec<Item> = pages.into_iter().flatten().collect();
-        items.sort_by_cached_key(|i| key_string(i, "sk"));
-        if direction == Direction::Down {
+        // The index's sort key, then the table's key: the order DynamoDB keeps within one
+        // partition of an index, so that ties (two sessions of one id) merge as they page.
+        let (_, sk_attr) = read.index.key_attrs();
+        items.sort_by_cached_key(|i| {
+            (
+                key_string(i, sk_attr),
+                key_string(i, "pk"),
+                key_string(i, "sk"),
+            )
+        });
+        if read.direction == Direction::Down {
             items.reverse();
         }
         items.truncate(n);
         Ok(items)
     }
 
-    /// Up to `n` items of one partition, as [`Table::read_merged`] reads each.
+    /// Up to `n` items of one partition, as [`Table::read_merged_in`] reads each.
     async fn read_one(
         &self,
+        read: &MergedRead<'_>,
         pk: &str,
-        (lo, hi): (&str, &str),
-        direction: Direction,
-        after: Option<&str>,
+        after: Option<&BTreeMap<String, String>>,
         n: usize,
-        projection: Option<&str>,
     ) -> Result<Vec<Item>, StoreError> {
-        let mut start = after.map(|sk| key_item(&Key::new(pk, sk)));
+        let (pk_attr, sk_attr) = read.index.key_attrs();
+        let (lo, hi) = read.range;
+        let mut start: Option<Item> = after.map(|key| {
+            let mut start: Item = key
+                .iter()
+                .map(|(attr, value)| (attr.clone(), AttributeValue::S(value.clone())))
+                .collect();
+            start.insert(pk_attr.to_owned(), AttributeValue::S(pk.to_owned()));
+            start
+        });
         let mut items = Vec::new();
         loop {
             let out = self
-                .range_query(pk, lo, hi, Params::new())?
-                .scan_index_forward(direction == Direction::Up)
-                .set_projection_expression(projection.map(str::to_owned))
-                .consistent_read(true)
+                .query_request(read.index)
+                .key_condition_expression("#pk = :pk AND #sk BETWEEN :lo AND :hi")
+                .params(
+                    Params::new()
+                        .name("#pk", pk_attr)
+                        .name("#sk", sk_attr)
+                        .value(":pk", pk)
+                        .value(":lo", lo)
+                        .value(":hi", hi),
+                )?
+                .scan_index_forward(read.direction == Direction::Up)
+                .set_projection_expression(read.projection.map(str::to_owned))
+                // An index cannot be read consistently; the table's shards are.
+                .consistent_read(matches!(read.index, Index::Table))
                 .limit((n - items.len()).min(i32::MAX as usize) as i32)
                 .set_exclusive_start_key(start)
                 .send()
@@ -131,17 +185,15 @@ impl Table {
         }
         let position = self.position(listing, cursor)?;
         let offset = position.as_ref().map_or(0, |p| p.offset);
-        let after = position
-            .as_ref()
-            .and_then(|p| p.start_key.get("sk").cloned());
+        let read = MergedRead {
+            index: listing.index,
+            range: (lo, hi),
+            direction: Direction::Down,
+            projection: None,
+        };
+        let after = position.as_ref().map(|p| &p.start_key);
         let items = self
-            .read_merged(
-                partitions,
-                (lo, hi),
-                Direction::Down,
-                after.as_deref(),
-                limit + 1,
-            )
+            .read_merged_in(&read, partitions, after, limit + 1)
             .await?;
         Ok(self.page_of(listing, items, limit, offset))
     }

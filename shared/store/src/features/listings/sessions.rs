@@ -37,7 +37,11 @@ impl Store {
         self.table.list_page(&listing, limit, cursor).await
     }
 
-    /// AP7: a game's sessions across players (GSI2 `GAME#<gameId>`), newest first.
+    /// AP7: a game's sessions across players, newest first: one listing of its GSI2 partition
+    /// `GAME#<gameId>` and, on a game with hot boards, of its feed shards merged
+    /// (`entity::feed`). Cost: one `GetItem` of the feed item, then one Query of at most
+    /// `limit` + 1 items a partition (1 + the most write shards of the game's boards, at most
+    /// 33).
     pub async fn game_sessions(
         &self,
         game: &GameId,
@@ -51,6 +55,37 @@ impl Store {
             SESSION_PREFIX,
         )
         .descending();
-        self.table.list_page(&listing, limit, cursor).await
+        let shards = self.game_feed_shards(game).await?;
+        let partitions = entity::game_gsi2_pks(game, shards);
+        self.table
+            .list_merged(
+                &listing,
+                &partitions,
+                (SESSION_PREFIX, SESSION_UPPER_BOUND),
+                limit,
+                cursor,
+            )
+            .await?
+            .into_page()
+    }
+
+    /// The most write shards a board of `game` was created with (1 when none had more): how
+    /// many shards its sessions may be spread over.
+    async fn game_feed_shards(&self, game: &GameId) -> Result<u8, StoreError> {
+        let item = self.table.get_raw(&entity::game_feed(game)).await?;
+        let most = item
+            .as_ref()
+            .and_then(|item| item.get(entity::FEED_SHARDS_ATTR))
+            .and_then(|set| set.as_ns().ok())
+            .into_iter()
+            .flatten()
+            .filter_map(|k| k.parse::<u8>().ok())
+            .max()
+            .unwrap_or(1);
+        // A count past the most a board can have is not one a board was made with.
+        Ok(most.min(entity::MAX_WRITE_SHARDS))
     }
 }
+
+/// The exclusive upper bound of Session sort keys: `'$'` is the byte after `'#'`.
+const SESSION_UPPER_BOUND: &str = "SESSION$";

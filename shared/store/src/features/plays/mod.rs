@@ -146,6 +146,19 @@ pub(crate) struct BoardPlan {
     pub(crate) outcome: BoardOutcome,
 }
 
+/// The shards the game feed spreads `session` over: the most write shards of the play's boards
+/// that belong to its game (their creation recorded that many in the game's feed item, which
+/// the listing reads), else 1 (the contract's `GAME#<gameId>`).
+fn feed_shards(session: &Session, plans: &[BoardPlan]) -> u8 {
+    plans
+        .iter()
+        .map(|plan| &plan.board)
+        .filter(|board| board.game_id.as_ref() == Some(&session.game_id))
+        .map(|board| board.write_shards)
+        .max()
+        .unwrap_or(1)
+}
+
 impl Play {
     fn check(&self) -> Result<(), StoreError> {
         let ids = &self.board_ids;
@@ -504,7 +517,12 @@ impl Store {
         played_at: Timestamp,
     ) -> Result<(), StoreError> {
         let session_key = entity::session(&session.player_id, &session.session_id);
-        let gsi2 = entity::session_gsi2(&session.game_id, &session.session_id);
+        let gsi2 = entity::session_gsi2(
+            &session.game_id,
+            feed_shards(session, plans),
+            &session.player_id,
+            &session.session_id,
+        );
         let mut items = vec![
             self.table.tx_put(
                 to_item(session, &session_key, None, Some(&gsi2))?,
