@@ -344,21 +344,20 @@ fn race_clock() -> Timestamp {
 
 #[tokio::test]
 async fn plays_racing_the_end_of_a_board_are_all_in_the_snapshot_or_refused() {
-    // A board that ends in 1.5 s: submitters hammer it across its end while the close starts
-    // as soon as it has ended. Every accepted play must be in the snapshot; every refused one
-    // must have left nothing.
-    let (table, store) = store("close_race").await;
+    // One board at a time: the submitters' clock is held for the whole test binary.
+    race_the_end("close_race", 1).await;
+    race_the_end("close_race_hot", 8).await;
+}
+
+/// A board of `shards` that ends in 1.5 s: submitters hammer it across its end while the close
+/// starts as soon as it has ended. Every accepted play must be in the snapshot; every refused
+/// one must have left nothing.
+async fn race_the_end(label: &str, shards: u8) {
+    let (table, store) = store(label).await;
     let now = Timestamp::now().as_millis();
     let end = now + 1500;
-    board(
-        &store,
-        "race",
-        Order::Desc,
-        Recurrence::None,
-        now - HOUR,
-        end,
-    )
-    .await;
+    let span = (now - HOUR, end);
+    sharded_board(&store, "race", Order::Desc, Recurrence::None, span, shards).await;
     // The submitters' clock stops 1 ms before the end until the test lets it go on: on a slow
     // machine (a cold or busy DynamoDB Local takes longer than 1.5 s for the first plays), the
     // plays that arrive late are then plays sent just before the end and slow to commit, which

@@ -114,7 +114,8 @@ async fn players_boards_and_sessions() {
     )
     .await;
     assert_eq!(r.unwrap().items.len(), 1);
-    m.expect("game_sessions", &c, "Query 1");
+    // The game's feed item says over how many shards its sessions are: none here.
+    m.expect("game_sessions", &c, "GetItem 1, Query 1");
     m.none();
 }
 
@@ -460,10 +461,11 @@ async fn projection_import_and_close() {
             ..
         }
     ));
+    // The closing fence: the board read again once closing, and its 10 lanes closed.
     m.expect(
         "close_board of 30 in pages of 10",
         &c,
-        "BatchWriteItem 6, GetItem 1, Query 4, UpdateItem 7",
+        "BatchWriteItem 6, GetItem 2, Query 4, UpdateItem 17",
     );
 
     let (r, c) = census(&counter, store.final_standings(&bid("cl"), 5, None)).await;

@@ -1,7 +1,8 @@
 //! A board of several write shards against DynamoDB Local: each player's Score item is in their
 //! shard's partition (`LEADERBOARD#<b>#<shard>`), exactly one per player however often they
-//! play, on every write path (plays, a bulk import, an admin's removal); `writeShards` outside
-//! 1..=32 is refused and writes nothing.
+//! play, on every write path (plays, a bulk import, an admin's removal); its rank index lanes
+//! keep a partition key each, never grouped; `writeShards` outside 1..=32 is refused and writes
+//! nothing.
 
 mod common;
 
@@ -9,8 +10,8 @@ use common::*;
 use leaderboard_devkit::testing::{RawItem, TestTable, s};
 use leaderboard_keys::entity;
 use leaderboard_keys::rank::Order;
-use leaderboard_store::StoreError;
 use leaderboard_store::model::Operator;
+use leaderboard_store::{LaneGrouping, StoreError, SweepOptions};
 
 /// The board's Score items, as (pk, sk).
 async fn score_items(table: &TestTable, board: &str) -> Vec<(String, String)> {
@@ -203,4 +204,63 @@ async fn an_erasure_deletes_the_players_entry_from_their_shard() {
             .unwrap()
             .is_none()
     );
+}
+
+#[tokio::test]
+async fn a_hot_boards_lanes_keep_a_partition_key_each() {
+    let (table, store) = store_without_stream("sharded_lanes").await;
+    let mut nb = new_board("hot", Order::Desc, Operator::Increment, 9_999_999_999);
+    nb.write_shards = 8;
+    let board = store.create_board(nb, at(0)).await.unwrap();
+    assert!(!board.lanes_grouped);
+    let plain = store
+        .create_board(new_board("calm", Order::Desc, Operator::Best, 999), at(0))
+        .await
+        .unwrap();
+    assert!(plain.lanes_grouped, "a board of one shard groups its lanes");
+    for i in 0..40u64 {
+        submit(
+            &store,
+            &format!("p{i:02}"),
+            10 + i,
+            &["hot", "calm"],
+            1_000 * (i + 1),
+        )
+        .await;
+    }
+    // The layout sweep leaves the hot board's lanes apart.
+    assert_eq!(
+        store.group_lanes(&bid("hot")).await.unwrap(),
+        LaneGrouping::Skipped
+    );
+    let swept = store
+        .sweep_rank_layout(&SweepOptions::default(), None)
+        .await
+        .unwrap();
+    assert!(
+        swept.grouped.is_empty() && swept.behind.is_empty(),
+        "{swept:?}"
+    );
+    let lanes = |prefix: &str| {
+        let prefix = prefix.to_owned();
+        move |i: &RawItem| s(i, "pk").is_some_and(|pk| pk.starts_with(&prefix))
+    };
+    let dump = table.dump().await;
+    let hot: Vec<(&str, &str)> = dump
+        .iter()
+        .filter(|i| lanes("RANKSEQ#hot")(i))
+        .map(|i| (s(i, "pk").unwrap(), s(i, "sk").unwrap()))
+        .collect();
+    assert_eq!(hot.len(), 10, "40 players write every lane: {hot:?}");
+    for lane in 0..10u8 {
+        let key = entity::lane(&bid("hot"), lane);
+        assert!(hot.contains(&(key.pk.as_str(), key.sk.as_str())), "{key:?}");
+    }
+    let calm = dump.iter().filter(|i| lanes("RANKSEQ#calm")(i));
+    assert!(
+        calm.map(|i| s(i, "pk").unwrap())
+            .all(|pk| pk == "RANKSEQ#calm")
+    );
+    let state = store.rank_index_state(&board).await.unwrap();
+    assert_eq!(state.entries, 40);
 }

@@ -59,6 +59,18 @@ pub async fn board(
     start: u64,
     end: u64,
 ) {
+    sharded_board(store, id, order, recurrence, (start, end), 1).await;
+}
+
+/// A board of `write_shards` that ran from `start` to `end` (epoch ms).
+pub async fn sharded_board(
+    store: &Store,
+    id: &str,
+    order: Order,
+    recurrence: Recurrence,
+    (start, end): (u64, u64),
+    write_shards: u8,
+) {
     store
         .create_board(
             NewBoard {
@@ -76,7 +88,7 @@ pub async fn board(
                 game_id: None,
                 rank_layout: Default::default(),
                 series_id: None,
-                write_shards: 1,
+                write_shards,
             },
             Timestamp::from_millis(start).unwrap(),
         )

@@ -254,15 +254,24 @@ pub struct Board {
     /// rebuilt; its ranks are counted until the migration switches it to `rankLayout` 2.
     #[serde(default, skip_serializing_if = "is_false")]
     pub rank_migrating: bool,
-    /// Whether the board's lanes share one partition key (`lanesGrouped`, every board made
-    /// since): one consistent Query reads all ten for one read unit. A board made before keeps
-    /// a partition key a lane until the layout sweep groups them.
+    /// Whether the board's lanes share one partition key (`lanesGrouped`, every board of one
+    /// write shard made since): one consistent Query reads all ten for one read unit. A board
+    /// made before keeps a partition key a lane until the layout sweep groups them; a board of
+    /// more than one write shard keeps them apart for good, so that no one partition takes a
+    /// write from every play (ten items read by key instead: ten read units).
     #[serde(default, skip_serializing_if = "is_false")]
     pub lanes_grouped: bool,
     /// The partitions its Score items are spread over (`writeShards`; 1 on a board stored
     /// without it): a player's entry is in their shard's, `entity::score_pk`.
     #[serde(default = "one_shard")]
     pub write_shards: u8,
+}
+
+/// Whether a board of `write_shards` groups its lanes under one partition key: a board of one,
+/// whose entries take twice the writes its lanes do; not a hot board, whose entries are spread
+/// (its ten lanes, one partition key each, take a tenth of its plays each).
+pub(crate) fn groups_lanes(write_shards: u8) -> bool {
+    write_shards <= 1
 }
 
 pub(crate) fn is_false(b: &bool) -> bool {
@@ -327,7 +336,7 @@ impl Board {
             rank_layout: new.rank_layout,
             series_id: Some(series),
             rank_migrating: false,
-            lanes_grouped: true,
+            lanes_grouped: groups_lanes(new.write_shards),
             write_shards: new.write_shards,
         })
     }

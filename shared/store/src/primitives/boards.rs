@@ -75,8 +75,8 @@ impl Table {
         self.tx_put(listed, None, Params::new())
     }
 
-    /// A transaction's check that the board `id` is still open: the fence against season
-    /// close, which sets `closing` before it reads the entries.
+    /// A transaction's check that the board `id` is still open (an admin's removal or repair
+    /// of an entry: never a play's, which the lanes fence, see `Table::close_lanes`).
     pub(crate) fn tx_board_open(&self, id: &BoardId) -> Result<TransactWriteItem, StoreError> {
         self.tx_check(
             &entity::board(id),

@@ -24,6 +24,7 @@ use crate::primitives::rank_apply::root_watermarks;
 use crate::primitives::rank_count::RankCost;
 use crate::table::Table;
 use crate::table::request::{Index, Params, WithParams};
+use crate::table::retry::Retry;
 
 /// A lane's latest change as stored in its `chg` attribute: the entry's old and new sort keys
 /// (`o` absent for a first entry, `n` absent for a removal).
@@ -36,6 +37,11 @@ pub(crate) struct LaneChangeItem<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub n: Option<&'a str>,
 }
+
+/// On every lane of a board season close has begun: when the close started reading its
+/// entries. A play's lane update holds only on a lane without it, so no play changes an entry
+/// once the close has closed the entry's lane (the closing fence, see `Table::close_lanes`).
+pub(crate) const CLOSED_ATTR: &str = "closed";
 
 /// On a lane kept apart, that its board's lanes were grouped: no play writes it any more (a
 /// play that read the board before fails its condition and reads the board again).
@@ -198,8 +204,11 @@ impl Table {
             return self.tx_update_if(
                 &key,
                 &update,
-                "attribute_not_exists(#grouped) AND (attribute_not_exists(#pause) OR #pause < :now)",
-                params.name("#grouped", GROUPED_ATTR),
+                "attribute_not_exists(#grouped) AND attribute_not_exists(#closed) AND \
+                 (attribute_not_exists(#pause) OR #pause < :now)",
+                params
+                    .name("#grouped", GROUPED_ATTR)
+                    .name("#closed", CLOSED_ATTR),
             );
         }
         // A board made before the index: once its migration has started (the lane is logged),
@@ -207,9 +216,39 @@ impl Table {
         self.tx_update_if(
             &key,
             &update,
-            "attribute_not_exists(#log)",
-            params.name("#log", LOGGED_ATTR),
+            "attribute_not_exists(#log) AND attribute_not_exists(#closed)",
+            params
+                .name("#log", LOGGED_ATTR)
+                .name("#closed", CLOSED_ATTR),
         )
+    }
+
+    /// The closing fence: marks every lane of `board` (as stored once its `closing` status
+    /// committed, when its lanes' layout can no longer change) [`CLOSED_ATTR`], creating the
+    /// lanes never written. Every change of an entry updates its lane in the same transaction,
+    /// on condition that the lane is not closed: once this returns, every change that
+    /// committed is in the entries, and none commits after (a play in flight fails its
+    /// condition, reads the board again and is refused). So the close reads every accepted
+    /// score, with no write on the board item from any play and whatever the clocks say.
+    /// Requests: 10 UpdateItems (10 write units), once per close; idempotent.
+    pub(crate) async fn close_lanes(&self, board: &Board, at: Timestamp) -> Result<(), StoreError> {
+        let keys = LaneKeys::of(board).all();
+        futures::future::try_join_all(keys.iter().map(|key| {
+            Retry::ITEM_UPDATE.run("closing a lane", move || async move {
+                self.update_request(key, "SET #closed = if_not_exists(#closed, :at)")
+                    .params(
+                        Params::new()
+                            .name("#closed", CLOSED_ATTR)
+                            .value(":at", at.as_millis()),
+                    )?
+                    .send()
+                    .await
+                    .map(|_| ())
+                    .map_err(|e| StoreError::sdk("UpdateItem(close lane)", e))
+            })
+        }))
+        .await?;
+        Ok(())
     }
 
     /// Adds `counts[lane]` to the written and created counts (bulk import of new entries:

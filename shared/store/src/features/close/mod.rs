@@ -1,8 +1,9 @@
 //! Season close: snapshot, archive and rollover of a board whose `endsAt` has passed.
 //!
-//! 1. **Close**: `status` goes `open` -> `closing` (conditional). From then on the board is
-//!    frozen: plays read the status (409), and a play sent near the board's end carries a
-//!    condition on `status = open` (see `plays`), so no score lands after `closing` commits.
+//! 1. **Close**: `status` goes `open` -> `closing` (conditional), then every lane of the board
+//!    is closed (`Table::close_lanes`): a play reads the status (409), and a play in flight
+//!    changes its entry only together with its lane, on condition that the lane is not closed,
+//!    so no score lands once the lanes are closed, and every one that landed before is read.
 //! 2. **Roll over** a recurring board: its successor (same settings, predictable id) is
 //!    created if it does not exist, before the snapshot, so the next board takes plays however
 //!    long the snapshot takes.
@@ -196,9 +197,16 @@ impl Store {
         options: &CloseOptions,
         lease: &CloseLease,
     ) -> Result<CloseProgress, StoreError> {
-        let board: Board = crate::ground::items::from_item(raw.clone())?;
+        let mut board: Board = crate::ground::items::from_item(raw.clone())?;
         if board.status == BoardStatus::Open {
             self.begin_closing(id, now).await?;
+        }
+        // The fence before the first read of the entries (again on a resumed close that had
+        // not counted them: closing lanes twice changes nothing). The board as stored now that
+        // it is closing: its lanes' layout cannot change any more.
+        if board.player_count.is_none() {
+            board = self.table.board(id).await?.unwrap_or(board);
+            self.table.close_lanes(&board, now).await?;
         }
         // The successor first, so that the next board takes plays while this one's snapshot
         // is written (a resumed close finds it there).

@@ -23,12 +23,13 @@
 //!    Score item and no better score is lost. A cancelled transaction is re-read and retried
 //!    with jittered exponential backoff, a bounded number of times.
 //!
-//! **The closing fence.** Season close must see every accepted score. A `ConditionCheck` on
-//! the board item in every transaction would give that, but would make the board item a hot spot
-//! where every concurrent submission conflicts with every other. Instead the check is included
-//! only when the board ends within [`FENCE_WINDOW_MS`] of the moment the transaction is sent: a
-//! transaction sent earlier is bounded by a timeout well inside the window, so it commits before
-//! the board ends, and season close only starts on ended boards.
+//! **The closing fence.** Season close must see every accepted score, and no score may land
+//! after it has read the entries. Every change of an entry updates the player's lane in the
+//! same transaction (the rank index's written count), on condition that the lane is not closed;
+//! season close closes every lane of the board before it reads the entries. So a change either
+//! committed before (and the close reads it) or fails (the play reads the board again and is
+//! refused). No play writes or checks the board item, which would make it one key that every
+//! play touches; a play that changes no entry writes nothing on the board at all.
 //!
 //! **Ranks** are read after the transaction committed, by `crate::features::plays::ranks`: from there on
 //! the play is accepted whatever the reads do.
@@ -64,9 +65,6 @@ use crate::table::retry::Retry;
 /// The most boards one play may count on.
 pub const MAX_BOARDS_PER_PLAY: usize = 10;
 
-/// How close to its end a board must be for a play's transaction to check its status.
-pub const FENCE_WINDOW_MS: u64 = 60_000;
-
 /// The place in a play's transaction of the check that the player is not banned (after the
 /// Session): a ban that commits before the play cancels it there, so no play of a banned
 /// player commits after the ban's removal of their entries has listed them.
@@ -81,8 +79,8 @@ const ERASURE_CHECK: usize = 2;
 /// same key that commits first cancels the play there.
 const KEY_PUT: usize = 3;
 
-/// The longest a play's transaction may take before it is abandoned: well inside the fence
-/// window.
+/// The longest a play's transaction may take before it is abandoned (and retried, or answered
+/// as failed).
 const TRANSACTION_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// One play to record.
@@ -542,15 +540,8 @@ impl Store {
         if let Some(key) = &play.idempotency_key {
             items.push(self.tx_put_key(play, key, played_at)?);
         }
-        let now = Timestamp::now();
         for plan in plans {
             let board = &plan.board;
-            let near_end = board
-                .ends_at
-                .is_some_and(|end| now.plus_millis(FENCE_WINDOW_MS) >= end);
-            if near_end {
-                items.push(self.table.tx_board_open(&board.board_id)?);
-            }
             let Some(new) = &plan.new else { continue };
             let (condition, params) = match &plan.old {
                 None => ("attribute_not_exists(pk)", Params::new()),

@@ -30,6 +30,7 @@ use leaderboard_keys::rank_index::{
 use leaderboard_keys::time::Timestamp;
 
 use super::rebuild::LANE_PAUSE;
+use crate::ground::board::groups_lanes;
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, key_item, n};
 use crate::ground::model::{Board, BoardStatus};
@@ -102,7 +103,11 @@ impl Store {
         let Some(board) = self.table.board(id).await? else {
             return Ok(LaneGrouping::Skipped);
         };
-        if board.lanes_grouped || board.status != BoardStatus::Open {
+        // A hot board keeps its lanes apart (`Board::lanes_grouped`).
+        if board.lanes_grouped
+            || !groups_lanes(board.write_shards)
+            || board.status != BoardStatus::Open
+        {
             return Ok(LaneGrouping::Skipped);
         }
         // Not on the index yet: grouped once its migration is over.

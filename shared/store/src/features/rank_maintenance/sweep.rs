@@ -206,7 +206,8 @@ impl Store {
             .filter_expression(
                 "begins_with(pk, :node) OR begins_with(sk, :marker) OR (sk = :meta AND \
                  begins_with(pk, :board) AND #status = :open AND \
-                 attribute_not_exists(lanesGrouped))",
+                 attribute_not_exists(lanesGrouped) AND \
+                 (attribute_not_exists(writeShards) OR writeShards <= :one))",
             )
             .projection_expression("pk, sk")
             .set_limit(limit.map(|l| l.min(i32::MAX as u32) as i32))
@@ -218,7 +219,9 @@ impl Store {
                     .value(":marker", OLD_MARKER_PREFIX)
                     .value(":meta", entity::METADATA)
                     .value(":board", entity::LEADERBOARD_PREFIX)
-                    .value(":open", BoardStatus::Open),
+                    .value(":open", BoardStatus::Open)
+                    // A hot board keeps its lanes apart (`Board::lanes_grouped`).
+                    .value(":one", 1u8),
             )?
             .send()
             .await
