@@ -20,6 +20,7 @@
 
 pub mod coldstart;
 pub mod fragment;
+pub mod hot_board;
 pub mod live_rank;
 pub mod load;
 pub mod proxy;

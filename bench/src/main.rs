@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use leaderboard_bench::{coldstart, fragment, live_rank, load, sizes};
+use leaderboard_bench::{coldstart, fragment, hot_board, live_rank, load, sizes};
 
 const USAGE: &str = "\
 usage: leaderboard-bench <part> [options]
@@ -14,6 +14,8 @@ parts:
   coldstart [--runs N (50)] [--probe-runs N (3)] [--bin-dir DIR]   -> $BENCH_OUT/10-coldstart.md
   sizes     [--bin-dir DIR]                                        -> $BENCH_OUT/20-sizes.md
   load      [--players N (32)] [--submissions N (3000)]            -> $BENCH_OUT/30-load.md
+  hot-board [--quick] [--plays N (4000; quick 1000)] [--players N (256)] [--connections N (32)]
+                                                                   -> $BENCH_OUT/45-hot-boards.md
   live-rank [--quick] [--sizes N,N (2000,20000,100000)] [--seconds S (60)] [--clients N (32)]
                                                                    -> $BENCH_OUT/57-live-rank.md
 
@@ -102,6 +104,16 @@ async fn run(part: &str, mut args: Args) -> Result<(), String> {
             };
             args.done()?;
             ("30-load.md", load::run(&opts).await?)
+        }
+        "hot-board" => {
+            let quick = args.flag("--quick") || std::env::var("QUICK").is_ok_and(|v| v == "1");
+            let opts = hot_board::Options {
+                plays: args.number("--plays", if quick { 1_000 } else { 4_000 })?,
+                players: args.number("--players", 256)?,
+                connections: args.number("--connections", 32)?,
+            };
+            args.done()?;
+            ("45-hot-boards.md", hot_board::run(&opts).await?)
         }
         "live-rank" => {
             let quick = args.flag("--quick") || std::env::var("QUICK").is_ok_and(|v| v == "1");

@@ -1,0 +1,331 @@
+//! Hot boards (issue 60): where a play's write units land, on a plain `increment` board and on
+//! one of 8 write shards, through the local stack in the same run. Simulated players POST
+//! scores to each board in turn (every play changes the entry); the counting proxies record
+//! every request the HTTP functions and the stream projector send, until the projector has
+//! caught up; [`partitions`] turns them into write units by partition key, on the table and
+//! on each index. The report: the busiest partition key's share of the write units, each shared
+//! item's units per play, and the design rate of a board (1,000 write units a second on one
+//! partition key, over the busiest key's units per play).
+
+pub mod partitions;
+
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use chrono::{SecondsFormat, Utc};
+use leaderboard_devkit::template::TableDefinition;
+use leaderboard_local::client::ApiClient;
+use serde_json::json;
+
+use crate::fragment;
+use crate::proxy::Exchange;
+use crate::stack::{Conn, Stack};
+use partitions::{Partition, WriteUnits, kind, per_player};
+
+/// The load settings.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Concurrent connections.
+    pub connections: usize,
+    /// Distinct players (spread over the connections).
+    pub players: usize,
+    /// Plays on each board.
+    pub plays: usize,
+}
+
+/// DynamoDB's write units a second on one partition key.
+const PARTITION_WRITE_UNITS: f64 = 1_000.0;
+
+/// The issue's bound on the busiest key's share on a board of 8 shards: 1/8 and 10% of it.
+const TARGET_SHARE: f64 = 1.0 / 8.0 * 1.1;
+
+/// What one board's phase measured.
+struct Measured {
+    board: &'static str,
+    shards: u8,
+    plays: usize,
+    errors: usize,
+    secs: f64,
+    units: WriteUnits,
+}
+
+impl Measured {
+    fn per_play(&self, units: f64) -> f64 {
+        units / self.plays.max(1) as f64
+    }
+
+    /// The busiest partition of those `keep` accepts, and its share of their units.
+    fn busiest(&self, keep: impl Fn(&Partition) -> bool + Copy) -> Option<(Partition, f64, f64)> {
+        let all = self.units.busiest(keep);
+        let total: f64 = all.iter().map(|(_, u)| u).sum();
+        let (p, u) = all.first()?;
+        Some(((*p).clone(), *u, u / total))
+    }
+}
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+/// Runs the benchmark and returns the report fragment.
+pub async fn run(opts: &Options) -> Result<String, String> {
+    let endpoint = leaderboard_devkit::testing::endpoint().await;
+    let definition = TableDefinition::from_repo().map_err(err)?;
+    let table = crate::unique_table("hot");
+    let direct = leaderboard_devkit::local::client(&endpoint);
+    definition.create(&direct, &table).await.map_err(err)?;
+    let local = Stack::start(&endpoint, &table).await?;
+    let api = ApiClient::new(local.addr);
+    let admin = local.token("bench_admin", &["admin"]);
+    let now = Utc::now();
+    let rfc = |t: chrono::DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Millis, true);
+    let boards: [(&'static str, u8); 2] = [("plain_board", 1), ("hot_board", 8)];
+    for (board, shards) in boards {
+        let r = api
+            .post(
+                "/leaderboards",
+                Some(&admin),
+                &json!({
+                    "leaderboardId": board, "name": board, "order": "desc",
+                    "operator": "increment", "gameId": format!("{board}_game"),
+                    "writeShards": shards,
+                    "startsAt": rfc(now - chrono::Duration::hours(1)),
+                    "endsAt": rfc(now + chrono::Duration::days(30)),
+                }),
+            )
+            .await
+            .map_err(err)?;
+        if r.status != 201 {
+            return Err(format!("create {board}: {} {}", r.status, r.body));
+        }
+    }
+    let tokens: Vec<String> = (0..opts.players)
+        .map(|p| local.token(&format!("hp_{p:05}"), &[]))
+        .collect();
+    // Every player's first entry on each board first, not measured: the measured plays all
+    // replace an entry (a delete and a put), as on a board in its stride.
+    for (board, _) in boards {
+        let first = play_all(&local, opts.connections, &tokens, board, tokens.len()).await?;
+        if first.0 > 0 {
+            return Err(format!("{} first plays on {board} failed", first.0));
+        }
+    }
+    settle(&local).await;
+    let mut measured = Vec::new();
+    for (board, shards) in boards {
+        measured.push(phase(&local, opts, &tokens, board, shards).await?);
+    }
+    local.stop().await;
+    let md = report(opts, &measured);
+    if let Some(errors) = measured.iter().map(|m| m.errors).find(|e| *e > 0) {
+        return Err(format!("{errors} plays failed\n{md}"));
+    }
+    Ok(md)
+}
+
+/// `opts.plays` plays on `board`, recorded until the projector has applied them.
+async fn phase(
+    local: &Stack,
+    opts: &Options,
+    tokens: &[String],
+    board: &'static str,
+    shards: u8,
+) -> Result<Measured, String> {
+    for proxy in [&local.store_proxy, &local.poller_proxy] {
+        proxy.stats().reset();
+        proxy.stats().start_recording();
+    }
+    let (errors, secs) = play_all(local, opts.connections, tokens, board, opts.plays).await?;
+    settle(local).await;
+    let mut units = WriteUnits::default();
+    let recorded: Vec<Exchange> = [&local.store_proxy, &local.poller_proxy]
+        .iter()
+        .flat_map(|p| p.stats().take_recording())
+        .collect();
+    for x in &recorded {
+        units.add(&x.op, x.status, &x.request);
+    }
+    let plays = opts.plays.div_ceil(opts.connections) * opts.connections;
+    eprintln!(
+        "hot_board: {board}: {plays} plays in {secs:.1} s, {:.0} write units",
+        units.total()
+    );
+    Ok(Measured {
+        board,
+        shards,
+        plays: plays - errors,
+        errors,
+        secs,
+        units,
+    })
+}
+
+/// About `plays` plays on `board` over `connections`, each connection playing for its own
+/// players in turn: the plays that failed, and the seconds they took.
+async fn play_all(
+    local: &Stack,
+    connections: usize,
+    tokens: &[String],
+    board: &'static str,
+    plays: usize,
+) -> Result<(usize, f64), String> {
+    let started = Instant::now();
+    let per = plays.div_ceil(connections);
+    let mut workers = Vec::new();
+    for c in 0..connections {
+        let (addr, tokens) = (local.addr, tokens.to_vec());
+        workers.push(tokio::spawn(async move {
+            let mut conn = Conn::new(addr);
+            let mut errors = 0usize;
+            for i in 0..per {
+                let token = &tokens[(c + i * connections) % tokens.len()];
+                let body = json!({"score": 1 + (i % 50), "durationSec": 120});
+                let path = format!("/leaderboards/{board}/scores");
+                if conn.post(&path, token, body.to_string()).await != Ok(200) {
+                    errors += 1;
+                }
+            }
+            errors
+        }));
+    }
+    let mut errors = 0;
+    for w in workers {
+        errors += w.await.map_err(err)?;
+    }
+    Ok((errors, started.elapsed().as_secs_f64()))
+}
+
+/// Waits until the stream poller has delivered nothing new for a second (at most a minute).
+async fn settle(local: &Stack) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut last = local.poller.delivered.load(Ordering::Relaxed);
+    while Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let now = local.poller.delivered.load(Ordering::Relaxed);
+        if now == last && local.poller_proxy.stats().total() > 0 {
+            return;
+        }
+        last = now;
+    }
+}
+
+fn shared(p: &Partition) -> bool {
+    !per_player(p)
+}
+
+fn report(opts: &Options, measured: &[Measured]) -> String {
+    let mut md = String::from("## Hot boards: where a play's write units land\n\n");
+    let _ = writeln!(
+        md,
+        "`leaderboard-bench hot-board` (issue 60): {} players over {} keep-alive connections POST \
+         `/leaderboards/{{b}}/scores` through the local stack, {} plays on each of two `increment` \
+         boards in turn (every play replaces the player's entry: each player played once on each board \
+         before), with the stream projector running; the \
+         counting proxies record every request of the HTTP functions and of the projector until it \
+         has applied them all. Write units are computed with DynamoDB's rules from each request's \
+         keys and item sizes (a put 1 unit per KB, an update, delete or condition check 1, twice \
+         that in a transaction; each index 1 unit per KB of every put item carrying its keys), by \
+         partition key, on the table and on GSI1 and GSI2. A *shared* key is one that more than one \
+         player's plays write (everything but a player's own `PLAYER#<p>` items and index entries and the check of their `ERASED#` marker).\n",
+        opts.players, opts.connections, opts.plays
+    );
+    let _ = writeln!(
+        md,
+        "| board | write shards | plays | plays/s (DynamoDB Local) | write units a play | busiest key | its units a play | its share of all units | busiest shared key's share of shared units | write-bound rate (1,000 ÷ busiest key's units a play) |"
+    );
+    let _ = writeln!(
+        md,
+        "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"
+    );
+    for m in measured {
+        let Some((busiest, units, share)) = m.busiest(|_| true) else {
+            continue;
+        };
+        let shared_share = m.busiest(shared).map_or(0.0, |(_, _, s)| s);
+        let per_play = m.per_play(units);
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {:.0} | {:.2} | {} `{}` ({}) | {:.3} | **{:.1}%** | **{:.1}%** | {:.0} plays/s |",
+            m.board,
+            m.shards,
+            m.plays,
+            m.plays as f64 / m.secs,
+            m.per_play(m.units.total()),
+            busiest.on,
+            busiest.key,
+            kind(&busiest),
+            per_play,
+            share * 100.0,
+            shared_share * 100.0,
+            PARTITION_WRITE_UNITS / per_play,
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\nEach shared item's write units a play, by what it holds (the keys of each kind summed; \
+         the busiest one of the kind in brackets):\n"
+    );
+    let kinds: std::collections::BTreeSet<&'static str> = measured
+        .iter()
+        .flat_map(|m| m.units.0.keys().filter(|p| shared(p)).map(kind))
+        .collect();
+    let _ = write!(md, "| shared item |");
+    for m in measured {
+        let _ = write!(md, " {} ({} shards) |", m.board, m.shards);
+    }
+    let _ = write!(md, "\n| --- |");
+    for _ in measured {
+        let _ = write!(md, " ---: |");
+    }
+    md.push('\n');
+    for k in kinds {
+        let _ = write!(md, "| {k} |");
+        for m in measured {
+            let of_kind = m.units.busiest(|p| shared(p) && kind(p) == k);
+            let sum: f64 = of_kind.iter().map(|(_, u)| u).sum();
+            match of_kind.first() {
+                None => {
+                    let _ = write!(md, " - |");
+                }
+                Some((_, top)) => {
+                    let _ = write!(
+                        md,
+                        " {:.3} in {} keys (busiest {:.3}) |",
+                        m.per_play(sum),
+                        of_kind.len(),
+                        m.per_play(*top)
+                    );
+                }
+            }
+        }
+        md.push('\n');
+    }
+    if let Some(hot) = measured.iter().find(|m| m.shards == 8)
+        && let Some((key, _, share)) = hot.busiest(|_| true)
+    {
+        let shared_share = hot.busiest(shared).map_or(1.0, |(_, _, s)| s);
+        let met = share <= TARGET_SHARE && shared_share <= TARGET_SHARE;
+        fragment::target(
+            "busiest partition key's share of write units on a board of 8 write shards <= 1/8 + 10% (13.75%)",
+            &format!(
+                "{:.1}% of all units ({} `{}`), {:.1}% of the shared keys' units",
+                share * 100.0,
+                key.on,
+                key.key,
+                shared_share * 100.0
+            ),
+            met,
+        );
+        let _ = writeln!(
+            md,
+            "\nTarget (issue 60): the busiest key's share on the board of 8 shards at most 1/8 + 10% \
+             ({:.2}%): {:.1}% of all write units, {:.1}% of the shared keys' units: {}.",
+            TARGET_SHARE * 100.0,
+            share * 100.0,
+            shared_share * 100.0,
+            if met { "met" } else { "**missed**" }
+        );
+    }
+    md
+}
