@@ -301,6 +301,12 @@ fn report(opts: &Options, measured: &[Measured]) -> String {
         }
         md.push('\n');
     }
+    let _ = writeln!(
+        md,
+        "\nThe rank index's root and nodes are written once per projector batch, not per play: a \
+         board taking fewer plays a second makes smaller batches and more of them per play, so \
+         their units a play follow the rate each board reached here, not its layout."
+    );
     if let Some(hot) = measured.iter().find(|m| m.shards == 8)
         && let Some((key, _, share)) = hot.busiest(|_| true)
     {
