@@ -22,6 +22,7 @@ use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use lambda_runtime::{Error, LambdaEvent};
+use leaderboard_events::{BoardClosed, Event, Publisher, Standing, TOP_COUNT};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::{Timestamp, time_left};
 use leaderboard_metrics::Sink;
@@ -55,6 +56,8 @@ pub struct App {
     pub listing: ListingPassOptions,
     clock: fn() -> Timestamp,
     metrics: Sink,
+    /// Where `BoardClosed` goes (nowhere by default).
+    publisher: Publisher,
 }
 
 impl App {
@@ -69,7 +72,13 @@ impl App {
             listing: ListingPassOptions::default(),
             clock: Timestamp::now,
             metrics: Sink::stdout(),
+            publisher: Publisher::Off,
         }
+    }
+
+    /// The same, publishing `BoardClosed` with `publisher` for every board it closes.
+    pub fn with_publisher(self, publisher: Publisher) -> App {
+        App { publisher, ..self }
     }
 
     /// The same, its metrics to `sink`.
@@ -187,6 +196,39 @@ pub struct PausedBoard {
     pub total: u64,
 }
 
+/// Publishes `board`'s `BoardClosed`: its first 10 final standings (one Query), its count and
+/// its successor. Called once the snapshot is complete and before the board is marked closed,
+/// so that a publication lost here is made again by the next run, with the same `eventId`.
+async fn publish_closed(
+    app: &App,
+    board: &BoardId,
+    player_count: u64,
+    next: Option<&BoardId>,
+) -> Result<(), String> {
+    let top = app
+        .store
+        .final_standings(board, TOP_COUNT, None)
+        .await
+        .map_err(|e| e.to_string())?;
+    let top = top
+        .items
+        .into_iter()
+        .map(|f| Standing {
+            rank: f.rank,
+            player_id: f.player_id.to_string(),
+            name: f.name,
+            score: f.score,
+        })
+        .collect();
+    let event = BoardClosed::new(
+        board.as_str(),
+        player_count,
+        top,
+        next.map(|b| b.to_string()),
+    );
+    app.publisher.publish(&[Event::BoardClosed(event)]).await
+}
+
 /// Handles one scheduled invocation (any payload: the schedule's event is not needed).
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<CloseSummary, Error> {
     // `DEADLINE_MARGIN` before the invocation's deadline, if it has one.
@@ -235,9 +277,29 @@ async fn run_measured(
         }
         let options = CloseOptions {
             max_pages: Some(turn),
+            // `BoardClosed` goes out before the board stops being due (see `publish_closed`).
+            stop_before_finish: app.publisher.is_on(),
             ..options.clone()
         };
-        match app.store.close_board(&board, now, &options).await {
+        let mut outcome = app.store.close_board(&board, now, &options).await;
+        if let Ok(CloseProgress::Snapshotted {
+            player_count, next, ..
+        }) = &outcome
+        {
+            if let Err(why) = publish_closed(app, &board, *player_count, next.as_ref()).await {
+                // The board stays `closing` and due: the next run publishes again (same id).
+                tracing::error!(board = %board, error = %why, "BoardClosed not published; the next run retries");
+                progress.remove(&board);
+                summary.failed.push(board.to_string());
+                continue;
+            }
+            let finish = CloseOptions {
+                stop_before_finish: false,
+                ..options.clone()
+            };
+            outcome = app.store.close_board(&board, now, &finish).await;
+        }
+        match outcome {
             Ok(CloseProgress::Closed {
                 board,
                 player_count,
@@ -262,6 +324,11 @@ async fn run_measured(
                 }
             }
             Ok(CloseProgress::NotDue { .. }) => {}
+            // Only a close asked to stop before finishing answers this; finished above.
+            Ok(CloseProgress::Snapshotted { board, .. }) => {
+                progress.remove(&board);
+                summary.failed.push(board.to_string());
+            }
             Ok(CloseProgress::Busy { board, .. }) => {
                 progress.remove(&board);
                 summary.busy.push(board);

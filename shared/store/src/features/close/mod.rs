@@ -54,6 +54,10 @@ pub struct CloseOptions {
     pub deadline: Option<Instant>,
     /// Stop after this many pages (for tests of interruption and resumption).
     pub max_pages: Option<u32>,
+    /// Stop once the snapshot is complete, before the board is marked closed, answering
+    /// [`CloseProgress::Snapshotted`]: for a caller that must do something before the board
+    /// stops being due (publish `BoardClosed`), then closes it again to finish.
+    pub stop_before_finish: bool,
 }
 
 impl Default for CloseOptions {
@@ -63,6 +67,7 @@ impl Default for CloseOptions {
             retention_days: DEFAULT_RETENTION_DAYS,
             deadline: None,
             max_pages: None,
+            stop_before_finish: false,
         }
     }
 }
@@ -72,6 +77,16 @@ impl Default for CloseOptions {
 pub enum CloseProgress {
     /// The board is closed (now or before).
     Closed {
+        /// The board.
+        board: BoardId,
+        /// How many players it had.
+        player_count: u64,
+        /// Its successor, if it recurs.
+        next: Option<BoardId>,
+    },
+    /// The snapshot is complete and the board still `closing` (asked for with
+    /// [`CloseOptions::stop_before_finish`]): a close without that option finishes it.
+    Snapshotted {
         /// The board.
         board: BoardId,
         /// How many players it had.
@@ -323,6 +338,13 @@ impl Store {
                 rate = (pages as f64 * options.page_size as f64 / secs).round(),
                 "snapshot progress"
             );
+        }
+        if options.stop_before_finish {
+            return Ok(CloseProgress::Snapshotted {
+                board: id.clone(),
+                player_count: total,
+                next: rolled.ok().flatten(),
+            });
         }
         self.finish_closing(id, now, total, &rolled).await?;
         let next = rolled.ok().flatten();
