@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::live_rank::units::item_size;
+use crate::live_rank::units::{item_size, write_units};
 
 /// Where a write lands: the table or an index, and a partition key value.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -33,10 +33,6 @@ pub struct WriteUnits(pub BTreeMap<Partition, f64>);
 
 /// The indexes and their partition key attributes.
 const INDEXES: [(&str, &str); 2] = [("GSI1", "gsi1pk"), ("GSI2", "gsi2pk")];
-
-fn units(size: usize) -> f64 {
-    size.div_ceil(1024).max(1) as f64
-}
 
 fn string<'a>(v: &'a Value, attr: &str) -> Option<&'a str> {
     v[attr]["S"].as_str()
@@ -77,7 +73,7 @@ impl WriteUnits {
     }
 
     fn put(&mut self, item: &Value, factor: f64) {
-        let size = units(item_size(item));
+        let size = write_units(item_size(item));
         if let Some(pk) = string(item, "pk") {
             self.charge("table", pk, factor * size);
         }

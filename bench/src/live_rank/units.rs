@@ -84,7 +84,8 @@ fn read_units(size: usize) -> f64 {
     size.div_ceil(4096).max(1) as f64
 }
 
-fn write_units(size: usize) -> f64 {
+/// The write units of one write of an item of `size` bytes: 1 per 1 KB, at least 1.
+pub(crate) fn write_units(size: usize) -> f64 {
     size.div_ceil(1024).max(1) as f64
 }
 

@@ -496,7 +496,7 @@ impl ItemKey {
             && let Some(lane) = sk
                 .strip_prefix(LANE_SK)
                 .and_then(|s| s.strip_prefix('#'))
-                .and_then(parse_lane)
+                .and_then(parse_two_digits)
         {
             return Ok(ItemKey::Lane {
                 board: BoardId::parse(b)?,
@@ -505,7 +505,7 @@ impl ItemKey {
         } else if let Some(rest) = pk.strip_prefix(LANE_PREFIX)
             && sk == LANE_SK
             && let Some((b, lane)) = rest.split_once('#')
-            && let Some(lane) = parse_lane(lane)
+            && let Some(lane) = parse_two_digits(lane)
         {
             return Ok(ItemKey::Lane {
                 board: BoardId::parse(b)?,
@@ -537,7 +537,8 @@ impl ItemKey {
     }
 }
 
-fn parse_lane(s: &str) -> Option<u8> {
+/// A lane or a write shard as keys write it: exactly two decimal digits.
+fn parse_two_digits(s: &str) -> Option<u8> {
     (s.len() == 2 && s.bytes().all(|c| c.is_ascii_digit()))
         .then(|| s.parse().ok())
         .flatten()

@@ -8,7 +8,7 @@
 //! `#FEED` lists every shard count a board of the game was created with (its `shards`
 //! attribute, a number set): the listing reads `GAME#<gameId>` and the shards of the largest.
 
-use super::{GAME_PREFIX, Key, SESSION_PREFIX, join, shard_of};
+use super::{GAME_PREFIX, Key, SESSION_PREFIX, join, parse_two_digits, shard_of};
 use crate::ids::{GameId, PlayerId, SessionId};
 
 /// The sort key of a game's feed item.
@@ -54,9 +54,7 @@ pub fn game_gsi2_pks(game: &GameId, shards: u8) -> Vec<String> {
 /// The game and shard of a feed shard's GSI2 partition `GAME#<gameId>#<shard>`, if `pk` is one.
 pub fn parse_game_shard_gsi2_pk(pk: &str) -> Option<(GameId, u8)> {
     let (game, shard) = pk.strip_prefix(GAME_PREFIX)?.rsplit_once('#')?;
-    let shard = (shard.len() == 2 && shard.bytes().all(|c| c.is_ascii_digit()))
-        .then(|| shard.parse().ok())
-        .flatten()?;
+    let shard = parse_two_digits(shard)?;
     Some((GameId::parse(game).ok()?, shard))
 }
 

@@ -41,11 +41,17 @@ pub(crate) struct Position {
 
 impl Position {
     pub fn exclusive_start_key(&self) -> std::collections::HashMap<String, AttributeValue> {
-        self.start_key
-            .iter()
-            .map(|(k, v)| (k.clone(), AttributeValue::S(v.clone())))
-            .collect()
+        start_key_item(&self.start_key)
     }
+}
+
+/// A start key kept as strings (a cursor's), as DynamoDB takes it.
+pub(crate) fn start_key_item(
+    key: &BTreeMap<String, String>,
+) -> std::collections::HashMap<String, AttributeValue> {
+    key.iter()
+        .map(|(k, v)| (k.clone(), AttributeValue::S(v.clone())))
+        .collect()
 }
 
 /// Signs and checks cursors with the service's secret.

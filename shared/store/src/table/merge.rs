@@ -17,6 +17,7 @@ use futures::{StreamExt, TryStreamExt};
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, key_string};
 use crate::table::Table;
+use crate::table::cursor::start_key_item;
 use crate::table::query::{Listing, MAX_PAGE_SIZE, RawPage};
 use crate::table::request::{Index, Params, WithParams};
 
@@ -126,10 +127,7 @@ impl Table {
         let (pk_attr, sk_attr) = read.index.key_attrs();
         let (lo, hi) = read.range;
         let mut start: Option<Item> = after.map(|key| {
-            let mut start: Item = key
-                .iter()
-                .map(|(attr, value)| (attr.clone(), AttributeValue::S(value.clone())))
-                .collect();
+            let mut start = start_key_item(key);
             start.insert(pk_attr.to_owned(), AttributeValue::S(pk.to_owned()));
             start
         });
