@@ -1,12 +1,15 @@
 //! The season-close Lambda: setup only. The handler is [`season_close::handle`].
 
 use lambda_runtime::{Error, run, service_fn};
+use leaderboard_events::Publisher;
 use leaderboard_store::Store;
 use season_close::App;
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     lambda_runtime::tracing::init_default_subscriber();
-    let app = App::from_env(Store::from_env_without_cursors().await?)?;
+    let sdk = Store::sdk_config_from_env().await?;
+    let app = App::from_env(Store::from_sdk_without_cursors(&sdk)?)?
+        .with_publisher(Publisher::from_env(&sdk));
     run(service_fn(|event| season_close::handle(&app, event))).await
 }

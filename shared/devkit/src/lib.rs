@@ -14,10 +14,28 @@
 //!   records the items its requests touch, to show that a function stays within its policy.
 //! - [`testing`]: a DynamoDB Local shared by a whole test run, a fresh table per test, and raw
 //!   table dumps for "nothing was written" assertions.
-//! - [`sqs`]: Amazon SQS on loopback (moto's server mode) for the dead-letter replay's tests.
+//! - [`sqs`]: Amazon SQS and EventBridge on loopback (moto's server mode) for the dead-letter
+//!   replay's and the events' tests.
 //! - [`stream`]: reads a table's real stream into Lambda DynamoDB events, and delivers them
 //!   with an event source mapping's batching and partial-failure retries.
 #![warn(missing_docs)]
+
+/// A client of the AWS SDK crate `$sdk` for a server on loopback at `$endpoint`, with the
+/// static test credentials and the local region.
+macro_rules! loopback_client {
+    ($sdk:ident, $endpoint:expr) => {{
+        use $sdk::config::{BehaviorVersion, Credentials, Region};
+        let config = $sdk::Config::builder()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new($crate::local::LOCAL_REGION))
+            .credentials_provider(Credentials::new("local", "local", None, None, "devkit"))
+            .endpoint_url($endpoint)
+            .http_client($crate::local::http_client())
+            .build();
+        $sdk::Client::from_conf(config)
+    }};
+}
+pub(crate) use loopback_client;
 
 pub mod contention;
 pub mod emf;

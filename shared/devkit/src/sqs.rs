@@ -1,6 +1,8 @@
-//! Amazon SQS on loopback for tests: moto's server mode (PyPI `moto[server]`, pinned in
-//! `scripts/template-tools.txt` and installed into `.venv-tools/` by the test command), a real
-//! implementation of the SQS protocol the dead-letter replay talks to.
+//! Amazon SQS and Amazon EventBridge on loopback for tests: moto's server mode (PyPI
+//! `moto[server]`, pinned in `scripts/template-tools.txt` and installed into `.venv-tools/` by
+//! the test command), a real implementation of the SQS protocol the dead-letter replay talks to
+//! and of the EventBridge protocol the functions publish their events with (one server answers
+//! both, and delivers a bus's events to the SQS queues its rules target).
 //!
 //! The endpoint comes from `SQS_ENDPOINT` when one was started for the run; without it, the
 //! first test of a test binary starts one on a free port, shared by that binary's tests and
@@ -14,7 +16,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::OnceCell;
 
 use crate::DevError;
-use crate::local::{LOCAL_REGION, free_port};
+use crate::local::free_port;
 
 static SERVER: OnceCell<SqsServer> = OnceCell::const_new();
 
@@ -36,15 +38,12 @@ pub async fn endpoint() -> String {
 
 /// An SQS client for `endpoint`, with the static test credentials.
 pub fn client(endpoint: &str) -> aws_sdk_sqs::Client {
-    use aws_sdk_sqs::config::{BehaviorVersion, Credentials, Region};
-    let config = aws_sdk_sqs::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new(LOCAL_REGION))
-        .credentials_provider(Credentials::new("local", "local", None, None, "devkit"))
-        .endpoint_url(endpoint)
-        .http_client(crate::local::http_client())
-        .build();
-    aws_sdk_sqs::Client::from_conf(config)
+    crate::loopback_client!(aws_sdk_sqs, endpoint)
+}
+
+/// An EventBridge client for `endpoint`, with the static test credentials.
+pub fn eventbridge_client(endpoint: &str) -> aws_sdk_eventbridge::Client {
+    crate::loopback_client!(aws_sdk_eventbridge, endpoint)
 }
 
 /// A running moto server.

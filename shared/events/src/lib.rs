@@ -8,7 +8,10 @@
 //!   (its lane and the lane's written count, which number the board's changes for good) that
 //!   made the new leader.
 //!
-//! [`EventLog`] keeps what a local stack would publish, newest first, for `GET /local/events`.
+//! [`EventLog`] keeps what a local stack would publish, newest first, for `GET /local/events`;
+//! [`eventbridge::Bus`] puts them on a bus.
+
+pub mod eventbridge;
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -162,9 +165,25 @@ pub enum Publisher {
     Off,
     /// Into a log (the local stack's `GET /local/events`, and tests).
     Log(std::sync::Arc<EventLog>),
+    /// Onto an EventBridge bus.
+    EventBridge(eventbridge::Bus),
 }
 
+/// The variable naming the bus a function publishes to (unset or empty: it publishes nothing).
+pub const BUS_VAR: &str = "EVENT_BUS_NAME";
+
 impl Publisher {
+    /// The publisher a function's environment asks for: the bus [`BUS_VAR`] names, reached
+    /// with `sdk`, or none.
+    pub fn from_env(sdk: &aws_config::SdkConfig) -> Publisher {
+        match std::env::var(BUS_VAR) {
+            Ok(name) if !name.trim().is_empty() => {
+                Publisher::EventBridge(eventbridge::Bus::new(sdk, name.trim()))
+            }
+            _ => Publisher::Off,
+        }
+    }
+
     /// Whether events go anywhere.
     pub fn is_on(&self) -> bool {
         !matches!(self, Publisher::Off)
@@ -179,6 +198,7 @@ impl Publisher {
                 log.keep(events);
                 Ok(())
             }
+            Publisher::EventBridge(bus) => bus.put(events).await,
         }
     }
 }

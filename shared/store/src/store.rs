@@ -89,12 +89,27 @@ impl Store {
     }
 
     async fn with_sdk_from_env(config: Config) -> Result<Store, StoreError> {
-        let sdk = aws_config::defaults(aws_config::BehaviorVersion::latest())
+        Self::with_sdk(&Self::sdk_config_from_env().await?, config)
+    }
+
+    /// The SDK's configuration from the environment (region, credentials, endpoint), on the
+    /// store's HTTPS client (`LEADERBOARD_TLS_ROOTS`): for the other AWS clients a function
+    /// builds beside its store, so that they share one client and one set of roots.
+    pub async fn sdk_config_from_env() -> Result<aws_config::SdkConfig, StoreError> {
+        Ok(aws_config::defaults(aws_config::BehaviorVersion::latest())
             .http_client(tls::http_client(tls::TlsRoots::from_env()?)?)
             .load()
-            .await;
+            .await)
+    }
+
+    /// [`Store::from_env_without_cursors`] over an SDK configuration already loaded.
+    pub fn from_sdk_without_cursors(sdk: &aws_config::SdkConfig) -> Result<Store, StoreError> {
+        Self::with_sdk(sdk, Config::from_env_without_cursors()?)
+    }
+
+    fn with_sdk(sdk: &aws_config::SdkConfig, config: Config) -> Result<Store, StoreError> {
         let erasure = config::erasure_secret(|k| std::env::var(k).ok())?;
-        Ok(Store::new(Client::new(&sdk), &config).with_erasure_secret(&erasure))
+        Ok(Store::new(Client::new(sdk), &config).with_erasure_secret(&erasure))
     }
 
     /// The SDK client.

@@ -29,11 +29,9 @@ pub use record::{event, lambda_record_json, sequence_number, to_event_record};
 use std::cmp::Ordering;
 
 use aws_sdk_dynamodbstreams::Client;
-use aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_dynamodbstreams::error::DisplayErrorContext;
 
 use crate::DevError;
-use crate::local::LOCAL_REGION;
 
 /// The most records one `GetRecords` call returns.
 pub const GET_RECORDS_LIMIT: usize = 1000;
@@ -41,14 +39,7 @@ pub const GET_RECORDS_LIMIT: usize = 1000;
 /// A DynamoDB Streams client for the endpoint at `endpoint` (DynamoDB Local serves both APIs on
 /// one port), with static test credentials.
 pub fn client(endpoint: &str) -> Client {
-    let config = aws_sdk_dynamodbstreams::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new(LOCAL_REGION))
-        .credentials_provider(Credentials::new("local", "local", None, None, "devkit"))
-        .endpoint_url(endpoint)
-        .http_client(crate::local::http_client())
-        .build();
-    Client::from_conf(config)
+    crate::loopback_client!(aws_sdk_dynamodbstreams, endpoint)
 }
 
 /// The ARN of `table`'s current stream (DescribeTable's `LatestStreamArn`).
