@@ -49,6 +49,7 @@ async fn play_and_apply(table: &TestTable, store: &Store, board: &str, player: &
         new: chg
             .get("n")
             .map(|k| CountedKey::parse(k.as_s().unwrap()).unwrap()),
+        score: None,
     };
     store
         .apply_lane_changes(&bid(board), &[change])

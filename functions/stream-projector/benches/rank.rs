@@ -207,6 +207,7 @@ async fn run(n: usize, quick: bool) -> Row {
             seq: *seq,
             old: Some(CountedKey::parse(&old).unwrap()),
             new: Some(CountedKey::parse(&new).unwrap()),
+            score: None,
         };
         let out = store
             .apply_lane_changes(&board_id, &[change])

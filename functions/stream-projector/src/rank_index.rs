@@ -93,6 +93,11 @@ fn lane_change(record: &EventRecord) -> Option<(BoardId, Result<LaneChange, Stri
             seq: seq.ok_or("written is not a count")?,
             old: key("o")?,
             new: key("n")?,
+            score: match chg.get("s") {
+                None => None,
+                Some(AttributeValue::N(n)) => Some(n.parse().map_err(|_| "chg.s is not a count")?),
+                Some(_) => return Err(format!("{CHANGE_ATTR}.s is not a number")),
+            },
         })
     };
     Some((board, read()))
@@ -318,13 +323,15 @@ mod tests {
                     lane: 3,
                     seq: 1,
                     old: None,
-                    new: key(K1)
+                    new: key(K1),
+                    score: None,
                 },
                 LaneChange {
                     lane: 3,
                     seq: 2,
                     old: key(K1),
-                    new: key(K2)
+                    new: key(K2),
+                    score: None,
                 },
             ]
         );

@@ -36,8 +36,12 @@ async fn key_of(store: &Store, board: &str, player: &str) -> String {
         .score_sk
 }
 
-fn change(old: Option<&str>, new: &str) -> HashMap<String, AttributeValue> {
-    let mut m = HashMap::from([("n".to_owned(), AttributeValue::S(new.to_owned()))]);
+/// The change a play records: the old and new sort keys, and the new score.
+fn change(old: Option<&str>, new: &str, score: u64) -> HashMap<String, AttributeValue> {
+    let mut m = HashMap::from([
+        ("n".to_owned(), AttributeValue::S(new.to_owned())),
+        ("s".to_owned(), AttributeValue::N(score.to_string())),
+    ]);
     if let Some(old) = old {
         m.insert("o".to_owned(), AttributeValue::S(old.to_owned()));
     }
@@ -61,14 +65,14 @@ async fn a_play_records_its_change_on_its_lane_numbered_by_written() {
     let first = key_of(&store, "new", ada).await;
     assert_eq!(
         lane(&table, "new", la).await,
-        (1, Some(change(None, &first)))
+        (1, Some(change(None, &first, 10)))
     );
 
     submit(&store, ada, 30, &["new", "old"], 2_000).await;
     let second = key_of(&store, "new", ada).await;
     assert_eq!(
         lane(&table, "new", la).await,
-        (2, Some(change(Some(&first), &second)))
+        (2, Some(change(Some(&first), &second, 30)))
     );
 
     // A play that changes no entry records nothing.
@@ -79,7 +83,7 @@ async fn a_play_records_its_change_on_its_lane_numbered_by_written() {
     let bobs = key_of(&store, "new", &bob).await;
     assert_eq!(
         lane(&table, "new", lb).await,
-        (1, Some(change(None, &bobs)))
+        (1, Some(change(None, &bobs, 20)))
     );
     assert_eq!(
         lane(&table, "new", la).await.0,

@@ -320,6 +320,7 @@ async fn index_lookups_plays_rebuild_and_apply() {
         seq: written,
         old: None,
         new: Some(leaderboard_keys::rank_index::CountedKey::parse(&pointer.score_sk).unwrap()),
+        score: None,
     };
     let (r, c) = census(
         &counter,

@@ -25,6 +25,9 @@ pub struct LaneChange {
     pub old: Option<CountedKey>,
     /// The entry's key after, unless it was removed.
     pub new: Option<CountedKey>,
+    /// The entry's score after, when the play recorded it (`chg.s`; a change recorded before
+    /// plays carried it has none): what `NewLeader` says without a read.
+    pub score: Option<u64>,
 }
 
 /// The number of the last change applied, per lane (a lane never applied is at 0).

@@ -46,6 +46,7 @@
 
 mod fold;
 pub mod journal;
+pub mod lead;
 mod read;
 pub mod stage;
 mod tally;
@@ -195,6 +196,11 @@ impl CountedKey {
             sort_key: sort_key.to_owned(),
             digits: format!("{score}{tie}"),
         })
+    }
+
+    /// The player whose entry it is (what follows the score and the tiebreak).
+    pub fn player(&self) -> &str {
+        self.sort_key.splitn(4, '#').nth(3).unwrap_or_default()
     }
 
     /// The score and tiebreak digits, without delimiters.
@@ -401,6 +407,7 @@ mod tests {
             seq,
             old: None,
             new: Some(key("SCORE#0000000010#8280899199999#p")),
+            score: Some(10),
         };
         let at = Watermarks([(1, 4)].into_iter().collect());
         // lane 1: 3 and 4 are behind it, 7 is past a gap; lane 2: from nothing to 2

@@ -83,6 +83,7 @@ pub fn history() -> impl Strategy<Value = History> {
                     seq: *seq,
                     old: old.clone(),
                     new: new.clone(),
+                    score: None,
                 });
                 match new {
                     Some(k) => last.insert(player, k),

@@ -27,7 +27,7 @@ use crate::table::request::{Index, Params, WithParams};
 use crate::table::retry::Retry;
 
 /// A lane's latest change as stored in its `chg` attribute: the entry's old and new sort keys
-/// (`o` absent for a first entry, `n` absent for a removal).
+/// (`o` absent for a first entry, `n` absent for a removal) and its new score `s`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct LaneChangeItem<'a> {
     /// The old sort key.
@@ -36,6 +36,9 @@ pub(crate) struct LaneChangeItem<'a> {
     /// The new sort key.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub n: Option<&'a str>,
+    /// The new score (what `NewLeader` says of a new leader without a read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub s: Option<u64>,
 }
 
 /// On every lane of a board season close has begun: when the close started reading its
@@ -159,6 +162,10 @@ fn latest_change(lane: u8, item: &Item) -> Option<LaneChange> {
         seq: item.number(WRITTEN_ATTR)?,
         old: key("o").ok()?,
         new: key("n").ok()?,
+        score: chg.get("s").and_then(|s| match s {
+            AttributeValue::N(n) => n.parse().ok(),
+            _ => None,
+        }),
     })
 }
 
@@ -167,7 +174,7 @@ impl Table {
     /// written count (its lane), and one to its created count when the entry is the player's
     /// first (`old` is `None`) or take one from it when the entry is removed (`new` is `None`).
     /// On an indexed board, or one being moved onto the index, the lane also records the change
-    /// itself, `chg = {o: old sort key, n: new sort key}`, which its stream record carries to
+    /// itself, `chg = {o: old sort key, n: new sort key, s: new score}`, which its stream record carries to
     /// the index numbered by the `written` after the add.
     pub(crate) fn written_update(
         &self,
@@ -191,10 +198,21 @@ impl Table {
             (Some(_), Some(_)) => {}
         }
         if board.indexed() || board.rank_migrating {
+            let score = match new {
+                Some(sk) => Some(board.spec()?.parse_score_sort_key(sk)?.score),
+                None => None,
+            };
             update.push_str(" SET #chg = :chg");
             params = params
                 .name("#chg", CHANGE_ATTR)
-                .value(":chg", LaneChangeItem { o: old, n: new })
+                .value(
+                    ":chg",
+                    LaneChangeItem {
+                        o: old,
+                        n: new,
+                        s: score,
+                    },
+                )
                 .name("#pause", PAUSE_ATTR)
                 .value(":now", Timestamp::now().as_millis());
             // A live rebuild may hold the lane's plays back for a moment (see `rank_rebuild`):

@@ -180,6 +180,7 @@ impl ChangeLog {
             seq: written,
             old: key("o"),
             new: key("n"),
+            score: None,
         });
         self.seen.insert(lane_of_player, written);
     }
