@@ -20,6 +20,22 @@ fn ok(resp: ApiResponse, status: u16) -> Value {
     resp.body
 }
 
+/// A list of ranked entries as (rank, playerId, score).
+fn ranked(entries: &Value) -> Vec<(u64, &str, u64)> {
+    entries
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["rank"].as_u64().unwrap(),
+                e["playerId"].as_str().unwrap(),
+                e["score"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 fn rfc3339(t: chrono::DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
@@ -291,6 +307,42 @@ async fn the_local_stack_end_to_end_over_http() {
     assert_eq!(closed, ["sprint_e2e"], "{summary}");
     assert_eq!(summary["closed"][0]["playerCount"], 3);
 
+    // The events the stack would have put on its bus, newest first: the close's BoardClosed
+    // with the final top, and the board's leader as NewLeader (the projector's, eventually).
+    let events = eventually(
+        "the sprint's events",
+        Duration::from_secs(30),
+        || async move {
+            let listed = api.get("/local/events").await.ok()?.body;
+            let events = listed["events"].as_array()?.clone();
+            let of = |kind: &str| {
+                events
+                    .iter()
+                    .filter(|e| {
+                        e["detail-type"] == kind && e["detail"]["leaderboardId"] == "sprint_e2e"
+                    })
+                    .cloned()
+                    .collect::<Vec<Value>>()
+            };
+            let (closed, leaders) = (of("BoardClosed"), of("NewLeader"));
+            (!closed.is_empty() && leaders.first()?["detail"]["playerId"] == "p_alice")
+                .then_some((closed, leaders))
+        },
+    )
+    .await;
+    let (closed, leaders) = events;
+    assert_eq!(closed.len(), 1, "{closed:?}");
+    let detail = &closed[0]["detail"];
+    assert_eq!(closed[0]["source"], "leaderboard");
+    assert_eq!(detail["eventId"], "closed:sprint_e2e");
+    assert_eq!(detail["playerCount"], 3);
+    assert_eq!(detail["nextLeaderboardId"], Value::Null);
+    assert_eq!(
+        ranked(&detail["top"]),
+        [(1, "p_alice", 900), (2, "p_bob", 700), (3, "p_carol", 300)]
+    );
+    assert_eq!(leaders[0]["detail"]["score"], 900, "{leaders:?}");
+
     // Final standings, the board's status, results, and no more scores on it.
     let board = ok(api.get("/leaderboards/sprint_e2e").await.unwrap(), 200);
     assert_eq!(board["status"], "closed");
@@ -298,20 +350,8 @@ async fn the_local_stack_end_to_end_over_http() {
         api.get("/leaderboards/sprint_e2e/scores").await.unwrap(),
         200,
     );
-    let finals: Vec<(u64, &str, u64)> = standings["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e["rank"].as_u64().unwrap(),
-                e["playerId"].as_str().unwrap(),
-                e["score"].as_u64().unwrap(),
-            )
-        })
-        .collect();
     assert_eq!(
-        finals,
+        ranked(&standings["entries"]),
         [(1, "p_alice", 900), (2, "p_bob", 700), (3, "p_carol", 300)]
     );
     let results = ok(api.get("/players/p_bob/results").await.unwrap(), 200);

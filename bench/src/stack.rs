@@ -15,6 +15,7 @@ use std::time::Duration;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;
+use leaderboard_events::{EventLog, Publisher};
 use leaderboard_local::gateway::Gateway;
 use leaderboard_local::jwt::JwtKey;
 use leaderboard_local::poller::{PollerStats, StreamPoller};
@@ -70,6 +71,7 @@ impl Stack {
             &poller_proxy.endpoint(),
             &config,
             template.stream.clone(),
+            Publisher::Off,
             stopped,
         )
         .await
@@ -117,6 +119,7 @@ impl Stack {
             self.key.clone(),
             store,
             schedule,
+            Arc::new(EventLog::new(0)),
             addr.to_string(),
         ));
         self.tasks

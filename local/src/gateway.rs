@@ -7,8 +7,10 @@
 //! claims in `requestContext.authorizer.jwt.claims`; parse it with `lambda_http` exactly as the
 //! Lambda runtime does; call the function's `handle`; and send its response back.
 //!
-//! One route is local only: `POST /local/schedule/season-close` runs season close now and
-//! answers its summary.
+//! Two routes are local only: `POST /local/schedule/season-close` runs season close now and
+//! answers its summary, and `GET /local/events` lists the events the functions would have put
+//! on the stack's EventBridge bus, newest first, as the bus delivers them to a rule's target
+//! (`{"events": [{"source", "detail-type", "detail"}]}`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
@@ -20,6 +22,8 @@ use http::{HeaderValue, Method, StatusCode, header};
 use hyper::body::Bytes;
 use serde_json::{Value, json};
 
+use leaderboard_events::EventLog;
+
 use crate::cors::Cors;
 use crate::jwt::{JwtError, JwtKey, bearer, claims_as_strings};
 use crate::schedule::Schedule;
@@ -27,6 +31,9 @@ use crate::template::{Auth, HttpFunction, LocalTemplate, Route, percent_decode};
 
 /// The local route that fires season close.
 pub const CLOSE_NOW_PATH: &str = "/local/schedule/season-close";
+
+/// The local route that lists the events published.
+pub const EVENTS_PATH: &str = "/local/events";
 
 /// The largest request body API Gateway accepts (HTTP APIs: 10 MB).
 pub const MAX_REQUEST_BYTES: usize = 10 * 1024 * 1024;
@@ -39,6 +46,7 @@ pub struct Gateway {
     submit: submit_score::App,
     api: leaderboard_api::App,
     schedule: Arc<Schedule>,
+    events: Arc<EventLog>,
     host: String,
 }
 
@@ -58,13 +66,15 @@ fn error(status: StatusCode, code: &str, message: &str) -> GatewayResponse {
 
 impl Gateway {
     /// A gateway over the template's routes, both HTTP functions on `store`, verifying tokens
-    /// with `key`, serving on `host` (`127.0.0.1:<port>`, the `host` header the functions see).
+    /// with `key`, listing `events`, serving on `host` (`127.0.0.1:<port>`, the `host` header
+    /// the functions see).
     pub fn new(
         template: Arc<LocalTemplate>,
         cors: Cors,
         key: JwtKey,
         store: leaderboard_store::Store,
         schedule: Arc<Schedule>,
+        events: Arc<EventLog>,
         host: String,
     ) -> Gateway {
         Gateway {
@@ -74,6 +84,7 @@ impl Gateway {
             submit: submit_score::App::new(store.clone()),
             api: leaderboard_api::App::new(store),
             schedule,
+            events,
             host,
         }
     }
@@ -102,6 +113,9 @@ impl Gateway {
         let path = req.uri().path().to_owned();
         if path == CLOSE_NOW_PATH {
             return self.close_now(req.method()).await;
+        }
+        if path == EVENTS_PATH {
+            return self.list_events(req.method());
         }
         let Some((route, params)) = self.template.route(req.method(), &path) else {
             return error(StatusCode::NOT_FOUND, "not_found", "no such route");
@@ -185,6 +199,23 @@ impl Gateway {
             .ok_or(JwtError::Missing)?;
         let claims = self.key.verify(token, chrono::Utc::now().timestamp())?;
         Ok(claims_as_strings(&claims))
+    }
+
+    fn list_events(&self, method: &Method) -> GatewayResponse {
+        if method != Method::GET {
+            return error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                "use GET to list the events",
+            );
+        }
+        let body = json!({"events": self.events.newest_first()}).to_string();
+        let mut resp = http::Response::new(Bytes::from(body));
+        resp.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        resp
     }
 
     async fn close_now(&self, method: &Method) -> GatewayResponse {

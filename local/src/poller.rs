@@ -20,7 +20,9 @@ use lambda_runtime::{Context, LambdaEvent};
 use leaderboard_devkit::stream::{
     EventSourceMapping, StartingPosition, StreamReader, sequence_number,
 };
+use leaderboard_events::Publisher;
 use leaderboard_store::{Config, Store};
+use stream_projector::Announcing;
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
@@ -50,18 +52,18 @@ pub struct PollerStats {
 pub struct StreamPoller {
     reader: StreamReader,
     mapping: StreamMapping,
-    store: Store,
+    target: Announcing,
     stats: Arc<PollerStats>,
 }
 
 impl StreamPoller {
-    /// A poller of `reader` delivering to the projector over `store`, with the template's
-    /// mapping settings.
-    pub fn new(reader: StreamReader, mapping: StreamMapping, store: Store) -> StreamPoller {
+    /// A poller of `reader` delivering to the projector over `target` (the store, publishing
+    /// `NewLeader`), with the template's mapping settings.
+    pub fn new(reader: StreamReader, mapping: StreamMapping, target: Announcing) -> StreamPoller {
         StreamPoller {
             reader,
             mapping,
-            store,
+            target,
             stats: Arc::default(),
         }
     }
@@ -84,6 +86,7 @@ impl StreamPoller {
         endpoint: &str,
         config: &Config,
         mapping: StreamMapping,
+        publisher: Publisher,
         shutdown: watch::Receiver<bool>,
     ) -> Result<(Arc<PollerStats>, JoinHandle<()>), Error> {
         let endpoint = endpoint.to_owned();
@@ -117,7 +120,8 @@ impl StreamPoller {
                         }
                     };
                     let store = Store::new(leaderboard_devkit::local::client(&endpoint), &config);
-                    let poller = StreamPoller::new(reader, mapping, store);
+                    let poller =
+                        StreamPoller::new(reader, mapping, Announcing::new(store, publisher));
                     let _ = ready.send(Ok(poller.stats()));
                     poller.run(shutdown).await;
                 });
@@ -192,7 +196,7 @@ impl StreamPoller {
         let report = esm
             .deliver(&batch, |event| {
                 self.stats.invocations.fetch_add(1, Ordering::Relaxed);
-                stream_projector::handle(&self.store, LambdaEvent::new(event, Context::default()))
+                stream_projector::handle(&self.target, LambdaEvent::new(event, Context::default()))
             })
             .await;
         if !report.discarded.is_empty() {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use leaderboard_devkit::local::DynamoDbLocal;
 use leaderboard_devkit::template::TableDefinition;
+use leaderboard_events::{EventLog, Publisher};
 use leaderboard_store::{Config, Store};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
@@ -25,6 +26,9 @@ pub const DEFAULT_TABLE: &str = "leaderboard-local";
 
 /// How long a stop waits for the tasks before it aborts them.
 const STOP_WITHIN: Duration = Duration::from_secs(10);
+
+/// How many events `GET /local/events` keeps (the oldest go first).
+pub const EVENTS_KEPT: usize = 1_000;
 
 /// What the stack is started with (see [`Settings::from_env`]).
 #[derive(Clone)]
@@ -187,11 +191,19 @@ impl Stack {
         })?;
         let store = Store::new(client, &config).with_plays_per_minute(settings.plays_per_minute);
         let (stop, stopped) = watch::channel(false);
-        let (stats, poller) =
-            StreamPoller::spawn(endpoint, &config, template.stream.clone(), stopped.clone())
-                .await?;
-        let close =
-            season_close::App::from_env(store.clone()).map_err(|e| Error::Config(e.to_string()))?;
+        // What the functions would publish to the stack's event bus (`GET /local/events`).
+        let events = Arc::new(EventLog::new(EVENTS_KEPT));
+        let (stats, poller) = StreamPoller::spawn(
+            endpoint,
+            &config,
+            template.stream.clone(),
+            Publisher::Log(Arc::clone(&events)),
+            stopped.clone(),
+        )
+        .await?;
+        let close = season_close::App::from_env(store.clone())
+            .map_err(|e| Error::Config(e.to_string()))?
+            .with_publisher(Publisher::Log(Arc::clone(&events)));
         let schedule = Arc::new(Schedule::new(close, template.close_timeout));
         let api_addr = listener.local_addr()?;
         let cors = Cors::new(template.cors.clone(), settings.cors_origins.clone())?;
@@ -201,6 +213,7 @@ impl Stack {
             JwtKey::new(&settings.jwt_secret),
             store,
             Arc::clone(&schedule),
+            events,
             api_addr.to_string(),
         ));
         let tasks = vec![

@@ -152,7 +152,9 @@ async fn pump(table: &TestTable, store: &Store, stop: &AtomicBool) {
             continue;
         }
         let plan = stream_projector::rank_index::plan(&records);
-        let failures = stream_projector::rank_index::index(store, &plan).await;
+        let failures = stream_projector::rank_index::index(store, &plan)
+            .await
+            .failures;
         assert!(failures.is_empty(), "no lane stops: {failures:?}");
     }
 }

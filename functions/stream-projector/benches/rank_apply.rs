@@ -354,6 +354,7 @@ async fn main() {
     let (secs, requests, write_units) = apply(&records, &counter, |batch| async move {
         rank_index::index(tally, &rank_index::plan(&batch))
             .await
+            .failures
             .len()
     })
     .await;

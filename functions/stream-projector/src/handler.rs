@@ -42,9 +42,10 @@ pub async fn handle_measured<P: Projection + LaneIndex>(
         )
     };
     let response = match tokio::time::timeout(budget, work).await {
-        Ok(((mut response, projected), lane_failures)) => {
-            response.batch_item_failures.extend(lane_failures);
+        Ok(((mut response, projected), indexed)) => {
+            response.batch_item_failures.extend(indexed.failures);
             metrics.projected(projected);
+            metrics.leaders_announced(indexed.leaders_announced);
             response
         }
         Err(_) => {

@@ -36,7 +36,8 @@
 //! # The rank index
 //! The same batches carry the lanes' changes, which keep the boards' rank index (see
 //! [`rank_index`]): [`handle`] runs both halves over every batch and reports the failures of
-//! both.
+//! both. Over an [`Announcing`] store, the index's half publishes `NewLeader` when rank 1 of a
+//! board changes hands ([`leaders`]).
 //!
 //! # Time
 //! A batch works within the invocation's deadline less [`budget::DEADLINE_MARGIN`], every retry
@@ -60,9 +61,11 @@ use serde_dynamo::AttributeValue;
 
 pub mod budget;
 mod handler;
+pub mod leaders;
 pub mod metrics;
 pub mod rank_index;
 pub use handler::{handle, handle_measured};
+pub use leaders::Announcing;
 pub use rank_index::LaneIndex;
 
 /// How many players' writes of one batch run at once.

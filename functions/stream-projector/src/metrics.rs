@@ -35,6 +35,9 @@ pub struct BatchMetrics {
     records_failed: u64,
     /// Changes for the rank index (lane records).
     rank_changes: u64,
+    /// Changes of a board's leader published (`NewLeader`); never a player's id, which is no
+    /// dimension of any metric.
+    leaders_announced: u64,
     /// How old the batch's oldest change was when the batch ended: how far the totals and the
     /// rank index were behind the plays. Absent for a batch without creation times.
     #[metrics(unit = Millisecond)]
@@ -70,6 +73,11 @@ impl BatchMetrics {
     /// The batch's changes for the rank index (its lanes' records).
     pub fn rank_changes(&mut self, lanes: &LanePlan) {
         self.rank_changes = lanes.boards.iter().map(|b| b.changes.len()).sum::<usize>() as u64;
+    }
+
+    /// How many `NewLeader` the batch published.
+    pub fn leaders_announced(&mut self, count: usize) {
+        self.leaders_announced = count as u64;
     }
 
     /// What the players' totals took from the batch.

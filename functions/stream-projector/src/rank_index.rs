@@ -139,13 +139,22 @@ pub fn plan(records: &[EventRecord]) -> LanePlan {
     out
 }
 
+/// What a batch's lane changes came to.
+#[derive(Debug, Default)]
+pub struct Indexed {
+    /// The records to report.
+    pub failures: Vec<DynamoDbBatchItemFailure>,
+    /// Changes of a board's leader published (`NewLeader`, over an `Announcing` store).
+    pub leaders_announced: usize,
+}
+
 /// Applies a batch's lane changes, and answers the records to report: the poisoned ones and
 /// the first record of every board whose write failed. A lane whose change is missing stops
 /// there and its board's repair is requested (the repair's rebuild takes the lane's later
 /// changes from the board's entries), so the stream is never held back by a lost record; only
 /// when that request could not be written is the first record after the gap reported, so that
 /// its re-delivery asks again.
-pub async fn index<L: LaneIndex>(lanes: &L, plan: &LanePlan) -> Vec<DynamoDbBatchItemFailure> {
+pub async fn index<L: LaneIndex>(lanes: &L, plan: &LanePlan) -> Indexed {
     let results: Vec<(&BoardChanges, Result<LaneApplyOutcome, StoreError>)> =
         futures::stream::iter(&plan.boards)
             .map(|b| async move { (b, lanes.apply_lanes(&b.board, &b.changes).await) })
@@ -153,13 +162,14 @@ pub async fn index<L: LaneIndex>(lanes: &L, plan: &LanePlan) -> Vec<DynamoDbBatc
             .collect()
             .await;
     let mut failures: Vec<Option<String>> = plan.poisoned.clone();
-    let (mut applied, mut replayed, mut items) = (0, 0, 0);
+    let (mut applied, mut replayed, mut items, mut leaders) = (0, 0, 0, 0);
     for (board, result) in results {
         match result {
             Ok(o) => {
                 applied += o.applied;
                 replayed += o.already_applied;
                 items += o.items_written;
+                leaders += o.leaders_announced;
                 for gap in &o.gaps {
                     tracing::error!(board = %board.board, lane = gap.lane, missing = gap.expected,
                         found = gap.found, repair_requested = o.repair_requested,
@@ -188,11 +198,15 @@ pub async fn index<L: LaneIndex>(lanes: &L, plan: &LanePlan) -> Vec<DynamoDbBatc
             applied,
             replayed,
             items_written = items,
+            leaders_announced = leaders,
             failures = failures.len(),
             "rank index batch"
         );
     }
-    failures.into_iter().map(crate::failure).collect()
+    Indexed {
+        failures: failures.into_iter().map(crate::failure).collect(),
+        leaders_announced: leaders,
+    }
 }
 
 #[cfg(test)]
@@ -262,7 +276,8 @@ mod tests {
             },
             &plan,
         )
-        .await;
+        .await
+        .failures;
         assert!(recorded.is_empty(), "{recorded:?}");
         let lost = index(
             &Gapped {
@@ -270,7 +285,8 @@ mod tests {
             },
             &plan,
         )
-        .await;
+        .await
+        .failures;
         let reported: Vec<&str> = lost
             .iter()
             .map(|f| f.item_identifier.as_deref().unwrap_or("-"))

@@ -24,7 +24,7 @@ pub struct Statement {
     pub leading_keys: Option<Vec<String>>,
 }
 
-/// A function's DynamoDB policy.
+/// A function's DynamoDB policy, and what it may do on the stack's event bus.
 #[derive(Debug, Clone)]
 pub struct Policy {
     /// The function's logical id.
@@ -33,6 +33,8 @@ pub struct Policy {
     pub binary: String,
     /// Its statements.
     pub statements: Vec<Statement>,
+    /// The EventBridge actions it has on the event bus (`events:PutEvents`), and only there.
+    pub bus_actions: Vec<String>,
 }
 
 fn bad(what: impl Into<String>) -> DevError {
@@ -63,6 +65,35 @@ fn resource(v: &Value) -> Result<&'static str, DevError> {
             "a policy resource the check does not know: {other}"
         ))),
     }
+}
+
+/// The actions of a statement on the event bus (`events:` actions, whose one resource is the
+/// bus's ARN, built from the stack's bus or the existing one), or `None` for another statement.
+fn on_the_bus(s: &Value) -> Result<Option<Vec<String>>, DevError> {
+    let actions = list(&s["Action"])
+        .iter()
+        .map(text)
+        .collect::<Result<Vec<_>, _>>()?;
+    if !actions.iter().any(|a| a.starts_with("events:")) {
+        return Ok(None);
+    }
+    // The bus's ARN: the stack's bus, or the existing one the stack was given instead.
+    let bus: Value = serde_yaml::from_str(
+        "!Sub\n\
+         - \"arn:${AWS::Partition}:events:${AWS::Region}:${AWS::AccountId}:event-bus/${Bus}\"\n\
+         - Bus: !If [CreateEventBus, !Ref EventBus, !Ref ExistingEventBusName]\n",
+    )
+    .map_err(|e| bad(e.to_string()))?;
+    if s["Effect"].as_str() != Some("Allow")
+        || !actions.iter().all(|a| a.starts_with("events:"))
+        || !s["Condition"].is_null()
+        || s["Resource"] != bus
+    {
+        return Err(bad(format!(
+            "an EventBridge statement the check does not know: {s:?}"
+        )));
+    }
+    Ok(Some(actions))
 }
 
 fn statement(s: &Value, on: &Value) -> Result<Statement, DevError> {
@@ -110,8 +141,13 @@ impl Policy {
                 .ok_or_else(|| bad(format!("{function}: no Binary")))?
                 .to_owned();
             let mut statements = Vec::new();
+            let mut bus_actions = Vec::new();
             for policy in list(&r["Properties"]["Policies"]) {
                 for s in list(&policy["Statement"]) {
+                    if let Some(actions) = on_the_bus(&s)? {
+                        bus_actions.extend(actions);
+                        continue;
+                    }
                     for on in list(&s["Resource"]) {
                         statements.push(statement(&s, &on)?);
                     }
@@ -121,6 +157,7 @@ impl Policy {
                 function,
                 binary,
                 statements,
+                bus_actions,
             });
         }
         Ok(policies)

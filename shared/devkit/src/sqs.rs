@@ -46,6 +46,55 @@ pub fn eventbridge_client(endpoint: &str) -> aws_sdk_eventbridge::Client {
     crate::loopback_client!(aws_sdk_eventbridge, endpoint)
 }
 
+/// A new queue named `queue` that a rule of the bus `bus` (which exists) sends the events of
+/// `source: "leaderboard"` and `detail-type` `detail_type` to, as the README's example rule
+/// does: its URL.
+pub async fn queue_for_events(endpoint: &str, bus: &str, detail_type: &str, queue: &str) -> String {
+    use aws_sdk_sqs::types::QueueAttributeName;
+    let (events, queues) = (eventbridge_client(endpoint), client(endpoint));
+    let url = queues
+        .create_queue()
+        .queue_name(queue)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("CreateQueue {queue}: {e}"))
+        .queue_url
+        .unwrap_or_default();
+    let arn = queues
+        .get_queue_attributes()
+        .queue_url(&url)
+        .attribute_names(QueueAttributeName::QueueArn)
+        .send()
+        .await
+        .ok()
+        .and_then(|out| out.attributes?.remove(&QueueAttributeName::QueueArn))
+        .unwrap_or_else(|| panic!("no ARN for {queue}"));
+    let pattern = format!(r#"{{"source": ["leaderboard"], "detail-type": ["{detail_type}"]}}"#);
+    let rule = format!("{queue}-rule");
+    events
+        .put_rule()
+        .name(&rule)
+        .event_bus_name(bus)
+        .event_pattern(pattern)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("PutRule on {bus}: {e}"));
+    let target = aws_sdk_eventbridge::types::Target::builder()
+        .id(queue)
+        .arn(arn)
+        .build()
+        .unwrap_or_else(|e| panic!("target: {e}"));
+    events
+        .put_targets()
+        .rule(&rule)
+        .event_bus_name(bus)
+        .targets(target)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("PutTargets on {bus}: {e}"));
+    url
+}
+
 /// A running moto server.
 pub struct SqsServer {
     endpoint: String,

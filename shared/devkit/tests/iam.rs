@@ -98,6 +98,31 @@ fn every_policy_grants_exactly_what_its_code_calls() {
 }
 
 #[test]
+fn only_the_functions_that_publish_events_may_put_them_on_the_bus() {
+    let mut publishing = Vec::new();
+    for policy in Policy::all().unwrap() {
+        let (main, _) = entry_of(&policy.binary);
+        let publishes = std::fs::read_to_string(&main)
+            .unwrap()
+            .contains("Publisher::from_env");
+        let want: &[&str] = if publishes {
+            &["events:PutEvents"]
+        } else {
+            &[]
+        };
+        assert_eq!(policy.bus_actions, want, "{}", policy.function);
+        if publishes {
+            publishing.push(policy.function);
+        }
+    }
+    publishing.sort();
+    assert_eq!(
+        publishing,
+        ["SeasonCloseFunction", "StreamProjectorFunction"]
+    );
+}
+
+#[test]
 fn the_reading_of_code_follows_calls_to_the_sdk_and_nothing_else() {
     let mut code = Code::default();
     code.add_source(

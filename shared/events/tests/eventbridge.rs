@@ -29,53 +29,14 @@ fn leader(board: &str) -> Event {
     ))
 }
 
-/// A bus whose rule sends `BoardClosed` to a fresh queue: the publisher, and the queue's URL.
+/// A bus whose rule sends `BoardClosed` to a fresh queue (the README's rule): the publisher,
+/// and the queue's URL.
 async fn bus_to_queue(name: &str) -> (Publisher, String) {
     let endpoint = sqs::endpoint().await;
     let events = sqs::eventbridge_client(&endpoint);
-    let queues = sqs::client(&endpoint);
     events.create_event_bus().name(name).send().await.unwrap();
-    let url = queues
-        .create_queue()
-        .queue_name(format!("{name}-closed"))
-        .send()
-        .await
-        .unwrap()
-        .queue_url
-        .unwrap();
-    let arn = queues
-        .get_queue_attributes()
-        .queue_url(&url)
-        .attribute_names(aws_sdk_sqs::types::QueueAttributeName::QueueArn)
-        .send()
-        .await
-        .unwrap()
-        .attributes
-        .unwrap()[&aws_sdk_sqs::types::QueueAttributeName::QueueArn]
-        .clone();
-    // The README's rule: BoardClosed of this source to a queue.
-    let pattern = json!({"source": ["leaderboard"], "detail-type": ["BoardClosed"]});
-    events
-        .put_rule()
-        .name("board-closed")
-        .event_bus_name(name)
-        .event_pattern(pattern.to_string())
-        .send()
-        .await
-        .unwrap();
-    let target = aws_sdk_eventbridge::types::Target::builder()
-        .id("queue")
-        .arn(arn)
-        .build()
-        .unwrap();
-    events
-        .put_targets()
-        .rule("board-closed")
-        .event_bus_name(name)
-        .targets(target)
-        .send()
-        .await
-        .unwrap();
+    let url =
+        sqs::queue_for_events(&endpoint, name, "BoardClosed", &format!("{name}-closed")).await;
     (Publisher::EventBridge(Bus::with_client(events, name)), url)
 }
 

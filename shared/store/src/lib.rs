@@ -66,6 +66,7 @@ pub use ground::{freshness, metadata, model, names, tls};
 pub use primitives::lease::{LEASE_MARGIN, LEASE_WITHOUT_DEADLINE};
 pub use primitives::rank_apply::LaneApplyOutcome;
 pub use primitives::rank_count::{RankCost, UNINDEXED_LAG, UNINDEXED_TOP};
+pub use primitives::rank_lead::{LeaderChange, LeaderWatch, Unwatched};
 pub use store::Store;
 pub use table::batch::{BATCH_WRITE_SIZE, BatchStats};
 pub use table::cursor::MAX_CURSOR_LEN;

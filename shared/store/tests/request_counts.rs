@@ -329,11 +329,12 @@ async fn index_lookups_plays_rebuild_and_apply() {
     .await;
     assert_eq!(r.unwrap().applied, 1);
     // The root's read, the journal, the 7 nodes below the root on the path (at the default
-    // width), the root's update.
+    // width), the root's update; and the board's top entry (the board's GetItem and one Query):
+    // a root its build wrote records no leader, so its first apply learns who leads.
     m.expect(
         "apply_lane_changes",
         &c,
-        "GetItem 1, PutItem 1, UpdateItem 8",
+        "GetItem 2, PutItem 1, Query 1, UpdateItem 8",
     );
     let (r, c) = census(&counter, store.apply_lane_changes(&bid("pv"), &[change])).await;
     assert_eq!(r.unwrap().already_applied, 1);

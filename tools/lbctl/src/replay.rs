@@ -26,10 +26,11 @@ use aws_sdk_dynamodbstreams::types::ShardIteratorType;
 use aws_sdk_sqs::types::Message;
 use clap::Args;
 use leaderboard_devkit::stream::{compare_sequence_numbers, to_event_record};
+use leaderboard_events::Publisher;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::Store;
 use serde::{Deserialize, Serialize};
-use stream_projector::rank_index;
+use stream_projector::{Announcing, rank_index};
 
 use crate::error::{CtlError, CtlResult};
 use crate::recount;
@@ -111,6 +112,9 @@ pub async fn run(
     }
     let sqs = aws_sdk_sqs::Client::from_conf(sqs.build());
     let streams = aws_sdk_dynamodbstreams::Client::new(sdk);
+    // A change of a board's leader the failed batch made is published as the projector would
+    // have, to the bus `EVENT_BUS_NAME` names (none: not published).
+    let target = Announcing::new(store.clone(), Publisher::from_env(sdk));
     let region = sdk.region().map_or("us-east-1", |r| r.as_ref()).to_owned();
     let sqs_error = |what: &str, e: &dyn std::fmt::Display| {
         CtlError::Failed(format!("SQS {what} on {}: {e}", args.queue))
@@ -147,7 +151,7 @@ pub async fn run(
             break;
         }
         for m in messages {
-            let replayed = replay_one(store, &streams, &region, &m, args.dry_run).await?;
+            let replayed = replay_one(&target, &streams, &region, &m, args.dry_run).await?;
             let receipt = m.receipt_handle.clone().unwrap_or_default();
             if replayed.outcome == "applied" {
                 sqs.delete_message()
@@ -184,12 +188,13 @@ async fn show(sqs: &aws_sdk_sqs::Client, queue: &str, m: &Message) -> Result<(),
 
 /// Reads and (unless `dry_run`) applies one message's batch.
 async fn replay_one(
-    store: &Store,
+    target: &Announcing,
     streams: &aws_sdk_dynamodbstreams::Client,
     region: &str,
     m: &Message,
     dry_run: bool,
 ) -> CtlResult<Replayed> {
+    let store = target.store();
     let mut r = Replayed {
         message_id: m.message_id.clone().unwrap_or_default(),
         outcome: "failed",
@@ -242,7 +247,7 @@ async fn replay_one(
             Err(e) => return Err(e),
         }
     }
-    let failed = rank_index::index(store, &lanes).await;
+    let failed = rank_index::index(target, &lanes).await.failures;
     if !failed.is_empty() {
         reasons.push(format!(
             "{} lane changes failed again (the projector's log says why)",

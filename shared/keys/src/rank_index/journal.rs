@@ -28,6 +28,8 @@
 //! have). A snapshot that sees a node ahead of the root ([`PathRead::ahead`](super::PathRead))
 //! leaves the player's own change in the lag.
 
+use std::collections::BTreeMap;
+
 use super::fold::LaneChange;
 use super::{Counters, NodeCounters, Watermarks, add_node_counters, chunk, fold, root_key};
 use crate::entity::Key;
@@ -91,6 +93,20 @@ impl Journal {
             root,
             changes: first.changes,
         })
+    }
+}
+
+impl Journal {
+    /// The changes of `batch` this journal carries (past its starting watermark, up to its
+    /// end), each once: what its changes do to the board's leader is decided from these.
+    pub fn carried<'a>(&self, batch: &'a [LaneChange]) -> Vec<&'a LaneChange> {
+        let mut carried: BTreeMap<(u8, u64), &LaneChange> = BTreeMap::new();
+        for c in batch {
+            if self.from.get(c.lane) < c.seq && c.seq <= self.to.get(c.lane) {
+                carried.entry((c.lane, c.seq)).or_insert(c);
+            }
+        }
+        carried.into_values().collect()
     }
 }
 

@@ -7,6 +7,12 @@
 //! at most once a journal). A root that never recorded a leader while it counts entries (a
 //! board indexed before the lead was kept, or just rebuilt) learns it by that same read, and
 //! announces nothing: who led before is not known.
+//!
+//! A removal records its old key under a pseudonym (an erasure or an admin's removal leaves
+//! no player id in the lane log), so an entry is matched to the keys a journal removes by its
+//! digits (score and tiebreak), which two entries share only at the same score in the same
+//! millisecond; and a leader that left under a pseudonym is announced as no previous leader,
+//! so that an erased player's id is not published after the erasure.
 
 use std::collections::BTreeSet;
 
@@ -53,6 +59,8 @@ pub enum NextLead {
         score: Option<u64>,
         /// The change that made it the top.
         cause: (u8, u64),
+        /// The leader before left under a pseudonym: announce no previous leader.
+        anonymous: bool,
     },
     /// The changes moved the leader's entry down or removed it (`cause`), and added nothing
     /// above it: the leader is whoever the board's top entry is now; or the root recorded no
@@ -61,6 +69,8 @@ pub enum NextLead {
         /// The change that unseated the leader (or the latest change, on a root that recorded
         /// none).
         cause: (u8, u64),
+        /// The leader before left under a pseudonym: announce no previous leader.
+        anonymous: bool,
     },
 }
 
@@ -71,37 +81,43 @@ pub fn next_lead(before: &Lead, changes: &[&LaneChange]) -> NextLead {
     };
     let removed: BTreeSet<&str> = changes
         .iter()
-        .filter_map(|c| c.old.as_ref().map(|k| k.sort_key.as_str()))
+        .filter_map(|c| c.old.as_ref().map(CountedKey::digits))
         .collect();
     // The best key the changes leave in place (a key a later change replaced is gone).
     let best = changes
         .iter()
         .filter_map(|c| Some((c.new.as_ref()?, *c)))
-        .filter(|(k, _)| !removed.contains(k.sort_key.as_str()))
+        .filter(|(k, _)| !removed.contains(k.digits()))
         .max_by(|a, b| a.0.cmp(b.0));
-    let to = |(key, change): (&CountedKey, &LaneChange)| match change.score {
+    let to = |(key, change): (&CountedKey, &LaneChange), anonymous| match change.score {
         Some(score) => NextLead::To {
             key: Some(key.clone()),
             score: Some(score),
             cause: (change.lane, change.seq),
+            anonymous,
         },
         // A change recorded before plays carried their score: the read gives it.
         None => NextLead::ReadTop {
             cause: (change.lane, change.seq),
+            anonymous,
         },
     };
     match before {
-        Lead::Unknown => NextLead::ReadTop { cause: latest },
-        Lead::Known(None) => best.map(to).unwrap_or(NextLead::Same),
+        Lead::Unknown => NextLead::ReadTop {
+            cause: latest,
+            anonymous: false,
+        },
+        Lead::Known(None) => best.map(|b| to(b, false)).unwrap_or(NextLead::Same),
         Lead::Known(Some(lead)) => {
-            let unseated = changes
-                .iter()
-                .find(|c| c.old.as_ref() == Some(lead))
-                .map(|c| (c.lane, c.seq));
+            let unseated = changes.iter().find_map(|c| {
+                let old = c.old.as_ref().filter(|k| k.digits() == lead.digits())?;
+                Some(((c.lane, c.seq), old.player() != lead.player()))
+            });
+            let anonymous = unseated.is_some_and(|(_, anonymous)| anonymous);
             match (best, unseated) {
-                (Some(b), _) if b.0 > lead => to(b),
+                (Some(b), _) if b.0 > lead => to(b, anonymous),
                 (_, None) => NextLead::Same,
-                (_, Some(cause)) => NextLead::ReadTop { cause },
+                (_, Some((cause, anonymous))) => NextLead::ReadTop { cause, anonymous },
             }
         }
     }
@@ -140,7 +156,8 @@ mod tests {
             NextLead::To {
                 key: Some(key(10, "a")),
                 score: Some(10),
-                cause: (2, 1)
+                cause: (2, 1),
+                anonymous: false
             }
         );
         let lead = Lead::Known(Some(key(10, "a")));
@@ -153,7 +170,8 @@ mod tests {
             NextLead::To {
                 key: Some(key(11, "b")),
                 score: Some(11),
-                cause: (5, 2)
+                cause: (5, 2),
+                anonymous: false
             }
         );
         assert_eq!(next(&lead, &[]), NextLead::Same);
@@ -178,19 +196,29 @@ mod tests {
             NextLead::To {
                 key: Some(key(15, "a")),
                 score: Some(15),
-                cause: (2, 4)
+                cause: (2, 4),
+                anonymous: false
             }
         );
         // Removed (or moved down) with nothing better added: who leads is the board's to say.
         assert_eq!(
             next(&lead, &[change(2, 4, Some(key(10, "a")), None)]),
-            NextLead::ReadTop { cause: (2, 4) }
+            NextLead::ReadTop {
+                cause: (2, 4),
+                anonymous: false
+            }
         );
         let down = [
             change(2, 4, Some(key(10, "a")), Some((3, "a"))),
             change(7, 1, None, Some((9, "c"))),
         ];
-        assert_eq!(next(&lead, &down), NextLead::ReadTop { cause: (2, 4) });
+        assert_eq!(
+            next(&lead, &down),
+            NextLead::ReadTop {
+                cause: (2, 4),
+                anonymous: false
+            }
+        );
         // ...unless something better than the old leader came in the same journal.
         let passed = [
             change(2, 4, Some(key(10, "a")), None),
@@ -201,7 +229,34 @@ mod tests {
             NextLead::To {
                 key: Some(key(11, "c")),
                 score: Some(11),
-                cause: (7, 1)
+                cause: (7, 1),
+                anonymous: false
+            }
+        );
+    }
+
+    #[test]
+    fn a_leader_removed_under_a_pseudonym_is_matched_by_digits_and_not_named() {
+        let lead = Lead::Known(Some(key(10, "a")));
+        let erased = CountedKey::parse("SCORE#0000000010#8232774399999#erased_1f").unwrap();
+        assert_eq!(
+            next(&lead, &[change(2, 4, Some(erased.clone()), None)]),
+            NextLead::ReadTop {
+                cause: (2, 4),
+                anonymous: true
+            }
+        );
+        let passed = [
+            change(2, 4, Some(erased), None),
+            change(7, 1, None, Some((11, "c"))),
+        ];
+        assert_eq!(
+            next(&lead, &passed),
+            NextLead::To {
+                key: Some(key(11, "c")),
+                score: Some(11),
+                cause: (7, 1),
+                anonymous: true
             }
         );
     }
@@ -214,13 +269,19 @@ mod tests {
         ];
         assert_eq!(
             next(&Lead::Unknown, &changes),
-            NextLead::ReadTop { cause: (4, 9) }
+            NextLead::ReadTop {
+                cause: (4, 9),
+                anonymous: false
+            }
         );
         let mut old = change(1, 3, None, Some((5, "a")));
         old.score = None;
         assert_eq!(
             next(&Lead::Known(None), &[old]),
-            NextLead::ReadTop { cause: (1, 3) }
+            NextLead::ReadTop {
+                cause: (1, 3),
+                anonymous: false
+            }
         );
     }
 

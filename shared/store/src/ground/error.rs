@@ -174,6 +174,10 @@ pub enum StoreError {
     /// serialise): a fault of this code, never of the caller's input.
     #[error("building DynamoDB request: {0}")]
     Request(String),
+    /// Telling of a change (a new leader) failed: the work that follows it is not done, so
+    /// that it is told again.
+    #[error("announcing: {0}")]
+    Announce(String),
     /// Configuration is missing or wrong (e.g. `TABLE_NAME`).
     #[error("configuration: {0}")]
     Config(String),

@@ -10,4 +10,5 @@ pub(crate) mod lease;
 pub(crate) mod rank_apply;
 pub(crate) mod rank_count;
 pub(crate) mod rank_journal;
+pub(crate) mod rank_lead;
 pub(crate) mod rank_lookup;

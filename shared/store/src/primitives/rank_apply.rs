@@ -6,6 +6,7 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::journal::{JOURNAL_NODES, Journal};
+use leaderboard_keys::rank_index::lead::{LEAD_ATTR, Lead};
 use leaderboard_keys::rank_index::{
     Chunk, Counters, GENERATION_ATTR, Gap, LANES, LaneChange, MIGRATING_ATTR, Watermarks, absorb,
     count_attr, fold, root_key, watermark_attr,
@@ -14,6 +15,7 @@ use leaderboard_keys::rank_index::{
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, n};
 use crate::primitives::rank_journal::{Begun, root_last_journal};
+use crate::primitives::rank_lead::{LeadStep, LeaderWatch};
 use crate::table::Table;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
@@ -39,6 +41,8 @@ pub struct LaneApplyOutcome {
     /// Changes of a board being moved onto this layout, whose root only followed their
     /// numbers (its rebuild counts them).
     pub absorbed: usize,
+    /// Changes of the board's leader announced (each before the root recorded it).
+    pub leaders_announced: usize,
 }
 
 /// The root as read: the lanes' watermarks, the generation of the nodes below it and its last
@@ -50,6 +54,8 @@ pub(crate) struct Root {
     last: u64,
     /// The board is being moved onto this layout: see [`MIGRATING_ATTR`].
     migrating: bool,
+    /// The board's leader as of the watermarks.
+    lead: Lead,
 }
 
 impl Table {
@@ -61,11 +67,14 @@ impl Table {
     /// condition it re-reads the root and folds again, so that slices another apply finished
     /// are skipped by their watermarks. Requests: at most [`Retry::RANK_APPLY`] rounds of one
     /// root read, and per slice one put (and one read of the journal item when its condition
-    /// fails), one update per node and one of the root.
-    pub(crate) async fn apply_lane_changes(
+    /// fails), one update per node and one of the root. Each journal that changes the
+    /// board's leader records it on the root, and one that changes hands tells `watch` before
+    /// (`rank_lead`; the only read it may add is the board's top entry).
+    pub(crate) async fn apply_lane_changes<W: LeaderWatch>(
         &self,
         board: &BoardId,
         changes: &[LaneChange],
+        watch: &W,
     ) -> Result<LaneApplyOutcome, StoreError> {
         let mut outcome = LaneApplyOutcome::default();
         'rounds: for attempt in Retry::RANK_APPLY.attempts() {
@@ -87,15 +96,23 @@ impl Table {
             let held_back = changes.len() - folded.applied.len() - folded.already_applied;
             outcome.gaps = folded.gaps.clone();
             let (mut at, mut last) = (root.watermarks.clone(), root.last);
+            let mut lead = root.lead.clone();
             while let Some(journal) = Journal::begin(last + 1, &at, &folded.applied, JOURNAL_NODES)
             {
+                let (step, reads) = self
+                    .lead_step(board, &lead, &journal.carried(changes))
+                    .await?;
+                outcome.requests += reads;
                 match self
-                    .run_journal(board, root.generation, &journal, &mut outcome)
+                    .run_journal(board, root.generation, &journal, step, watch, &mut outcome)
                     .await
                 {
-                    Ok(true) => (at, last) = (journal.to, journal.id),
+                    Ok(Some(after)) => {
+                        (at, last) = (journal.to, journal.id);
+                        lead = after.unwrap_or(lead);
+                    }
                     // Another apply moved the root, or the store was busy: re-read, re-fold.
-                    Ok(false) => {
+                    Ok(None) => {
                         Retry::RANK_APPLY.pause(attempt).await;
                         continue 'rounds;
                     }
@@ -125,42 +142,59 @@ impl Table {
         Err(Retry::RANK_APPLY.exhausted())
     }
 
-    /// One journal of this apply: put, nodes, root. Whether the root took it; when the put
-    /// finds another journal pending, that one is finished instead (its changes counted as
-    /// applied if this call's update of the root finished it), and this one is not: the caller
-    /// reads the root again.
-    async fn run_journal(
+    /// One journal of this apply, with its `step` of the leader: put, nodes, the step's
+    /// announcement, root. When the root took it, the leader it recorded (`None` inside: the
+    /// same as before); when the put finds another journal pending, that one is finished
+    /// instead (its changes counted as applied if this call's update of the root finished it,
+    /// its own step announced and recorded), and this one is not: `None`, and the caller reads
+    /// the root again. An announcement that fails fails the apply before the root takes the
+    /// journal, so that the journal's next finisher announces it again.
+    async fn run_journal<W: LeaderWatch>(
         &self,
         board: &BoardId,
         generation: u64,
         journal: &Journal,
+        step: Option<LeadStep>,
+        watch: &W,
         outcome: &mut LaneApplyOutcome,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<Option<Lead>>, StoreError> {
         outcome.requests += 1;
-        let begun = self.put_journal(board, generation, journal).await?;
-        let journal = match &begun {
+        let begun = self
+            .put_journal(board, generation, journal, step.as_ref())
+            .await?;
+        let (journal, step) = match begun {
             Begun::Written => {
                 outcome.items_written += 1;
-                journal
+                (journal, step)
             }
-            Begun::Pending(pending) => {
+            Begun::Pending(ref pending) => {
                 outcome.requests += 1;
-                pending
+                (&pending.0, pending.1.clone())
             }
             Begun::Stale => {
                 outcome.requests += 1;
-                return Ok(false);
+                return Ok(None);
             }
         };
         let nodes = self.take_journal(board, generation, journal).await?;
         outcome.requests += nodes as u32 + 1;
         outcome.items_written += nodes;
-        let finished = self.finish_journal(board, generation, journal).await?;
+        if let Some(change) = step.as_ref().and_then(|s| s.announce.as_ref()) {
+            watch
+                .new_leader(change)
+                .await
+                .map_err(StoreError::Announce)?;
+            outcome.leaders_announced += 1;
+        }
+        let finished = self
+            .finish_journal(board, generation, journal, step.as_ref())
+            .await?;
         if finished {
             outcome.items_written += 1;
             outcome.applied += journal.changes;
         }
-        Ok(finished && matches!(begun, Begun::Written))
+        let ours = finished && matches!(begun, Begun::Written);
+        Ok(ours.then(|| step.map(|s| s.after())))
     }
 
     /// A batch onto the root of a board being moved onto this layout: its watermarks follow
@@ -205,11 +239,13 @@ impl Table {
             .await
             .map_err(|e| StoreError::sdk("GetItem(rank index root)", e))?;
         let item = out.item.unwrap_or_default();
+        let counted = item_counters(&item).values().any(|c| *c > 0);
         Ok(Root {
             watermarks: root_watermarks(&item),
             generation: item.number(GENERATION_ATTR).unwrap_or(0),
             last: root_last_journal(&item),
             migrating: item.contains_key(MIGRATING_ATTR),
+            lead: Lead::of_root(item.string(LEAD_ATTR), counted),
         })
     }
 }

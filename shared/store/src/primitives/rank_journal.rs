@@ -9,6 +9,7 @@ use leaderboard_keys::rank_index::journal::{
     Found, Journal, NODE_JOURNAL_ATTR, ROOT_JOURNAL_ATTR, decode_deltas, encode_deltas, found,
     journal_key,
 };
+use leaderboard_keys::rank_index::lead::LEAD_ATTR;
 use leaderboard_keys::rank_index::{
     GENERATION_ATTR, count_attr, node_key, root_key, watermark_attr,
 };
@@ -16,6 +17,7 @@ use leaderboard_keys::rank_index::{
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item, n, s};
 use crate::primitives::rank_apply::watermarks_in;
+use crate::primitives::rank_lead::{LeadStep, put_step, step_of};
 use crate::table::Table;
 use crate::table::request::{Params, WithParams};
 
@@ -41,21 +43,24 @@ fn to_attr(lane: u8) -> String {
 pub(crate) enum Begun {
     /// It is written: its nodes are next.
     Written,
-    /// The item holds the journal after the root's last, still pending: finish it first.
-    Pending(Journal),
+    /// The item holds the journal after the root's last, still pending: finish it first
+    /// (with its step of the leader, if it has one).
+    Pending(Box<(Journal, Option<LeadStep>)>),
     /// The item moved on since the root was read: read the root again.
     Stale,
 }
 
 impl Table {
-    /// Writes `journal` as generation `generation`'s journal item on condition that the item
-    /// holds the journal before it (or none). One PutItem (its size in write units, 1 per KB:
-    /// some 15 bytes a node), and on a failed condition one consistent GetItem of the item.
+    /// Writes `journal` as generation `generation`'s journal item, with its `step` of the
+    /// leader, on condition that the item holds the journal before it (or none). One PutItem
+    /// (its size in write units, 1 per KB: some 15 bytes a node), and on a failed condition one
+    /// consistent GetItem of the item.
     pub(crate) async fn put_journal(
         &self,
         board: &BoardId,
         generation: u64,
         journal: &Journal,
+        step: Option<&LeadStep>,
     ) -> Result<Begun, StoreError> {
         let key = journal_key(board, generation);
         let mut item = key_item(&key);
@@ -70,6 +75,9 @@ impl Table {
         }
         for (lane, seq) in &journal.to.0 {
             item.insert(to_attr(*lane), n(seq));
+        }
+        if let Some(step) = step {
+            put_step(&mut item, step);
         }
         let put = self
             .put_request(item)
@@ -88,7 +96,10 @@ impl Table {
                 let held = self.get_raw(&key).await?.unwrap_or_default();
                 let id = held.number(ID_ATTR).unwrap_or(0);
                 Ok(match found(journal.id - 1, id) {
-                    Found::Pending => Begun::Pending(journal_of(&key.sk, &held)?),
+                    Found::Pending => {
+                        let journal = journal_of(&key.sk, &held)?;
+                        Begun::Pending(Box::new((journal, step_of(board, &held))))
+                    }
                     Found::Finished | Found::Stale => Begun::Stale,
                 })
             }
@@ -144,15 +155,16 @@ impl Table {
         Ok(sent)
     }
 
-    /// Finishes `journal` on the root: its counters' deltas, the new watermarks and the
-    /// journal's number, on condition that the root's last journal is the one before and its
-    /// generation is `generation`. Whether it did (if not, another applier finished it, or a
-    /// rebuild switched the root). One UpdateItem.
+    /// Finishes `journal` on the root: its counters' deltas, the new watermarks, the
+    /// journal's number and the leader after it (its `step`), on condition that the root's
+    /// last journal is the one before and its generation is `generation`. Whether it did (if
+    /// not, another applier finished it, or a rebuild switched the root). One UpdateItem.
     pub(crate) async fn finish_journal(
         &self,
         board: &BoardId,
         generation: u64,
         journal: &Journal,
+        step: Option<&LeadStep>,
     ) -> Result<bool, StoreError> {
         let (adds, mut params) = counter_adds(&journal.root);
         let mut sets = vec![
@@ -180,6 +192,12 @@ impl Table {
                     .name(format!("#w{lane}"), watermark_attr(*lane))
                     .value(format!(":w{lane}"), to);
             }
+        }
+        if let Some(step) = step {
+            sets.push("#lead = :lead".to_owned());
+            params = params
+                .name("#lead", LEAD_ATTR)
+                .value(":lead", step.lead.as_str());
         }
         let mut update = format!("SET {}", sets.join(", "));
         if !adds.is_empty() {

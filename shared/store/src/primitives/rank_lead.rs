@@ -1,0 +1,185 @@
+//! The board's leader as the rank index follows it, the table's half (the pure half, and why
+//! the root keeps it, is [`leaderboard_keys::rank_index::lead`]): each journal that moves the
+//! leader carries its step (the root's new `lead`, and the change of hands to announce)
+//! on its journal item, so that whoever finishes the journal announces the same change, and
+//! the root takes the new leader in the same update as the journal's watermarks. The one read
+//! it may add to an apply is the board's top entry, when a journal's changes moved the leader's
+//! own entry down or removed it with nothing better added: one GetItem of the board (its write
+//! shards) and one Query of one item per write shard.
+
+use std::future::Future;
+
+use leaderboard_keys::entity::{SCORE_PREFIX, SCORE_UPPER_BOUND};
+use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_index::lead::{Lead, NextLead, next_lead};
+use leaderboard_keys::rank_index::{CountedKey, LaneChange};
+
+use crate::ground::error::StoreError;
+use crate::ground::items::{Item, ItemExt, n, s};
+use crate::table::Table;
+use crate::table::merge::Direction;
+
+/// Rank 1 of a board changed hands: announced (`NewLeader`) before the index records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeaderChange {
+    /// The board.
+    pub board: BoardId,
+    /// The change of the board's lane log that made it (lane, number): the same on every
+    /// announcement of this change of hands.
+    pub cause: (u8, u64),
+    /// The new leader.
+    pub leader: String,
+    /// Their score.
+    pub score: u64,
+    /// The leader before, or none on a board that had no entry.
+    pub previous: Option<String>,
+}
+
+/// Who hears of a change of leader, before the index records it: an error fails the apply
+/// (its batch is delivered again, and announces the same change again).
+pub trait LeaderWatch: Sync {
+    /// `change` happened.
+    fn new_leader(&self, change: &LeaderChange) -> impl Future<Output = Result<(), String>> + Send;
+}
+
+/// No one: the leader is followed, and nothing announced.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Unwatched;
+
+impl LeaderWatch for Unwatched {
+    async fn new_leader(&self, _: &LeaderChange) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// What one journal does to the leader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LeadStep {
+    /// The root's `lead` after it: the top key, or empty on a board without entries.
+    pub lead: String,
+    /// The change of hands to announce, if it is one.
+    pub announce: Option<LeaderChange>,
+}
+
+impl LeadStep {
+    /// The leader the root records after this step.
+    pub(crate) fn after(&self) -> Lead {
+        Lead::of_root(Some(&self.lead), true)
+    }
+}
+
+/// The journal item's attributes of its step: the lead after, and the announcement's change,
+/// leader, score and previous leader.
+const LEAD_KEY_ATTR: &str = "lk";
+const CAUSE_LANE_ATTR: &str = "ll";
+const CAUSE_SEQ_ATTR: &str = "lq";
+const LEADER_ATTR: &str = "lp";
+const SCORE_ATTR: &str = "ls";
+const PREVIOUS_ATTR: &str = "lb";
+
+impl Table {
+    /// What `changes` (one journal's) do to the leader `before` of `board` (`None` when its
+    /// key stays), and the requests it read: the board's top entry when the pure rule cannot
+    /// tell ([`NextLead::ReadTop`]), none otherwise.
+    pub(crate) async fn lead_step(
+        &self,
+        board: &BoardId,
+        before: &Lead,
+        changes: &[&LaneChange],
+    ) -> Result<(Option<LeadStep>, u32), StoreError> {
+        let (after, cause, anonymous, reads) = match next_lead(before, changes) {
+            NextLead::Same => return Ok((None, 0)),
+            NextLead::To {
+                key,
+                score,
+                cause,
+                anonymous,
+            } => (key.zip(score), cause, anonymous, 0),
+            NextLead::ReadTop { cause, anonymous } => {
+                let (top, reads) = self.top_entry(board).await?;
+                (top, cause, anonymous, reads)
+            }
+        };
+        if let Lead::Known(now) = before
+            && now.as_ref() == after.as_ref().map(|(k, _)| k)
+        {
+            return Ok((None, reads));
+        }
+        let announce = match (before, &after) {
+            (Lead::Known(now), Some((key, score)))
+                if now.as_ref().map(CountedKey::player) != Some(key.player()) =>
+            {
+                Some(LeaderChange {
+                    board: board.clone(),
+                    cause,
+                    leader: key.player().to_owned(),
+                    score: *score,
+                    previous: now
+                        .as_ref()
+                        .filter(|_| !anonymous)
+                        .map(|k| k.player().to_owned()),
+                })
+            }
+            // The leader's own entry moved, or who led before is not known: nothing to say.
+            _ => None,
+        };
+        let lead = after.map(|(k, _)| k.sort_key).unwrap_or_default();
+        Ok((Some(LeadStep { lead, announce }), reads))
+    }
+
+    /// The board's top entry now, with its score (none when it has no entry, or no longer
+    /// exists), and the requests read: one GetItem of the board and one Query of one item per
+    /// write shard.
+    async fn top_entry(
+        &self,
+        board: &BoardId,
+    ) -> Result<(Option<(CountedKey, u64)>, u32), StoreError> {
+        let Some(stored) = self.board(board).await? else {
+            return Ok((None, 1));
+        };
+        let range = (SCORE_PREFIX, SCORE_UPPER_BOUND);
+        let partitions = stored.score_pks();
+        let reads = 1 + partitions.len() as u32;
+        let top = self
+            .read_merged(&partitions, range, Direction::Down, None, 1)
+            .await?;
+        let Some(item) = top.first() else {
+            return Ok((None, reads));
+        };
+        let sk = item.string("sk").unwrap_or_default();
+        let key = CountedKey::parse(sk).map_err(|e| StoreError::corrupt(sk, e))?;
+        let score = item
+            .number("score")
+            .ok_or_else(|| StoreError::corrupt(sk, "a Score item without a score"))?;
+        Ok((Some((key, score)), reads))
+    }
+}
+
+/// Adds `step` to a journal item.
+pub(crate) fn put_step(item: &mut Item, step: &LeadStep) {
+    item.insert(LEAD_KEY_ATTR.into(), s(&step.lead));
+    if let Some(a) = &step.announce {
+        item.insert(CAUSE_LANE_ATTR.into(), n(a.cause.0));
+        item.insert(CAUSE_SEQ_ATTR.into(), n(a.cause.1));
+        item.insert(LEADER_ATTR.into(), s(&a.leader));
+        item.insert(SCORE_ATTR.into(), n(a.score));
+        if let Some(previous) = &a.previous {
+            item.insert(PREVIOUS_ATTR.into(), s(previous));
+        }
+    }
+}
+
+/// The step a journal item of `board` carries, if any.
+pub(crate) fn step_of(board: &BoardId, item: &Item) -> Option<LeadStep> {
+    let lead = item.string(LEAD_KEY_ATTR)?.to_owned();
+    let announce = (|| {
+        Some(LeaderChange {
+            board: board.clone(),
+            cause: (item.number(CAUSE_LANE_ATTR)?, item.number(CAUSE_SEQ_ATTR)?),
+            leader: item.string(LEADER_ATTR)?.to_owned(),
+            score: item.number(SCORE_ATTR)?,
+            previous: item.string(PREVIOUS_ATTR).map(str::to_owned),
+        })
+    })();
+    Some(LeadStep { lead, announce })
+}
