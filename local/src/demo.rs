@@ -351,7 +351,10 @@ pub async fn run(stack: &Stack, size: DemoSize, out: &mut impl Write) -> Result<
         "  curl -s '{base}/admin/players?email=demo@example.com' -H \"authorization: Bearer $ADMIN\""
     )?;
     writeln!(out, "  curl -s -X POST {base}/local/schedule/season-close")?;
-    writeln!(out, "  curl -s {base}/local/events   # BoardClosed, NewLeader")?;
+    writeln!(
+        out,
+        "  curl -s {base}/local/events   # BoardClosed, NewLeader"
+    )?;
     out.flush()?;
     Ok(())
 }
