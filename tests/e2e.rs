@@ -187,6 +187,23 @@ async fn the_local_stack_end_to_end_over_http() {
         }
         expected.push((player, scores.iter().sum(), scores.len() as u64));
     }
+    // Alice leads the season board once the projector has applied those plays (GET
+    // /local/events lists it); bob's next play takes the lead from her.
+    eventually(
+        "the season's first leader",
+        Duration::from_secs(30),
+        || async move {
+            let listed = api.get("/local/events").await.ok()?.body;
+            listed["events"]
+                .as_array()?
+                .iter()
+                .any(|e| {
+                    e["detail-type"] == "NewLeader" && e["detail"]["leaderboardId"] == "season_e2e"
+                })
+                .then_some(())
+        },
+    )
+    .await;
     let r = ok(
         api.post(
             "/leaderboards/season_e2e/scores",
@@ -308,32 +325,31 @@ async fn the_local_stack_end_to_end_over_http() {
     assert_eq!(summary["closed"][0]["playerCount"], 3);
 
     // The events the stack would have put on its bus, newest first: the close's BoardClosed
-    // with the final top, and the board's leader as NewLeader (the projector's, eventually).
-    let events = eventually(
-        "the sprint's events",
+    // with the final top, and each board's changes of leader (the projector's, eventually).
+    // The season board changed hands once (alice, then bob's 1,000); the sprint's leader was
+    // alice from her first play on (500, or 900 when both her plays were one batch).
+    let (closed, sprint, season) = eventually(
+        "the boards' events",
         Duration::from_secs(30),
         || async move {
             let listed = api.get("/local/events").await.ok()?.body;
             let events = listed["events"].as_array()?.clone();
-            let of = |kind: &str| {
+            let of = |kind: &str, board: &str| {
                 events
                     .iter()
-                    .filter(|e| {
-                        e["detail-type"] == kind && e["detail"]["leaderboardId"] == "sprint_e2e"
-                    })
-                    .cloned()
+                    .filter(|e| e["detail-type"] == kind && e["detail"]["leaderboardId"] == board)
+                    .map(|e| e["detail"].clone())
                     .collect::<Vec<Value>>()
             };
-            let (closed, leaders) = (of("BoardClosed"), of("NewLeader"));
-            (!closed.is_empty() && leaders.first()?["detail"]["playerId"] == "p_alice")
-                .then_some((closed, leaders))
+            let closed = of("BoardClosed", "sprint_e2e");
+            let (sprint, season) = (of("NewLeader", "sprint_e2e"), of("NewLeader", "season_e2e"));
+            (!closed.is_empty() && !sprint.is_empty() && season.len() == 2)
+                .then_some((closed, sprint, season))
         },
     )
     .await;
-    let (closed, leaders) = events;
     assert_eq!(closed.len(), 1, "{closed:?}");
-    let detail = &closed[0]["detail"];
-    assert_eq!(closed[0]["source"], "leaderboard");
+    let detail = &closed[0];
     assert_eq!(detail["eventId"], "closed:sprint_e2e");
     assert_eq!(detail["playerCount"], 3);
     assert_eq!(detail["nextLeaderboardId"], Value::Null);
@@ -341,7 +357,24 @@ async fn the_local_stack_end_to_end_over_http() {
         ranked(&detail["top"]),
         [(1, "p_alice", 900), (2, "p_bob", 700), (3, "p_carol", 300)]
     );
-    assert_eq!(leaders[0]["detail"]["score"], 900, "{leaders:?}");
+    assert_eq!(sprint.len(), 1, "{sprint:?}");
+    assert_eq!(
+        (&sprint[0]["playerId"], &sprint[0]["previousLeaderId"]),
+        (&json!("p_alice"), &Value::Null)
+    );
+    assert!([500, 900].contains(&sprint[0]["score"].as_u64().unwrap()));
+    let hands: Vec<(&Value, &Value, &Value)> = season
+        .iter()
+        .map(|d| (&d["playerId"], &d["score"], &d["previousLeaderId"]))
+        .collect();
+    assert_eq!(
+        hands,
+        [
+            (&json!("p_bob"), &json!(1000), &json!("p_alice")),
+            (&json!("p_alice"), hands[1].1, &Value::Null),
+        ],
+        "newest first"
+    );
 
     // Final standings, the board's status, results, and no more scores on it.
     let board = ok(api.get("/leaderboards/sprint_e2e").await.unwrap(), 200);
