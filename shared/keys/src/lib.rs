@@ -41,5 +41,6 @@ pub mod rank;
 pub mod rank_index;
 pub mod subject;
 pub mod time;
+pub mod widen;
 
 pub use error::KeyError;
