@@ -50,6 +50,7 @@ async fn play_and_apply(table: &TestTable, store: &Store, board: &str, player: &
             .get("n")
             .map(|k| CountedKey::parse(k.as_s().unwrap()).unwrap()),
         score: None,
+        ..LaneChange::default()
     };
     store
         .apply_lane_changes(&bid(board), &[change])

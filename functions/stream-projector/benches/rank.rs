@@ -208,6 +208,7 @@ async fn run(n: usize, quick: bool) -> Row {
             old: Some(CountedKey::parse(&old).unwrap()),
             new: Some(CountedKey::parse(&new).unwrap()),
             score: None,
+            ..LaneChange::default()
         };
         let out = store
             .apply_lane_changes(&board_id, &[change])

@@ -12,7 +12,7 @@ use aws_lambda_events::event::streams::DynamoDbBatchItemFailure;
 use futures::StreamExt;
 use leaderboard_keys::entity::ItemKey;
 use leaderboard_keys::ids::BoardId;
-use leaderboard_keys::rank_index::{CHANGE_ATTR, CountedKey, LaneChange};
+use leaderboard_keys::rank_index::{CHANGE_ATTR, CountedKey, LaneChange, WIDE_CHANGE_ATTR};
 use leaderboard_store::{LaneApplyOutcome, Store, StoreError};
 use serde_dynamo::AttributeValue;
 
@@ -78,29 +78,60 @@ fn lane_change(record: &EventRecord) -> Option<(BoardId, Result<LaneChange, Stri
     if !matches!(record.event_name.as_str(), "INSERT" | "MODIFY") {
         return None;
     }
-    let AttributeValue::M(chg) = change.new_image.inner().get(CHANGE_ATTR)? else {
-        return Some((board, Err(format!("{CHANGE_ATTR} is not a map"))));
-    };
+    let image = change.new_image.inner();
+    let chg = image.get(CHANGE_ATTR)?;
     let seq = count_attr(&change.new_image, "written");
-    let key = |name: &str| match chg.get(name) {
-        None => Ok(None),
-        Some(AttributeValue::S(s)) => CountedKey::parse(s).map(Some).map_err(|e| e.to_string()),
-        Some(_) => Err(format!("{CHANGE_ATTR}.{name} is not a string")),
-    };
     let read = || -> Result<LaneChange, String> {
+        let (old, new, score, generation) = change_keys(CHANGE_ATTR, chg)?;
+        // The same change at a widening board's new width, of the next generation.
+        let wide = match image.get(WIDE_CHANGE_ATTR) {
+            None => None,
+            Some(chgw) => {
+                let (o, n, _, g) = change_keys(WIDE_CHANGE_ATTR, chgw)?;
+                (Some(g) == generation.checked_add(1)).then_some((o, n))
+            }
+        };
         Ok(LaneChange {
             lane,
             seq: seq.ok_or("written is not a count")?,
-            old: key("o")?,
-            new: key("n")?,
-            score: match chg.get("s") {
-                None => None,
-                Some(AttributeValue::N(n)) => Some(n.parse().map_err(|_| "chg.s is not a count")?),
-                Some(_) => return Err(format!("{CHANGE_ATTR}.s is not a number")),
-            },
+            old,
+            new,
+            score,
+            generation,
+            wide,
         })
     };
     Some((board, read()))
+}
+
+/// A lane change's keys, score and entry generation.
+type ChangeKeys = (Option<CountedKey>, Option<CountedKey>, Option<u64>, u64);
+
+/// The keys `{o, n}`, score `s` and entry generation `g` (0 when absent) of the lane change
+/// map `attr`.
+fn change_keys(attr: &str, chg: &AttributeValue) -> Result<ChangeKeys, String> {
+    let AttributeValue::M(chg) = chg else {
+        return Err(format!("{attr} is not a map"));
+    };
+    let key = |name: &str| match chg.get(name) {
+        None => Ok(None),
+        Some(AttributeValue::S(s)) => CountedKey::parse(s).map(Some).map_err(|e| e.to_string()),
+        Some(_) => Err(format!("{attr}.{name} is not a string")),
+    };
+    let number = |name: &str| match chg.get(name) {
+        None => Ok(None),
+        Some(AttributeValue::N(n)) => n
+            .parse()
+            .map(Some)
+            .map_err(|_| format!("{attr}.{name} is not a count")),
+        Some(_) => Err(format!("{attr}.{name} is not a number")),
+    };
+    Ok((
+        key("o")?,
+        key("n")?,
+        number("s")?,
+        number("g")?.unwrap_or(0),
+    ))
 }
 
 /// Sorts out a batch's lane changes (pure; the records are left as they are).
@@ -341,6 +372,7 @@ mod tests {
                     old: None,
                     new: key(K1),
                     score: None,
+                    ..LaneChange::default()
                 },
                 LaneChange {
                     lane: 3,
@@ -348,8 +380,41 @@ mod tests {
                     old: key(K1),
                     new: key(K2),
                     score: None,
+                    ..LaneChange::default()
                 },
             ]
         );
+    }
+
+    #[test]
+    fn a_widening_boards_change_carries_its_keys_at_the_new_width() {
+        const W1: &str = "SCORE#00000000007#8232774399999#p_a";
+        const W2: &str = "SCORE#00000000009#8232774399999#p_a";
+        let batch = [
+            lane(
+                "1",
+                "RANKSEQ#a#03",
+                json!({"written": {"N": "1"}, "chg": {"M": {"o": {"S": K1}, "n": {"S": K2}}},
+                "chgw": {"M": {"o": {"S": W1}, "n": {"S": W2}, "g": {"N": "1"}}}}),
+            ),
+            // Left from another generation's run: not this change's.
+            lane(
+                "2",
+                "RANKSEQ#a#03",
+                json!({"written": {"N": "2"}, "chg": {"M": {"n": {"S": K1}, "g": {"N": "1"}}},
+                "chgw": {"M": {"n": {"S": W1}, "g": {"N": "1"}}}}),
+            ),
+        ];
+        let plan = plan(&batch);
+        assert!(plan.poisoned.is_empty());
+        let [first, second] = &plan.boards[0].changes[..] else {
+            panic!("two changes");
+        };
+        let key = |k: &str| Some(CountedKey::parse(k).unwrap());
+        assert_eq!(first.wide, Some((key(W1), key(W2))));
+        assert_eq!(first.in_generation(1).unwrap().new, key(W2));
+        assert_eq!(first.in_generation(0).unwrap().new, key(K2));
+        assert_eq!((second.generation, &second.wide), (1, &None));
+        assert_eq!(second.in_generation(2), None);
     }
 }

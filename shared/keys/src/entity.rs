@@ -158,17 +158,45 @@ pub fn shard_pk(board: &BoardId, shard: u8) -> String {
 /// The partition of `player`'s Score item on a board of `shards` write shards: the board's own,
 /// `LEADERBOARD#<boardId>`, on a board of one; its shard's on a board of more.
 pub fn score_pk(board: &BoardId, shards: u8, player: &PlayerId) -> String {
-    match shards {
-        0 | 1 => board_pk(board),
-        k => shard_pk(board, shard_of(player, k)),
-    }
+    generation_score_pk(board, 0, shards, player)
 }
 
 /// Every partition holding a board's Score items, in shard order.
 pub fn score_pks(board: &BoardId, shards: u8) -> Vec<String> {
+    generation_score_pks(board, 0, shards)
+}
+
+/// The partition of a board's entries of `generation` (a widened board's entries are a new
+/// generation, in partitions of their own): the board's own on generation 0,
+/// `LEADERBOARD#<boardId>#E<generation>` after.
+fn generation_pk(board: &BoardId, generation: u64) -> String {
+    match generation {
+        0 => board_pk(board),
+        g => format!("{}#E{g}", board_pk(board)),
+    }
+}
+
+/// [`score_pk`] of the board's entries of `generation`: `LEADERBOARD#<boardId>#E<g>` (and
+/// `#<shard, 2 digits>` on a board of more than one shard) from generation 1 on.
+pub fn generation_score_pk(
+    board: &BoardId,
+    generation: u64,
+    shards: u8,
+    player: &PlayerId,
+) -> String {
+    let pk = generation_pk(board, generation);
     match shards {
-        0 | 1 => vec![board_pk(board)],
-        k => (0..k).map(|s| shard_pk(board, s)).collect(),
+        0 | 1 => pk,
+        k => format!("{pk}#{:02}", shard_of(player, k)),
+    }
+}
+
+/// [`score_pks`] of the board's entries of `generation`.
+pub fn generation_score_pks(board: &BoardId, generation: u64, shards: u8) -> Vec<String> {
+    let pk = generation_pk(board, generation);
+    match shards {
+        0 | 1 => vec![pk],
+        k => (0..k).map(|s| format!("{pk}#{s:02}")).collect(),
     }
 }
 

@@ -150,7 +150,7 @@ impl RankKeySpec {
 
     /// The number padded into the first segment: the score, or `maxScore - score` on `asc`
     /// boards.
-    fn ordered_value(&self, score: u64) -> Result<u64, KeyError> {
+    pub(crate) fn ordered_value(&self, score: u64) -> Result<u64, KeyError> {
         self.check_score(score)?;
         Ok(match self.order {
             Order::Desc => score,

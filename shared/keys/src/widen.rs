@@ -4,6 +4,8 @@
 //! widening re-keys every entry (a lowest-first board stores `maxScore - score`).
 
 use crate::KeyError;
+use crate::entity::SCORE_PREFIX;
+use crate::pad::pad_into;
 use crate::rank::{Order, RankKeySpec};
 
 /// What a new `maxScore` asks of a board.
@@ -60,10 +62,36 @@ pub fn plan(from: RankKeySpec, max_score: u64) -> Result<Widening, WidenError> {
 }
 
 /// A Score item's sort key of a board of spec `from`, as a board of spec `to` keys the same
-/// entry (score, time, player).
+/// entry (score, time, and player or the pseudonym of an erased one).
 pub fn rekey(from: &RankKeySpec, to: &RankKeySpec, sort_key: &str) -> Result<String, KeyError> {
-    let entry = from.parse_score_sort_key(sort_key)?;
-    to.score_sort_key(entry.score, entry.attained_at_ms, &entry.player_id)
+    let not_from = || KeyError::malformed(sort_key, "not a Score sort key of this board");
+    let rest = sort_key.strip_prefix(SCORE_PREFIX).ok_or_else(not_from)?;
+    let n = from.rank_key_len();
+    if rest.len() <= n + 1 || !rest.is_char_boundary(n) || rest.as_bytes()[n] != b'#' {
+        return Err(not_from());
+    }
+    let (score, _) = from.parse_rank_key(&rest[..n])?;
+    entry_key(to, sort_key, score)
+}
+
+/// The sort key under `to` of the entry of `score` whose Score sort key is `sort_key`, a key of
+/// any width: its score segment is written again, its time and player (or pseudonym) segments
+/// kept. What an entry pointer, which keeps the key it was written with, names on a board
+/// widened since.
+pub fn entry_key(to: &RankKeySpec, sort_key: &str, score: u64) -> Result<String, KeyError> {
+    let rest = sort_key
+        .strip_prefix(SCORE_PREFIX)
+        .ok_or_else(|| KeyError::malformed(sort_key, "not a Score sort key"))?;
+    let (_, tail) = rest
+        .split_once('#')
+        .filter(|(d, t)| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) && !t.is_empty())
+        .ok_or_else(|| KeyError::malformed(sort_key, "not a Score sort key"))?;
+    let mut out = String::with_capacity(sort_key.len() + to.width().digits() as usize);
+    out.push_str(SCORE_PREFIX);
+    pad_into(to.ordered_value(score)?, to.width(), &mut out)?;
+    out.push('#');
+    out.push_str(tail);
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -133,6 +161,31 @@ mod tests {
             }
             // A key of another width is not this board's.
             assert!(rekey(&from, &to, &moved[0]).is_err());
+            // An entry's key from its score, whatever the width its key was written at.
+            for ((old, score), new) in keys.iter().zip(&moved) {
+                assert_eq!(entry_key(&to, old, *score).unwrap(), *new);
+                assert_eq!(entry_key(&to, new, *score).unwrap(), *new);
+                assert_eq!(entry_key(&from, new, *score).unwrap(), *old);
+            }
+            // A pseudonym in place of the player is kept as it is.
+            let erased = format!("{}#x:9f2c", old_prefix(&keys[0].0));
+            assert!(
+                entry_key(&to, &erased, keys[0].1)
+                    .unwrap()
+                    .ends_with("#x:9f2c")
+            );
+            assert_eq!(
+                rekey(&from, &to, &erased).unwrap(),
+                entry_key(&to, &erased, keys[0].1).unwrap()
+            );
+            assert!(entry_key(&to, "SCORE#12x#1#p", 1).is_err());
+            assert!(entry_key(&to, "FINAL#0000000001", 1).is_err());
+            assert!(entry_key(&to, &keys[0].0, to.max_score() + 1).is_err());
         }
+    }
+
+    /// A Score sort key without its player segment.
+    fn old_prefix(sk: &str) -> &str {
+        &sk[..sk.rfind('#').unwrap()]
     }
 }

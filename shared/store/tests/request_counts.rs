@@ -321,6 +321,7 @@ async fn index_lookups_plays_rebuild_and_apply() {
         old: None,
         new: Some(leaderboard_keys::rank_index::CountedKey::parse(&pointer.score_sk).unwrap()),
         score: None,
+        ..Default::default()
     };
     let (r, c) = census(
         &counter,

@@ -286,6 +286,29 @@ fn a_players_write_shard_is_fixed_and_a_board_of_one_shard_keeps_its_own_partiti
 }
 
 #[test]
+fn a_widened_boards_entries_are_a_generation_in_partitions_of_their_own() {
+    let board = b("weekly_xp");
+    let bob = p("p_bob");
+    assert_eq!(
+        generation_score_pk(&board, 0, 1, &bob),
+        score_pk(&board, 1, &bob)
+    );
+    assert_eq!(generation_score_pks(&board, 0, 8), score_pks(&board, 8));
+    assert_eq!(
+        generation_score_pk(&board, 2, 1, &bob),
+        "LEADERBOARD#weekly_xp#E2"
+    );
+    let pks = generation_score_pks(&board, 2, 8);
+    assert_eq!(
+        (pks[0].as_str(), pks[7].as_str()),
+        ("LEADERBOARD#weekly_xp#E2#00", "LEADERBOARD#weekly_xp#E2#07")
+    );
+    // The same shard in every generation.
+    let shard = &score_pk(&board, 8, &bob)["LEADERBOARD#weekly_xp".len()..];
+    assert!(generation_score_pk(&board, 2, 8, &bob).ends_with(shard));
+}
+
+#[test]
 fn a_games_feed_item_parses_back() {
     let g = GameId::parse("tetris").unwrap();
     let feed = game_feed(&g);

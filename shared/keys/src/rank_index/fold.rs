@@ -15,7 +15,7 @@ use super::{CountedKey, NodeCounters, add_counters};
 
 /// One change of a lane's log: the lane's `written` after the change (`seq`) and the entry's
 /// sort key before and after (absent for a first entry, or a removed one).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LaneChange {
     /// The lane (`0..LANES`).
     pub lane: u8,
@@ -28,6 +28,33 @@ pub struct LaneChange {
     /// The entry's score after, when the play recorded it (`chg.s`; a change recorded before
     /// plays carried it has none): what `NewLeader` says without a read.
     pub score: Option<u64>,
+    /// The generation of entries `old` and `new` are keys of (0 on a board never widened).
+    pub generation: u64,
+    /// On a widening board, the same change keyed at the new width, in generation
+    /// `generation + 1`: its old key and its new one.
+    pub wide: Option<(Option<CountedKey>, Option<CountedKey>)>,
+}
+
+impl LaneChange {
+    /// The change as keyed in entry generation `generation` (what an index counting that
+    /// generation applies): itself, or its keys at the new width; `None` when it has no keys
+    /// of that generation.
+    pub fn in_generation(&self, generation: u64) -> Option<LaneChange> {
+        let (old, new) = if generation == self.generation {
+            (self.old.clone(), self.new.clone())
+        } else if Some(generation) == self.generation.checked_add(1) {
+            self.wide.clone()?
+        } else {
+            return None;
+        };
+        Some(LaneChange {
+            old,
+            new,
+            generation,
+            wide: None,
+            ..*self
+        })
+    }
 }
 
 /// The number of the last change applied, per lane (a lane never applied is at 0).

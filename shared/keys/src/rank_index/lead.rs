@@ -138,6 +138,7 @@ mod tests {
             old,
             new: new.map(|(s, p)| key(s, p)),
             score: new.map(|(s, _)| s),
+            ..LaneChange::default()
         }
     }
 

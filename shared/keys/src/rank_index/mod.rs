@@ -260,8 +260,17 @@ pub fn repair_key(board: &BoardId) -> Key {
 pub const REPAIR_PK: &str = "RANKREPAIR";
 
 /// The attribute of a lane (a written count item) holding its latest change, `{o, n}`: the old
-/// and new sort key, either absent.
+/// and new sort key, either absent (and `g`, the generation of entries they are keys of, when
+/// not 0).
 pub const CHANGE_ATTR: &str = "chg";
+
+/// The attribute of a lane holding its latest change at a widening board's new width too
+/// (`{o, n, g}` as [`CHANGE_ATTR`], of the generation the widening builds).
+pub const WIDE_CHANGE_ATTR: &str = "chgw";
+
+/// The root's attribute holding the generation of entries its counters count (absent: 0): a
+/// widening's switch moves it with the board's, and a change is applied as keyed in it.
+pub const ENTRY_GENERATION_ATTR: &str = "eg";
 
 /// The attribute of a lane holding, while a live rebuild holds that lane's plays back, the
 /// time (epoch milliseconds) at which the hold ends whatever happens to the rebuild.
@@ -408,6 +417,7 @@ mod tests {
             old: None,
             new: Some(key("SCORE#0000000010#8280899199999#p")),
             score: Some(10),
+            ..LaneChange::default()
         };
         let at = Watermarks([(1, 4)].into_iter().collect());
         // lane 1: 3 and 4 are behind it, 7 is past a gap; lane 2: from nothing to 2

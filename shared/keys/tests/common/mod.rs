@@ -84,6 +84,7 @@ pub fn history() -> impl Strategy<Value = History> {
                     old: old.clone(),
                     new: new.clone(),
                     score: None,
+                    ..LaneChange::default()
                 });
                 match new {
                     Some(k) => last.insert(player, k),

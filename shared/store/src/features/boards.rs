@@ -115,6 +115,12 @@ impl Store {
         board: &Board,
         entries: &[(PlayerId, u64, Timestamp)],
     ) -> Result<BatchStats, StoreError> {
+        if board.widening.is_some() {
+            return Err(StoreError::Invalid(format!(
+                "leaderboard {} is widening: import after its switch",
+                board.board_id
+            )));
+        }
         let spec = board.spec()?;
         let mut items = Vec::with_capacity(entries.len() * 2);
         let mut written = [0u64; LANES as usize];

@@ -98,6 +98,7 @@ impl Store {
         }
         let pointer_key = entity::entry(&player, id);
         let pointer: Option<EntryPointer> = self.table.get(&pointer_key).await?;
+        let pointer = pointer.map(|p| p.on_board(&board)).transpose()?;
         let mut rebuilt = pointer_from_score_item(&item)?;
         let (condition, params) = match &pointer {
             None => ("attribute_not_exists(pk)", Params::new()),
@@ -142,7 +143,7 @@ impl Store {
             pseudonymous_sort_key(score_sk, player, &self.pseudonym(player)).ok_or_else(|| {
                 StoreError::corrupt(score_sk, "the Score item's key names another player")
             })?;
-        let items = vec![
+        let mut items = vec![
             self.table.tx_board_open(id)?,
             self.table.tx_check(
                 &entity::entry(player, id),
@@ -162,6 +163,7 @@ impl Store {
             self.table
                 .written_update(board, player, Some(&logged), None)?,
         ];
+        items.extend(self.table.second_layout_removal(board, player, score_sk)?);
         self.table
             .transact(items, "TransactWriteItems(remove second entry)")
             .await

@@ -218,7 +218,8 @@ impl Store {
                 .await?;
             for (key, player) in keys.iter().zip(&players) {
                 if let Some(item) = found.take(key) {
-                    pointers.insert((*player).clone(), from_item(item)?);
+                    let pointer: EntryPointer = from_item(item)?;
+                    pointers.insert((*player).clone(), pointer.on_board(board)?);
                 }
             }
         }

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ground::error::StoreError;
 use crate::ground::names::check_name;
+use crate::ground::widening::WideningRun;
 
 /// How a new score combines with a player's current entry on a board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -265,6 +266,17 @@ pub struct Board {
     /// without it): a player's entry is in their shard's, `entity::score_pk`.
     #[serde(default = "one_shard")]
     pub write_shards: u8,
+    /// The generation of entries in service (`entryGeneration`; 0, the board's own partitions,
+    /// on a board never widened): a widening moves the entries to a new one.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub entry_generation: u64,
+    /// The widening under way, if any (`widening`, docs/widen.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub widening: Option<WideningRun>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Whether a board of `write_shards` groups its lanes under one partition key: a board of one,
@@ -338,17 +350,30 @@ impl Board {
             rank_migrating: false,
             lanes_grouped: groups_lanes(new.write_shards),
             write_shards: new.write_shards,
+            entry_generation: 0,
+            widening: None,
         })
     }
 
-    /// The partition of `player`'s Score item on this board.
+    /// The partition of `player`'s Score item on this board (of its generation in service).
     pub fn score_pk(&self, player: &PlayerId) -> String {
-        entity::score_pk(&self.board_id, self.write_shards, player)
+        self.generation_score_pk(self.entry_generation, player)
     }
 
-    /// Every partition holding this board's Score items, in shard order.
+    /// Every partition holding this board's Score items (of its generation in service), in
+    /// shard order.
     pub fn score_pks(&self) -> Vec<String> {
-        entity::score_pks(&self.board_id, self.write_shards)
+        self.generation_score_pks(self.entry_generation)
+    }
+
+    /// [`Board::score_pk`] of the entries of `generation`.
+    pub fn generation_score_pk(&self, generation: u64, player: &PlayerId) -> String {
+        entity::generation_score_pk(&self.board_id, generation, self.write_shards, player)
+    }
+
+    /// [`Board::score_pks`] of the entries of `generation`.
+    pub fn generation_score_pks(&self, generation: u64) -> Vec<String> {
+        entity::generation_score_pks(&self.board_id, generation, self.write_shards)
     }
 
     /// Whether the board's ranks are read from the rank index: on the current layout, and not

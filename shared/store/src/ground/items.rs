@@ -102,7 +102,14 @@ pub(crate) fn first_item<T: DeserializeOwned>(
 /// the table key `LEADERBOARD#<b>` (its shard's, `LEADERBOARD#<b>#<shard>`, on a board of more
 /// than one) / `SCORE#<rankKey>#<p>` and the GSI1 key `PLAYER#<p>` / `SCORE#<b>`.
 pub(crate) fn score_item(board: &Board, pointer: &EntryPointer) -> Result<Item, StoreError> {
-    let key = score_key(board, &pointer.entry.player_id, &pointer.score_sk);
+    score_item_at(
+        score_key(board, &pointer.entry.player_id, &pointer.score_sk),
+        pointer,
+    )
+}
+
+/// [`score_item`] under the key `key` (of another generation of the board's entries).
+pub(crate) fn score_item_at(key: Key, pointer: &EntryPointer) -> Result<Item, StoreError> {
     let gsi1 = entity::score_gsi1(&pointer.entry.player_id, &pointer.entry.board_id);
     let mut item = to_item(&pointer.score_entry(), &key, Some(&gsi1), None)?;
     item.insert("version".into(), n(pointer.version));

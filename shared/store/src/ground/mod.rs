@@ -14,3 +14,4 @@ pub mod names;
 pub mod rollover;
 pub(crate) mod session_id;
 pub mod tls;
+pub mod widening;

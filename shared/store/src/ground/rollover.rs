@@ -236,6 +236,8 @@ mod tests {
             rank_migrating: false,
             lanes_grouped: true,
             write_shards: 4,
+            entry_generation: 0,
+            widening: None,
         }
     }
 

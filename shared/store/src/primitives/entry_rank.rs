@@ -53,10 +53,11 @@ impl Table {
         cost.requests += 1;
         if !board.indexed() {
             cost.items += 1;
-            return Ok(self
+            return self
                 .get::<EntryPointer>(&entity::entry(player, id))
                 .await?
-                .map(|p| (p, Prefetch::Nothing)));
+                .map(|p| Ok((p.on_board(board)?, Prefetch::Nothing)))
+                .transpose();
         }
         let keys = [entity::entry(player, id), rank_index::root_key(id)];
         cost.items += keys.len() as u64;
@@ -67,7 +68,8 @@ impl Table {
             return Ok(None);
         };
         let before = Prefetch::Root(found.take(&keys[1]).unwrap_or_default());
-        Ok(Some((from_item(pointer)?, before)))
+        let pointer: EntryPointer = from_item(pointer)?;
+        Ok(Some((pointer.on_board(board)?, before)))
     }
 
     /// The entry `pointer` points at, ranked, with its freshness (also on the entry).

@@ -12,7 +12,8 @@ use leaderboard_keys::entity::{self, ItemKey, Key, LANE_SK};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_index::{
     self, CHANGE_ATTR, CREATED_ATTR, CountedKey, GENERATION_ATTR, Gap, LANE_GENERATION_ATTR, LANES,
-    LOGGED_ATTR, LaneChange, LanesRead, PAUSE_ATTR, WRITTEN_ATTR, lane_of, repair_key,
+    LOGGED_ATTR, LaneChange, LanesRead, PAUSE_ATTR, WIDE_CHANGE_ATTR, WRITTEN_ATTR, lane_of,
+    repair_key,
 };
 use leaderboard_keys::time::Timestamp;
 use serde::Serialize;
@@ -22,12 +23,15 @@ use crate::ground::items::{Item, ItemExt, item_key};
 use crate::ground::model::Board;
 use crate::primitives::rank_apply::root_watermarks;
 use crate::primitives::rank_count::RankCost;
+use crate::primitives::second_layout::{SecondLayout, WIDENING_ATTR};
 use crate::table::Table;
 use crate::table::request::{Index, Params, WithParams};
 use crate::table::retry::Retry;
 
 /// A lane's latest change as stored in its `chg` attribute: the entry's old and new sort keys
-/// (`o` absent for a first entry, `n` absent for a removal) and its new score `s`.
+/// (`o` absent for a first entry, `n` absent for a removal), its new score `s`, and the
+/// generation of entries whose keys they are (`g`, absent for 0). A widening board's change
+/// is recorded at the new width too, in `chgw` (of generation `g + 1`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub(crate) struct LaneChangeItem<'a> {
     /// The old sort key.
@@ -39,6 +43,13 @@ pub(crate) struct LaneChangeItem<'a> {
     /// The new score (what `NewLeader` says of a new leader without a read).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub s: Option<u64>,
+    /// The generation of entries the keys are of.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub g: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// On every lane of a board season close has begun: when the close started reading its
@@ -58,8 +69,6 @@ pub(crate) struct LaneKeys<'a> {
     pub board: &'a BoardId,
     /// Whether its lanes share one partition key.
     pub grouped: bool,
-    /// The board's write shards: the partitions whose Score items the lanes count.
-    pub shards: u8,
 }
 
 impl<'a> LaneKeys<'a> {
@@ -68,7 +77,6 @@ impl<'a> LaneKeys<'a> {
         LaneKeys {
             board: &board.board_id,
             grouped: board.lanes_grouped,
-            shards: board.write_shards,
         }
     }
 
@@ -120,13 +128,14 @@ pub(crate) fn lanes_lag(items: &[Item], root: &Item) -> u64 {
 }
 
 /// `player`'s view of the lanes read last: every lane's written count and the player's lane's
-/// latest change, and the board's entries (Σ created).
-pub(crate) fn lanes_for(items: &[Item], player: &PlayerId) -> (LanesRead, i64) {
+/// latest change (keyed in the entry generation `generation`), and the board's entries
+/// (Σ created).
+pub(crate) fn lanes_for(items: &[Item], player: &PlayerId, generation: u64) -> (LanesRead, i64) {
     let own_lane = lane_of(player.as_str());
     let (written, entries) = lane_counts(items);
     let own_latest = items
         .get(usize::from(own_lane))
-        .and_then(|item| latest_change(own_lane, item));
+        .and_then(|item| latest_change(own_lane, item, generation));
     let lanes = LanesRead {
         written,
         own_lane,
@@ -146,10 +155,33 @@ pub(crate) fn switched_since(items: &[Item], root: &Item) -> bool {
     newest > Some(root.number(GENERATION_ATTR).unwrap_or(0))
 }
 
-/// A lane item's latest change, numbered by its written count; `None` when it has none or it
-/// cannot be read (the lookup then treats the player's own change as unknown, in the lag).
-fn latest_change(lane: u8, item: &Item) -> Option<LaneChange> {
-    let AttributeValue::M(chg) = item.get(CHANGE_ATTR)? else {
+/// A lane item's latest change, numbered by its written count and keyed in entry generation
+/// `generation`; `None` when it has none or it cannot be read (the lookup then treats the
+/// player's own change as unknown, in the lag).
+fn latest_change(lane: u8, item: &Item, generation: u64) -> Option<LaneChange> {
+    let (old, new, score, g) = change_keys(item.get(CHANGE_ATTR)?)?;
+    let wide = match item.get(WIDE_CHANGE_ATTR).map(change_keys) {
+        Some(Some((o, n, _, w))) if Some(w) == g.checked_add(1) => Some((o, n)),
+        _ => None,
+    };
+    LaneChange {
+        lane,
+        seq: item.number(WRITTEN_ATTR)?,
+        old,
+        new,
+        score,
+        generation: g,
+        wide,
+    }
+    .in_generation(generation)
+}
+
+/// A lane change's keys, score and entry generation (`{o, n, s, g}`).
+type ChangeKeys = (Option<CountedKey>, Option<CountedKey>, Option<u64>, u64);
+
+/// The keys, score and generation of a lane change map; `None` when it cannot be read.
+fn change_keys(chg: &AttributeValue) -> Option<ChangeKeys> {
+    let AttributeValue::M(chg) = chg else {
         return None;
     };
     let key = |name: &str| match chg.get(name) {
@@ -157,16 +189,16 @@ fn latest_change(lane: u8, item: &Item) -> Option<LaneChange> {
         Some(AttributeValue::S(s)) => CountedKey::parse(s).map(Some).map_err(|_| ()),
         Some(_) => Err(()),
     };
-    Some(LaneChange {
-        lane,
-        seq: item.number(WRITTEN_ATTR)?,
-        old: key("o").ok()?,
-        new: key("n").ok()?,
-        score: chg.get("s").and_then(|s| match s {
-            AttributeValue::N(n) => n.parse().ok(),
-            _ => None,
-        }),
-    })
+    let number = |name: &str| match chg.get(name) {
+        Some(AttributeValue::N(n)) => n.parse().ok(),
+        _ => None,
+    };
+    Some((
+        key("o").ok()?,
+        key("n").ok()?,
+        number("s"),
+        number("g").unwrap_or(0),
+    ))
 }
 
 impl Table {
@@ -211,10 +243,43 @@ impl Table {
                         o: old,
                         n: new,
                         s: score,
+                        g: board.entry_generation,
                     },
                 )
                 .name("#pause", PAUSE_ATTR)
-                .value(":now", Timestamp::now().as_millis());
+                .value(":now", Timestamp::now().as_millis())
+                .name("#wid", WIDENING_ATTR);
+            // A widening board's change is recorded at both widths, on condition that the
+            // lane is fenced for the generation the board item named (docs/widen.md): a play
+            // that read the board before the run began, or before it switched, reads it again.
+            let widening = match SecondLayout::of(board)? {
+                Some(layout) => {
+                    let (o, n) = (
+                        old.map(|k| layout.key(k)).transpose()?,
+                        new.map(|k| layout.key(k)).transpose()?,
+                    );
+                    update.push_str(", #chgw = :chgw");
+                    params = params
+                        .name("#chgw", WIDE_CHANGE_ATTR)
+                        .value(
+                            ":chgw",
+                            LaneChangeItem {
+                                o: o.as_deref(),
+                                n: n.as_deref(),
+                                s: score,
+                                g: layout.generation,
+                            },
+                        )
+                        .value(":wid", layout.generation);
+                    "#wid = :wid"
+                }
+                None => {
+                    // A change of a run that switched since is no longer this lane's latest.
+                    update.push_str(" REMOVE #chgw");
+                    params = params.name("#chgw", WIDE_CHANGE_ATTR);
+                    "attribute_not_exists(#wid)"
+                }
+            };
             // A live rebuild may hold the lane's plays back for a moment (see `rank_rebuild`):
             // the play fails this condition and retries like any other conflict. A lane kept
             // apart whose board's lanes were grouped since the play read the board refuses it
@@ -222,8 +287,10 @@ impl Table {
             return self.tx_update_if(
                 &key,
                 &update,
-                "attribute_not_exists(#grouped) AND attribute_not_exists(#closed) AND \
-                 (attribute_not_exists(#pause) OR #pause < :now)",
+                &format!(
+                    "attribute_not_exists(#grouped) AND attribute_not_exists(#closed) AND \
+                     (attribute_not_exists(#pause) OR #pause < :now) AND {widening}"
+                ),
                 params
                     .name("#grouped", GROUPED_ATTR)
                     .name("#closed", CLOSED_ATTR),

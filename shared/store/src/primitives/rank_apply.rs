@@ -8,8 +8,8 @@ use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::journal::{JOURNAL_NODES, Journal};
 use leaderboard_keys::rank_index::lead::{LEAD_ATTR, Lead};
 use leaderboard_keys::rank_index::{
-    Chunk, Counters, GENERATION_ATTR, Gap, LANES, LaneChange, MIGRATING_ATTR, Watermarks, absorb,
-    count_attr, fold, root_key, watermark_attr,
+    Chunk, Counters, ENTRY_GENERATION_ATTR, GENERATION_ATTR, Gap, LANES, LaneChange,
+    MIGRATING_ATTR, Watermarks, absorb, count_attr, fold, root_key, watermark_attr,
 };
 
 use crate::ground::error::StoreError;
@@ -56,6 +56,29 @@ pub(crate) struct Root {
     migrating: bool,
     /// The board's leader as of the watermarks.
     lead: Lead,
+    /// The generation of entries it counts (a widening's switch moves it).
+    entry_generation: u64,
+}
+
+/// `changes` as keyed in the entry generation `root` counts. A change without keys of it is
+/// kept as it is: one the root has applied (a change of before a widening's switch, delivered
+/// again) is skipped by its watermark; one it has not cannot be (no lane records one after the
+/// switch that put the generation in service, nor after the settled numbers it set), and is
+/// said.
+fn in_generation(board: &BoardId, changes: &[LaneChange], root: &Root) -> Vec<LaneChange> {
+    let generation = root.entry_generation;
+    changes
+        .iter()
+        .map(|c| {
+            c.in_generation(generation).unwrap_or_else(|| {
+                if c.seq > root.watermarks.get(c.lane) {
+                    tracing::error!(%board, lane = c.lane, seq = c.seq, change = c.generation,
+                        index = generation, "a lane change without keys of the index's generation");
+                }
+                c.clone()
+            })
+        })
+        .collect()
 }
 
 impl Table {
@@ -80,6 +103,8 @@ impl Table {
         'rounds: for attempt in Retry::RANK_APPLY.attempts() {
             let root = self.read_root(board).await?;
             outcome.requests += 1;
+            let keyed = in_generation(board, changes, &root);
+            let changes = keyed.as_slice();
             if root.migrating {
                 match self
                     .absorb_changes(board, &root, changes, &mut outcome)
@@ -246,6 +271,7 @@ impl Table {
             last: root_last_journal(&item),
             migrating: item.contains_key(MIGRATING_ATTR),
             lead: Lead::of_root(item.string(LEAD_ATTR), counted),
+            entry_generation: item.number(ENTRY_GENERATION_ATTR).unwrap_or(0),
         })
     }
 }

@@ -178,7 +178,7 @@ impl Table {
                 // root (`path_snapshot` reads it).
                 continue;
             }
-            let (lanes, entries) = lanes_for(&items, player);
+            let (lanes, entries) = lanes_for(&items, player, board.entry_generation);
             let estimate = settled_estimate(
                 id,
                 player,
@@ -377,7 +377,7 @@ impl Table {
         cost: &mut RankCost,
     ) -> Result<(LanesRead, i64), StoreError> {
         let items = self.read_lane_items(board, cost).await?;
-        Ok(lanes_for(&items, player))
+        Ok(lanes_for(&items, player, board.entry_generation))
     }
 }
 

@@ -332,7 +332,7 @@ impl Table {
         Ok(TransactWriteItem::builder().update(update).build())
     }
 
-    /// A transaction's delete of `key`, on `condition`.
+    /// A transaction's delete of `key`, on `condition` (none when empty).
     pub(crate) fn tx_delete(
         &self,
         key: &Key,
@@ -342,7 +342,7 @@ impl Table {
         let delete = Delete::builder()
             .table_name(&self.name)
             .set_key(Some(key_item(key)))
-            .condition_expression(condition)
+            .set_condition_expression((!condition.is_empty()).then(|| condition.to_owned()))
             .params(params)?
             .build()?;
         Ok(TransactWriteItem::builder().delete(delete).build())

@@ -181,6 +181,7 @@ impl ChangeLog {
             old: key("o"),
             new: key("n"),
             score: None,
+            ..LaneChange::default()
         });
         self.seen.insert(lane_of_player, written);
     }

@@ -194,6 +194,8 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             rank_migrating: false,
             lanes_grouped: true,
             write_shards: 1,
+            entry_generation: 0,
+            widening: None,
         };
         assert_eq!(created, want, "{id}");
         // AND it reads back identically

@@ -205,7 +205,7 @@ impl Store {
         let mut pointers = keys[..players.len()]
             .iter()
             .filter_map(|k| found.take(k))
-            .map(from_item::<EntryPointer>)
+            .map(|item| from_item::<EntryPointer>(item)?.on_board(board))
             .collect::<Result<Vec<_>, _>>()?;
         // Rank order: descending sort keys.
         pointers.sort_by(|a, b| b.score_sk.cmp(&a.score_sk));
@@ -253,6 +253,7 @@ impl Store {
                 let (_, entries) = lanes_for(
                     &self.table.read_lane_items(board, cost).await?,
                     &pointers[0].entry.player_id,
+                    board.entry_generation,
                 );
                 return Ok(pointers
                     .iter()
@@ -279,7 +280,8 @@ impl Store {
             .zip(&tails)
             .zip(pointers)
             .map(|(((key, (path, watermarks)), tail), p)| {
-                let (lanes, entries) = lanes_for(&lanes, &p.entry.player_id);
+                let (lanes, entries) =
+                    lanes_for(&lanes, &p.entry.player_id, board.entry_generation);
                 settled_estimate(
                     id,
                     &p.entry.player_id,

@@ -41,12 +41,18 @@ impl Store {
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<Page<RankedEntry>, StoreError> {
-        let pk = entity::board_pk(&board.board_id);
+        // One partition is listed as itself (a widened board's is its generation's); the
+        // shards of a sharded board are merged under the board's own, which binds the cursor.
+        let pks = board.score_pks();
+        let pk = match pks.as_slice() {
+            [only] => only.clone(),
+            _ => entity::board_pk(&board.board_id),
+        };
         let listing = Listing::new("top", Index::Table, pk, SCORE_PREFIX).descending();
         let range = (SCORE_PREFIX, SCORE_UPPER_BOUND);
         let raw = self
             .table
-            .list_merged(&listing, &board.score_pks(), range, limit, cursor)
+            .list_merged(&listing, &pks, range, limit, cursor)
             .await?;
         let offset = raw.offset;
         let page: Page<ScoreEntry> = raw.into_page()?;
@@ -159,7 +165,11 @@ impl Store {
         let before = Prefetch::Root(found.take(&keys[2]).unwrap_or_default());
         let (entry, _, _) = self
             .table
-            .rank_pointer(&board, &from_item(pointer)?, before)
+            .rank_pointer(
+                &board,
+                &from_item::<EntryPointer>(pointer)?.on_board(&board)?,
+                before,
+            )
             .await?;
         Ok(BoardRank::Open(board, Some(entry)))
     }

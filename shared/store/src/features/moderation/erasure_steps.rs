@@ -118,13 +118,12 @@ impl Store {
         {
             self.drop_close_cursor(board_id, &cursor).await?;
         }
-        // In the player's write shard; a board item gone (the product never deletes one) is
-        // taken for a board of one shard.
-        let shards = board.as_ref().map_or(1, |b| b.write_shards);
-        let score = Key::new(
-            entity::score_pk(board_id, shards, player),
-            &pointer.score_sk,
-        );
+        // In the player's write shard of the board's entries in service; a board item gone
+        // (the product never deletes one) is taken for a board of one shard, never widened.
+        let score = match &board {
+            Some(b) => Key::new(b.score_pk(player), pointer.score_sk_on(b)?),
+            None => Key::new(entity::score_pk(board_id, 1, player), &pointer.score_sk),
+        };
         let mut keys = vec![(entity::entry(player, board_id), "entryPointers")];
         if self.table.get_raw(&score).await?.is_some() {
             keys.push((score, "scores"));

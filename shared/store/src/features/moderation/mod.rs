@@ -126,6 +126,7 @@ impl Store {
         more: Vec<TransactWriteItem>,
     ) -> Result<(), StoreError> {
         let id = &board.board_id;
+        let pointer = &pointer.clone().on_board(board)?;
         let player = &pointer.entry.player_id;
         let logged = pseudonymous_sort_key(&pointer.score_sk, player, &self.pseudonym(player))
             .ok_or_else(|| {
@@ -150,6 +151,10 @@ impl Store {
         items.push(
             self.table
                 .written_update(board, player, Some(&logged), None)?,
+        );
+        items.extend(
+            self.table
+                .second_layout_writes(board, Some(pointer), None)?,
         );
         items.extend(more);
         self.table

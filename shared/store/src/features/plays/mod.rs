@@ -52,12 +52,11 @@ use crate::features::plays::rate::{PlayRate, rate_limited};
 use crate::features::plays::rules::{boards_game, check_rules, check_writers};
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
-use crate::ground::items::{
-    Item, ItemExt, from_item, pointer_item, score_item, score_key, to_item,
-};
+use crate::ground::items::{Item, ItemExt, from_item, pointer_item, score_key, to_item};
 use crate::ground::model::{
     Board, BoardOutcome, Entry, EntryPointer, Metadata, Operator, Session, Writers,
 };
+use crate::primitives::second_layout::score_item_in_service;
 use crate::store::Store;
 use crate::table::request::Params;
 use crate::table::retry::Retry;
@@ -187,6 +186,7 @@ fn plan_board(
     let spec = board.spec()?;
     let order = board.order;
     check_rules(&board, play)?;
+    let old = old.map(|p| p.on_board(&board)).transpose()?;
     // The rules do not depend on the order in which concurrent plays commit (a play's `now` is
     // fixed before its retries): `best` keeps the better score, and of equal scores the earlier
     // one (it ranks higher); `latest` keeps the play with the greatest (time, session id);
@@ -560,9 +560,14 @@ impl Store {
                     Params::new(),
                 )?);
             }
-            items.push(
+            items.push(self.table.tx_put(
+                score_item_in_service(board, new)?,
+                None,
+                Params::new(),
+            )?);
+            items.extend(
                 self.table
-                    .tx_put(score_item(board, new)?, None, Params::new())?,
+                    .second_layout_writes(board, plan.old.as_ref(), Some(new))?,
             );
             // Every board's lane, indexed or not: a board made before the index counts its
             // changes there too, so that its migration can tell when plays moved it.

@@ -1,6 +1,7 @@
 //! A rebuild's writes of a board's lanes: the pauses that hold their plays back while the
 //! last scan settles them, the lifting of those pauses, and each lane's write in the switch's
-//! transaction (the generation it puts in service, for rank reads to see).
+//! transaction (the generation it puts in service, for rank reads to see; and the end of a
+//! widening's fence when the switch is a widening's).
 
 use std::collections::BTreeSet;
 
@@ -9,9 +10,38 @@ use leaderboard_keys::rank_index::{CREATED_ATTR, LANE_GENERATION_ATTR, PAUSE_ATT
 use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::StoreError;
+use crate::ground::model::Board;
+use crate::ground::widening::WideningRun;
 use crate::primitives::lanes::{GROUPED_ATTR, LaneKeys};
+use crate::primitives::second_layout::WIDENING_ATTR;
 use crate::store::Store;
 use crate::table::request::{Params, WithParams};
+
+/// What a rebuild's switch puts in service with its index: the board's entries of
+/// `entry_generation`, which its nodes count, and for a widening's build, the run it switches
+/// (the board item's write joins the switch's transaction).
+#[derive(Clone, Copy)]
+pub(super) struct SwitchTarget<'a> {
+    /// The generation of entries the index counts.
+    pub(super) entry_generation: u64,
+    /// The widening the switch ends, with its board as read.
+    pub(super) widening: Option<(&'a Board, &'a WideningRun)>,
+}
+
+impl<'a> SwitchTarget<'a> {
+    /// A rebuild's: the entries in service.
+    pub(super) fn in_service(board: &Board) -> SwitchTarget<'a> {
+        SwitchTarget {
+            entry_generation: board.entry_generation,
+            widening: None,
+        }
+    }
+
+    /// The partitions of the entries the build scans.
+    pub(super) fn score_pks(&self, board: &Board) -> Vec<String> {
+        board.generation_score_pks(self.entry_generation)
+    }
+}
 
 impl Store {
     /// Holds `lane`'s plays back until `until` or until the switch lifts it.
@@ -56,6 +86,7 @@ impl Store {
         generation: u64,
         paused: bool,
         off_by: i64,
+        widened: bool,
     ) -> Result<TransactWriteItem, StoreError> {
         let mut params = Params::new()
             .name("#lg", LANE_GENERATION_ATTR)
@@ -66,9 +97,17 @@ impl Store {
             update.push_str("ADD #c :off ");
             params = params.name("#c", CREATED_ATTR).value(":off", off_by);
         }
+        let mut removed = Vec::new();
         if paused {
-            update.push_str("REMOVE #p");
+            removed.push("#p");
             params = params.name("#p", PAUSE_ATTR);
+        }
+        if widened {
+            removed.push("#wid");
+            params = params.name("#wid", WIDENING_ATTR);
+        }
+        if !removed.is_empty() {
+            update.push_str(&format!("REMOVE {}", removed.join(", ")));
         }
         self.table.tx_update_if(
             &lanes.key(lane),

@@ -37,12 +37,14 @@ use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::journal::journal_key;
 use leaderboard_keys::rank_index::{
-    CREATED_ATTR, CountedKey, Counters, GENERATION_ATTR, LANES, NODE_PARTITIONS, RESERVED_ATTR,
-    WRITTEN_ATTR, build, node_key, node_partition_pk, root_key, watermark_attr,
+    CREATED_ATTR, CountedKey, Counters, ENTRY_GENERATION_ATTR, GENERATION_ATTR, LANES,
+    NODE_PARTITIONS, RESERVED_ATTR, WRITTEN_ATTR, build, node_key, node_partition_pk, root_key,
+    watermark_attr,
 };
 
 use leaderboard_keys::time::Timestamp;
 
+use crate::features::rank_maintenance::lane_holds::SwitchTarget;
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item, key_string, n};
@@ -132,6 +134,17 @@ impl Store {
     /// (`ceil(nodes / 25)`), 1 transaction and, if it fails, 1 root read; one pause write per
     /// lane paused. At most [`MAX_SCANS`] scans.
     pub async fn rebuild_lane_index(&self, board: &Board) -> Result<RebuildOutcome, StoreError> {
+        self.rebuild_into(board, SwitchTarget::in_service(board))
+            .await
+    }
+
+    /// [`Store::rebuild_lane_index`] over the entries of `target`, switching them in with the
+    /// index when they are a widening's.
+    pub(super) async fn rebuild_into(
+        &self,
+        board: &Board,
+        target: SwitchTarget<'_>,
+    ) -> Result<RebuildOutcome, StoreError> {
         let id = &board.board_id;
         let lanes = LaneKeys::of(board);
         let mut out = RebuildOutcome::default();
@@ -156,7 +169,10 @@ impl Store {
                 }
                 settled.clear();
             }
-            let (before, keys, after) = match self.scan_lanes(lanes, &mut out).await {
+            let (before, keys, after) = match self
+                .scan_lanes(lanes, target.score_pks(board), &mut out)
+                .await
+            {
                 Ok(scanned) => scanned,
                 Err(e) => break Err(e),
             };
@@ -169,7 +185,7 @@ impl Store {
                 continue;
             }
             match self
-                .switch_generation(lanes, &settled, &paused, &mut out)
+                .switch_generation(lanes, &settled, &paused, target, &mut out)
                 .await
             {
                 Ok(Switch::Done) => break Ok(()),
@@ -199,17 +215,18 @@ impl Store {
         result.map(|()| out)
     }
 
-    /// One scan: the lanes, the board's keys by lane, the lanes again.
+    /// One scan: the lanes, the board's keys by lane (its Score items in the partitions
+    /// `pks`), the lanes again.
     pub(super) async fn scan_lanes(
         &self,
         lanes: LaneKeys<'_>,
+        pks: Vec<String>,
         out: &mut RebuildOutcome,
     ) -> Result<(Lanes, BTreeMap<u8, Vec<CountedKey>>, Lanes), StoreError> {
-        let id = lanes.board;
         let before = self.table.lane_items(lanes).await?;
         let mut keys: BTreeMap<u8, Vec<CountedKey>> = BTreeMap::new();
         out.requests += self
-            .scan_scores(id, lanes.shards, "sk", |item| {
+            .scan_scores(pks, "sk", |item| {
                 let key = CountedKey::parse(&key_string(item, "sk"))?;
                 keys.entry(key.lane()).or_default().push(key);
                 Ok(())
@@ -228,6 +245,7 @@ impl Store {
         lanes: LaneKeys<'_>,
         settled: &BTreeMap<u8, Settled>,
         paused: &BTreeSet<u8>,
+        target: SwitchTarget<'_>,
         out: &mut RebuildOutcome,
     ) -> Result<Switch, StoreError> {
         let id = lanes.board;
@@ -249,7 +267,15 @@ impl Store {
         out.items_written += put.items;
         out.requests += put.requests;
         let switched = self
-            .switch_root(lanes, generation, &root_counters, settled, paused, out)
+            .switch_root(
+                lanes,
+                generation,
+                &root_counters,
+                settled,
+                paused,
+                target,
+                out,
+            )
             .await?;
         match &switched {
             // No build can switch between this one's reservation and its switch (each needs
@@ -270,7 +296,9 @@ impl Store {
     /// Switches the root to `generation`, whose nodes count the settled keys: its counters,
     /// each lane's watermark at its settled number, the lanes' pauses lifted and their `created`
     /// corrected, on condition that `generation` is still the last reserved and that the old
-    /// index applied no lane past its settled number.
+    /// index applied no lane past its settled number. A widening's switch (`target`) puts its
+    /// entries in service in the same transaction.
+    #[allow(clippy::too_many_arguments)]
     pub(super) async fn switch_root(
         &self,
         lanes: LaneKeys<'_>,
@@ -278,6 +306,7 @@ impl Store {
         root_counters: &Counters,
         settled: &BTreeMap<u8, Settled>,
         paused: &BTreeSet<u8>,
+        target: SwitchTarget<'_>,
         out: &mut RebuildOutcome,
     ) -> Result<Switch, StoreError> {
         // The root is written twice: the reservation, and the switch.
@@ -302,6 +331,9 @@ impl Store {
         }
         item.insert(GENERATION_ATTR.into(), n(generation));
         item.insert(RESERVED_ATTR.into(), n(generation));
+        if target.entry_generation > 0 {
+            item.insert(ENTRY_GENERATION_ATTR.into(), n(target.entry_generation));
+        }
         let mut tx = vec![
             self.table
                 .tx_put(item, Some(&conditions.join(" AND ")), params)?,
@@ -318,7 +350,11 @@ impl Store {
                 generation,
                 paused.contains(&lane),
                 off_by,
+                target.widening.is_some(),
             )?);
+        }
+        if let Some((board, run)) = target.widening {
+            tx.push(self.widening_switch(board, run)?);
         }
         match self.transact_switch(tx).await {
             Ok(()) => {
@@ -439,18 +475,17 @@ impl Store {
         Ok(keys)
     }
 
-    /// Calls `each` with every Score item of the board of `shards` write shards (the
-    /// attributes of `projection`), read strongly consistent a 1 MB page at a time, a shard
-    /// after another: the requests made.
+    /// Calls `each` with every Score item in the partitions `pks` (a board's, one a write
+    /// shard: the attributes of `projection`), read strongly consistent a 1 MB page at a time,
+    /// a shard after another: the requests made.
     pub(crate) async fn scan_scores(
         &self,
-        id: &BoardId,
-        shards: u8,
+        pks: Vec<String>,
         projection: &str,
         mut each: impl FnMut(&Item) -> Result<(), StoreError>,
     ) -> Result<u32, StoreError> {
         let mut requests = 0;
-        for pk in entity::score_pks(id, shards) {
+        for pk in pks {
             let query = self
                 .table
                 .query_request(Index::Table)

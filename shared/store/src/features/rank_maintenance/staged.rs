@@ -32,6 +32,7 @@ use leaderboard_keys::rank_index::{CountedKey, Counters, LANES, NODE_PARTITIONS,
 use leaderboard_keys::time::Timestamp;
 
 use super::rebuild::{LANE_PAUSE, RebuildOutcome, Switch, settled_lanes};
+use crate::features::rank_maintenance::lane_holds::SwitchTarget;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item};
 use crate::ground::model::Board;
@@ -258,7 +259,7 @@ impl Store {
                         self.pause_lane(lanes, lane, until).await?;
                     }
                     let started = Instant::now();
-                    let scanned = self.scan_lanes(lanes, &mut out).await;
+                    let scanned = self.scan_lanes(lanes, board.score_pks(), &mut out).await;
                     let (before, keys, after) = self.or_lift(lanes, &paused, scanned).await?;
                     stage.scan_ms = started.elapsed().as_millis() as u64;
                     let mut all: Vec<CountedKey> = keys.values().flatten().cloned().collect();
@@ -311,6 +312,7 @@ impl Store {
                     &root_counters,
                     &settled,
                     &paused,
+                    SwitchTarget::in_service(board),
                     &mut out,
                 )
                 .await;

@@ -1,0 +1,320 @@
+//! Widening a live board (docs/widen.md): what a new `maxScore` asks of a board and costs (the
+//! plan `lbctl widen --dry-run` prints), the raise of a board whose keys stay as they are, and
+//! the begin of a run that re-keys: the board item's `widening` and the lanes' fence, after
+//! which every change of an entry writes both generations. The copy is `widen_copy.rs`.
+
+use std::time::Duration;
+
+use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_index::LANES;
+use leaderboard_keys::time::Timestamp;
+use leaderboard_keys::widen::{self, Widening};
+
+use crate::features::rank_maintenance::widen_switch::WIDEN_GRACE;
+use crate::ground::board::groups_lanes;
+use crate::ground::error::StoreError;
+use crate::ground::model::{Board, BoardStatus};
+use crate::ground::widening::{WideningRun, WideningStep};
+use crate::primitives::lanes::{LaneKeys, lane_counts};
+use crate::primitives::second_layout::WIDENING_ATTR;
+use crate::store::Store;
+use crate::table::request::{Params, WithParams};
+use crate::table::retry::Retry;
+
+/// Write units of one entry's copy: its new item's put (under 1 KB) in a transaction, and the
+/// check of its old item in the same one.
+pub const COPY_UNITS: u64 = 4;
+
+/// What widening a board to a new `maxScore` asks (`lbctl widen --dry-run`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WidenPlan {
+    /// The board as read.
+    pub board: Board,
+    /// The `maxScore` asked for.
+    pub max_score: u64,
+    /// What it asks of the keys.
+    pub widening: Widening,
+    /// The board's entries (its lanes' count).
+    pub entries: u64,
+    /// Items the run writes: each entry's new item, and the delete of its old one.
+    pub items_to_write: u64,
+    /// Write units of the copy and the retirement (the index build's nodes come on top: about
+    /// one a hundred entries).
+    pub write_units: u64,
+}
+
+/// How [`Store::widen_step`] goes about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WidenOptions {
+    /// Entries a step of the copy or of the retirement handles.
+    pub page: usize,
+    /// How long the old generation stays after the switch ([`WIDEN_GRACE`]).
+    pub grace: Duration,
+}
+
+impl Default for WidenOptions {
+    fn default() -> Self {
+        WidenOptions {
+            page: 500,
+            grace: WIDEN_GRACE,
+        }
+    }
+}
+
+/// What one call of [`Store::widen_step`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WidenProgress {
+    /// The board is at the `maxScore` asked for (it was, it was raised, or the run switched
+    /// and retired the old generation).
+    Done(Box<Board>),
+    /// The run is under way at `step`; call again.
+    Running {
+        /// Where the run now is.
+        step: WideningStep,
+        /// Entries copied by this call.
+        copied: u64,
+    },
+}
+
+impl Store {
+    /// The plan of widening `id` to `max_score`, refused as the run itself would refuse it:
+    /// 1 board read and the lanes' (1 Query).
+    pub async fn widen_plan(&self, id: &BoardId, max_score: u64) -> Result<WidenPlan, StoreError> {
+        let board = self.widening_board(id, max_score).await?;
+        let widening = widen::plan(board.spec()?, max_score).map_err(invalid)?;
+        let items = self.table.lane_items(LaneKeys::of(&board)).await?;
+        let entries = lane_counts(&items).1.max(0) as u64;
+        let (items_to_write, write_units) = match widening {
+            Widening::Rekey { .. } => (2 * entries, (COPY_UNITS + 1) * entries),
+            _ => (1, 1),
+        };
+        Ok(WidenPlan {
+            board,
+            max_score,
+            widening,
+            entries,
+            items_to_write,
+            write_units,
+        })
+    }
+
+    /// The board `id` as a widening to `max_score` finds it: refused when missing, not open, not
+    /// on the rank index, with lanes the layout sweep has still to group, or widening to another
+    /// `maxScore`; and the new `maxScore` when it is narrower or out of range.
+    async fn widening_board(&self, id: &BoardId, max_score: u64) -> Result<Board, StoreError> {
+        let board = self
+            .table
+            .board(id)
+            .await?
+            .ok_or_else(|| StoreError::NotFound {
+                what: "leaderboard",
+                id: id.to_string(),
+            })?;
+        if let Some(run) = &board.widening {
+            if run.max_score != max_score {
+                return Err(StoreError::Invalid(format!(
+                    "leaderboard {id} is widening to maxScore {} already",
+                    run.max_score
+                )));
+            }
+            return Ok(board);
+        }
+        if board.status != BoardStatus::Open {
+            return Err(StoreError::BoardClosed {
+                board: id.clone(),
+                why: board.status.as_str(),
+            });
+        }
+        if !board.indexed() || board.rank_migrating {
+            return Err(StoreError::Invalid(format!(
+                "leaderboard {id} is not on the rank index yet: migrate it first"
+            )));
+        }
+        if !board.lanes_grouped && groups_lanes(board.write_shards) {
+            return Err(StoreError::Invalid(format!(
+                "leaderboard {id}'s lanes are not grouped yet: run the layout sweep first"
+            )));
+        }
+        widen::plan(board.spec()?, max_score).map_err(invalid)?;
+        Ok(board)
+    }
+
+    /// Takes the widening of `id` to `max_score` one bounded step further (resuming where a
+    /// run left it, or beginning one): the raise of a board whose keys stay; the begin; one
+    /// page of the copy; the index's build and the switch; one page of the old generation's
+    /// deletion (after the grace period). Safe to call again after any failure.
+    pub async fn widen_step(
+        &self,
+        id: &BoardId,
+        max_score: u64,
+        options: &WidenOptions,
+    ) -> Result<WidenProgress, StoreError> {
+        let board = self.widening_board(id, max_score).await?;
+        let Some(run) = board.widening.clone() else {
+            return match widen::plan(board.spec()?, max_score).map_err(invalid)? {
+                Widening::AlreadyThere => Ok(WidenProgress::Done(Box::new(board))),
+                Widening::RaiseOnly { .. } => self.raise_max_score(board, max_score).await,
+                Widening::Rekey { .. } => self.begin_widening(board, max_score).await,
+            };
+        };
+        match run.step {
+            WideningStep::Copy => {
+                // The fence again: a run that stopped after its board item was written may
+                // not have fenced every lane (each write is idempotent).
+                self.fence_lanes(&board, run.generation).await?;
+                let (copied, step) = self.copy_page(&board, &run, options.page).await?;
+                Ok(WidenProgress::Running { step, copied })
+            }
+            WideningStep::Index => {
+                self.widen_index(&board, &run).await?;
+                Ok(WidenProgress::Running {
+                    step: WideningStep::Retire,
+                    copied: 0,
+                })
+            }
+            WideningStep::Retire => {
+                if self
+                    .widen_retire(&board, &run, options.page, options.grace)
+                    .await?
+                {
+                    let done = self
+                        .table
+                        .board(id)
+                        .await?
+                        .ok_or_else(|| StoreError::NotFound {
+                            what: "leaderboard",
+                            id: id.to_string(),
+                        })?;
+                    return Ok(WidenProgress::Done(Box::new(done)));
+                }
+                Ok(WidenProgress::Running {
+                    step: WideningStep::Retire,
+                    copied: 0,
+                })
+            }
+        }
+    }
+
+    /// Raises the `maxScore` of a board whose keys stay as they are: one conditional
+    /// UpdateItem, on condition that the board is open, not widening, and at the `maxScore`
+    /// read.
+    async fn raise_max_score(
+        &self,
+        board: Board,
+        max_score: u64,
+    ) -> Result<WidenProgress, StoreError> {
+        let update = self
+            .table
+            .update_request(
+                &leaderboard_keys::entity::board(&board.board_id),
+                "SET #max = :to",
+            )
+            .condition_expression("#status = :open AND #max = :from AND attribute_not_exists(#wid)")
+            .params(
+                Params::new()
+                    .name("#max", "maxScore")
+                    .name("#status", "status")
+                    .name("#wid", WIDENING_ATTR)
+                    .value(":to", max_score)
+                    .value(":from", board.max_score)
+                    .value(":open", BoardStatus::Open),
+            )?;
+        match update.send().await {
+            Ok(_) => Ok(WidenProgress::Done(Box::new(Board { max_score, ..board }))),
+            Err(e) => Err(moved(
+                StoreError::sdk("UpdateItem(raise maxScore)", e),
+                &board,
+            )),
+        }
+    }
+
+    /// The begin: the board item's `widening` (generation = the one in service + 1, step
+    /// `copy`), on condition that the board is open, not widening and at the `maxScore` read;
+    /// then the lanes' fence. 1 UpdateItem and 10.
+    async fn begin_widening(
+        &self,
+        board: Board,
+        max_score: u64,
+    ) -> Result<WidenProgress, StoreError> {
+        let run = WideningRun {
+            generation: board.entry_generation + 1,
+            max_score,
+            step: WideningStep::Copy,
+            cursor: None,
+            started_at: Timestamp::now(),
+            switched_at: None,
+        };
+        let update = self
+            .table
+            .update_request(
+                &leaderboard_keys::entity::board(&board.board_id),
+                "SET #wid = :run",
+            )
+            .condition_expression("#status = :open AND #max = :from AND attribute_not_exists(#wid)")
+            .params(
+                Params::new()
+                    .name("#max", "maxScore")
+                    .name("#status", "status")
+                    .name("#wid", WIDENING_ATTR)
+                    .value(":run", &run)
+                    .value(":from", board.max_score)
+                    .value(":open", BoardStatus::Open),
+            )?;
+        if let Err(e) = update.send().await {
+            return Err(moved(
+                StoreError::sdk("UpdateItem(begin widening)", e),
+                &board,
+            ));
+        }
+        self.fence_lanes(&board, run.generation).await?;
+        Ok(WidenProgress::Running {
+            step: WideningStep::Copy,
+            copied: 0,
+        })
+    }
+
+    /// Sets every lane's `widening` to `generation` (creating lanes never written): from then
+    /// on a change holds only if it read the board's `widening` (see `Table::written_update`).
+    /// 10 UpdateItems, each idempotent.
+    async fn fence_lanes(&self, board: &Board, generation: u64) -> Result<(), StoreError> {
+        let lanes = LaneKeys::of(board);
+        futures::future::try_join_all((0..LANES).map(|lane| {
+            let key = lanes.key(lane);
+            Retry::ITEM_UPDATE.run("fencing a lane", move || {
+                let key = key.clone();
+                async move {
+                    self.table
+                        .update_request(&key, "SET #wid = :g")
+                        .params(
+                            Params::new()
+                                .name("#wid", WIDENING_ATTR)
+                                .value(":g", generation),
+                        )?
+                        .send()
+                        .await
+                        .map(|_| ())
+                        .map_err(|e| StoreError::sdk("UpdateItem(fence lane)", e))
+                }
+            })
+        }))
+        .await?;
+        Ok(())
+    }
+}
+
+/// A refused widening as the API shows it.
+fn invalid(e: widen::WidenError) -> StoreError {
+    StoreError::Invalid(e.to_string())
+}
+
+/// A board write's failed condition as what moved: the board changed since it was read (a
+/// close began, another run began or raised it first).
+fn moved(e: StoreError, board: &Board) -> StoreError {
+    if e.is_conditional_check_failed() {
+        return StoreError::Invalid(format!(
+            "leaderboard {} changed while the widening began: run it again",
+            board.board_id
+        ));
+    }
+    e
+}

@@ -1,0 +1,150 @@
+//! A widening's last steps (docs/widen.md, steps 3 to 5): the rank index built over the new
+//! generation's entries at the new width and switched in with them in one transaction (the
+//! board item's `maxScore` and `entryGeneration`, the root, the lanes' fence lifted), then, a
+//! grace period later, the old generation's entries deleted a page at a time and the run's
+//! record removed from the board item.
+
+use std::time::Duration;
+
+use aws_sdk_dynamodb::types::TransactWriteItem;
+use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::time::Timestamp;
+
+use crate::features::rank_maintenance::lane_holds::SwitchTarget;
+use crate::ground::error::StoreError;
+use crate::ground::items::{item_key, key_item};
+use crate::ground::model::{Board, BoardStatus};
+use crate::ground::widening::{CopyCursor, WideningRun, WideningStep};
+use crate::primitives::second_layout::WIDENING_ATTR;
+use crate::store::Store;
+use crate::table::request::{Index, Params, WithParams};
+
+/// How long the old generation's entries stay after the switch: longer than any read's time
+/// budget, so that a read that read the board item before the switch finds the entries it
+/// names.
+pub const WIDEN_GRACE: Duration = Duration::from_secs(60);
+
+impl Store {
+    /// The index step: the live rebuild (`rebuild_into`) over the new generation's entries at
+    /// the new width, whose switch transaction also switches the board (see
+    /// [`Store::widening_switch`]). Its cost is the rebuild's; its pause, if the lanes do not
+    /// settle, the rebuild's.
+    pub(super) async fn widen_index(
+        &self,
+        board: &Board,
+        run: &WideningRun,
+    ) -> Result<(), StoreError> {
+        let target = SwitchTarget {
+            entry_generation: run.generation,
+            widening: Some((board, run)),
+        };
+        self.rebuild_into(board, target).await.map(|_| ())
+    }
+
+    /// The board item's part of a widening's switch: the new `maxScore` and generation of
+    /// entries, the run at its step `retire`, on condition that the board is open and the run
+    /// still this one's, at its step `index`.
+    pub(super) fn widening_switch(
+        &self,
+        board: &Board,
+        run: &WideningRun,
+    ) -> Result<TransactWriteItem, StoreError> {
+        self.table.tx_update_if(
+            &entity::board(&board.board_id),
+            "SET #max = :max, #eg = :g, #wid.#step = :retire, #wid.#at = :now",
+            "#status = :open AND #wid.#gen = :g AND #wid.#step = :index",
+            Params::new()
+                .name("#max", "maxScore")
+                .name("#eg", "entryGeneration")
+                .name("#wid", WIDENING_ATTR)
+                .name("#step", "step")
+                .name("#at", "switchedAt")
+                .name("#gen", "generation")
+                .name("#status", "status")
+                .value(":max", run.max_score)
+                .value(":g", run.generation)
+                .value(":retire", WideningStep::Retire)
+                .value(":index", WideningStep::Index)
+                .value(":now", Timestamp::now())
+                .value(":open", BoardStatus::Open),
+        )
+    }
+
+    /// The retire step, once `grace` has passed since the switch (waiting for it): deletes the
+    /// next page (at most `page`) of the old generation's Score items, and after the last one
+    /// removes the run from the board item. Whether the run is over. Requests: 1 Query, the
+    /// deletes (25 a request), 1 UpdateItem.
+    pub(super) async fn widen_retire(
+        &self,
+        board: &Board,
+        run: &WideningRun,
+        page: usize,
+        grace: Duration,
+    ) -> Result<bool, StoreError> {
+        let switched = run.switched_at.unwrap_or(run.started_at);
+        let until = switched.plus_millis(grace.as_millis() as u64);
+        let now = Timestamp::now();
+        if now < until {
+            tokio::time::sleep(Duration::from_millis(until.as_millis() - now.as_millis())).await;
+        }
+        let old = board.generation_score_pks(run.generation.saturating_sub(1));
+        let at = run.cursor.clone().unwrap_or(CopyCursor {
+            shard: 0,
+            after: None,
+        });
+        let mut next = CopyCursor {
+            shard: at.shard + 1,
+            after: None,
+        };
+        if let Some(pk) = old.get(at.shard as usize) {
+            let start = at.after.as_ref().map(|sk| key_item(&Key::new(pk, sk)));
+            let out = self
+                .table
+                .query_request(Index::Table)
+                .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
+                .params(
+                    Params::new()
+                        .value(":pk", pk)
+                        .value(":score", entity::SCORE_PREFIX),
+                )?
+                .projection_expression("pk, sk")
+                .limit(page.clamp(1, 1_000) as i32)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(|e| StoreError::sdk("Query(widening retire)", e))?;
+            let keys: Vec<Key> = out.items().iter().map(item_key).collect();
+            self.table.delete_all(&keys).await?;
+            if let Some(last) = out.last_evaluated_key() {
+                next = CopyCursor {
+                    shard: at.shard,
+                    after: Some(item_key(last).sk),
+                };
+            }
+        }
+        let done = next.shard as usize >= old.len();
+        let (update, params) = if done {
+            ("REMOVE #wid", Params::new())
+        } else {
+            (
+                "SET #wid.#cur = :cur",
+                Params::new().value(":cur", &next).name("#cur", "cursor"),
+            )
+        };
+        self.table
+            .update_request(&entity::board(&board.board_id), update)
+            .condition_expression("#wid.#gen = :g AND #wid.#step = :retire")
+            .params(
+                params
+                    .name("#wid", WIDENING_ATTR)
+                    .name("#gen", "generation")
+                    .name("#step", "step")
+                    .value(":g", run.generation)
+                    .value(":retire", WideningStep::Retire),
+            )?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(widening retire)", e))?;
+        Ok(done)
+    }
+}

@@ -1,0 +1,97 @@
+//! A board's widening (docs/widen.md) as its board item records it: the run under way
+//! (`widening`: the entries' generation it builds, the `maxScore` it moves to, its step and its
+//! copy's cursor) and which generation of entries is in service (`entryGeneration`).
+
+use std::borrow::Cow;
+
+use leaderboard_keys::rank::RankKeySpec;
+use leaderboard_keys::time::Timestamp;
+use leaderboard_keys::widen;
+use serde::{Deserialize, Serialize};
+
+use crate::ground::board::Board;
+use crate::ground::error::StoreError;
+use crate::ground::model::EntryPointer;
+
+/// Where a widening run is (the board item's `widening.step`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WideningStep {
+    /// Begun: plays write both generations; the entries before are being copied.
+    Copy,
+    /// Copied: the rank index is being built at the new width.
+    Index,
+    /// Switched: the board is at its new `maxScore` on the new generation; the old one is
+    /// being deleted.
+    Retire,
+}
+
+/// A widening run (the board item's `widening`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WideningRun {
+    /// The generation of entries the run builds (the board's `entryGeneration` + 1).
+    pub generation: u64,
+    /// The `maxScore` it moves the board to.
+    pub max_score: u64,
+    /// Where it is.
+    pub step: WideningStep,
+    /// Where the copy goes on, once it has begun.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<CopyCursor>,
+    /// When it began.
+    pub started_at: Timestamp,
+    /// When it switched the board to the new generation (at the step `retire`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switched_at: Option<Timestamp>,
+}
+
+/// Where a widening's copy goes on: the write shard it is in (an index into the board's
+/// partitions of the generation copied) and the last sort key it copied there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CopyCursor {
+    /// The shard.
+    pub shard: u8,
+    /// The last sort key copied in it (none: from its start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+}
+
+impl Board {
+    /// The generation of entries plays write besides the one in service, and its key spec:
+    /// while a widening run copies and indexes, and until it switches.
+    pub fn second_layout(&self) -> Result<Option<(u64, RankKeySpec)>, StoreError> {
+        match &self.widening {
+            Some(run) if run.step != WideningStep::Retire => Ok(Some((
+                run.generation,
+                RankKeySpec::new(self.order, run.max_score)?,
+            ))),
+            _ => Ok(None),
+        }
+    }
+}
+
+impl EntryPointer {
+    /// The sort key of the Score item this pointer names on `board`: the one it keeps, written
+    /// when the entry last changed, on a board never widened; the same entry's key at the
+    /// board's width on one widened since (pointers are not rewritten by a widening).
+    pub fn score_sk_on(&self, board: &Board) -> Result<Cow<'_, str>, StoreError> {
+        if board.entry_generation == 0 {
+            return Ok(Cow::Borrowed(&self.score_sk));
+        }
+        Ok(Cow::Owned(widen::entry_key(
+            &board.spec()?,
+            &self.score_sk,
+            self.entry.score,
+        )?))
+    }
+
+    /// This pointer naming its Score item's key on `board` ([`EntryPointer::score_sk_on`]).
+    pub fn on_board(mut self, board: &Board) -> Result<EntryPointer, StoreError> {
+        if let Cow::Owned(sk) = self.score_sk_on(board)? {
+            self.score_sk = sk;
+        }
+        Ok(self)
+    }
+}
