@@ -168,8 +168,9 @@ pub fn score_pks(board: &BoardId, shards: u8) -> Vec<String> {
 
 /// The partition of a board's entries of `generation` (a widened board's entries are a new
 /// generation, in partitions of their own): the board's own on generation 0,
-/// `LEADERBOARD#<boardId>#E<generation>` after.
-fn generation_pk(board: &BoardId, generation: u64) -> String {
+/// `LEADERBOARD#<boardId>#E<generation>` after; on a board of several write shards, the
+/// prefix of its shards' partitions (and what a top-N cursor is bound to).
+pub fn entries_pk(board: &BoardId, generation: u64) -> String {
     match generation {
         0 => board_pk(board),
         g => format!("{}#E{g}", board_pk(board)),
@@ -184,7 +185,7 @@ pub fn generation_score_pk(
     shards: u8,
     player: &PlayerId,
 ) -> String {
-    let pk = generation_pk(board, generation);
+    let pk = entries_pk(board, generation);
     match shards {
         0 | 1 => pk,
         k => format!("{pk}#{:02}", shard_of(player, k)),
@@ -193,7 +194,7 @@ pub fn generation_score_pk(
 
 /// [`score_pks`] of the board's entries of `generation`.
 pub fn generation_score_pks(board: &BoardId, generation: u64, shards: u8) -> Vec<String> {
-    let pk = generation_pk(board, generation);
+    let pk = entries_pk(board, generation);
     match shards {
         0 | 1 => vec![pk],
         k => (0..k).map(|s| format!("{pk}#{s:02}")).collect(),

@@ -326,6 +326,12 @@ async fn a_whole_run_switches_either_order_to_the_new_width_and_retires_the_old_
             }
         };
         let before = listed(stored_board(&store, id).await).await;
+        let cursor = store
+            .top_scores(&stored_board(&store, id).await, 10, None)
+            .await
+            .unwrap()
+            .next_cursor
+            .unwrap();
         // WHEN it widens to 99,999 with a play during the copy
         let mut steps = Vec::new();
         let done = loop {
@@ -390,6 +396,12 @@ async fn a_whole_run_switches_either_order_to_the_new_width_and_retires_the_old_
             .unwrap();
         let want_rank = if order == Order::Desc { 1 } else { 41 };
         assert_eq!(ranked.rank, want_rank, "{id}");
+        // AND a top-N cursor of before the switch is refused, not read in the new order
+        let stale = store.top_scores(&done, 10, Some(&cursor)).await;
+        assert!(
+            matches!(stale, Err(StoreError::BadCursor)),
+            "{id}: {stale:?}"
+        );
         // AND a second run finds nothing to do
         let again = store
             .widen_step(&bid(id), 99_999, &options(15))

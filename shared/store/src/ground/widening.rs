@@ -36,9 +36,9 @@ pub struct WideningRun {
     pub max_score: u64,
     /// Where it is.
     pub step: WideningStep,
-    /// Where the copy goes on, once it has begun.
+    /// Where the copy (or the retirement) goes on, once it has begun.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<CopyCursor>,
+    pub cursor: Option<WideningCursor>,
     /// When it began.
     pub started_at: Timestamp,
     /// When it switched the board to the new generation (at the step `retire`).
@@ -46,11 +46,11 @@ pub struct WideningRun {
     pub switched_at: Option<Timestamp>,
 }
 
-/// Where a widening's copy goes on: the write shard it is in (an index into the board's
-/// partitions of the generation copied) and the last sort key it copied there.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Where a widening's copy, or its retirement, goes on: the write shard it is in (an index into
+/// the board's partitions of the generation it reads) and the last sort key it did there.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CopyCursor {
+pub struct WideningCursor {
     /// The shard.
     pub shard: u8,
     /// The last sort key copied in it (none: from its start).

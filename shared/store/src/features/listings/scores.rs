@@ -41,13 +41,10 @@ impl Store {
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<Page<RankedEntry>, StoreError> {
-        // One partition is listed as itself (a widened board's is its generation's); the
-        // shards of a sharded board are merged under the board's own, which binds the cursor.
+        // The shards of a sharded board are merged under their generation's prefix, which
+        // binds the cursor (a cursor of a generation a widening switched from is refused).
         let pks = board.score_pks();
-        let pk = match pks.as_slice() {
-            [only] => only.clone(),
-            _ => entity::board_pk(&board.board_id),
-        };
+        let pk = entity::entries_pk(&board.board_id, board.entry_generation);
         let listing = Listing::new("top", Index::Table, pk, SCORE_PREFIX).descending();
         let range = (SCORE_PREFIX, SCORE_UPPER_BOUND);
         let raw = self

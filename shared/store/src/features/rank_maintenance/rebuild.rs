@@ -475,6 +475,23 @@ impl Store {
         Ok(keys)
     }
 
+    /// A strongly consistent Query of the Score items of partition `pk`.
+    pub(super) fn scores_query(
+        &self,
+        pk: &str,
+    ) -> Result<aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder, StoreError> {
+        Ok(self
+            .table
+            .query_request(Index::Table)
+            .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
+            .params(
+                Params::new()
+                    .value(":pk", pk)
+                    .value(":score", entity::SCORE_PREFIX),
+            )?
+            .consistent_read(true))
+    }
+
     /// Calls `each` with every Score item in the partitions `pks` (a board's, one a write
     /// shard: the attributes of `projection`), read strongly consistent a 1 MB page at a time,
     /// a shard after another: the requests made.
@@ -486,17 +503,7 @@ impl Store {
     ) -> Result<u32, StoreError> {
         let mut requests = 0;
         for pk in pks {
-            let query = self
-                .table
-                .query_request(Index::Table)
-                .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
-                .params(
-                    Params::new()
-                        .value(":pk", pk)
-                        .value(":score", entity::SCORE_PREFIX),
-                )?
-                .projection_expression(projection)
-                .consistent_read(true);
+            let query = self.scores_query(&pk)?.projection_expression(projection);
             requests += self
                 .table
                 .query_pages("Query(rank index build)", query, |out| {

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::LANES;
 use leaderboard_keys::time::Timestamp;
@@ -13,8 +14,9 @@ use leaderboard_keys::widen::{self, Widening};
 use crate::features::rank_maintenance::widen_switch::WIDEN_GRACE;
 use crate::ground::board::groups_lanes;
 use crate::ground::error::StoreError;
+use crate::ground::items::{Item, item_key, key_item};
 use crate::ground::model::{Board, BoardStatus};
-use crate::ground::widening::{WideningRun, WideningStep};
+use crate::ground::widening::{WideningCursor, WideningRun, WideningStep};
 use crate::primitives::lanes::{LaneKeys, lane_counts};
 use crate::primitives::second_layout::WIDENING_ATTR;
 use crate::store::Store;
@@ -196,41 +198,24 @@ impl Store {
     }
 
     /// Raises the `maxScore` of a board whose keys stay as they are: one conditional
-    /// UpdateItem, on condition that the board is open, not widening, and at the `maxScore`
-    /// read.
+    /// UpdateItem (see [`Store::update_board_as_read`]).
     async fn raise_max_score(
         &self,
         board: Board,
         max_score: u64,
     ) -> Result<WidenProgress, StoreError> {
-        let update = self
-            .table
-            .update_request(
-                &leaderboard_keys::entity::board(&board.board_id),
-                "SET #max = :to",
-            )
-            .condition_expression("#status = :open AND #max = :from AND attribute_not_exists(#wid)")
-            .params(
-                Params::new()
-                    .name("#max", "maxScore")
-                    .name("#status", "status")
-                    .name("#wid", WIDENING_ATTR)
-                    .value(":to", max_score)
-                    .value(":from", board.max_score)
-                    .value(":open", BoardStatus::Open),
-            )?;
-        match update.send().await {
-            Ok(_) => Ok(WidenProgress::Done(Box::new(Board { max_score, ..board }))),
-            Err(e) => Err(moved(
-                StoreError::sdk("UpdateItem(raise maxScore)", e),
-                &board,
-            )),
-        }
+        self.update_board_as_read(
+            &board,
+            "SET #max = :to",
+            Params::new().value(":to", max_score),
+            "UpdateItem(raise maxScore)",
+        )
+        .await?;
+        Ok(WidenProgress::Done(Box::new(Board { max_score, ..board })))
     }
 
     /// The begin: the board item's `widening` (generation = the one in service + 1, step
-    /// `copy`), on condition that the board is open, not widening and at the `maxScore` read;
-    /// then the lanes' fence. 1 UpdateItem and 10.
+    /// `copy`; see [`Store::update_board_as_read`]), then the lanes' fence. 1 UpdateItem and 10.
     async fn begin_widening(
         &self,
         board: Board,
@@ -244,33 +229,52 @@ impl Store {
             started_at: Timestamp::now(),
             switched_at: None,
         };
-        let update = self
-            .table
-            .update_request(
-                &leaderboard_keys::entity::board(&board.board_id),
-                "SET #wid = :run",
-            )
-            .condition_expression("#status = :open AND #max = :from AND attribute_not_exists(#wid)")
-            .params(
-                Params::new()
-                    .name("#max", "maxScore")
-                    .name("#status", "status")
-                    .name("#wid", WIDENING_ATTR)
-                    .value(":run", &run)
-                    .value(":from", board.max_score)
-                    .value(":open", BoardStatus::Open),
-            )?;
-        if let Err(e) = update.send().await {
-            return Err(moved(
-                StoreError::sdk("UpdateItem(begin widening)", e),
-                &board,
-            ));
-        }
+        self.update_board_as_read(
+            &board,
+            "SET #wid = :run",
+            Params::new().value(":run", &run),
+            "UpdateItem(begin widening)",
+        )
+        .await?;
         self.fence_lanes(&board, run.generation).await?;
         Ok(WidenProgress::Running {
             step: WideningStep::Copy,
             copied: 0,
         })
+    }
+
+    /// Updates the board item by `update` (`params` its values, `#max` and `#wid` named), on
+    /// condition that the board is as read: open, not widening, at the `maxScore` read. A
+    /// board that moved since (a close began, another run began or raised it first) is
+    /// refused: the run is started again.
+    async fn update_board_as_read(
+        &self,
+        board: &Board,
+        update: &str,
+        params: Params,
+        what: &'static str,
+    ) -> Result<(), StoreError> {
+        let sent = self
+            .table
+            .update_request(&entity::board(&board.board_id), update)
+            .condition_expression("#status = :open AND #max = :from AND attribute_not_exists(#wid)")
+            .params(
+                params
+                    .name("#max", "maxScore")
+                    .name("#status", "status")
+                    .name("#wid", WIDENING_ATTR)
+                    .value(":from", board.max_score)
+                    .value(":open", BoardStatus::Open),
+            )?
+            .send()
+            .await;
+        match sent.map_err(|e| StoreError::sdk(what, e)) {
+            Err(e) if e.is_conditional_check_failed() => Err(StoreError::Invalid(format!(
+                "leaderboard {} changed while the widening began: run it again",
+                board.board_id
+            ))),
+            done => done.map(|_| ()),
+        }
     }
 
     /// Sets every lane's `widening` to `generation` (creating lanes never written): from then
@@ -307,14 +311,41 @@ fn invalid(e: widen::WidenError) -> StoreError {
     StoreError::Invalid(e.to_string())
 }
 
-/// A board write's failed condition as what moved: the board changed since it was read (a
-/// close began, another run began or raised it first).
-fn moved(e: StoreError, board: &Board) -> StoreError {
-    if e.is_conditional_check_failed() {
-        return StoreError::Invalid(format!(
-            "leaderboard {} changed while the widening began: run it again",
-            board.board_id
-        ));
+impl Store {
+    /// One page (at most `page` items, 1 MB) of the Score items in the partitions `pks` (a
+    /// generation's, one a write shard) from `at` (`projection`: the attributes read, all when
+    /// `None`), strongly consistent, and where the next page starts (a shard past the last
+    /// when this one was the last): 1 Query (none past the last shard).
+    pub(super) async fn entries_page(
+        &self,
+        pks: &[String],
+        at: &WideningCursor,
+        page: usize,
+        projection: Option<&str>,
+        what: &'static str,
+    ) -> Result<(Vec<Item>, WideningCursor), StoreError> {
+        let mut next = WideningCursor {
+            shard: at.shard + 1,
+            after: None,
+        };
+        let Some(pk) = pks.get(usize::from(at.shard)) else {
+            return Ok((Vec::new(), next));
+        };
+        let start = at.after.as_ref().map(|sk| key_item(&Key::new(pk, sk)));
+        let out = self
+            .scores_query(pk)?
+            .set_projection_expression(projection.map(str::to_owned))
+            .limit(page.clamp(1, 1_000) as i32)
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk(what, e))?;
+        if let Some(last) = &out.last_evaluated_key {
+            next = WideningCursor {
+                shard: at.shard,
+                after: Some(item_key(last).sk),
+            };
+        }
+        Ok((out.items.unwrap_or_default(), next))
     }
-    e
 }

@@ -11,12 +11,12 @@ use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::PlayerId;
 
 use crate::ground::error::{CancelReason, StoreError};
-use crate::ground::items::{Item, ItemExt, key_item, key_string, s};
+use crate::ground::items::{Item, ItemExt, key_string, s};
 use crate::ground::model::Board;
-use crate::ground::widening::{CopyCursor, WideningRun, WideningStep};
+use crate::ground::widening::{WideningCursor, WideningRun, WideningStep};
 use crate::primitives::second_layout::{GSI1_PK, GSI1_SK, SecondLayout, WIDENING_ATTR};
 use crate::store::Store;
-use crate::table::request::{Index, Params, WithParams};
+use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
 
 /// Entries a copy transaction carries (a check and a put each: 50 of its 100 items).
@@ -41,41 +41,14 @@ impl Store {
             .ok_or_else(|| StoreError::Invalid("the board is not widening".into()))?;
         let from = board.score_pks();
         let to = board.generation_score_pks(run.generation);
-        let at = run.cursor.clone().unwrap_or(CopyCursor {
-            shard: 0,
-            after: None,
-        });
-        let shard = at.shard as usize;
+        let at = run.cursor.clone().unwrap_or_default();
+        let (items, next) = self
+            .entries_page(&from, &at, page, None, "Query(widening copy)")
+            .await?;
         let mut copied = 0;
-        let mut next = CopyCursor {
-            shard: at.shard + 1,
-            after: None,
-        };
-        if let (Some(pk), Some(new_pk)) = (from.get(shard), to.get(shard)) {
-            let start = at.after.as_ref().map(|sk| key_item(&Key::new(pk, sk)));
-            let out = self
-                .table
-                .query_request(Index::Table)
-                .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
-                .params(
-                    Params::new()
-                        .value(":pk", pk)
-                        .value(":score", entity::SCORE_PREFIX),
-                )?
-                .consistent_read(true)
-                .limit(page.clamp(1, 1_000) as i32)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::sdk("Query(widening copy)", e))?;
-            for chunk in out.items().chunks(COPY_CHUNK) {
+        if let Some(new_pk) = to.get(usize::from(at.shard)) {
+            for chunk in items.chunks(COPY_CHUNK) {
                 copied += self.copy_chunk(board, &layout, new_pk, chunk).await?;
-            }
-            if let Some(last) = out.last_evaluated_key() {
-                next = CopyCursor {
-                    shard: at.shard,
-                    after: Some(key_string(last, "sk")),
-                };
             }
         }
         let step = self.save_copy_cursor(board, run, next, from.len()).await?;
@@ -189,7 +162,7 @@ impl Store {
         &self,
         board: &Board,
         run: &WideningRun,
-        next: CopyCursor,
+        next: WideningCursor,
         shards: usize,
     ) -> Result<WideningStep, StoreError> {
         let done = next.shard as usize >= shards;

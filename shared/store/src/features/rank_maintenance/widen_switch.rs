@@ -12,12 +12,12 @@ use leaderboard_keys::time::Timestamp;
 
 use crate::features::rank_maintenance::lane_holds::SwitchTarget;
 use crate::ground::error::StoreError;
-use crate::ground::items::{item_key, key_item};
+use crate::ground::items::item_key;
 use crate::ground::model::{Board, BoardStatus};
-use crate::ground::widening::{CopyCursor, WideningRun, WideningStep};
+use crate::ground::widening::{WideningRun, WideningStep};
 use crate::primitives::second_layout::WIDENING_ATTR;
 use crate::store::Store;
-use crate::table::request::{Index, Params, WithParams};
+use crate::table::request::{Params, WithParams};
 
 /// How long the old generation's entries stay after the switch: longer than any read's time
 /// budget, so that a read that read the board item before the switch finds the entries it
@@ -88,40 +88,12 @@ impl Store {
             tokio::time::sleep(Duration::from_millis(until.as_millis() - now.as_millis())).await;
         }
         let old = board.generation_score_pks(run.generation.saturating_sub(1));
-        let at = run.cursor.clone().unwrap_or(CopyCursor {
-            shard: 0,
-            after: None,
-        });
-        let mut next = CopyCursor {
-            shard: at.shard + 1,
-            after: None,
-        };
-        if let Some(pk) = old.get(at.shard as usize) {
-            let start = at.after.as_ref().map(|sk| key_item(&Key::new(pk, sk)));
-            let out = self
-                .table
-                .query_request(Index::Table)
-                .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
-                .params(
-                    Params::new()
-                        .value(":pk", pk)
-                        .value(":score", entity::SCORE_PREFIX),
-                )?
-                .projection_expression("pk, sk")
-                .limit(page.clamp(1, 1_000) as i32)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(|e| StoreError::sdk("Query(widening retire)", e))?;
-            let keys: Vec<Key> = out.items().iter().map(item_key).collect();
-            self.table.delete_all(&keys).await?;
-            if let Some(last) = out.last_evaluated_key() {
-                next = CopyCursor {
-                    shard: at.shard,
-                    after: Some(item_key(last).sk),
-                };
-            }
-        }
+        let at = run.cursor.clone().unwrap_or_default();
+        let (items, next) = self
+            .entries_page(&old, &at, page, Some("pk, sk"), "Query(widening retire)")
+            .await?;
+        let keys: Vec<Key> = items.iter().map(item_key).collect();
+        self.table.delete_all(&keys).await?;
         let done = next.shard as usize >= old.len();
         let (update, params) = if done {
             ("REMOVE #wid", Params::new())
