@@ -5,7 +5,8 @@
 //! Each command is a module: [`boards`] (the boards, newest first), [`browse`] (entries in key
 //! order, keys decoded), [`explain`] (a
 //! key taken apart), [`expr`] (an access pattern's exact Query), [`export`] (standings as CSV
-//! or JSON), [`stats`] (a board's shape from its rank index). `--json` prints one JSON document for scripts; [`error`] lists the exit codes.
+//! or JSON), [`stats`] (a board's shape from its rank index), [`widen`] (a live board to a
+//! larger maxScore). `--json` prints one JSON document for scripts; [`error`] lists the exit codes.
 
 pub mod boards;
 pub mod browse;
@@ -22,6 +23,7 @@ pub mod stats;
 pub mod verify;
 pub mod verify_index;
 pub mod verify_totals;
+pub mod widen;
 
 use std::io::Write;
 
@@ -180,6 +182,12 @@ pub enum Command {
         #[arg(long, default_value_t = 20)]
         rows: usize,
     },
+    /// Move a live board to a larger maxScore while plays go on (its entries and rank index
+    /// re-keyed at the new width, switched at once); resumable: run it again to go on.
+    #[command(
+        after_help = "Examples:\n  lbctl widen season_1 --max-score 99999999999 --dry-run\n  lbctl widen season_1 --max-score 99999999999"
+    )]
+    Widen(widen::WidenArgs),
 }
 
 /// A board's order, on the command line.
@@ -452,6 +460,7 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
             let store = ctl.moderation_store().await?;
             replay::run(&store, ctl.sdk().await?, args, out, ctl.json).await
         }
+        Command::Widen(args) => widen::run(ctl.store().await?, args, out, ctl.json).await,
         Command::Stats { board, rows } => {
             let (board, stats) = stats::stats(ctl.store().await?, &BoardId::parse(&board)?).await?;
             stats::write(out, &board, &stats, rows, ctl.json)

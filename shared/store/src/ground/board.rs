@@ -93,7 +93,8 @@ pub struct NewBoard {
     /// `best` (default), `latest` or `increment`.
     #[serde(default)]
     pub operator: Operator,
-    /// The largest accepted score (default 9999999999); fixes the key width forever.
+    /// The largest accepted score (default 9999999999); fixes the key width (until a widening,
+    /// `lbctl widen`, moves the board to a larger one).
     #[serde(default = "default_max_score")]
     pub max_score: u64,
     /// The smallest accepted score (default 0).

@@ -1,0 +1,88 @@
+//! `lbctl widen` against DynamoDB Local: the dry run's plan and cost, writing nothing; a run to
+//! the end, after which the board verifies clean at its new width and lists as before; a
+//! narrower maxScore refused with nothing written; a second run with nothing to do.
+
+mod common;
+
+use common::*;
+use leaderboard_keys::rank::Order;
+use serde_json::Value;
+
+#[tokio::test]
+async fn widen_plans_runs_to_the_end_and_leaves_a_board_that_verifies() {
+    let (table, store) = store("lbctl_widen").await;
+    let (board, ranked) = board_with(&store, "wide", Order::Asc, 999, entries(30, 20)).await;
+    store.build_rank_index(&board).await.unwrap();
+    let before = table.dump().await;
+    // The dry run: the plan, and nothing written.
+    let plan: Value = serde_json::from_str(
+        &lbctl(
+            &store,
+            true,
+            &["widen", "wide", "--max-score", "99999", "--dry-run"],
+        )
+        .await
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(plan["change"], "rekey");
+    assert_eq!(
+        (plan["from"]["width"].as_u64(), plan["to"]["width"].as_u64()),
+        (Some(3), Some(5))
+    );
+    assert_eq!(plan["entries"], 30);
+    assert_eq!(plan["itemsToWrite"], 60);
+    assert_eq!(plan["writeUnits"], 30 * (leaderboard_store::COPY_UNITS + 1));
+    let text = lbctl(
+        &store,
+        false,
+        &["widen", "wide", "--max-score", "99999", "--dry-run"],
+    )
+    .await
+    .unwrap();
+    assert!(text.contains("re-key 30 entries"), "{text}");
+    // A narrower maxScore is a usage error.
+    let narrower = lbctl(&store, true, &["widen", "wide", "--max-score", "99"]).await;
+    assert_eq!(narrower.map_err(|e| e.exit_code()), Err(2));
+    assert_eq!(table.dump().await, before, "nothing written");
+    // The run, to the end.
+    let done: Value = serde_json::from_str(
+        &lbctl(
+            &store,
+            true,
+            &[
+                "widen",
+                "wide",
+                "--max-score",
+                "99999",
+                "--page",
+                "7",
+                "--grace",
+                "0",
+            ],
+        )
+        .await
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(done["maxScore"], 99_999);
+    assert_eq!(done["entryGeneration"], 1);
+    assert_eq!(done["entriesCopied"], 30);
+    // The board verifies clean (keys, pointers, rank index) and lists in the same order.
+    let (code, found, _) = verify_report(&store, &["wide"]).await;
+    assert_eq!((code, found), (0, vec![]));
+    let board = store.get_board(&board.board_id).await.unwrap().unwrap();
+    let top = store.top_scores(&board, 100, None).await.unwrap();
+    let listed: Vec<_> = top.items.iter().map(|e| e.player_id.clone()).collect();
+    let want: Vec<_> = ranked.iter().map(|(p, _, _)| p.clone()).collect();
+    assert_eq!(listed, want);
+    // A second run has nothing to do.
+    let again = lbctl(
+        &store,
+        false,
+        &["widen", "wide", "--max-score", "99999", "--dry-run"],
+    )
+    .await
+    .unwrap();
+    assert!(again.contains("nothing to do"), "{again}");
+}
