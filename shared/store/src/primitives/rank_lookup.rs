@@ -32,8 +32,8 @@ use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_index::journal::NODE_JOURNAL_ATTR;
 use leaderboard_keys::rank_index::{
-    self, CountedKey, GENERATION_ATTR, LanesRead, NodeCounters, PathRead, TAIL_CAP, TailCount,
-    TailRange, TailSide, Watermarks, node_key, root_key,
+    self, CountedKey, ENTRY_GENERATION_ATTR, GENERATION_ATTR, LanesRead, NodeCounters, PathRead,
+    TAIL_CAP, TailCount, TailRange, TailSide, Watermarks, node_key, root_key,
 };
 
 use crate::ground::error::StoreError;
@@ -119,6 +119,18 @@ fn torn(
     })
 }
 
+/// Whether the index `root` counts the generation of entries `board` (as read) names: a
+/// widening's switch between the board's read and the root's puts keys of another width in
+/// the index, which a key of the board's cannot be ranked among. The read is refused as busy
+/// (the caller reads the board again); it takes a request landing within that switch.
+fn same_entries(board: &Board, root: &Item) -> Result<(), StoreError> {
+    let counted = root.number(ENTRY_GENERATION_ATTR).unwrap_or(0u64);
+    if counted != board.entry_generation {
+        return Err(StoreError::Contention { attempts: 1 });
+    }
+    Ok(())
+}
+
 impl Table {
     /// The own rank of `player`'s entry at `score_sk` on an indexed board: see the module
     /// documentation. `before` is the root as read with the pointer, or nothing (the snapshot
@@ -144,6 +156,9 @@ impl Table {
         // the snapshot, and is exact. (Not complete, the board has grown past what the root
         // counts: the index answers, and this count stands in for the top's.)
         let mut top_count = None;
+        if let Some(root) = &root {
+            same_entries(board, root)?;
+        }
         if let Some(root) = &root
             && let Some(exact) = self
                 .count_small_board(board, player, score_sk, root, &mut top_count, cost)
@@ -156,6 +171,7 @@ impl Table {
         for _ in 0..GENERATION_ROUNDS {
             let (path, watermarks, used) =
                 self.path_snapshot(board, &key, root.take(), cost).await?;
+            same_entries(board, &used)?;
             if !sized {
                 sized = true;
                 if let Some(exact) = self
