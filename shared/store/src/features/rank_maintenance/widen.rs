@@ -104,14 +104,7 @@ impl Store {
     /// on the rank index, with lanes the layout sweep has still to group, or widening to another
     /// `maxScore`; and the new `maxScore` when it is narrower or out of range.
     async fn widening_board(&self, id: &BoardId, max_score: u64) -> Result<Board, StoreError> {
-        let board = self
-            .table
-            .board(id)
-            .await?
-            .ok_or_else(|| StoreError::NotFound {
-                what: "leaderboard",
-                id: id.to_string(),
-            })?;
+        let board = self.stored_board(id).await?;
         if let Some(run) = &board.widening {
             if run.max_score != max_score {
                 return Err(StoreError::Invalid(format!(
@@ -179,14 +172,7 @@ impl Store {
                     .widen_retire(&board, &run, options.page, options.grace)
                     .await?
                 {
-                    let done = self
-                        .table
-                        .board(id)
-                        .await?
-                        .ok_or_else(|| StoreError::NotFound {
-                            what: "leaderboard",
-                            id: id.to_string(),
-                        })?;
+                    let done = self.stored_board(id).await?;
                     return Ok(WidenProgress::Done(Box::new(done)));
                 }
                 Ok(WidenProgress::Running {
@@ -347,5 +333,18 @@ impl Store {
             };
         }
         Ok((out.items.unwrap_or_default(), next))
+    }
+}
+
+impl Store {
+    /// The board `id` as stored (1 consistent GetItem); not found when there is none.
+    async fn stored_board(&self, id: &BoardId) -> Result<Board, StoreError> {
+        self.table
+            .board(id)
+            .await?
+            .ok_or_else(|| StoreError::NotFound {
+                what: "leaderboard",
+                id: id.to_string(),
+            })
     }
 }
