@@ -3,6 +3,8 @@
 //! lanes' changes applied to the counters exactly once. A board's index is built, and rebuilt,
 //! by `rank_rebuild`; read by `rank_lookup`.
 
+use std::borrow::Cow;
+
 use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::journal::{JOURNAL_NODES, Journal};
@@ -65,8 +67,17 @@ pub(crate) struct Root {
 /// again) is skipped by its watermark; one it has not cannot be (no lane records one after the
 /// switch that put the generation in service, nor after the settled numbers it set), and is
 /// said.
-fn in_generation(board: &BoardId, changes: &[LaneChange], root: &Root) -> Vec<LaneChange> {
+/// A batch already keyed in it (every board's but a widened one's between its scan and its
+/// switch) is used as it is, not copied.
+fn in_generation<'a>(
+    board: &BoardId,
+    changes: &'a [LaneChange],
+    root: &Root,
+) -> Cow<'a, [LaneChange]> {
     let generation = root.entry_generation;
+    if changes.iter().all(|c| c.generation == generation) {
+        return Cow::Borrowed(changes);
+    }
     changes
         .iter()
         .map(|c| {
@@ -78,7 +89,8 @@ fn in_generation(board: &BoardId, changes: &[LaneChange], root: &Root) -> Vec<La
                 c.clone()
             })
         })
-        .collect()
+        .collect::<Vec<_>>()
+        .into()
 }
 
 impl Table {
@@ -104,7 +116,7 @@ impl Table {
             let root = self.read_root(board).await?;
             outcome.requests += 1;
             let keyed = in_generation(board, changes, &root);
-            let changes = keyed.as_slice();
+            let changes = keyed.as_ref();
             if root.migrating {
                 match self
                     .absorb_changes(board, &root, changes, &mut outcome)

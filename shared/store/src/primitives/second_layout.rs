@@ -53,15 +53,17 @@ impl SecondLayout {
         Ok(widen::rekey(&self.from, &self.to, sort_key)?)
     }
 
-    /// The key of the new generation's Score item of the entry `pointer` names.
+    /// The key in the new generation of `player`'s Score item `sort_key` (of the board's
+    /// width now).
     pub(crate) fn score_key(
         &self,
         board: &Board,
-        pointer: &EntryPointer,
+        player: &PlayerId,
+        sort_key: &str,
     ) -> Result<Key, StoreError> {
         Ok(Key::new(
-            board.generation_score_pk(self.generation, &pointer.entry.player_id),
-            self.key(&pointer.score_sk)?,
+            board.generation_score_pk(self.generation, player),
+            self.key(sort_key)?,
         ))
     }
 }
@@ -100,9 +102,11 @@ impl Table {
             return Ok(Vec::new());
         };
         let mut items = Vec::new();
-        let new_key = new.map(|p| layout.score_key(board, p)).transpose()?;
+        let new_key = new
+            .map(|p| layout.score_key(board, &p.entry.player_id, &p.score_sk))
+            .transpose()?;
         if let Some(old) = old {
-            let old_key = layout.score_key(board, old)?;
+            let old_key = layout.score_key(board, &old.entry.player_id, &old.score_sk)?;
             if new_key.as_ref() != Some(&old_key) {
                 items.push(self.tx_delete(&old_key, "", Params::new())?);
             }
@@ -124,10 +128,7 @@ impl Table {
         let Some(layout) = SecondLayout::of(board)? else {
             return Ok(None);
         };
-        let key = Key::new(
-            board.generation_score_pk(layout.generation, player),
-            layout.key(sort_key)?,
-        );
+        let key = layout.score_key(board, player, sort_key)?;
         Ok(Some(self.tx_delete(&key, "", Params::new())?))
     }
 }

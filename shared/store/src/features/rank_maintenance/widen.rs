@@ -82,8 +82,7 @@ impl Store {
     /// The plan of widening `id` to `max_score`, refused as the run itself would refuse it:
     /// 1 board read and the lanes' (1 Query).
     pub async fn widen_plan(&self, id: &BoardId, max_score: u64) -> Result<WidenPlan, StoreError> {
-        let board = self.widening_board(id, max_score).await?;
-        let widening = widen::plan(board.spec()?, max_score).map_err(invalid)?;
+        let (board, widening) = self.widening_board(id, max_score).await?;
         let items = self.table.lane_items(LaneKeys::of(&board)).await?;
         let entries = lane_counts(&items).1.max(0) as u64;
         let (items_to_write, write_units) = match widening {
@@ -102,9 +101,15 @@ impl Store {
 
     /// The board `id` as a widening to `max_score` finds it: refused when missing, not open, not
     /// on the rank index, with lanes the layout sweep has still to group, or widening to another
-    /// `maxScore`; and the new `maxScore` when it is narrower or out of range.
-    async fn widening_board(&self, id: &BoardId, max_score: u64) -> Result<Board, StoreError> {
+    /// `maxScore`; and the new `maxScore` when it is narrower or out of range. With what the new
+    /// `maxScore` asks of it.
+    async fn widening_board(
+        &self,
+        id: &BoardId,
+        max_score: u64,
+    ) -> Result<(Board, Widening), StoreError> {
         let board = self.stored_board(id).await?;
+        let widening = widen::plan(board.spec()?, max_score).map_err(invalid);
         if let Some(run) = &board.widening {
             if run.max_score != max_score {
                 return Err(StoreError::Invalid(format!(
@@ -112,7 +117,7 @@ impl Store {
                     run.max_score
                 )));
             }
-            return Ok(board);
+            return Ok((board, widening?));
         }
         if board.status != BoardStatus::Open {
             return Err(StoreError::BoardClosed {
@@ -130,8 +135,7 @@ impl Store {
                 "leaderboard {id}'s lanes are not grouped yet: run the layout sweep first"
             )));
         }
-        widen::plan(board.spec()?, max_score).map_err(invalid)?;
-        Ok(board)
+        Ok((board, widening?))
     }
 
     /// Takes the widening of `id` to `max_score` one bounded step further (resuming where a
@@ -144,9 +148,9 @@ impl Store {
         max_score: u64,
         options: &WidenOptions,
     ) -> Result<WidenProgress, StoreError> {
-        let board = self.widening_board(id, max_score).await?;
+        let (board, widening) = self.widening_board(id, max_score).await?;
         let Some(run) = board.widening.clone() else {
-            return match widen::plan(board.spec()?, max_score).map_err(invalid)? {
+            return match widening {
                 Widening::AlreadyThere => Ok(WidenProgress::Done(Box::new(board))),
                 Widening::RaiseOnly { .. } => self.raise_max_score(board, max_score).await,
                 Widening::Rekey { .. } => self.begin_widening(board, max_score).await,
