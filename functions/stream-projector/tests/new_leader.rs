@@ -18,10 +18,10 @@ use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_events::eventbridge::Bus;
 use leaderboard_events::{EventLog, Publisher};
-use leaderboard_keys::ids::{BoardId, GameId, SessionId};
+use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::lane_of;
 use leaderboard_metrics::Sink;
-use leaderboard_store::{Play, Store};
+use leaderboard_store::Store;
 use serde_json::Value;
 use stream_projector::{Announcing, handle, handle_measured};
 
@@ -41,18 +41,7 @@ async fn board(name: &str) -> (TestTable, Store, StreamReader) {
 }
 
 async fn play(store: &Store, player: &str, score: u64, ms: u64) {
-    let now = at(ms);
-    let play = Play {
-        idempotency_key: None,
-        metadata: None,
-        player_id: pid(player),
-        session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),
-        game_id: Some(GameId::parse("tetris").unwrap()),
-        score,
-        duration_sec: None,
-        board_ids: vec![BoardId::parse(BOARD).unwrap()],
-    };
-    store.record_play(&play, now).await.unwrap();
+    play_on(store, &BoardId::parse(BOARD).unwrap(), player, score, ms).await
 }
 
 /// The NewLeader events of `log`, oldest first: (eventId, playerId, score, previousLeaderId).

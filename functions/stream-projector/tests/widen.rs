@@ -15,31 +15,15 @@ use index_check::stored_index;
 use leaderboard_devkit::local::gated_client;
 use leaderboard_devkit::testing::{RawItem, TestTable, s};
 use leaderboard_keys::entity::ItemKey;
-use leaderboard_keys::ids::{BoardId, GameId, SessionId};
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::rank_index::{CountedKey, LANES, Watermarks, build};
 use leaderboard_store::model::Operator;
 use leaderboard_store::model::RankLayout;
-use leaderboard_store::{Play, Store, WidenOptions, WidenProgress};
+use leaderboard_store::{WidenOptions, WidenProgress};
 use stream_projector::rank_index;
 
 const ENTRIES: usize = 1_000;
 const MAX: u64 = 99_999;
-
-async fn play(store: &Store, board: &BoardId, player: &str, score: u64, ms: u64) {
-    let now = at(ms);
-    let play = Play {
-        idempotency_key: None,
-        metadata: None,
-        player_id: pid(player),
-        session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),
-        game_id: Some(GameId::parse("tetris").unwrap()),
-        score,
-        duration_sec: None,
-        board_ids: vec![board.clone()],
-    };
-    store.record_play(&play, now).await.unwrap();
-}
 
 /// The index built from the board's generation-1 entries, and its lanes' written counts.
 fn expected(
@@ -115,7 +99,7 @@ async fn changes_between_the_index_steps_scan_and_its_switch_reach_the_new_index
                 let at_ms = ms;
                 async move {
                     let player = format!("w{:04}", (at_ms * 37 + i * 11) % ENTRIES as u64);
-                    play(&store, &id, &player, (at_ms * 13) % 1_000, at_ms).await
+                    play_on(&store, &id, &player, (at_ms * 13) % 1_000, at_ms).await
                 }
             })
             .buffer_unordered(4)
@@ -135,7 +119,7 @@ async fn changes_between_the_index_steps_scan_and_its_switch_reach_the_new_index
     });
     assert!(gate.reached().await);
     for (i, player) in ["w0001", "w0002", "late_1", "late_2"].iter().enumerate() {
-        play(&store, &id, player, 990 + i as u64, 900_000 + i as u64).await;
+        play_on(&store, &id, player, 990 + i as u64, 900_000 + i as u64).await;
     }
     gate.release();
     switching.await.unwrap();
@@ -180,7 +164,7 @@ async fn changes_between_the_index_steps_scan_and_its_switch_reach_the_new_index
     let want = expected(&table.dump().await, "wide");
     assert_eq!(stored_index(&table, "wide").await, want);
     // AND a score above the old maxScore ranks first
-    play(&store, &id, "record", 50_000, 1_000_000).await;
+    play_on(&store, &id, "record", 50_000, 1_000_000).await;
     let board = store.get_board(&id).await.unwrap().unwrap();
     let ranked = store
         .player_rank(&board, &pid("record"))

@@ -417,6 +417,23 @@ impl LaneIndex for FailOnce {
 
 /// Delivers `records` to the handler as the event source mapping does (batches of 100,
 /// re-delivery from the first reported record); answers how many re-deliveries it took.
+/// Records a play of `player` scoring `score` on `board` at `ms` after T0, for the game
+/// `tetris`.
+pub async fn play_on(store: &Store, board: &BoardId, player: &str, score: u64, ms: u64) {
+    let now = at(ms);
+    let play = Play {
+        idempotency_key: None,
+        metadata: None,
+        player_id: pid(player),
+        session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),
+        game_id: Some(GameId::parse("tetris").unwrap()),
+        score,
+        duration_sec: None,
+        board_ids: vec![board.clone()],
+    };
+    store.record_play(&play, now).await.unwrap();
+}
+
 pub async fn deliver<P: Projection + LaneIndex>(target: &P, records: &[EventRecord]) -> u32 {
     let delivery = EventSourceMapping::default()
         .deliver(records, |e| {
