@@ -31,6 +31,9 @@ const ENTRIES: usize = 5_000;
 const PLAYERS: usize = 8;
 const OLD_MAX: u64 = 9_999;
 const NEW_MAX: u64 = 999_999;
+/// The times a client posts a play the store answered busy (each a second apart), far more than
+/// a pause of the lanes (at most 10 s, at most twice a rebuild) can refuse.
+const CLIENT_RETRIES: u32 = 60;
 
 /// Per player: the best score of a play that committed, and of any play begun, and the plays
 /// begun.
@@ -63,6 +66,24 @@ async fn listing(store: &Store) -> Vec<RankedEntry> {
             }
         }
     }
+}
+
+/// A play of `player` posted as a game client posts it: again, with the same session id, when
+/// the store answers it busy (503 over HTTP). The index step's rebuild may pause the lanes for
+/// one scan of the board (docs/rank-index.md), which under this test's load can outlast one
+/// request's retries; the session id makes the client's retry the same play.
+async fn play_as_a_client(store: &Store, player: &str, score: u64, ms: u64) {
+    let play = play(player, score, &["checked"], sid(ms, rand::random()));
+    for _ in 0..CLIENT_RETRIES {
+        match store.record_play(&play, at(ms)).await {
+            Ok(_) => return,
+            Err(StoreError::Contention { .. }) => {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Err(e) => panic!("{player}: {e}"),
+        }
+    }
+    panic!("{player}: busy {CLIENT_RETRIES} times");
 }
 
 /// The checks of one listing against the model as it was before and after it.
@@ -214,14 +235,7 @@ async fn a_board_widened_under_play_reads_right_throughout() {
                         *best = (*best).max(score);
                         *m.plays.entry(player.clone()).or_insert(0) += 1;
                     }
-                    submit(
-                        &store,
-                        &player,
-                        score,
-                        &["checked"],
-                        10_000_000 + w * 100_000 + i,
-                    )
-                    .await;
+                    play_as_a_client(&store, &player, score, 10_000_000 + w * 100_000 + i).await;
                     {
                         let mut m = model.lock().unwrap();
                         let best = m.committed.entry(player.clone()).or_insert(0);

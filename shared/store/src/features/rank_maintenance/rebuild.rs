@@ -19,7 +19,7 @@
 //! A busy lane may never keep still for a whole scan, and a settled lane that keeps moving may
 //! be applied past its number before the switch. So after [`FREE_SCANS`] scans every lane is
 //! *paused* and the board scanned once more: a paused lane's plays fail a condition of their
-//! transaction and retry (the play's own retry budget, about 15 s), until the switch lifts the
+//! transaction and retry (the play's own retry budget, about 9 s), until the switch lifts the
 //! pause, or until it ends by itself after [`LANE_PAUSE`] whatever becomes of the rebuild. With
 //! every lane paused, every lane settles in that scan and the old index cannot pass any of
 //! them, so the switch succeeds unless the pause ran out first (a board whose scan and node
