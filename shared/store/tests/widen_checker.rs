@@ -1,5 +1,6 @@
 //! A 5,000-entry board widened (docs/widen.md) while 8 players' sessions play, on DynamoDB
-//! Local, and a checker reading it throughout against a model of the plays:
+//! Local, every call of the run crashing inside its step and resumed by a fresh process, and a
+//! checker reading the board throughout against a model of the plays:
 //!
 //! - every whole listing (top-N pages) is in rank order; a player with no play under way while
 //!   it was read is in it once (a page is a consistent read, the pages are not one: an entry
@@ -20,9 +21,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::*;
+use leaderboard_devkit::local::{Failures, client, failing_client};
+use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::rank::Order;
-use leaderboard_store::model::{Operator, RankedEntry};
+use leaderboard_store::model::{Board, Operator, RankedEntry};
 use leaderboard_store::{Store, StoreError, WidenOptions, WidenProgress};
 use rand::Rng;
 use tokio::sync::RwLock;
@@ -192,9 +195,50 @@ async fn check_quiet(store: &Store, all: &[RankedEntry]) {
     }
 }
 
+/// The operations that write.
+const WRITES: &str = "UpdateItem|TransactWriteItems|BatchWriteItem|PutItem|DeleteItem";
+
+/// The widening run, every call of a step first made by a process that dies inside it (its
+/// writes fail from the k-th on, k from 1 to 4 in turn: the board item's step or cursor, a
+/// lane's fence, a copy's transaction, an index write, a retirement's delete) and then resumed
+/// by a fresh one: the board as widened, the calls and the crashes.
+async fn crashing_run(table: Arc<TestTable>) -> (Board, u32, u32) {
+    let options = WidenOptions {
+        page: 500,
+        grace: Duration::from_secs(2),
+    };
+    let (mut steps, mut crashes) = (0, 0);
+    loop {
+        steps += 1;
+        let dying = store_with_client(
+            &table,
+            failing_client(
+                &table.endpoint,
+                Failures {
+                    operation: WRITES,
+                    first: 1 + u64::from(steps % 4),
+                    count: u64::MAX / 2,
+                },
+            ),
+        );
+        match dying.widen_step(&bid("checked"), NEW_MAX, &options).await {
+            Ok(WidenProgress::Done(b)) => return (*b, steps, crashes),
+            // The step made fewer writes than that: it ended before the crash.
+            Ok(WidenProgress::Running { .. }) => {}
+            Err(_) => crashes += 1,
+        }
+        let resumed = store_with_client(&table, client(&table.endpoint));
+        let progress = resumed.widen_step(&bid("checked"), NEW_MAX, &options).await;
+        if let WidenProgress::Done(b) = progress.unwrap() {
+            return (*b, steps, crashes);
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_board_widened_under_play_reads_right_throughout() {
-    let (_t, store) = store_without_stream("widen_checker").await;
+    let (table, store) = store_without_stream("widen_checker").await;
+    let table = Arc::new(table);
     let board = store
         .create_board(
             new_board("checked", Order::Desc, Operator::Best, OLD_MAX),
@@ -250,27 +294,8 @@ async fn a_board_widened_under_play_reads_right_throughout() {
             })
         })
         .collect();
-    // The widening, beside them.
-    let run = {
-        let store = store.clone();
-        tokio::spawn(async move {
-            let options = WidenOptions {
-                page: 500,
-                grace: Duration::from_secs(2),
-            };
-            let mut steps = 0;
-            loop {
-                steps += 1;
-                if let WidenProgress::Done(b) = store
-                    .widen_step(&bid("checked"), NEW_MAX, &options)
-                    .await
-                    .unwrap()
-                {
-                    return (b, steps);
-                }
-            }
-        })
-    };
+    // The widening, beside them, crashing inside every step and resumed.
+    let run = tokio::spawn(crashing_run(table.clone()));
     // The checker, until the run is over.
     let mut listings = 0;
     let mut quiet_checks = 0;
@@ -288,7 +313,7 @@ async fn a_board_widened_under_play_reads_right_throughout() {
             quiet_checks += 1;
         }
     }
-    let (done, steps) = run.await.unwrap();
+    let (done, steps, crashes) = run.await.unwrap();
     widening.store(false, Ordering::SeqCst);
     let mut plays = 0;
     for p in players {
@@ -300,6 +325,7 @@ async fn a_board_widened_under_play_reads_right_throughout() {
         "{listings} listings, {quiet_checks} quiet"
     );
     assert!(plays >= 100 && steps >= 10, "{plays} plays, {steps} steps");
+    assert!(crashes >= steps / 2, "{crashes} crashes in {steps} steps");
     // THEN, the run over, the board reads right, and a score above the old maxScore is first
     let all = listing(&store).await;
     let m = model.lock().unwrap().clone();
