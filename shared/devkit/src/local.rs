@@ -332,6 +332,12 @@ pub struct DynamoDbLocal {
     child: Child,
 }
 
+/// The JVM options DynamoDB Local runs with here and in `scripts/lib.sh`: the parallel
+/// collector with a 1 GB young generation. Its heap fills with every test's tables, and the
+/// default collector's work made a close test of 20,000 players 14% slower (105 s against 91 s,
+/// one emulator's CPU time 116 s against 98 s).
+const JVM_OPTIONS: &str = "-XX:+UseParallelGC -Xms2g -Xmn1g";
+
 impl DynamoDbLocal {
     /// Starts DynamoDB Local on 127.0.0.1:`port` (0 picks a free port) and waits until it
     /// answers.
@@ -346,7 +352,7 @@ impl DynamoDbLocal {
         // The watchdog: run the JVM in the background, wait for our end of stdin to close, then
         // kill it. `exec` keeps one shell process between us and the JVM.
         let script = r#"
-            "$0" -Djava.library.path="$1/DynamoDBLocal_lib" -Xms64m -jar "$1/DynamoDBLocal.jar" \
+            "$0" -Djava.library.path="$1/DynamoDBLocal_lib" $3 -jar "$1/DynamoDBLocal.jar" \
                 -inMemory -sharedDb -disableTelemetry -port "$2" </dev/null &
             jvm=$!
             trap 'kill $jvm 2>/dev/null; exit 0' TERM INT HUP
@@ -360,6 +366,7 @@ impl DynamoDbLocal {
             .arg(&java)
             .arg(&dir)
             .arg(port.to_string())
+            .arg(JVM_OPTIONS)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
