@@ -18,10 +18,10 @@ use index_check::{expected_index, stored_index};
 use lambda_runtime::{Context, LambdaEvent};
 use leaderboard_devkit::stream::{EventSourceMapping, StreamReader};
 use leaderboard_devkit::testing::TestTable;
-use leaderboard_keys::ids::{BoardId, GameId, SessionId};
+use leaderboard_keys::ids::{BoardId, SessionId};
 use leaderboard_keys::rank::Order;
 use leaderboard_store::model::{Operator, RankLayout};
-use leaderboard_store::{Play, PlayOutcome, Store, StoreError};
+use leaderboard_store::{PlayOutcome, Store, StoreError};
 use stream_projector::handle;
 
 const PLAYERS: usize = 2_000;
@@ -55,17 +55,8 @@ async fn play_on(
     ms: u64,
     boards: &[&str],
 ) -> (SessionId, Result<PlayOutcome, StoreError>) {
-    let now = at(ms);
-    let play = Play {
-        idempotency_key: None,
-        player_id: pid(player),
-        session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),
-        game_id: Some(GameId::parse("tetris").unwrap()),
-        score,
-        duration_sec: None,
-        board_ids: boards.iter().map(|b| BoardId::parse(b).unwrap()).collect(),
-        metadata: None,
-    };
+    let boards = boards.iter().map(|b| BoardId::parse(b).unwrap()).collect();
+    let (play, now) = play_at(player, score, ms, boards);
     (play.session_id.clone(), store.record_play(&play, now).await)
 }
 

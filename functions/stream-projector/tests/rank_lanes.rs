@@ -16,9 +16,9 @@ use leaderboard_devkit::local::{Failures, failing_client};
 use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::entity::ItemKey;
-use leaderboard_keys::ids::{BoardId, GameId, SessionId};
+use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::REPAIR_PK;
-use leaderboard_store::{Play, Store};
+use leaderboard_store::Store;
 use rand::Rng;
 use rand::seq::SliceRandom;
 use stream_projector::rank_index;
@@ -78,17 +78,7 @@ async fn lane_records_failed_half_way_replayed_and_reversed_leave_exactly_the_bu
             let store = store.clone();
             let boards = vec![delivered.clone(), reversed.clone()];
             async move {
-                let now = at(*ms);
-                let play = Play {
-                    idempotency_key: None,
-                    metadata: None,
-                    player_id: pid(p),
-                    session_id: SessionId::from_parts(now.as_millis(), rand::random()).unwrap(),
-                    game_id: Some(GameId::parse("tetris").unwrap()),
-                    score: *score,
-                    duration_sec: None,
-                    board_ids: boards,
-                };
+                let (play, now) = play_at(p, *score, *ms, boards);
                 store.record_play(&play, now).await.unwrap();
             }
         })

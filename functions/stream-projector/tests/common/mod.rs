@@ -415,11 +415,9 @@ impl LaneIndex for FailOnce {
     }
 }
 
-/// Delivers `records` to the handler as the event source mapping does (batches of 100,
-/// re-delivery from the first reported record); answers how many re-deliveries it took.
-/// Records a play of `player` scoring `score` on `board` at `ms` after T0, for the game
-/// `tetris`.
-pub async fn play_on(store: &Store, board: &BoardId, player: &str, score: u64, ms: u64) {
+/// A play of `player` scoring `score` on `boards` at `ms` after T0, for the game `tetris`, in a
+/// session of its own: the play and its time.
+pub fn play_at(player: &str, score: u64, ms: u64, boards: Vec<BoardId>) -> (Play, Timestamp) {
     let now = at(ms);
     let play = Play {
         idempotency_key: None,
@@ -429,11 +427,19 @@ pub async fn play_on(store: &Store, board: &BoardId, player: &str, score: u64, m
         game_id: Some(GameId::parse("tetris").unwrap()),
         score,
         duration_sec: None,
-        board_ids: vec![board.clone()],
+        board_ids: boards,
     };
+    (play, now)
+}
+
+/// Records a play of `player` scoring `score` on `board` at `ms` after T0 ([`play_at`]).
+pub async fn play_on(store: &Store, board: &BoardId, player: &str, score: u64, ms: u64) {
+    let (play, now) = play_at(player, score, ms, vec![board.clone()]);
     store.record_play(&play, now).await.unwrap();
 }
 
+/// Delivers `records` to the handler as the event source mapping does (batches of 100,
+/// re-delivery from the first reported record); answers how many re-deliveries it took.
 pub async fn deliver<P: Projection + LaneIndex>(target: &P, records: &[EventRecord]) -> u32 {
     let delivery = EventSourceMapping::default()
         .deliver(records, |e| {
