@@ -1,8 +1,24 @@
 # Shared by the scripts: tool checks, the pinned DynamoDB Local, and its lifecycle.
 # shellcheck shell=bash
 
-# Each step says when it started (UTC), so a CI log shows where the time went.
-step() { printf '\n==> %s (%s)\n' "$*" "$(date -u +%T)" >&2; }
+# Each step says when it started (UTC), and the one before it how long it took, so a CI log
+# shows where the time went; step_times prints them all with the total.
+STEP_NAME="" STEP_START=$SECONDS RUN_START=$SECONDS STEP_TIMES=()
+step_end() {
+  [[ -n "$STEP_NAME" ]] && STEP_TIMES+=("$(printf '%6d s  %s' $((SECONDS - STEP_START)) "$STEP_NAME")")
+  STEP_NAME=""
+}
+step() {
+  step_end
+  STEP_NAME="$*" STEP_START=$SECONDS
+  printf '\n==> %s (%s)\n' "$*" "$(date -u +%T)" >&2
+}
+step_times() {
+  step_end
+  printf '\n==> time by step\n' >&2
+  printf '%s\n' "${STEP_TIMES[@]}" >&2
+  printf '%6d s  total\n' $((SECONDS - RUN_START)) >&2
+}
 
 need() {
   local missing=()

@@ -1,26 +1,34 @@
 #!/usr/bin/env python3
-"""The test run of the test command (scripts/test): every test binary of the workspace, built
-beforehand by `cargo test --no-run --message-format=json-render-diagnostics` (whose output is
-ARTIFACTS), run by two workers at once, each on a DynamoDB Local of its own, and the doc tests.
+"""The test run of the test command (scripts/test): every test of the workspace, from the test
+binaries built beforehand by `cargo test --no-run --message-format=json-render-diagnostics`
+(whose output is ARTIFACTS), run by two workers at once, each on a DynamoDB Local of its own,
+and the doc tests.
+
+Jobs: each crate has one integration-test binary (`it`, a module per test file, linked once);
+each of its modules runs as a job of its own, in a process of its own (the binary with the
+module's tests named `--exact`), so that a file's tests share a process only with each other,
+as when every file was a binary. Unit tests (a crate's lib or bin) are one job each.
 
 Why not `cargo test`: it runs one test binary at a time, and most of them wait on one
-emulator's busy core; two emulators and two binaries at once take the run's time down by about
+emulator's busy core; two emulators and two jobs at once take the run's time down by about
 a third. Why not `cargo test -p` halves: a subset of the workspace unifies dependency features
-differently and rebuilds them. Each binary runs as cargo runs it (from its package's directory,
+differently and rebuilds them. Each job runs as cargo runs it (from its package's directory,
 with `--test-threads`); its output is printed whole when it ends, with its time, so the log
-reads like cargo's. The slowest binaries (FIRST) start first so that neither worker is left
-with one at the end. Exits 1 if any binary failed, after running all of them, and names them.
+reads like cargo's. The slowest jobs (FIRST) start first so that neither worker is left with
+one at the end. Exits 1 if any job failed, after running all of them, and names them; the last
+lines say how many tests passed, failed and were ignored, and each phase's time.
 """
 
 import json
 import os
 import queue
+import re
 import subprocess
 import sys
 import threading
 import time
 
-# Test targets that take a minute or more: started first, in this order.
+# Test modules that take a minute or more: started first, in this order.
 FIRST = [
     "rank_repair_load",
     "migration",
@@ -31,6 +39,9 @@ FIRST = [
     "sharded_reads",
     "widen_resume",
 ]
+
+# libtest's summary line: "test result: ok. 12 passed; 0 failed; 1 ignored; ...".
+RESULT = re.compile(r"test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored")
 
 
 def package_name(package_id):
@@ -43,8 +54,18 @@ def package_name(package_id):
     return package_id.split(" ")[0]
 
 
-def test_binaries(artifacts):
-    """The jobs of the test binaries the build listed: (label, command, directory, env)."""
+def listed_tests(executable, directory, env):
+    """The names of the tests in a test binary (`module::test`), as `--list` gives them."""
+    out = subprocess.run(
+        [executable, "--list", "--format", "terse"], cwd=directory,
+        env=dict(os.environ, **env), stdout=subprocess.PIPE, text=True, check=True,
+    ).stdout
+    return [line[: -len(": test")] for line in out.splitlines() if line.endswith(": test")]
+
+
+def test_jobs(artifacts):
+    """The jobs of the test binaries the build listed: (name, label, command, directory, env),
+    an integration-test binary split into one job per module."""
     jobs = []
     with open(artifacts) as lines:
         for line in lines:
@@ -58,10 +79,19 @@ def test_binaries(artifacts):
                 continue
             package = package_name(message["package_id"])
             target = message["target"]
+            executable = message["executable"]
             directory = os.path.dirname(message["manifest_path"])
             label = f"{package} {'/'.join(target['kind'])} {target['name']}"
             env = {"CARGO_MANIFEST_DIR": directory, "CARGO_PKG_NAME": package}
-            jobs.append((target["name"], label, [message["executable"]], directory, env))
+            if target["kind"] != ["test"]:
+                jobs.append((target["name"], label, [executable], directory, env))
+                continue
+            modules = {}
+            for name in listed_tests(executable, directory, env):
+                modules.setdefault(name.split("::", 1)[0], []).append(name)
+            for module, names in sorted(modules.items()):
+                command = [executable, "--exact", *names]
+                jobs.append((module, f"{label} {module}::", command, directory, env))
     rank = {name: i for i, name in enumerate(FIRST)}
     jobs.sort(key=lambda job: rank.get(job[0], len(FIRST)))
     return [job[1:] for job in jobs]
@@ -76,9 +106,9 @@ def main():
     root = os.getcwd()
     listed = [
         (label, command + [f"--test-threads={threads}"], directory, env)
-        for label, command, directory, env in test_binaries(artifacts)
+        for label, command, directory, env in test_jobs(artifacts)
     ]
-    # The doc tests compile as they run: after the slowest binaries have started, not at the
+    # The doc tests compile as they run: after the slowest jobs have started, not at the
     # end where they would leave one worker alone.
     doc = ["cargo", "test", "--workspace", "--locked", "--doc", "--", f"--test-threads={threads}"]
     listed.insert(min(len(FIRST), len(listed)), ("doc tests", doc, root, {}))
@@ -87,6 +117,7 @@ def main():
         jobs.put(job)
     total = jobs.qsize()
     failed, printing = [], threading.Lock()
+    counts = [0, 0, 0]  # passed, failed, ignored
     started = time.monotonic()
 
     def work(endpoint):
@@ -106,6 +137,9 @@ def main():
                 verdict = "ok" if done.returncode == 0 else f"FAILED (exit {done.returncode})"
                 print(f"\n==== {label}: {verdict} in {took:.1f} s (on {endpoint})", flush=True)
                 print(done.stdout, end="", flush=True)
+                for result in RESULT.finditer(done.stdout):
+                    for i in range(3):
+                        counts[i] += int(result.group(i + 1))
                 if done.returncode != 0:
                     failed.append(label)
 
@@ -116,6 +150,7 @@ def main():
         w.join()
     print(f"\n{total} test jobs in {time.monotonic() - started:.0f} s on {len(endpoints)} "
           f"DynamoDB Locals; {len(failed)} failed", flush=True)
+    print(f"tests: {counts[0]} passed, {counts[1]} failed, {counts[2]} ignored", flush=True)
     for label in failed:
         print(f"  failed: {label}", flush=True)
     sys.exit(1 if failed else 0)

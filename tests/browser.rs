@@ -7,7 +7,7 @@
 //! browser part is then skipped with a message. A screenshot is written to
 //! `target/browser/web-example.png`.
 
-mod support;
+use crate::support;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

@@ -4,7 +4,7 @@
 //! poller), season close through the schedule trigger, final standings and results; tokens
 //! refused; and SIGTERM stopping everything, DynamoDB Local included.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 //! and why; pages follow their cursor; an erased player's trail is found by the pseudonym; and
 //! the listing refuses what it cannot answer.
 
-mod common;
+use crate::common;
 
 use leaderboard_keys::rank::Order;
 use serde_json::{Value, json};

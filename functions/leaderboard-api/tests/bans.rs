@@ -2,7 +2,7 @@
 //! plays through the submit-score handler, on DynamoDB Local: who may, what a ban removes and
 //! keeps, and every refusal writing nothing.
 
-mod common;
+use crate::common;
 
 use leaderboard_devkit::testing::s;
 use leaderboard_keys::rank::Order;

@@ -2,7 +2,7 @@
 //! board does not know is refused, naming it, with nothing written; the score rules are checked
 //! at creation and read back; and a board past its end reads `ended` until its close begins.
 
-mod common;
+use crate::common;
 
 use serde_json::json;
 

@@ -3,7 +3,7 @@
 //! written); `null` clears it; a token that carries a verified email sets that one, and a body
 //! naming another is 400 with nothing written.
 
-mod common;
+use crate::common;
 
 use lambda_http::request::RequestContext;
 use lambda_http::{Request, RequestExt};

@@ -2,7 +2,7 @@
 //! the entry last changed, and the metadata of the play that changed it. Plays go through the
 //! submit-score handler, reads through the API handler, both on DynamoDB Local.
 
-mod common;
+use crate::common;
 
 use leaderboard_devkit::testing::{RawItem, s};
 use leaderboard_keys::ids::{BoardId, PlayerId};

@@ -5,7 +5,7 @@
 //! answers 202 with the receipt and its repeat finishes; the sample events of the data-rights
 //! routes work.
 
-mod common;
+use crate::common;
 
 use lambda_http::Context;
 use leaderboard_api::handle;

@@ -1,7 +1,7 @@
 //! `GET /players/me/export` through the API handler on DynamoDB Local: the caller's own data,
 //! email included, with entries ranked on open boards; nobody else's; refusals write nothing.
 
-mod common;
+use crate::common;
 
 use leaderboard_keys::rank::Order;
 use serde_json::json;

@@ -3,7 +3,7 @@
 //! contract's ranking computed here, on open boards of every size and layout and on a closed
 //! board; and the refusals.
 
-mod common;
+use crate::common;
 
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::rank::Order;

@@ -2,7 +2,7 @@
 //! real requests on DynamoDB Local: one entry and one `Invocations` count per request, the
 //! metrics and dimensions docs/operating.md documents, and no player's or board's id in any line.
 
-mod common;
+use crate::common;
 
 use common::{As, harness, request};
 use leaderboard_api::{App, handle_reads, handle_writes};

@@ -1,7 +1,7 @@
 //! `DELETE /leaderboards/{b}/players/{p}` through the API handler on DynamoDB Local: who may,
 //! what it removes and keeps, and every refusal writing nothing.
 
-mod common;
+use crate::common;
 
 use leaderboard_devkit::testing::s;
 use leaderboard_keys::rank::Order;

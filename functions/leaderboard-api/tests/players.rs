@@ -3,7 +3,7 @@
 //! of `limit` (1 to 100, 50 by default) with an opaque cursor bound to the listing and the
 //! player, so neither answer grows with the number of boards a player has played.
 
-mod common;
+use crate::common;
 
 use leaderboard_keys::rank::Order;
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 //! checked against its own policy. DynamoDB Local enforces no IAM; this is where a request
 //! outside a policy is caught before a deployed stack answers it with AccessDenied.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

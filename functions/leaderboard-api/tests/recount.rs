@@ -2,7 +2,7 @@
 //! admin asks for a recount of every player and sees it go; anyone else is refused and nothing
 //! is written.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -1,7 +1,7 @@
 //! season-close against DynamoDB Local: the snapshot is exact, resumable, written once when two
 //! closes start together, and no submission lands during or after the close.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! publication (a crash there) publishes the same `eventId` again on its next run and finishes,
 //! and a run after that publishes nothing.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -4,7 +4,7 @@
 //! one (lanes apart, entries sharded), for a first entry and for an improved one. No play writes
 //! or checks the board item.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! expired lease is taken over, and a run whose lease was taken over stops at its next
 //! checkpoint.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

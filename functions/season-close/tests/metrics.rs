@@ -4,7 +4,7 @@
 //! cannot list the due boards. Each line has the metrics and dimensions docs/operating.md documents,
 //! and no board's id.
 
-mod common;
+use crate::common;
 
 use common::*;
 use lambda_runtime::{Context, LambdaEvent};

@@ -6,7 +6,7 @@
 //! to the same index; and the pass over the table goes a page at a time and takes up again a
 //! board whose migration failed.
 
-mod common;
+use crate::common;
 #[path = "../../../shared/store/tests/common/index_check.rs"]
 mod index_check;
 

@@ -2,7 +2,7 @@
 //! sessions the projection never counted get their exact totals, within season close's policy
 //! (the delete of a recounted busy player's item included), and a run after it does nothing.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_keys::ids::{GameId, PlayerId, SessionId};

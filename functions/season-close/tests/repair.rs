@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-mod common;
+use crate::common;
 
 use common::{bid, open_board};
 use leaderboard_devkit::testing::TestTable;

@@ -3,7 +3,7 @@
 //! recurring board exists as soon as its close begins, and the start of a close is retried
 //! when a play's transaction in flight conflicts with it.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_devkit::contention::{Fault, faulty_client};

@@ -3,7 +3,7 @@
 //! nothing applied, and its re-delivery once capacity is back leaves every total exact, within
 //! the projector's policy.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime};

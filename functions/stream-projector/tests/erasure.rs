@@ -4,9 +4,8 @@
 //! holds the player's id, and each board's rank index equals the one built from the entries
 //! left.
 
-mod common;
-#[path = "../../../shared/store/tests/common/index_check.rs"]
-mod index_check;
+use crate::common;
+use crate::index_check;
 
 use common::*;
 use index_check::{expected_index, stored_index};

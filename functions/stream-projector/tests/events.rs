@@ -1,7 +1,7 @@
 //! The sample events of `events/stream-projector/`: each is a Lambda DynamoDB event (what
 //! `cargo lambda invoke --data-file` sends), and each does what its README line says.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -3,7 +3,7 @@
 //! poisoned record, and one with no time left before its deadline. Each line has the metrics and
 //! dimensions docs/operating.md documents, and no player's or board's id.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, SystemTime};
 

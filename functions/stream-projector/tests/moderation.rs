@@ -5,9 +5,8 @@
 //! from the entries left, every pointer and Score item agree, and every sampled rank and
 //! `playerCount` is exact.
 
-mod common;
-#[path = "../../../shared/store/tests/common/index_check.rs"]
-mod index_check;
+use crate::common;
+use crate::index_check;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -6,7 +6,7 @@
 //! names no previous leader.
 //! The batch's metrics name no player.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@
 //! handler the way Lambda does (batches of 100, at least once, re-delivery from the first
 //! reported failure). Every test checks the players' totals against the test's own sums.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

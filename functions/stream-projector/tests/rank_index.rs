@@ -9,7 +9,7 @@
 //! delivery, exactly their place from the index; and the index's own totals must match the
 //! table.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

@@ -5,9 +5,8 @@
 //! is replayed; the other's batch is applied second half first. After each, the index equals
 //! the one built from the board's entries, and every watermark is its lane's written count.
 
-mod common;
-#[path = "../../../shared/store/tests/common/index_check.rs"]
-mod index_check;
+use crate::common;
+use crate::index_check;
 
 use common::*;
 use futures::StreamExt;

@@ -3,9 +3,8 @@
 //! discarded), the loss shows as lag and leaves a repair request; the repair run rebuilds the
 //! board, the plays after it are delivered on top, and every answer is exact.
 
-mod common;
-#[path = "../../../shared/store/tests/common/index_check.rs"]
-mod index_check;
+use crate::common;
+use crate::index_check;
 
 use std::time::Duration;
 

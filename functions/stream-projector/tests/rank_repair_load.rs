@@ -8,9 +8,8 @@
 //! How long a run takes, and so how many runs, is the machine's speed: logged, never asserted
 //! (BENCHMARKS.md has the figures).
 
-mod common;
-#[path = "../../../shared/store/tests/common/index_check.rs"]
-mod index_check;
+use crate::common;
+use crate::index_check;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

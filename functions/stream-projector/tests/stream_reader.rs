@@ -2,7 +2,7 @@
 //! local stack's poller use it: records in order, the position kept between reads, a start
 //! after a given sequence number, and a poll loop feeding the projector.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_devkit::stream::{

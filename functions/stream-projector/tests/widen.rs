@@ -5,9 +5,8 @@
 //! generation's entries, every watermark is its lane's written count, and a score above the old
 //! `maxScore` ranks first.
 
-mod common;
-#[path = "../../../shared/store/tests/common/index_check.rs"]
-mod index_check;
+use crate::common;
+use crate::index_check;
 
 use common::*;
 use futures::StreamExt;

@@ -4,7 +4,7 @@
 //! `Retry-After` before the deadline, and nothing is written. And a play whose write committed
 //! but whose answer came too late: 503 in time, and its repeat answers what committed.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime};

@@ -5,7 +5,7 @@
 //! and refuses the rest with 429 and `Retry-After`, writing nothing; a servers board takes plays
 //! only from a game server's token, for the player it names.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, OnceLock};
 

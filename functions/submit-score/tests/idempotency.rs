@@ -3,7 +3,7 @@
 //! first outcome; the same id or key reused for another play is 409 `idempotency_mismatch` and
 //! writes nothing; a malformed key is 400 and writes nothing.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

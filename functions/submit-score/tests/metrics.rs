@@ -2,7 +2,7 @@
 //! on DynamoDB Local: one entry and one `Invocations` count per play, the metrics and
 //! dimensions docs/operating.md documents, and no player's, session's or board's id as a dimension.
 
-mod common;
+use crate::common;
 
 use lambda_http::{Context, RequestExt};
 use leaderboard_devkit::emf;

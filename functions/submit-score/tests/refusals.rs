@@ -1,7 +1,7 @@
 //! Every refusal of a play, through the handler on DynamoDB Local: its status and code, the
 //! `sessionId` it names once one was chosen, and nothing written on any board.
 
-mod common;
+use crate::common;
 
 use lambda_http::Request;
 use leaderboard_keys::rank::Order;

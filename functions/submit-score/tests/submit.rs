@@ -1,7 +1,7 @@
 //! submit-score against DynamoDB Local, through the handler, with API Gateway v2 events built
 //! from the fixtures in `events/submit-score/`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

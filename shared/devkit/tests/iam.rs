@@ -4,7 +4,7 @@
 //! down to the SDK's request builders, so a new request in a store method shows up here before
 //! it meets AccessDenied in a deployed stack.
 
-mod code_calls;
+use crate::code_calls;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

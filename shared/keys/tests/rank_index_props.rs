@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-mod common;
+use crate::common;
 
 use common::{history, index_at, lane_of, lookup, scrambled, sort_key, spec, true_above};
 use leaderboard_keys::rank_index::{

@@ -6,7 +6,7 @@
 //! consistent `BatchGetItem` after the root's read: its nodes may be any number of journals
 //! ahead of that root).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

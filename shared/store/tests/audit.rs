@@ -4,7 +4,7 @@
 //! moves the player's trail under the pseudonym, quoting it instead of the id, and its own item
 //! carries the receipt; an admin action on an erased player is refused and writes nothing.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_devkit::testing::s;

@@ -2,7 +2,7 @@
 //! read the player as not banned and sends its transaction after the ban is refused and writes
 //! nothing, and so is a play between the ban and its listing of the player's entries.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_keys::rank::Order;

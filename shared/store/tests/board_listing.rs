@@ -3,7 +3,7 @@
 //! successor in its predecessor's series; concurrent creations of one id leave one board and one
 //! listing item.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_devkit::testing::s;

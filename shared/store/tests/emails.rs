@@ -3,7 +3,7 @@
 //! write; a claim of another's address is refused with nothing written; the lookup answers the
 //! one owner.
 
-mod common;
+use crate::common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use common::*;

@@ -5,7 +5,7 @@
 //! finishes when run again with the same receipt, and the stream projection never brings the
 //! profile back.
 
-mod common;
+use crate::common;
 
 use std::time::Instant;
 

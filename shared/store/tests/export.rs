@@ -3,7 +3,7 @@
 //! their ranks on open boards, season results, every session), a document holds at most its
 //! caps, and a cursor that is not the player's own is refused.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

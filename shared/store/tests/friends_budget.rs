@@ -4,7 +4,7 @@
 //! most 1,100 keys however the 100 players fall, and every answer stays within its `rankLag`
 //! of the true rank.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_devkit::testing::s;

@@ -2,7 +2,7 @@
 //! rollover ids that could not be continued, lifetime totals at their ceiling. Every refusal
 //! leaves the table exactly as it was.
 
-mod common;
+use crate::common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use common::*;

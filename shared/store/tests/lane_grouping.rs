@@ -3,7 +3,7 @@
 //! and writes the grouped one, every lane's count going on from where it stopped; a board whose
 //! index is behind, or under repair, is left for later with nothing written.
 
-mod common;
+use crate::common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use common::*;

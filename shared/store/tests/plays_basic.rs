@@ -1,6 +1,6 @@
 //! The write path of a play against DynamoDB Local: raw item formats, operators, refusals.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_devkit::testing::{n, s};

@@ -1,9 +1,8 @@
 //! The rank index in the table, on DynamoDB Local: what a play records on its lane (the change log the index is applied from), and batches of those changes
 //! applied in any order, partly, and again, leaving exactly the counters built from the entries.
 
-mod common;
-#[path = "common/index_check.rs"]
-mod index_check;
+use crate::common;
+use crate::index_check;
 
 use std::collections::HashMap;
 

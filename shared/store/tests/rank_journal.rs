@@ -3,9 +3,8 @@
 //! in halves, the second first, as Lambda bisects a failed batch) finishes it exactly; two
 //! appliers of one batch at once, cut differently, write each change once.
 
-mod common;
-#[path = "common/index_check.rs"]
-mod index_check;
+use crate::common;
+use crate::index_check;
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;

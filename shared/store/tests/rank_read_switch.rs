@@ -7,9 +7,8 @@
 //! is exact (nothing is pending) and the requests show the second read. The friends listing
 //! reads the same way.
 
-mod common;
-#[path = "common/index_check.rs"]
-mod index_check;
+use crate::common;
+use crate::index_check;
 
 use common::*;
 use index_check::nodes_by_generation;

@@ -4,9 +4,8 @@
 //! lane moved past its gap by itself is dropped without a rebuild; a build counts a play that
 //! lands during its scan.
 
-mod common;
-#[path = "common/index_check.rs"]
-mod index_check;
+use crate::common;
+use crate::index_check;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};

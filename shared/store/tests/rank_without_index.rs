@@ -2,7 +2,7 @@
 //! until the migration moves it onto the index: the capped count alone. Within the first 1,000 the rank is exact; beyond them the answer says so (rank 1001,
 //! not exact, the "not known" lag), and no lookup reads more than 1,000 keys.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_devkit::local::counting_client;

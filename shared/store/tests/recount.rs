@@ -4,7 +4,7 @@
 //! a recount paused after every page goes on to the same totals; a player who played too
 //! recently, or who is erased, is refused and nothing is written.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_devkit::testing::TestTable;

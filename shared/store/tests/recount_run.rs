@@ -3,7 +3,7 @@
 //! a player who played too recently left for later and recounted once settled, an erased player
 //! left erased; at the end every player's totals are exactly their sessions'.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -3,7 +3,7 @@
 //! (or a new retry) cannot add a request unnoticed. Scenarios are deterministic: fixed times,
 //! fixed players, no concurrency.
 
-mod common;
+use crate::common;
 
 use std::future::Future;
 use std::sync::Arc;

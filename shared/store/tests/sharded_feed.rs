@@ -3,7 +3,7 @@
 //! `GET /games/{g}/sessions` still lists them as one newest-first listing, page by page, exactly
 //! as an unsharded game's.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_devkit::testing::{RawItem, TestTable, s};

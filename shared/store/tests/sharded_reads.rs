@@ -3,7 +3,7 @@
 //! walked by cursor at any page size; a cursor is bound to its board; a page costs one Query a
 //! shard.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_keys::rank::Order;

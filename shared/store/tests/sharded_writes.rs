@@ -4,7 +4,7 @@
 //! keep a partition key each, never grouped; `writeShards` outside 1..=32 is refused and writes
 //! nothing.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_devkit::testing::{RawItem, TestTable, s};

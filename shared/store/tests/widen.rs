@@ -4,7 +4,7 @@
 //! whole run of either order: the switch to the new width, the old generation retired, a score
 //! above the old `maxScore` accepted. Refusals write nothing.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

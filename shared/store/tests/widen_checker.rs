@@ -13,7 +13,7 @@
 //!
 //! Then the widened board takes a score above the old `maxScore` and ranks it first.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -4,7 +4,7 @@
 //! check at the exact point it matters: a play that moves an entry between the copy's read of
 //! it and its transaction.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

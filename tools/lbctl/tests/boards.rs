@@ -1,7 +1,7 @@
 //! `lbctl boards` against DynamoDB Local: every board newest first, or those of a status, a
 //! game or a series, as many as asked for; ids refused with exit code 2.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_keys::ids::{GameId, SeriesId};

@@ -3,7 +3,7 @@
 //! own score and time; a key that disagrees with its item is flagged; after close the final
 //! standings.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_keys::pad::{Width, pad};

@@ -2,7 +2,7 @@
 //! exit code for what it documents, the table reached through `TABLE_NAME` and
 //! `AWS_ENDPOINT_URL` as the functions reach it.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

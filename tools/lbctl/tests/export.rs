@@ -2,7 +2,7 @@
 //! JSON, equal the API's pages entry for entry; a closed board exports its final standings; to
 //! a file, it says how many it wrote.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_keys::rank::Order;

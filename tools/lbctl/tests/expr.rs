@@ -2,7 +2,7 @@
 //! SDK exactly as printed, returns that pattern's items (the store's answer and the contract's
 //! rank order agree with it), on boards of both orders with ties.
 
-mod common;
+use crate::common;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, Select};

@@ -2,7 +2,7 @@
 //! operations with their audit items, the operator's `--by` as actor; each refusal writes
 //! nothing.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_keys::ids::PlayerId;

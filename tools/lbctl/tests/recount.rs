@@ -1,7 +1,7 @@
 //! `lbctl recount` against DynamoDB Local: one player's totals, or every player's, equal the
 //! totals built from their sessions, whatever the totals said before.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_devkit::testing::n;

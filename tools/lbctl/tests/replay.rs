@@ -3,7 +3,7 @@
 //! message is replayed and by however many replays at once; a dry run writes nothing; a
 //! message that cannot be replayed stays in the queue with its reason.
 
-mod common;
+use crate::common;
 
 use aws_lambda_events::event::dynamodb::EventRecord;
 use aws_sdk_dynamodb::config::{Credentials, Region, SharedCredentialsProvider};

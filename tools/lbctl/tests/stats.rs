@@ -3,7 +3,7 @@
 //! each percentile in the range holding the true one, in the same number of requests at 1,000
 //! and 20,000 entries.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_devkit::local::counting_client;

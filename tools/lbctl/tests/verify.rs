@@ -2,7 +2,7 @@
 //! corruption is reported with its key and exits 4; `--repair` fixes each, and a second
 //! `verify` is clean.
 
-mod common;
+use crate::common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use common::*;

@@ -3,7 +3,7 @@
 //! sessions' totals and a second verify is clean; a player who just played is a note, not a
 //! problem.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_devkit::testing::n;

@@ -2,7 +2,7 @@
 //! the end, after which the board verifies clean at its new width and lists as before; a
 //! narrower maxScore refused with nothing written; a second run with nothing to do.
 
-mod common;
+use crate::common;
 
 use common::*;
 use leaderboard_keys::rank::Order;

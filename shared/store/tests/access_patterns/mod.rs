@@ -4,8 +4,7 @@
 //! the around-player window. Expected orders are computed here, from the contract's rules, and
 //! never through the key crate.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod boards;
 mod entries;

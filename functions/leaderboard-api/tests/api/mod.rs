@@ -1,7 +1,6 @@
 //! leaderboard-api against DynamoDB Local, through the handler, with API Gateway v2 events.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod boards;
 mod closed;

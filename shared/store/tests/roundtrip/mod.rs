@@ -3,8 +3,7 @@
 //! contract's key attributes exactly. Expected keys and attribute values are written out by hand
 //! here, never built with the key crate.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 mod boards;
 mod imports;

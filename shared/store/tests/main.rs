@@ -1,0 +1,37 @@
+//! The integration tests of this crate, one binary: a module per test file (each linked
+//! once, not once per file). Run one file's tests with `cargo test -p <crate> --test it
+//! <file>::`; the test command runs each module in a process of its own.
+
+mod common;
+#[path = "common/index_check.rs"]
+mod index_check;
+
+mod access_patterns;
+mod audit;
+mod bans;
+mod board_listing;
+mod emails;
+mod erasure;
+mod export;
+mod floors;
+mod friends_budget;
+mod hostile_input;
+mod http_client;
+mod lane_grouping;
+mod plays_basic;
+mod rank_index;
+mod rank_journal;
+mod rank_model;
+mod rank_read_switch;
+mod rank_rebuild;
+mod rank_without_index;
+mod recount;
+mod recount_run;
+mod request_counts;
+mod roundtrip;
+mod sharded_feed;
+mod sharded_reads;
+mod sharded_writes;
+mod widen;
+mod widen_checker;
+mod widen_resume;

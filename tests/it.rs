@@ -1,0 +1,11 @@
+//! The end-to-end tests, one binary: a module per test file (each linked once, not once per
+//! file). Run one file's tests with `cargo test -p leaderboard-tests --test it <file>::`; the
+//! test command runs each module in a process of its own.
+
+mod support;
+
+mod browser;
+mod e2e;
+mod rooms;
+mod routes;
+mod template_auth;
