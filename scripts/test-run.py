@@ -16,7 +16,8 @@ differently and rebuilds them. Each job runs as cargo runs it (from its package'
 with `--test-threads`); its output is printed whole when it ends, with its time, so the log
 reads like cargo's. The slowest jobs (FIRST) start first so that neither worker is left with
 one at the end. Exits 1 if any job failed, after running all of them, and names them; the last
-lines say how many tests passed, failed and were ignored, and each phase's time.
+lines say how many tests passed, failed and were ignored (scripts/test then prints each step's
+time).
 """
 
 import json
