@@ -78,3 +78,14 @@ while True:
 PY
   echo "DynamoDB Local on $DYNAMODB_ENDPOINT" >&2
 }
+
+# Installs the pinned template tools into .venv-tools/ (again when scripts/template-tools.txt
+# changes).
+install_template_tools() {
+  local pins=scripts/template-tools.txt stamp=.venv-tools/installed.txt
+  if [[ -x .venv-tools/bin/sam ]] && cmp -s "$pins" "$stamp"; then return; fi
+  step "installing the template tools (pip, into .venv-tools/)"
+  python3 -m venv .venv-tools
+  .venv-tools/bin/pip install --quiet --disable-pip-version-check -r "$pins"
+  cp "$pins" "$stamp"
+}

@@ -31,13 +31,15 @@ import time
 
 # Test modules that take a minute or more: started first, in this order.
 FIRST = [
-    "rank_repair_load",
     "migration",
-    "close",
-    "widen_checker",
     "projection",
-    "rank_index",
     "sharded_reads",
+    "rank_index",
+    "widen_checker",
+    "rank_lanes",
+    "rank_repair_load",
+    "close",
+    "moderation",
     "widen_resume",
 ]
 

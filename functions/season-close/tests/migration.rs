@@ -1,10 +1,10 @@
 //! Boards stored before the rank index's current layout (no `rankLayout`; the old index's node
 //! items and markers in the table; one of them never indexed at all) moved onto it, on DynamoDB
-//! Local with its real stream: while 8 clients play on them, the migration starts, rebuilds and
-//! switches each board, after which every rank is exact and the index is exactly the entries; a
-//! second run does nothing; a run that dies after any step, or inside the rebuild, is resumed
-//! to the same index; and the pass over the table goes a page at a time and takes up again a
-//! board whose migration failed.
+//! Local with its real stream: while 8 clients play on them (a play every 100 ms or so each),
+//! the migration starts, rebuilds and switches each board, after which every rank is exact and
+//! the index is exactly the entries; a second run does nothing; a run that dies after any step,
+//! or inside the rebuild, is resumed to the same index; and the pass over the table goes a page
+//! at a time and takes up again a board whose migration failed.
 
 use crate::common;
 #[path = "../../../shared/store/tests/common/index_check.rs"]
@@ -257,6 +257,11 @@ async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_e
                     };
                     play(&store, &who, rng.random_range(0..500), boards).await;
                     plays += 1;
+                    // At a player's pace (a play every 100 ms or so each): eight sessions'
+                    // interleavings, not DynamoDB Local's limit. Plays sent as fast as it
+                    // answers kept its one core busy and the migration's catch-up of the
+                    // index racing them: minutes a run, and failed runs, on a busy machine.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
                 }
                 (c, plays)
             })

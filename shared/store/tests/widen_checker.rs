@@ -1,6 +1,7 @@
-//! A 5,000-entry board widened (docs/widen.md) while 8 players' sessions play, on DynamoDB
-//! Local, every call of the run crashing inside its step and resumed by a fresh process, and a
-//! checker reading the board throughout against a model of the plays:
+//! A 2,500-entry board (three pages of a listing) widened (docs/widen.md) while 8 players'
+//! sessions play, on DynamoDB Local, every call of the run crashing inside its step and
+//! resumed by a fresh process, and a checker reading the board throughout against a model of
+//! the plays:
 //!
 //! - every whole listing (top-N pages) is in rank order; a player with no play under way while
 //!   it was read is in it once (a page is a consistent read, the pages are not one: an entry
@@ -30,7 +31,7 @@ use leaderboard_store::{Store, StoreError, WidenOptions, WidenProgress};
 use rand::Rng;
 use tokio::sync::RwLock;
 
-const ENTRIES: usize = 5_000;
+const ENTRIES: usize = 2_500;
 const PLAYERS: usize = 8;
 const OLD_MAX: u64 = 9_999;
 const NEW_MAX: u64 = 999_999;
