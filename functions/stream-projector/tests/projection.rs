@@ -38,17 +38,17 @@ fn session_of(r: &EventRecord) -> SessionId {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_thousand_random_sessions_over_fifty_players_are_counted_exactly() {
-    // GIVEN 1,000 plays of 50 players, each on 1 to 3 boards, recorded through the store
-    let data = thousand().await;
+async fn four_hundred_random_sessions_over_fifty_players_are_counted_exactly() {
+    // GIVEN 400 plays of 50 players, each on 1 to 3 boards, recorded through the store
+    let data = sessions().await;
     assert!(data.plays.iter().any(|p| p.boards > 1), "multi-board plays");
     let records = &data.records;
     assert_eq!(
         records.iter().filter(|r| is_session_insert(r)).count(),
-        1000
+        SESSIONS
     );
     assert!(
-        records.len() > 1000,
+        records.len() > SESSIONS,
         "boards, entries and scores are on the stream too"
     );
 
@@ -72,7 +72,7 @@ async fn a_thousand_random_sessions_over_fifty_players_are_counted_exactly() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_batch_delivered_twice_counts_once() {
-    let data = thousand().await;
+    let data = sessions().await;
     let target = Scenario::empty("twice").await;
     for batch in data.records.chunks(BATCH) {
         assert!(deliver(&target.store, batch).await.is_empty());
@@ -83,7 +83,7 @@ async fn every_batch_delivered_twice_counts_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn batches_cut_at_random_failure_points_and_suffix_replays_count_once() {
-    let data = thousand().await;
+    let data = sessions().await;
     let records = &data.records;
     let target = Scenario::empty("cut").await;
     let mut rng = rand::rng();
@@ -131,7 +131,7 @@ fn poison(record: &mut EventRecord, how: usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_poisoned_record_is_reported_alone_and_the_rest_applied_once() {
-    let data = thousand().await;
+    let data = sessions().await;
     let target = Scenario::empty("poison").await;
     let mut rng = rand::rng();
     let mut poisoned: Vec<SessionId> = Vec::new();
@@ -371,7 +371,7 @@ fn is_session_of(r: &EventRecord, player: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_player_write_is_reported_by_its_first_record_and_redelivery_is_exact() {
-    let data = thousand().await;
+    let data = sessions().await;
     let records = &data.records;
     let target = Scenario::empty("failing").await;
     // The player whose first session comes latest: others are applied before and beside it.
@@ -445,7 +445,7 @@ impl Projection for Flaky {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn random_write_failures_and_crashes_under_lambda_retries_stay_exact() {
-    let data = thousand().await;
+    let data = sessions().await;
     let records = &data.records;
     let target = Scenario::empty("flaky").await;
     let projection = Flaky {

@@ -270,15 +270,19 @@ impl Dataset {
     }
 }
 
-static THOUSAND: tokio::sync::OnceCell<Dataset> = tokio::sync::OnceCell::const_new();
+/// The plays of [`sessions`]: 8 for each of the 50 players on average, a stream of more than
+/// ten batches of 100 records (a larger set only repeats what its batches exercise).
+pub const SESSIONS: usize = 400;
 
-/// 1,000 random plays of 50 players on 1 to 3 boards each, and their stream: made once per
-/// test binary.
-pub async fn thousand() -> &'static Dataset {
-    THOUSAND
+static SESSIONS_DATA: tokio::sync::OnceCell<Dataset> = tokio::sync::OnceCell::const_new();
+
+/// [`SESSIONS`] random plays of 50 players on 1 to 3 boards each, and their stream: made once
+/// per test binary.
+pub async fn sessions() -> &'static Dataset {
+    SESSIONS_DATA
         .get_or_init(|| async {
-            let mut sc = Scenario::new("thousand").await;
-            sc.random_plays(1000, 50, 8).await;
+            let mut sc = Scenario::new("sessions").await;
+            sc.random_plays(SESSIONS, 50, 8).await;
             let records = sc.stream().await;
             Dataset {
                 plays: sc.plays,
