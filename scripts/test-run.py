@@ -43,6 +43,9 @@ FIRST = [
     "widen_resume",
 ]
 
+# Each test thread's stack, as .cargo/config.toml gives the tests cargo runs.
+MIN_STACK = "16777216"
+
 # libtest's summary line: "test result: ok. 12 passed; 0 failed; 1 ignored; ...".
 RESULT = re.compile(r"test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored")
 
@@ -130,6 +133,8 @@ def main():
             except queue.Empty:
                 return
             env = dict(os.environ, DYNAMODB_ENDPOINT=endpoint, **extra)
+            # As cargo runs them (.cargo/config.toml's [env]): opt-level 0's large futures.
+            env.setdefault("RUST_MIN_STACK", MIN_STACK)
             began = time.monotonic()
             done = subprocess.run(
                 command, cwd=directory, env=env, stdout=subprocess.PIPE,
