@@ -43,11 +43,26 @@ FIRST = [
     "widen_resume",
 ]
 
-# Each test thread's stack, as .cargo/config.toml gives the tests cargo runs.
-MIN_STACK = "16777216"
-
 # libtest's summary line: "test result: ok. 12 passed; 0 failed; 1 ignored; ...".
 RESULT = re.compile(r"test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored")
+
+
+def cargo_env(root):
+    """The variables of `.cargo/config.toml`'s `[env]` (its `NAME = "value"` lines), which cargo
+    gives every test it runs: a test run here gets them too (RUST_MIN_STACK, opt-level 0's large
+    futures)."""
+    env, inside = {}, False
+    try:
+        lines = open(os.path.join(root, ".cargo", "config.toml")).read().splitlines()
+    except FileNotFoundError:
+        return env
+    for line in lines:
+        line = line.strip()
+        if line.startswith("["):
+            inside = line == "[env]"
+        elif inside and (m := re.fullmatch(r'([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"([^"]*)"', line)):
+            env[m.group(1)] = m.group(2)
+    return env
 
 
 def package_name(package_id):
@@ -110,6 +125,7 @@ def main():
     artifacts, endpoints = args[0], args[1:]
     threads = os.environ.get("TEST_THREADS", "4")
     root = os.getcwd()
+    configured = cargo_env(root)
     listed = [
         (label, command + [f"--test-threads={threads}"], directory, env)
         for label, command, directory, env in test_jobs(artifacts)
@@ -132,9 +148,8 @@ def main():
                 label, command, directory, extra = jobs.get_nowait()
             except queue.Empty:
                 return
-            env = dict(os.environ, DYNAMODB_ENDPOINT=endpoint, **extra)
-            # As cargo runs them (.cargo/config.toml's [env]): opt-level 0's large futures.
-            env.setdefault("RUST_MIN_STACK", MIN_STACK)
+            env = dict(configured, **os.environ)
+            env.update(DYNAMODB_ENDPOINT=endpoint, **extra)
             began = time.monotonic()
             done = subprocess.run(
                 command, cwd=directory, env=env, stdout=subprocess.PIPE,

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 #[tokio::test]
 async fn a_5000_player_board_closes_with_exact_ranks_and_results() {
-    let (table, store) = store("close20k").await;
+    let (table, store) = store("close5k").await;
     let now = Timestamp::now().as_millis();
     board(
         &store,
