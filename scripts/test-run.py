@@ -96,10 +96,14 @@ def test_jobs(artifacts):
                 continue
             if message.get("reason") != "compiler-artifact":
                 continue
+            target = message["target"]
+            # The benches and examples are built with the tests (clippy's `--all-targets`) to be
+            # checked, not run: scripts/bench runs the benches.
             if not message["profile"]["test"] or not message.get("executable"):
                 continue
+            if {"bench", "example"} & set(target["kind"]):
+                continue
             package = package_name(message["package_id"])
-            target = message["target"]
             executable = message["executable"]
             directory = os.path.dirname(message["manifest_path"])
             label = f"{package} {'/'.join(target['kind'])} {target['name']}"
