@@ -34,6 +34,11 @@ const DAY: u64 = 86_400_000;
 /// More than the exact top (1,000): ranks below it come from the index.
 const ENTRIES: usize = 1_200;
 const CLIENTS: usize = 8;
+/// A client's pause between plays: the eight send several plays a second in all, more during a
+/// migration's steps than each step has writes. The plays go on until the migration is over,
+/// so their count (and the index work they make) grows with the time it takes: a play every
+/// 100 ms each made a migration slowed by a busy machine slower still.
+const PACE: Duration = Duration::from_millis(400);
 /// The boards of the crash test: their index is compared item by item, rank reads aside.
 const SMALL: usize = 300;
 /// A guard against a hang, not a bound on time: how often a client sends a busy play again.
@@ -257,11 +262,11 @@ async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_e
                     };
                     play(&store, &who, rng.random_range(0..500), boards).await;
                     plays += 1;
-                    // At a player's pace (a play every 100 ms or so each): eight sessions'
-                    // interleavings, not DynamoDB Local's limit. Plays sent as fast as it
-                    // answers kept its one core busy and the migration's catch-up of the
-                    // index racing them: minutes a run, and failed runs, on a busy machine.
-                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    // At a fast player's pace: eight sessions' interleavings, not DynamoDB
+                    // Local's limit. Plays sent as fast as it answers kept its one core busy
+                    // and the migration's catch-up of the index racing them: minutes a run,
+                    // and failed runs, on a busy machine.
+                    tokio::time::sleep(PACE).await;
                 }
                 (c, plays)
             })
