@@ -332,24 +332,14 @@ pub struct DynamoDbLocal {
     child: Child,
 }
 
-/// The JVM options of the DynamoDB Locals the tests start (`scripts/lib.sh` starts its own with the
-/// first three, not the JIT's, as a long-lived one warms up once): the parallel
+/// The JVM options DynamoDB Local runs with here and in `scripts/lib.sh`: the parallel
 /// collector with a 1 GB young generation. Its heap fills with every test's tables, and the
 /// default collector's work made a close test of 20,000 players 14% slower (105 s against 91 s,
 /// one emulator's CPU time 116 s against 98 s). The JIT keeps its second tier (C2), though it
 /// costs a fresh emulator a fifth of its CPU: with C1 alone a projector test took 91 s of the
 /// machine's CPU instead of 108 s, but the legacy migration under eight clients, two at once,
-/// took 437 s and a failed run instead of 147 s and one. What it compiles is cut instead: a
-/// method is profiled for C2 after ten times the default calls and loops (the `Tier3`
-/// thresholds), so the code a test runs once or a few hundred times (startup, table creation,
-/// request parsing of rare shapes) stays interpreted. Measured on modules that start their own
-/// emulators, the machine's CPU: the legacy migration 137 s against 169 to 190 s, the
-/// projector's random sessions 162 s against 158 to 189 s, its rank lanes 106 s against
-/// 114 s, its rank index 168 s against 171 s. Three times these (and `Tier4`'s ten times) took
-/// the migration 187 s.
-const JVM_OPTIONS: &str = "-XX:+UseParallelGC -Xms2g -Xmn1g \
-    -XX:Tier3InvocationThreshold=2000 -XX:Tier3MinInvocationThreshold=1000 \
-    -XX:Tier3CompileThreshold=20000 -XX:Tier3BackEdgeThreshold=600000";
+/// took 437 s and a failed run instead of 147 s and one.
+const JVM_OPTIONS: &str = "-XX:+UseParallelGC -Xms2g -Xmn1g";
 
 impl DynamoDbLocal {
     /// Starts DynamoDB Local on 127.0.0.1:`port` (0 picks a free port) and waits until it
