@@ -83,9 +83,19 @@ PY
 # changes).
 install_template_tools() {
   local pins=scripts/template-tools.txt stamp=.venv-tools/installed.txt
-  if [[ -x .venv-tools/bin/sam ]] && cmp -s "$pins" "$stamp"; then return; fi
+  if [[ -x .venv-tools/bin/cfn-lint ]] && cmp -s "$pins" "$stamp"; then return; fi
   step "installing the template tools (pip, into .venv-tools/)"
   python3 -m venv .venv-tools
   .venv-tools/bin/pip install --quiet --disable-pip-version-check -r "$pins"
+  cp "$pins" "$stamp"
+}
+
+# The template tools and the build tools (scripts/build-tools.txt: cargo-lambda, the SAM CLI).
+install_build_tools() {
+  local pins=scripts/build-tools.txt stamp=.venv-tools/installed-build.txt
+  install_template_tools
+  if [[ -x .venv-tools/bin/cargo-lambda ]] && cmp -s "$pins" "$stamp"; then return; fi
+  step "installing the build tools (pip, into .venv-tools/)"
+  .venv-tools/bin/pip install --quiet --disable-pip-version-check -r scripts/template-tools.txt -r "$pins"
   cp "$pins" "$stamp"
 }
