@@ -326,9 +326,8 @@ async fn ranks_from_the_index_equal_counted_ranks_at_4k_players() {
         .map(|(a, _)| format!("{:?} / {:?}", s(a, "pk"), s(a, "sk")))
         .collect();
     assert_eq!(before.len(), replayed.len());
+    // No item changed, the index's included: the ranks read from it are those checked above.
     assert!(changed.is_empty(), "replays changed {changed:?}");
-    check_sample(&table, &board, &all, &after, 0).await;
-    step("sample checked");
 
     // 4. A play while the index is caught up: the rank in its outcome comes from the index,
     // exact although the index has not applied the play itself (no capped count: the play's

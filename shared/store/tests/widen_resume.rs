@@ -77,12 +77,11 @@ async fn assert_widened(table: &TestTable, store: &Store, id: &str, players: u64
         (MAX, 1, true),
         "{id}"
     );
-    let dump = table.dump().await;
-    assert!(
-        by_player(&dump, &format!("LEADERBOARD#{id}")).is_empty(),
-        "{id}"
-    );
-    let new = by_player(&dump, &format!("LEADERBOARD#{id}#E1"));
+    // The board's two partitions, not the whole table: the cut runs below make a board each.
+    let (old_pk, new_pk) = (format!("LEADERBOARD#{id}"), format!("LEADERBOARD#{id}#E1"));
+    let old = table.partition(&old_pk).await;
+    assert!(by_player(&old, &old_pk).is_empty(), "{id}");
+    let new = by_player(&table.partition(&new_pk).await, &new_pk);
     assert_eq!(new.len() as u64, players, "{id}: {new:?}");
     assert!(new.values().all(|n| *n == 1), "{id}: {new:?}");
     let top = store.top_scores(&board, 100, None).await.unwrap();
