@@ -168,26 +168,18 @@ impl TestTable {
     /// board among many reads instead of [`TestTable::dump`], whose scan grows with every board
     /// the test made before.
     pub async fn partition(&self, pk: &str) -> Vec<RawItem> {
-        let mut items = Vec::new();
-        let mut start = None;
-        loop {
-            let out = self
-                .client
-                .query()
-                .table_name(&self.name)
-                .key_condition_expression("pk = :pk")
-                .expression_attribute_values(":pk", AttributeValue::S(pk.into()))
-                .consistent_read(true)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .unwrap_or_else(|e| panic!("query {pk}: {e:?}"));
-            items.extend(out.items.unwrap_or_default());
-            start = out.last_evaluated_key;
-            if start.is_none() {
-                return items;
-            }
-        }
+        self.client
+            .query()
+            .table_name(&self.name)
+            .key_condition_expression("pk = :pk")
+            .expression_attribute_values(":pk", AttributeValue::S(pk.into()))
+            .consistent_read(true)
+            .into_paginator()
+            .items()
+            .send()
+            .collect::<Result<Vec<_>, _>>()
+            .await
+            .unwrap_or_else(|e| panic!("query {pk}: {e:?}"))
     }
 
     /// The raw item at `(pk, sk)`, read consistently.
