@@ -97,10 +97,10 @@ def test_jobs(artifacts):
             if message.get("reason") != "compiler-artifact":
                 continue
             target = message["target"]
-            # The benches and examples are built with the tests (clippy's `--all-targets`) to be
-            # checked, not run: scripts/bench runs the benches.
             if not message["profile"]["test"] or not message.get("executable"):
                 continue
+            # The benches and examples are built with the tests (clippy's `--all-targets`) to be
+            # checked, not run: scripts/bench runs the benches.
             if {"bench", "example"} & set(target["kind"]):
                 continue
             package = package_name(message["package_id"])

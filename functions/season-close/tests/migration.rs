@@ -34,8 +34,8 @@ const DAY: u64 = 86_400_000;
 /// More than the exact top (1,000): ranks below it come from the index.
 const ENTRIES: usize = 1_200;
 const CLIENTS: usize = 8;
-/// A client's pause between plays: the eight send several plays a second in all, more during a
-/// migration's steps than each step has writes. The plays go on until the migration is over,
+/// A client's pause between plays: the eight send several plays a second in all, before,
+/// during and after each of the migration's steps. The plays go on until the migration is over,
 /// so their count (and the index work they make) grows with the time it takes: a play every
 /// 100 ms each made a migration slowed by a busy machine slower still.
 const PACE: Duration = Duration::from_millis(400);
