@@ -1,6 +1,6 @@
 //! Boards stored before the rank index's current layout (no `rankLayout`; the old index's node
 //! items and markers in the table; one of them never indexed at all) moved onto it, on DynamoDB
-//! Local with its real stream: while 8 clients play on them (a play every 100 ms or so each),
+//! Local with its real stream: while 8 clients play on them (a play every 400 ms or so each),
 //! the migration starts, rebuilds and switches each board, after which every rank is exact and
 //! the index is exactly the entries; a second run does nothing; a run that dies after any step,
 //! or inside the rebuild, is resumed to the same index; and the pass over the table goes a page
@@ -43,11 +43,15 @@ const PACE: Duration = Duration::from_millis(400);
 const SMALL: usize = 300;
 /// A guard against a hang, not a bound on time: how often a client sends a busy play again.
 const RETRIES: usize = 1_000;
-/// The close runs the migration may take: a board's migration that fails (its rebuild's scan
-/// and node writes outlasting the 10 s pause of its lanes, which a busy machine can make
-/// happen) is the next run's to take up again. One run here on a quiet machine; a few when
-/// the test run's other worker loads DynamoDB Local. Under a load that lasts (a compile on
-/// both cores beside it) every run failed: the count stops the test in minutes, not hours.
+/// How long the migration's rebuilds may hold a lane's plays back (10 s by default). A rebuild
+/// whose node writes (about 1,200 items) outlast its pause fails, and the next run starts it
+/// again: a busy machine (the test run's other worker loading DynamoDB Local's core) made them
+/// outlast 10 s, and under a load that lasted every run failed. The pause ends when the switch
+/// commits, so a longer one holds plays back no longer than the writes take.
+const LANE_PAUSE: Duration = Duration::from_secs(60);
+/// A guard against a hang, not a bound on time: the close runs the migration may take. One
+/// run, its rebuilds' pauses outlasting their node writes; a board whose migration still
+/// failed is the next run's to take up again.
 const MAX_RUNS: usize = 5;
 
 fn pid(s: &str) -> PlayerId {
@@ -275,9 +279,12 @@ async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_e
     let work = async {
         tokio::time::sleep(Duration::from_millis(300)).await;
         let (recording, log) = common::recorded_store(&table);
-        let app = App::new(recording, CloseOptions::default());
-        // Runs until both boards are moved and grouped: one run here, more on a busy
-        // machine; what each run did is added up.
+        let app = App::new(
+            recording.with_lane_pause(LANE_PAUSE),
+            CloseOptions::default(),
+        );
+        // Runs until both boards are moved and grouped (one run, unless a board's migration
+        // failed); what each run did is added up.
         let mut summary = season_close::CloseSummary::default();
         for runs in 1.. {
             let run = season_close::run(&app, None).await.unwrap();

@@ -3,6 +3,7 @@
 //! settings of the features (the plays' rate limit, the erasure secret). Built once per process.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::TransactWriteItem;
@@ -10,6 +11,7 @@ use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::erasure::Pseudonym;
 use leaderboard_keys::ids::PlayerId;
 
+use crate::features::rank_maintenance::rebuild::LANE_PAUSE;
 use crate::ground::config::{self, Config, DEV_ERASURE_SECRET};
 use crate::ground::error::StoreError;
 use crate::ground::tls;
@@ -24,6 +26,8 @@ pub struct Store {
     pub(crate) plays_per_minute: u32,
     /// The key of erased players' pseudonyms.
     erasure_secret: Arc<[u8]>,
+    /// The longest a rank index rebuild or a lane grouping holds a lane's plays back.
+    pub(crate) lane_pause: Duration,
 }
 
 impl Store {
@@ -33,6 +37,7 @@ impl Store {
             table: Table::new(client, config.table_name.clone(), &config.cursor_secret),
             plays_per_minute: 0,
             erasure_secret: Arc::from(DEV_ERASURE_SECRET),
+            lane_pause: LANE_PAUSE,
         }
     }
 
@@ -71,6 +76,17 @@ impl Store {
     pub fn with_plays_per_minute(self, limit: u32) -> Store {
         Store {
             plays_per_minute: limit,
+            ..self
+        }
+    }
+
+    /// The same store, holding a lane's plays back for at most `pause` while a rank index
+    /// rebuild writes its nodes or a lane grouping waits for the index ([`LANE_PAUSE`] by
+    /// default): a rebuild whose node writes outlast the pause fails and is tried again by the
+    /// next run, so a board whose writes are slower (a busy table) needs a longer one.
+    pub fn with_lane_pause(self, pause: Duration) -> Store {
+        Store {
+            lane_pause: pause,
             ..self
         }
     }

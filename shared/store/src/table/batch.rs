@@ -27,6 +27,18 @@ pub struct BatchStats {
     pub requests: u32,
 }
 
+/// A delete request for each of `keys`.
+fn delete_requests(keys: &[Key]) -> Result<Vec<WriteRequest>, StoreError> {
+    keys.iter()
+        .map(|key| {
+            let delete = DeleteRequest::builder()
+                .set_key(Some(key_item(key)))
+                .build()?;
+            Ok(WriteRequest::builder().delete_request(delete).build())
+        })
+        .collect()
+}
+
 /// Starts the next round of a batch request that re-sends what DynamoDB left unprocessed:
 /// the first round at once, each later one after [`Retry::BATCH_ROUNDS`]' backoff, and none
 /// past its budget ([`StoreError::Contention`]).
@@ -125,20 +137,45 @@ impl Table {
     /// writes off the request path (a rebuild's nodes), whose time is their number of rounds.
     pub(crate) async fn put_all_in_flight(
         &self,
-        mut items: Vec<Item>,
+        items: Vec<Item>,
         in_flight: usize,
     ) -> Result<BatchStats, StoreError> {
-        let mut requests = Vec::new();
-        while !items.is_empty() {
-            let rest = items.split_off(items.len().min(BATCH_WRITE_SIZE));
-            requests.push(self.put_all(std::mem::replace(&mut items, rest)));
+        let puts = items.into_iter().map(|item| {
+            let put = PutRequest::builder().set_item(Some(item)).build()?;
+            Ok(WriteRequest::builder().put_request(put).build())
+        });
+        self.write_all_in_flight(puts.collect::<Result<_, StoreError>>()?, in_flight)
+            .await
+    }
+
+    /// Deletes every item of `keys` as [`Table::delete_all`] does, `in_flight` requests at a
+    /// time, as [`Table::put_all_in_flight`] puts.
+    pub(crate) async fn delete_all_in_flight(
+        &self,
+        keys: &[Key],
+        in_flight: usize,
+    ) -> Result<BatchStats, StoreError> {
+        self.write_all_in_flight(delete_requests(keys)?, in_flight)
+            .await
+    }
+
+    /// [`Table::write_all`] over chunks of 25 requests, `in_flight` chunks at a time.
+    async fn write_all_in_flight(
+        &self,
+        mut requests: Vec<WriteRequest>,
+        in_flight: usize,
+    ) -> Result<BatchStats, StoreError> {
+        let mut chunks = Vec::new();
+        while !requests.is_empty() {
+            let rest = requests.split_off(requests.len().min(BATCH_WRITE_SIZE));
+            chunks.push(self.write_all(std::mem::replace(&mut requests, rest)));
         }
-        futures::stream::iter(requests)
+        futures::stream::iter(chunks)
             .buffer_unordered(in_flight.max(1))
-            .try_fold(BatchStats::default(), |total, put| async move {
+            .try_fold(BatchStats::default(), |total, done| async move {
                 Ok(BatchStats {
-                    items: total.items + put.items,
-                    requests: total.requests + put.requests,
+                    items: total.items + done.items,
+                    requests: total.requests + done.requests,
                 })
             })
             .await
@@ -146,16 +183,7 @@ impl Table {
 
     /// Deletes every item of `keys`, as [`Table::put_all`] puts.
     pub(crate) async fn delete_all(&self, keys: &[Key]) -> Result<BatchStats, StoreError> {
-        let delete = |key| {
-            DeleteRequest::builder()
-                .set_key(Some(key_item(key)))
-                .build()
-        };
-        let deletes = keys
-            .iter()
-            .map(|key| Ok(WriteRequest::builder().delete_request(delete(key)?).build()));
-        self.write_all(deletes.collect::<Result<_, StoreError>>()?)
-            .await
+        self.write_all(delete_requests(keys)?).await
     }
 
     async fn write_all(&self, mut requests: Vec<WriteRequest>) -> Result<BatchStats, StoreError> {

@@ -15,7 +15,7 @@
 //! lane still has the count and the generation read, and while no repair request is open on
 //! the board (a repair's rebuild may have read the board before and would write the old
 //! lanes). A board whose index is a little behind (at most [`PAUSED_LAG`] changes) is paused
-//! for at most [`LANE_PAUSE`] while the stream consumer catches up; one that does not catch up
+//! for at most the store's lane pause ([`Store::with_lane_pause`]) while the stream consumer catches up; one that does not catch up
 //! in time, is further behind, or waits for a repair, is left for a later run with no pause
 //! left behind.
 
@@ -29,7 +29,6 @@ use leaderboard_keys::rank_index::{
 };
 use leaderboard_keys::time::Timestamp;
 
-use super::rebuild::LANE_PAUSE;
 use crate::ground::board::groups_lanes;
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, key_item, n};
@@ -97,7 +96,7 @@ impl Store {
     /// try 1 lane read, 1 root read and 1 transaction (at most [`UNPAUSED_TRIES`] tries), then,
     /// for a board at most [`PAUSED_LAG`] changes behind, 1 repair request read, 10 pause
     /// writes, and every 200 ms a lane read and a root read (and the transaction once they
-    /// agree) for at most [`LANE_PAUSE`] less 2 s, and 1 transaction lifting the pauses if it
+    /// agree) for at most the lane pause less 2 s, and 1 transaction lifting the pauses if it
     /// did not group.
     pub async fn group_lanes(&self, id: &BoardId) -> Result<LaneGrouping, StoreError> {
         let Some(board) = self.table.board(id).await? else {
@@ -132,7 +131,7 @@ impl Store {
             return Ok(LaneGrouping::Behind);
         }
         // Busy, or a little behind: hold the plays back while the index catches up.
-        let until = Timestamp::now().plus_millis(LANE_PAUSE.as_millis() as u64);
+        let until = Timestamp::now().plus_millis(self.lane_pause.as_millis() as u64);
         let paused = (0..LANES).collect();
         for lane in 0..LANES {
             if let Err(e) = self.pause_lane(old, lane, until).await {
@@ -140,7 +139,7 @@ impl Store {
                 return Err(e);
             }
         }
-        let give_up = Instant::now() + LANE_PAUSE.saturating_sub(Duration::from_secs(2));
+        let give_up = Instant::now() + self.lane_pause.saturating_sub(Duration::from_secs(2));
         let outcome = async {
             while Instant::now() < give_up {
                 let lanes = self.table.lane_items(old).await?;

@@ -20,17 +20,21 @@
 //! be applied past its number before the switch. So after [`FREE_SCANS`] scans every lane is
 //! *paused* and the board scanned once more: a paused lane's plays fail a condition of their
 //! transaction and retry (the play's own retry budget, about 9 s), until the switch lifts the
-//! pause, or until it ends by itself after [`LANE_PAUSE`] whatever becomes of the rebuild. With
-//! every lane paused, every lane settles in that scan and the old index cannot pass any of
-//! them, so the switch succeeds unless the pause ran out first (a board whose scan and node
-//! writes take longer than [`LANE_PAUSE`]) or another rebuild took over. The outcome says
-//! whether the lanes were paused. Plays are held for one scan and the node writes at most.
+//! pause, or until it ends by itself after the store's lane pause ([`LANE_PAUSE`] unless
+//! [`Store::with_lane_pause`] says otherwise) whatever becomes of the rebuild. With every lane
+//! paused, every lane settles in that scan and the old index cannot pass any of them, so the
+//! switch succeeds unless the pause ran out first (a board whose scan and node writes take
+//! longer than the pause) or another rebuild took over. The outcome says whether the lanes
+//! were paused. Plays are held for one scan and the node writes at most; the node writes go
+//! [`IN_FLIGHT`] requests at a time, so that their time is their number of rounds.
 //!
 //! After its switch a rebuild deletes the generation it replaced (listed by one Query per node
 //! partition); a switch attempt that fails deletes the nodes it wrote.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
+
+use futures::StreamExt;
 
 use leaderboard_keys::entity;
 use leaderboard_keys::entity::Key;
@@ -60,8 +64,13 @@ pub const FREE_SCANS: u32 = 2;
 /// Scans made in all before the rebuild gives up ([`StoreError::Contention`]): the free ones,
 /// and two with the lanes paused (the second only if the first outlasted its pause).
 pub const MAX_SCANS: u32 = FREE_SCANS + 2;
-/// The longest a pause holds a lane's plays back.
+/// The longest a pause holds a lane's plays back, unless the store says otherwise
+/// ([`Store::with_lane_pause`]).
 pub const LANE_PAUSE: Duration = Duration::from_secs(10);
+/// Node item requests sent at once. A switch's node writes are the time between a scan and
+/// its switch, in which the lanes must keep still (paused, they hold plays back): their time
+/// is their number of rounds, not of requests.
+pub(super) const IN_FLIGHT: usize = 8;
 
 /// What [`Store::rebuild_lane_index`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -159,7 +168,7 @@ impl Store {
             if out.scans >= FREE_SCANS {
                 // Every lane, settled or not: a settled lane left to move could be applied
                 // past its number before the switch. Paused, each settles at its last number.
-                let until = Timestamp::now().plus_millis(LANE_PAUSE.as_millis() as u64);
+                let until = Timestamp::now().plus_millis(self.lane_pause.as_millis() as u64);
                 for lane in 0..LANES {
                     paused.insert(lane);
                     out.requests += 1;
@@ -263,7 +272,7 @@ impl Store {
             .zip(nodes.values())
             .map(|(key, counters)| counter_item(key_item(key), counters))
             .collect();
-        let put = self.table.put_all(items).await?;
+        let put = self.table.put_all_in_flight(items, IN_FLIGHT).await?;
         out.items_written += put.items;
         out.requests += put.requests;
         let switched = self
@@ -416,7 +425,7 @@ impl Store {
         keys: &[Key],
         out: &mut RebuildOutcome,
     ) {
-        match self.table.delete_all(keys).await {
+        match self.table.delete_all_in_flight(keys, IN_FLIGHT).await {
             Ok(done) => {
                 out.requests += done.requests;
                 out.nodes_deleted += done.items;
@@ -443,7 +452,8 @@ impl Store {
         }
     }
 
-    /// The keys of every node of `generation`, one Query per node partition and 1 MB page,
+    /// The keys of every node of `generation`, one Query per node partition and 1 MB page
+    /// ([`IN_FLIGHT`] partitions at a time),
     /// and of its journal item.
     async fn generation_nodes(
         &self,
@@ -452,8 +462,20 @@ impl Store {
         out: &mut RebuildOutcome,
     ) -> Result<Vec<Key>, StoreError> {
         let mut keys = vec![journal_key(id, generation)];
-        for partition in 0..NODE_PARTITIONS {
-            keys.extend(self.partition_nodes(id, generation, partition, out).await?);
+        let mut partitions = futures::stream::iter(0..NODE_PARTITIONS)
+            .map(|partition| {
+                let pk = node_partition_pk(id, generation, partition);
+                async move {
+                    self.table
+                        .partition_keys(&pk, "Query(rank index nodes)")
+                        .await
+                }
+            })
+            .buffer_unordered(IN_FLIGHT);
+        while let Some(found) = partitions.next().await {
+            let (found, requests) = found?;
+            keys.extend(found);
+            out.requests += requests;
         }
         Ok(keys)
     }

@@ -31,7 +31,7 @@ use leaderboard_keys::rank_index::stage::{node_puts, pack, stage_key, stage_pk, 
 use leaderboard_keys::rank_index::{CountedKey, Counters, LANES, NODE_PARTITIONS, build, node_key};
 use leaderboard_keys::time::Timestamp;
 
-use super::rebuild::{LANE_PAUSE, RebuildOutcome, Switch, settled_lanes};
+use super::rebuild::{IN_FLIGHT, RebuildOutcome, Switch, settled_lanes};
 use crate::features::rank_maintenance::lane_holds::SwitchTarget;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item};
@@ -44,8 +44,6 @@ use crate::table::request::Params;
 
 /// Node items put between two checkpoints.
 pub const NODE_PUTS: usize = 1_000;
-/// Node item requests sent at once.
-const IN_FLIGHT: usize = 8;
 /// Node items put between two looks at the deadline: two rounds of requests.
 const DEADLINE_PUTS: usize = 2 * IN_FLIGHT * BATCH_WRITE_SIZE;
 /// A catch-up that put at most this many nodes is followed by the last scan, lanes paused.
@@ -253,7 +251,7 @@ impl Store {
                     } else {
                         BTreeSet::new()
                     };
-                    let until = Timestamp::now().plus_millis(LANE_PAUSE.as_millis() as u64);
+                    let until = Timestamp::now().plus_millis(self.lane_pause.as_millis() as u64);
                     for &lane in &paused {
                         out.requests += 1;
                         self.pause_lane(lanes, lane, until).await?;
