@@ -29,12 +29,12 @@ fn board_id() -> BoardId {
     BoardId::parse("mod").unwrap()
 }
 
-/// The board `mod` of [`PLAYERS`] players, its index built, on a DynamoDB Local of its own
+/// The board `mod` of [`PLAYERS`] players, its index built, on its process's DynamoDB Local
 /// (its streamed writes would slow every other test's): its table, store, players, and a
 /// reader of the stream from here on. 300 scores a millisecond apart make groups of full
 /// ties within 100 s.
 async fn tied_board(label: &str) -> (TestTable, Store, Vec<String>, StreamReader) {
-    let table = TestTable::on_own_local(label).await;
+    let table = TestTable::on_process_local(label).await;
     let store = store_for(&table, table.client.clone());
     let players: Vec<String> = (0..PLAYERS).map(|i| format!("m{i:04}")).collect();
     let imported: Vec<_> = players

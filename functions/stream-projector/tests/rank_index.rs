@@ -190,7 +190,7 @@ fn sample(all: &[RankedEntry], must: &BTreeSet<String>) -> Vec<PlayerId> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn ranks_from_the_index_equal_counted_ranks_at_4k_players() {
-    let table = TestTable::on_own_local("rank_index").await;
+    let table = TestTable::on_process_local("rank_index").await;
     let store = store_for(&table, table.client.clone());
     let board_id = BoardId::parse("big").unwrap();
     let board = open_v2_board(&store, "big").await;

@@ -37,8 +37,8 @@ async fn v2_board(store: &Store, id: &str) -> BoardId {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn lane_records_failed_half_way_replayed_and_reversed_leave_exactly_the_built_index() {
-    // A DynamoDB Local of its own: its streamed writes would slow every other test's.
-    let table = TestTable::on_own_local("rank_lanes_stream").await;
+    // Its process's DynamoDB Local: its streamed writes would slow every other test's.
+    let table = TestTable::on_process_local("rank_lanes_stream").await;
     let store = store_for(&table, table.client.clone());
     let delivered = v2_board(&store, "v2s").await;
     let reversed = v2_board(&store, "v2r").await;

@@ -89,8 +89,8 @@ async fn answers(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_lane_record_lost_on_the_way_is_repaired_and_later_plays_apply_on_top() {
-    // A DynamoDB Local of its own: its streamed writes would slow every other test's.
-    let table = TestTable::on_own_local("rank_lanes_lost").await;
+    // Its process's DynamoDB Local: its streamed writes would slow every other test's.
+    let table = TestTable::on_process_local("rank_lanes_lost").await;
     let store = store_for(&table, table.client.clone());
     let players: Vec<String> = (0..PLAYERS).map(|i| format!("l{i:04}")).collect();
     let entries: Vec<_> = players

@@ -131,8 +131,8 @@ fn assert_progress(summary: &RepairSummary) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_3000_entry_board_is_repaired_under_full_load_by_runs_that_each_stop_at_their_deadline() {
-    // A DynamoDB Local of its own: its streamed writes would slow every other test's.
-    let table = TestTable::on_own_local("rank_repair_load").await;
+    // Its process's DynamoDB Local: its streamed writes would slow every other test's.
+    let table = TestTable::on_process_local("rank_repair_load").await;
     let store = store_for(&table, table.client.clone());
     let board = open_v2_board(&store, "big").await;
     let players: Arc<Vec<String>> = Arc::new((0..ENTRIES).map(|i| format!("b{i:05}")).collect());

@@ -60,7 +60,7 @@ fn expected(
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn changes_between_the_index_steps_scan_and_its_switch_reach_the_new_index_at_the_new_width()
 {
-    let table = TestTable::on_own_local("widen_stream").await;
+    let table = TestTable::on_process_local("widen_stream").await;
     let store = store_for(&table, table.client.clone());
     let mut new = new_board("wide", Order::Desc, Operator::Best, RankLayout::V2);
     new.max_score = 999;

@@ -114,11 +114,11 @@ impl Scenario {
         }
     }
 
-    /// A fresh table with the boards (open all of 2026), on a DynamoDB Local of its own: its
+    /// A fresh table with the boards (open all of 2026), on its process's DynamoDB Local: its
     /// test reads the stream, which on the run's shared one slows down with every other test's
     /// records.
     pub async fn new(label: &str) -> Scenario {
-        let table = TestTable::on_own_local(label).await;
+        let table = TestTable::on_process_local(label).await;
         let store = store_for(&table, table.client.clone());
         let orders = [
             (Order::Desc, Operator::Best),
