@@ -335,16 +335,30 @@ pub struct DynamoDbLocal {
 /// The JVM options DynamoDB Local runs with here and in `scripts/lib.sh`: the parallel
 /// collector with a 1 GB young generation. Its heap fills with every test's tables, and the
 /// default collector's work made a close test of 20,000 players 14% slower (105 s against 91 s,
-/// one emulator's CPU time 116 s against 98 s). The JIT keeps its second tier (C2), though it
-/// costs a fresh emulator a fifth of its CPU: with C1 alone a projector test took 91 s of the
-/// machine's CPU instead of 108 s, but the legacy migration under eight clients, two at once,
-/// took 437 s and a failed run instead of 147 s and one.
+/// one emulator's CPU time 116 s against 98 s). An emulator that serves a whole test run keeps
+/// the JIT's second tier (C2).
 const JVM_OPTIONS: &str = "-XX:+UseParallelGC -Xms2g -Xmn1g";
+
+/// [`JVM_OPTIONS`] for an emulator that serves one test process ([`DynamoDbLocal::start_brief`]):
+/// the JIT's first tier alone (C1). C2 costs a fresh emulator about a fifth of its CPU, which a
+/// module's few minutes of work do not earn back: the projector's rank index module took 140 s
+/// of the machine's CPU instead of 166 s, the legacy migration's 78 s instead of 94 s.
+const BRIEF_JVM_OPTIONS: &str = "-XX:+UseParallelGC -Xms2g -Xmn1g -XX:TieredStopAtLevel=1";
 
 impl DynamoDbLocal {
     /// Starts DynamoDB Local on 127.0.0.1:`port` (0 picks a free port) and waits until it
     /// answers.
     pub async fn start(port: u16) -> Result<DynamoDbLocal, DevError> {
+        Self::start_with(port, JVM_OPTIONS).await
+    }
+
+    /// Starts DynamoDB Local as [`DynamoDbLocal::start`] does, for a few minutes' work: one
+    /// test process's streamed tables (see [`BRIEF_JVM_OPTIONS`]).
+    pub async fn start_brief(port: u16) -> Result<DynamoDbLocal, DevError> {
+        Self::start_with(port, BRIEF_JVM_OPTIONS).await
+    }
+
+    async fn start_with(port: u16, jvm_options: &str) -> Result<DynamoDbLocal, DevError> {
         let jar = find_jar()?;
         let dir = jar
             .parent()
@@ -369,7 +383,7 @@ impl DynamoDbLocal {
             .arg(&java)
             .arg(&dir)
             .arg(port.to_string())
-            .arg(JVM_OPTIONS)
+            .arg(jvm_options)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())

@@ -81,13 +81,13 @@ impl TestTable {
     /// module's, as the test command runs them), not the emulator every other process of the
     /// run shares. One emulator a process, not one a table: a fresh emulator spends about a
     /// fifth of its CPU compiling itself, and the projection module's four such tables each on
-    /// their own took 166 s of the machine's CPU, all four on one 131 s. Not one for the whole
+    /// their own took 166 s of the machine's CPU, all four on one 142 s. Not one for the whole
     /// run either: an emulator holding earlier modules' streamed tables made the projector's
-    /// rank index test take three times as long.
+    /// rank index test take three times as long. Started brief ([`DynamoDbLocal::start_brief`]).
     pub async fn on_process_local(label: &str) -> TestTable {
         let local = PROCESS_LOCAL
             .get_or_init(|| async {
-                DynamoDbLocal::start(0)
+                DynamoDbLocal::start_brief(0)
                     .await
                     .unwrap_or_else(|e| panic!("cannot start a DynamoDB Local: {e}"))
             })
