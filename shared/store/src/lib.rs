@@ -54,7 +54,7 @@ pub use features::projection::{
 pub use features::rank_maintenance::grouping::LaneGrouping;
 pub use features::rank_maintenance::migration::{MigrationStep, needs_migration};
 pub use features::rank_maintenance::rebuild::{
-    FREE_SCANS, LANE_PAUSE, MAX_SCANS, RankBuildStats, RebuildOutcome,
+    FREE_SCANS, MAX_SCANS, RankBuildStats, RebuildOutcome,
 };
 pub use features::rank_maintenance::repair::{RepairOptions, RepairSummary};
 pub use features::rank_maintenance::sweep::{SWEEP_PK, SweepOptions, SweepOutcome};
@@ -69,7 +69,7 @@ pub use primitives::lease::{LEASE_MARGIN, LEASE_WITHOUT_DEADLINE};
 pub use primitives::rank_apply::LaneApplyOutcome;
 pub use primitives::rank_count::{RankCost, UNINDEXED_LAG, UNINDEXED_TOP};
 pub use primitives::rank_lead::{LeaderChange, LeaderWatch, Unwatched};
-pub use store::Store;
+pub use store::{LANE_PAUSE, Store};
 pub use table::batch::{BATCH_WRITE_SIZE, BatchStats};
 pub use table::cursor::MAX_CURSOR_LEN;
 pub use table::query::MAX_PAGE_SIZE;

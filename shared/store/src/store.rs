@@ -11,12 +11,15 @@ use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::erasure::Pseudonym;
 use leaderboard_keys::ids::PlayerId;
 
-use crate::features::rank_maintenance::rebuild::LANE_PAUSE;
 use crate::ground::config::{self, Config, DEV_ERASURE_SECRET};
 use crate::ground::error::StoreError;
 use crate::ground::tls;
 use crate::table::Table;
 use crate::table::request::Params;
+
+/// The longest a rank index rebuild or a lane grouping holds a lane's plays back, unless the
+/// store says otherwise ([`Store::with_lane_pause`]).
+pub const LANE_PAUSE: Duration = Duration::from_secs(10);
 
 /// The repository over one table. Cheap to clone: clones share the SDK client.
 #[derive(Clone)]

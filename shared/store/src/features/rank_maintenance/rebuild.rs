@@ -20,8 +20,8 @@
 //! be applied past its number before the switch. So after [`FREE_SCANS`] scans every lane is
 //! *paused* and the board scanned once more: a paused lane's plays fail a condition of their
 //! transaction and retry (the play's own retry budget, about 9 s), until the switch lifts the
-//! pause, or until it ends by itself after the store's lane pause ([`LANE_PAUSE`] unless
-//! [`Store::with_lane_pause`] says otherwise) whatever becomes of the rebuild. With every lane
+//! pause, or until it ends by itself after the store's lane pause ([`LANE_PAUSE`](crate::LANE_PAUSE)
+//! unless [`Store::with_lane_pause`] says otherwise) whatever becomes of the rebuild. With every lane
 //! paused, every lane settles in that scan and the old index cannot pass any of them, so the
 //! switch succeeds unless the pause ran out first (a board whose scan and node writes take
 //! longer than the pause) or another rebuild took over. The outcome says whether the lanes
@@ -32,7 +32,6 @@
 //! partition); a switch attempt that fails deletes the nodes it wrote.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
 
 use futures::StreamExt;
 
@@ -64,9 +63,6 @@ pub const FREE_SCANS: u32 = 2;
 /// Scans made in all before the rebuild gives up ([`StoreError::Contention`]): the free ones,
 /// and two with the lanes paused (the second only if the first outlasted its pause).
 pub const MAX_SCANS: u32 = FREE_SCANS + 2;
-/// The longest a pause holds a lane's plays back, unless the store says otherwise
-/// ([`Store::with_lane_pause`]).
-pub const LANE_PAUSE: Duration = Duration::from_secs(10);
 /// Node item requests sent at once. A switch's node writes are the time between a scan and
 /// its switch, in which the lanes must keep still (paused, they hold plays back): their time
 /// is their number of rounds, not of requests.
