@@ -79,23 +79,28 @@ PY
   echo "DynamoDB Local on $DYNAMODB_ENDPOINT" >&2
 }
 
-# Installs the pinned template tools into .venv-tools/ (again when scripts/template-tools.txt
-# changes).
-install_template_tools() {
-  local pins=scripts/template-tools.txt stamp=.venv-tools/installed.txt
-  if [[ -x .venv-tools/bin/cfn-lint ]] && cmp -s "$pins" "$stamp"; then return; fi
-  step "installing the template tools (pip, into .venv-tools/)"
+# install_pins WHAT STAMP TOOL PINS...: pip-installs the pinned PINS files together into
+# .venv-tools/, unless TOOL is there and STAMP holds the PINS it was installed from (so a change
+# to any of them installs them all again, and pip checks them as one set).
+install_pins() {
+  local what=$1 stamp=$2 tool=$3 requirements=()
+  shift 3
+  if [[ -x .venv-tools/bin/$tool ]] && cat "$@" | cmp -s - "$stamp"; then return; fi
+  step "installing the $what (pip, into .venv-tools/)"
+  for pins in "$@"; do requirements+=(-r "$pins"); done
   python3 -m venv .venv-tools
-  .venv-tools/bin/pip install --quiet --disable-pip-version-check -r "$pins"
-  cp "$pins" "$stamp"
+  .venv-tools/bin/pip install --quiet --disable-pip-version-check "${requirements[@]}"
+  cat "$@" >"$stamp"
+}
+
+# The template tools (scripts/template-tools.txt: SAM's translator, cfn-lint, moto).
+install_template_tools() {
+  install_pins "template tools" .venv-tools/installed.txt cfn-lint scripts/template-tools.txt
 }
 
 # The template tools and the build tools (scripts/build-tools.txt: cargo-lambda, the SAM CLI).
 install_build_tools() {
-  local pins=scripts/build-tools.txt stamp=.venv-tools/installed-build.txt
   install_template_tools
-  if [[ -x .venv-tools/bin/cargo-lambda ]] && cmp -s "$pins" "$stamp"; then return; fi
-  step "installing the build tools (pip, into .venv-tools/)"
-  .venv-tools/bin/pip install --quiet --disable-pip-version-check -r scripts/template-tools.txt -r "$pins"
-  cp "$pins" "$stamp"
+  install_pins "build tools" .venv-tools/installed-build.txt cargo-lambda \
+    scripts/template-tools.txt scripts/build-tools.txt
 }
