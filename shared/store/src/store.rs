@@ -1,6 +1,7 @@
 //! The handle every feature hangs its methods on: the [`Table`] (the SDK client, the table's
 //! name, the cursor codec), the generation cache the rank reads keep, and the deployment's
-//! settings of the features (the plays' rate limit, the erasure secret). Built once per process.
+//! settings of the features (the plays' rate limit, the erasure secret, the rank index's lane
+//! pause). Built once per process.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -15,9 +15,9 @@
 //! lane still has the count and the generation read, and while no repair request is open on
 //! the board (a repair's rebuild may have read the board before and would write the old
 //! lanes). A board whose index is a little behind (at most [`PAUSED_LAG`] changes) is paused
-//! for at most the store's lane pause ([`Store::with_lane_pause`]) while the stream consumer catches up; one that does not catch up
-//! in time, is further behind, or waits for a repair, is left for a later run with no pause
-//! left behind.
+//! for at most the store's lane pause ([`Store::with_lane_pause`]) while the stream consumer
+//! catches up; one that does not catch up in time, is further behind, or waits for a repair, is
+//! left for a later run with no pause left behind.
 
 use std::time::{Duration, Instant};
 

@@ -20,13 +20,14 @@
 //! be applied past its number before the switch. So after [`FREE_SCANS`] scans every lane is
 //! *paused* and the board scanned once more: a paused lane's plays fail a condition of their
 //! transaction and retry (the play's own retry budget, about 9 s), until the switch lifts the
-//! pause, or until it ends by itself after the store's lane pause ([`LANE_PAUSE`](crate::LANE_PAUSE)
-//! unless [`Store::with_lane_pause`] says otherwise) whatever becomes of the rebuild. With every lane
-//! paused, every lane settles in that scan and the old index cannot pass any of them, so the
-//! switch succeeds unless the pause ran out first (a board whose scan and node writes take
-//! longer than the pause) or another rebuild took over. The outcome says whether the lanes
-//! were paused. Plays are held for one scan and the node writes at most; the node writes go
-//! [`IN_FLIGHT`] requests at a time, so that their time is their number of rounds.
+//! pause, or until it ends by itself after the store's lane pause
+//! ([`LANE_PAUSE`](crate::LANE_PAUSE) unless [`Store::with_lane_pause`] says otherwise) whatever
+//! becomes of the rebuild. With every lane paused, every lane settles in that scan and the old
+//! index cannot pass any of them, so the switch succeeds unless the pause ran out first (a
+//! board whose scan and node writes take longer than the pause) or another rebuild took over.
+//! The outcome says whether the lanes were paused. Plays are held for one scan and the node
+//! writes at most; the node writes go [`IN_FLIGHT`] requests at a time, so that their time is
+//! their number of rounds.
 //!
 //! After its switch a rebuild deletes the generation it replaced (listed by one Query per node
 //! partition); a switch attempt that fails deletes the nodes it wrote.
@@ -449,8 +450,7 @@ impl Store {
     }
 
     /// The keys of every node of `generation`, one Query per node partition and 1 MB page
-    /// ([`IN_FLIGHT`] partitions at a time),
-    /// and of its journal item.
+    /// ([`IN_FLIGHT`] partitions at a time), and of its journal item.
     async fn generation_nodes(
         &self,
         id: &BoardId,
