@@ -27,6 +27,17 @@ pub struct BatchStats {
     pub requests: u32,
 }
 
+/// A put request for each of `items`.
+fn put_requests(items: Vec<Item>) -> Result<Vec<WriteRequest>, StoreError> {
+    items
+        .into_iter()
+        .map(|item| {
+            let put = PutRequest::builder().set_item(Some(item)).build()?;
+            Ok(WriteRequest::builder().put_request(put).build())
+        })
+        .collect()
+}
+
 /// A delete request for each of `keys`.
 fn delete_requests(keys: &[Key]) -> Result<Vec<WriteRequest>, StoreError> {
     keys.iter()
@@ -125,12 +136,7 @@ impl Table {
 
     /// Puts every item, 25 a request, re-sending unprocessed items with jittered backoff.
     pub(crate) async fn put_all(&self, items: Vec<Item>) -> Result<BatchStats, StoreError> {
-        let puts = items.into_iter().map(|item| {
-            let put = PutRequest::builder().set_item(Some(item)).build()?;
-            Ok(WriteRequest::builder().put_request(put).build())
-        });
-        self.write_all(puts.collect::<Result<_, StoreError>>()?)
-            .await
+        self.write_all(put_requests(items)?).await
     }
 
     /// Puts every item as [`Table::put_all`] does, `in_flight` requests at a time: for bulk
@@ -140,11 +146,7 @@ impl Table {
         items: Vec<Item>,
         in_flight: usize,
     ) -> Result<BatchStats, StoreError> {
-        let puts = items.into_iter().map(|item| {
-            let put = PutRequest::builder().set_item(Some(item)).build()?;
-            Ok(WriteRequest::builder().put_request(put).build())
-        });
-        self.write_all_in_flight(puts.collect::<Result<_, StoreError>>()?, in_flight)
+        self.write_all_in_flight(put_requests(items)?, in_flight)
             .await
     }
 

@@ -459,14 +459,7 @@ impl Store {
     ) -> Result<Vec<Key>, StoreError> {
         let mut keys = vec![journal_key(id, generation)];
         let mut partitions = futures::stream::iter(0..NODE_PARTITIONS)
-            .map(|partition| {
-                let pk = node_partition_pk(id, generation, partition);
-                async move {
-                    self.table
-                        .partition_keys(&pk, "Query(rank index nodes)")
-                        .await
-                }
-            })
+            .map(|partition| self.partition_nodes(id, generation, partition))
             .buffer_unordered(IN_FLIGHT);
         while let Some(found) = partitions.next().await {
             let (found, requests) = found?;
@@ -476,21 +469,18 @@ impl Store {
         Ok(keys)
     }
 
-    /// The keys of the nodes of `generation` in one node partition (one Query a 1 MB page).
+    /// The keys of the nodes of `generation` in one node partition, and the Queries it took (one
+    /// a 1 MB page).
     pub(super) async fn partition_nodes(
         &self,
         id: &BoardId,
         generation: u64,
         partition: u8,
-        out: &mut RebuildOutcome,
-    ) -> Result<Vec<Key>, StoreError> {
+    ) -> Result<(Vec<Key>, u32), StoreError> {
         let pk = node_partition_pk(id, generation, partition);
-        let (keys, requests) = self
-            .table
+        self.table
             .partition_keys(&pk, "Query(rank index nodes)")
-            .await?;
-        out.requests += requests;
-        Ok(keys)
+            .await
     }
 
     /// A strongly consistent Query of the Score items of partition `pk`.

@@ -405,7 +405,8 @@ impl Store {
             if holder.past() {
                 return Ok(false);
             }
-            let keys = self.partition_nodes(id, generation, partition, out).await?;
+            let (keys, requests) = self.partition_nodes(id, generation, partition).await?;
+            out.requests += requests;
             let deleted = self.table.delete_all(&keys).await?;
             out.nodes_deleted += deleted.items;
             partition += 1;
