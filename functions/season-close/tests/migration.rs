@@ -240,8 +240,8 @@ async fn assert_exact(table: &TestTable, store: &Store, id: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_exact_after() {
-    // Its process's DynamoDB Local: the test reads the stream all along, which on the run's shared
-    // one would slow every other test down.
+    // Its process's DynamoDB Local: the test reads the stream all along, which on the run's
+    // shared one would slow every other test down.
     let table = TestTable::on_process_local("rank_migration").await;
     let store = store_over(&table, table.client.clone());
     legacy_board(&table, &store, "legacy", ENTRIES, true).await;
