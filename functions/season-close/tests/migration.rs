@@ -1,6 +1,6 @@
 //! Boards stored before the rank index's current layout (no `rankLayout`; the old index's node
 //! items and markers in the table; one of them never indexed at all) moved onto it, on DynamoDB
-//! Local with its real stream: while 8 clients play on them (a play every 400 ms or so each),
+//! Local with its real stream: while 8 clients play on them (a play a second or so each),
 //! the migration starts, rebuilds and switches each board, after which every rank is exact and
 //! the index is exactly the entries; a second run does nothing; a run that dies after any step,
 //! or inside the rebuild, is resumed to the same index; and the pass over the table goes a page
@@ -35,10 +35,14 @@ const DAY: u64 = 86_400_000;
 const ENTRIES: usize = 1_200;
 const CLIENTS: usize = 8;
 /// A client's pause between plays: the eight send several plays a second in all, before,
-/// during and after each of the migration's steps. The plays go on until the migration is over,
-/// so their count (and the index work they make) grows with the time it takes: a play every
-/// 100 ms each made a migration slowed by a busy machine slower still.
-const PACE: Duration = Duration::from_millis(400);
+/// during and after each of the migration's steps, enough that a scan sees lanes move and the
+/// index pass a settled lane. The plays go on until the migration is over, so their count (and
+/// the index work they make) grows with the time it takes: a play every 100 ms each made a
+/// migration slowed by a busy machine slower still, and one every 400 ms made the module take
+/// 123 s instead of 78 s beside another streamed module.
+const PACE: Duration = Duration::from_millis(1_000);
+/// Plays each client sends at least, the first before the migration starts.
+const MIN_PLAYS: usize = 10;
 /// The boards of the crash test: their index is compared item by item, rank reads aside.
 const SMALL: usize = 300;
 /// A guard against a hang, not a bound on time: how often a client sends a busy play again.
@@ -242,6 +246,7 @@ async fn assert_exact(table: &TestTable, store: &Store, id: &str) {
 async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_exact_after() {
     // Its process's DynamoDB Local: the test reads the stream all along, which on the run's
     // shared one would slow every other test down.
+    lambda_runtime::tracing::init_default_subscriber();
     let table = TestTable::on_process_local("rank_migration").await;
     let store = store_over(&table, table.client.clone());
     legacy_board(&table, &store, "legacy", ENTRIES, true).await;
@@ -257,7 +262,7 @@ async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_e
             tokio::spawn(async move {
                 let mut rng = StdRng::seed_from_u64(c as u64);
                 let mut plays = 0;
-                while plays < 20 || !migrated.load(Ordering::SeqCst) {
+                while plays < MIN_PLAYS || !migrated.load(Ordering::SeqCst) {
                     let who = player(rng.random_range(0..ENTRIES + 40));
                     let boards: &[&str] = match rng.random_range(0..3) {
                         0 => &["legacy"],
@@ -301,7 +306,7 @@ async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_e
         migrated.store(true, Ordering::SeqCst);
         for client in clients {
             let (c, plays) = client.await.unwrap();
-            assert!(plays >= 20, "client {c}");
+            assert!(plays >= MIN_PLAYS, "client {c}");
         }
         stop.store(true, Ordering::SeqCst);
         (app, summary)
