@@ -12,7 +12,10 @@
 //! A valid `sub` that has the shape of a mapped id (1 to 38 characters, `-`, 24 lower-case hex
 //! digits) is mapped too: an identity provider that lets a user choose their `sub` could
 //! otherwise name one equal to another provider's mapped subject and play as that player. So an
-//! id passed unchanged never has the mapped shape, and two subjects never share a player.
+//! id passed unchanged never has the mapped shape, and two subjects never share a player. A
+//! valid `sub` of an erased player's pseudonym's shape (`erased_` and 16 hex digits, see
+//! [`crate::erasure`]) is mapped for the same reason: a live player must never hold the id
+//! that stands for an erased one in final standings, its audit trail and `/results`.
 //!
 //! ```
 //! use leaderboard_keys::subject::player_id_of;
@@ -26,6 +29,7 @@
 
 use sha2::{Digest, Sha256};
 
+use crate::erasure::Pseudonym;
 use crate::ids::{IdError, IdProblem, PlayerId};
 
 /// How many characters of a mapped `sub` are kept readable.
@@ -45,6 +49,7 @@ pub fn player_id_of(sub: &str) -> Result<PlayerId, IdError> {
     }
     if let Ok(id) = PlayerId::parse(sub)
         && !has_mapped_shape(sub)
+        && Pseudonym::parse(sub).is_err()
     {
         return Ok(id);
     }
@@ -141,6 +146,23 @@ mod tests {
             "-c5d09a77163332e87cd67f4f",
         ] {
             assert!(!has_mapped_shape(sub), "{sub}");
+            assert_eq!(player_id_of(sub).unwrap().as_str(), sub);
+        }
+    }
+
+    #[test]
+    fn a_sub_shaped_like_a_pseudonym_is_mapped() {
+        let pseudonym = "erased_0123456789abcdef";
+        let mapped = player_id_of(pseudonym).unwrap();
+        assert_ne!(mapped.as_str(), pseudonym);
+        assert!(Pseudonym::parse(mapped.as_str()).is_err());
+        assert!(mapped.as_str().starts_with("erased_0123456789abcdef-"));
+        // Near misses are ids like any other.
+        for sub in [
+            "erased_0123456789ABCDEF",
+            "erased_0123456789abcde",
+            "erased_x",
+        ] {
             assert_eq!(player_id_of(sub).unwrap().as_str(), sub);
         }
     }
