@@ -12,11 +12,13 @@
 //! no player id in the lane log), so an entry is matched to the keys a journal removes by its
 //! digits (score and tiebreak), which two entries share only at the same score in the same
 //! millisecond; and a leader that left under a pseudonym is announced as no previous leader,
-//! so that an erased player's id is not published after the erasure.
+//! so that an erased player's id is not published after the erasure. So is a leader whose key
+//! the erasure rewrote under the pseudonym in the root (a board the erased player led).
 
 use std::collections::BTreeSet;
 
 use super::{CountedKey, LaneChange};
+use crate::erasure::Pseudonym;
 
 /// The root's attribute holding the leader's sort key (empty: the board has no entry).
 pub const LEAD_ATTR: &str = "lead";
@@ -113,11 +115,13 @@ pub fn next_lead(before: &Lead, changes: &[&LaneChange]) -> NextLead {
                 let old = c.old.as_ref().filter(|k| k.digits() == lead.digits())?;
                 Some(((c.lane, c.seq), old.player() != lead.player()))
             });
-            let anonymous = unseated.is_some_and(|(_, anonymous)| anonymous);
+            // A lead an erasure gave the pseudonym names no one either.
+            let erased = Pseudonym::parse(lead.player()).is_ok();
+            let anonymous = erased || unseated.is_some_and(|(_, anonymous)| anonymous);
             match (best, unseated) {
                 (Some(b), _) if b.0 > lead => to(b, anonymous),
                 (_, None) => NextLead::Same,
-                (_, Some((cause, anonymous))) => NextLead::ReadTop { cause, anonymous },
+                (_, Some((cause, _))) => NextLead::ReadTop { cause, anonymous },
             }
         }
     }
@@ -257,6 +261,32 @@ mod tests {
                 key: Some(key(11, "c")),
                 score: Some(11),
                 cause: (7, 1),
+                anonymous: true
+            }
+        );
+    }
+
+    #[test]
+    fn a_lead_recorded_under_a_pseudonym_is_announced_as_no_one() {
+        let lead = Lead::Known(Some(
+            CountedKey::parse("SCORE#0000000010#8232774399999#erased_0123456789abcdef").unwrap(),
+        ));
+        let passed = [change(7, 1, None, Some((11, "c")))];
+        assert_eq!(
+            next(&lead, &passed),
+            NextLead::To {
+                key: Some(key(11, "c")),
+                score: Some(11),
+                cause: (7, 1),
+                anonymous: true
+            }
+        );
+        let removed =
+            CountedKey::parse("SCORE#0000000010#8232774399999#erased_0123456789abcdef").unwrap();
+        assert_eq!(
+            next(&lead, &[change(2, 4, Some(removed), None)]),
+            NextLead::ReadTop {
+                cause: (2, 4),
                 anonymous: true
             }
         );

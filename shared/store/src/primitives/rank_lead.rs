@@ -10,8 +10,9 @@
 use std::future::Future;
 
 use leaderboard_keys::entity::{SCORE_PREFIX, SCORE_UPPER_BOUND};
-use leaderboard_keys::ids::BoardId;
-use leaderboard_keys::rank_index::lead::{Lead, NextLead, next_lead};
+use leaderboard_keys::erasure::{Pseudonym, pseudonymous_sort_key};
+use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank_index::lead::{LEAD_ATTR, Lead, NextLead, next_lead};
 use leaderboard_keys::rank_index::{CountedKey, LaneChange};
 
 use crate::ground::error::StoreError;
@@ -182,4 +183,29 @@ pub(crate) fn step_of(board: &BoardId, item: &Item) -> Option<LeadStep> {
         })
     })();
     Some(LeadStep { lead, announce })
+}
+
+/// The attributes of a rank index root or journal item that name `player` (the root's leader,
+/// a step's lead, leader and previous leader), each with its value and the value that names
+/// `pseudonym` instead: what an erasure rewrites on a board the player led. A lead key keeps
+/// its digits, so the index still matches it to the entry's removal.
+pub(crate) fn naming(
+    item: &Item,
+    player: &PlayerId,
+    pseudonym: &Pseudonym,
+) -> Vec<(&'static str, String, String)> {
+    let mut out = Vec::new();
+    for attr in [LEAD_ATTR, LEAD_KEY_ATTR] {
+        if let Some(old) = item.string(attr)
+            && let Some(new) = pseudonymous_sort_key(old, player, pseudonym)
+        {
+            out.push((attr, old.to_owned(), new));
+        }
+    }
+    for attr in [LEADER_ATTR, PREVIOUS_ATTR] {
+        if item.string(attr) == Some(player.as_str()) {
+            out.push((attr, player.as_str().to_owned(), pseudonym.to_string()));
+        }
+    }
+    out
 }

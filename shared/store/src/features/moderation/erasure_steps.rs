@@ -1,6 +1,6 @@
 //! The steps of an erasure over the player's items (see `erasure` for the order and why):
 //! one pass over the player's partition, an entry on an open or a closed board, a lane's
-//! latest change, a closed board's close cursor, a season result and its final standing, the
+//! latest change, a closed board's close cursor (its rank index in `erasure_index`), a season result and its final standing, the
 //! player's audit trail moved under the pseudonym, and the profile with its email's owner.
 
 use std::collections::BTreeMap;
@@ -105,6 +105,8 @@ impl Store {
             // next pass lists the pointer again.
             self.remove_pointed(board, pointer, vec![self.erasure_tally(&marker, &counts)?])
                 .await?;
+            self.pseudonymise_rank_index(board_id, &pointer.entry.player_id, pseudonym)
+                .await?;
             return Ok(true);
         }
         if !archived && status == Some(BoardStatus::Closing) {
@@ -112,6 +114,8 @@ impl Store {
         }
         let player = &pointer.entry.player_id;
         self.pseudonymise_lane(board_id, board.as_ref(), player, pseudonym)
+            .await?;
+        self.pseudonymise_rank_index(board_id, player, pseudonym)
             .await?;
         if let Some(cursor) =
             cursor.filter(|c| pseudonymous_sort_key(c, player, pseudonym).is_some())

@@ -17,6 +17,7 @@
 pub(crate) mod audit;
 pub(crate) mod bans;
 pub(crate) mod erasure;
+mod erasure_index;
 mod erasure_steps;
 pub(crate) mod export;
 
