@@ -80,6 +80,7 @@ async fn changes_between_the_index_steps_scan_and_its_switch_reach_the_new_index
     let options = WidenOptions {
         page: 200,
         grace: std::time::Duration::ZERO,
+        now: at(0),
     };
     // Begun, copied while 4 sessions play at once.
     let mut copying = store.widen_step(&id, MAX, &options).await.unwrap();

@@ -34,4 +34,5 @@ mod sharded_reads;
 mod sharded_writes;
 mod widen;
 mod widen_checker;
+mod widen_close;
 mod widen_resume;

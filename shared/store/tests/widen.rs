@@ -23,6 +23,7 @@ fn options(page: usize) -> WidenOptions {
     WidenOptions {
         page,
         grace: std::time::Duration::ZERO,
+        now: at(0),
     }
 }
 
@@ -88,7 +89,7 @@ async fn the_plan_says_what_a_new_max_score_asks_and_costs() {
     let players: Vec<String> = (0..30).map(|i| format!("p{i}")).collect();
     imported_board(&store, "planned", Operator::Best, &players, 0..1_000, 7).await;
     let plan = store
-        .widen_plan(&bid("planned"), 99_999_999_999)
+        .widen_plan(&bid("planned"), 99_999_999_999, at(0))
         .await
         .unwrap();
     assert!(matches!(plan.widening, Widening::Rekey { .. }));
@@ -96,7 +97,7 @@ async fn the_plan_says_what_a_new_max_score_asks_and_costs() {
     assert_eq!(plan.items_to_write, 60);
     assert_eq!(plan.write_units, 30 * (leaderboard_store::COPY_UNITS + 1));
     let same = store
-        .widen_plan(&bid("planned"), 9_999_999_999)
+        .widen_plan(&bid("planned"), 9_999_999_999, at(0))
         .await
         .unwrap();
     assert_eq!(same.widening, Widening::AlreadyThere);
@@ -144,7 +145,10 @@ async fn refused_widenings_write_nothing() {
             matches!(refused, Err(StoreError::Invalid(_))),
             "{why}: {refused:?}"
         );
-        assert!(store.widen_plan(&bid("kept"), max).await.is_err(), "{why}");
+        assert!(
+            store.widen_plan(&bid("kept"), max, at(0)).await.is_err(),
+            "{why}"
+        );
     }
     let missing = store.widen_step(&bid("nowhere"), 99, &options(40)).await;
     assert!(

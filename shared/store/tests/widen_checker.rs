@@ -207,6 +207,7 @@ async fn crashing_run(table: Arc<TestTable>) -> (Board, u32, u32) {
     let options = WidenOptions {
         page: 500,
         grace: Duration::from_secs(2),
+        now: at(0),
     };
     let (mut steps, mut crashes) = (0, 0);
     loop {

@@ -23,6 +23,7 @@ fn options() -> WidenOptions {
     WidenOptions {
         page: 5,
         grace: std::time::Duration::ZERO,
+        now: at(0),
     }
 }
 

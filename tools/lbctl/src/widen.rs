@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::time::Timestamp;
 use leaderboard_keys::widen::Widening;
 use leaderboard_store::widening::WideningStep;
 use leaderboard_store::{Store, WIDEN_GRACE, WidenOptions, WidenPlan, WidenProgress};
@@ -40,13 +41,15 @@ pub struct WidenArgs {
 /// Runs `lbctl widen`.
 pub async fn run(store: &Store, args: WidenArgs, out: &mut dyn Write, json: bool) -> CtlResult {
     let id = BoardId::parse(&args.board)?;
-    let plan = store.widen_plan(&id, args.max_score).await?;
+    let now = Timestamp::now();
+    let plan = store.widen_plan(&id, args.max_score, now).await?;
     if args.dry_run {
         return write_plan(out, &plan, json);
     }
     let options = WidenOptions {
         page: args.page.clamp(1, 1_000),
         grace: Duration::from_secs(args.grace),
+        now,
     };
     let bar = progress(plan.entries);
     let mut copied = 0u64;

@@ -5,13 +5,23 @@
 use crate::common;
 
 use common::*;
+use leaderboard_devkit::testing::ranked;
 use leaderboard_keys::rank::Order;
+use leaderboard_store::model::NewBoard;
 use serde_json::Value;
 
 #[tokio::test]
 async fn widen_plans_runs_to_the_end_and_leaves_a_board_that_verifies() {
     let (table, store) = store("lbctl_widen").await;
-    let (board, ranked) = board_with(&store, "wide", Order::Asc, 999, entries(30, 20)).await;
+    // lbctl widens at the time it runs: a board without an end, whose end no run ever meets.
+    let open_ended = NewBoard {
+        ends_at: None,
+        ..new_board("wide", Order::Asc, 999)
+    };
+    let board = store.create_board(open_ended, at(0)).await.unwrap();
+    let imported = entries(30, 20);
+    store.import_entries(&board, &imported).await.unwrap();
+    let ranked = ranked(imported, Order::Asc);
     store.build_rank_index(&board).await.unwrap();
     let before = table.dump().await;
     // The dry run: the plan, and nothing written.

@@ -7,7 +7,8 @@
 //! 2. **Roll over** a recurring board: its successor (same settings, predictable id) is
 //!    created if it does not exist, before the snapshot, so the next board takes plays however
 //!    long the snapshot takes.
-//! 3. **Count** the entries once (`playerCount`, kept on the board item).
+//! 3. **Count** the entries once (`playerCount`, kept on the board item), and clear a widening
+//!    run the close cut off (its other generation of entries: `widen_cutoff`).
 //! 4. **Snapshot**: walk the live entries in rank order, a page at a time, and write each
 //!    player's Final standing (`FINAL#<rank>`) and Season result (`RESULT#<boardId>`), and
 //!    **archive** the live Score item and the entry pointer by re-putting them with a `ttl`,
@@ -31,10 +32,11 @@ use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{
-    Item, ItemExt, key_string, n, pointer_from_score_item, pointer_item, to_item,
+    Item, ItemExt, key_string, n, pointer_from_score_item, pointer_item, s, to_item,
 };
 use crate::ground::model::{Board, BoardStatus, FinalStanding, SeasonResult};
 use crate::primitives::lease::{CloseLease, Taken};
+use crate::primitives::second_layout::{GSI1_PK, GSI1_SK};
 use crate::store::Store;
 use crate::table::merge::Direction;
 use crate::table::request::{Index, Params, WithParams};
@@ -237,6 +239,18 @@ impl Store {
             raw.number("closeRank").unwrap_or(0),
             raw.string("closeCursor").map(str::to_owned),
         );
+        // A widening the close cut off: its other generation goes before the walk (see
+        // `widen_cutoff`).
+        if !self
+            .clear_cut_off_widening(&board, options.deadline)
+            .await?
+        {
+            return Ok(CloseProgress::Paused {
+                board: id.clone(),
+                done,
+                total,
+            });
+        }
         let ttl = now.as_secs() + options.retention_days * 86_400;
         let started = Instant::now();
         let mut pages = 0u32;
@@ -303,9 +317,14 @@ impl Store {
                     None,
                     None,
                 )?);
-                // Archive: the live item and its pointer, as they are, with a ttl.
+                // Archive: the live item and its pointer, as they are, with a ttl; the item
+                // listed in the player's boards again where a cut-off widening's copy had
+                // taken its GSI1 key.
                 let mut archived = item.clone();
                 archived.insert("ttl".into(), n(ttl));
+                let gsi1 = entity::score_gsi1(&pointer.entry.player_id, id);
+                archived.insert(GSI1_PK.into(), s(gsi1.pk));
+                archived.insert(GSI1_SK.into(), s(gsi1.sk));
                 writes.push(archived);
                 let mut pointer_archived = pointer_item(&pointer)?;
                 pointer_archived.insert("ttl".into(), n(ttl));

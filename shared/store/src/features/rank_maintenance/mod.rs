@@ -13,4 +13,5 @@ pub(crate) mod staged;
 pub(crate) mod sweep;
 pub(crate) mod widen;
 pub(crate) mod widen_copy;
+pub(crate) mod widen_cutoff;
 pub(crate) mod widen_switch;

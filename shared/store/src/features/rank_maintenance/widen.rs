@@ -50,8 +50,11 @@ pub struct WidenPlan {
 pub struct WidenOptions {
     /// Entries a step of the copy or of the retirement handles.
     pub page: usize,
-    /// How long the old generation stays after the switch ([`WIDEN_GRACE`]).
+    /// How long the old generation stays after the switch ([`WIDEN_GRACE`]); a board that
+    /// ends within it of `now` is refused a new run.
     pub grace: Duration,
+    /// When the run is asked for.
+    pub now: Timestamp,
 }
 
 impl Default for WidenOptions {
@@ -59,6 +62,7 @@ impl Default for WidenOptions {
         WidenOptions {
             page: 500,
             grace: WIDEN_GRACE,
+            now: Timestamp::now(),
         }
     }
 }
@@ -81,8 +85,13 @@ pub enum WidenProgress {
 impl Store {
     /// The plan of widening `id` to `max_score`, refused as the run itself would refuse it:
     /// 1 board read and the lanes' (1 Query).
-    pub async fn widen_plan(&self, id: &BoardId, max_score: u64) -> Result<WidenPlan, StoreError> {
-        let (board, widening) = self.widening_board(id, max_score).await?;
+    pub async fn widen_plan(
+        &self,
+        id: &BoardId,
+        max_score: u64,
+        now: Timestamp,
+    ) -> Result<WidenPlan, StoreError> {
+        let (board, widening) = self.widening_board(id, max_score, now, WIDEN_GRACE).await?;
         let items = self.table.lane_items(LaneKeys::of(&board)).await?;
         let entries = lane_counts(&items).1.max(0) as u64;
         let (items_to_write, write_units) = match widening {
@@ -99,17 +108,27 @@ impl Store {
         })
     }
 
-    /// The board `id` as a widening to `max_score` finds it: refused when missing, not open, not
-    /// on the rank index, with lanes the layout sweep has still to group, or widening to another
+    /// The board `id` as a widening to `max_score` finds it: refused when missing, not open
+    /// (a run under way too), ending within `grace` of `now` (a new run), not on the rank index, with lanes the layout sweep has still to group, or widening to another
     /// `maxScore`; and the new `maxScore` when it is narrower or out of range. With what the new
     /// `maxScore` asks of it.
     async fn widening_board(
         &self,
         id: &BoardId,
         max_score: u64,
+        now: Timestamp,
+        grace: Duration,
     ) -> Result<(Board, Widening), StoreError> {
         let board = self.stored_board(id).await?;
         let widening = widen::plan(board.spec()?, max_score).map_err(invalid);
+        // A run cut off by the board's close is the close's to clear (its other generation
+        // deleted with the rest of the board's entries), never taken further.
+        if board.status != BoardStatus::Open {
+            return Err(StoreError::BoardClosed {
+                board: id.clone(),
+                why: board.status.as_str(),
+            });
+        }
         if let Some(run) = &board.widening {
             if run.max_score != max_score {
                 return Err(StoreError::Invalid(format!(
@@ -119,11 +138,13 @@ impl Store {
             }
             return Ok((board, widening?));
         }
-        if board.status != BoardStatus::Open {
-            return Err(StoreError::BoardClosed {
-                board: id.clone(),
-                why: board.status.as_str(),
-            });
+        let until = now.plus_millis(grace.as_millis() as u64);
+        if let Some(end) = board.ends_at.filter(|end| *end <= until) {
+            return Err(StoreError::Invalid(format!(
+                "leaderboard {id} ends at {end}, within the widening's grace of {} s: a run \
+                 would not switch before the board closes",
+                grace.as_secs()
+            )));
         }
         if !board.indexed() || board.rank_migrating {
             return Err(StoreError::Invalid(format!(
@@ -148,7 +169,9 @@ impl Store {
         max_score: u64,
         options: &WidenOptions,
     ) -> Result<WidenProgress, StoreError> {
-        let (board, widening) = self.widening_board(id, max_score).await?;
+        let (board, widening) = self
+            .widening_board(id, max_score, options.now, options.grace)
+            .await?;
         let Some(run) = board.widening.clone() else {
             return match widening {
                 Widening::AlreadyThere => Ok(WidenProgress::Done(Box::new(board))),

@@ -12,14 +12,15 @@ use leaderboard_keys::ids::PlayerId;
 
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, key_string, s};
-use crate::ground::model::Board;
+use crate::ground::model::{Board, BoardStatus};
 use crate::ground::widening::{WideningCursor, WideningRun, WideningStep};
 use crate::primitives::second_layout::{GSI1_PK, GSI1_SK, SecondLayout, WIDENING_ATTR};
 use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
 
-/// Entries a copy transaction carries (a check and a put each: 50 of its 100 items).
+/// Entries a copy transaction carries (a check and a put each, and the board's check: 51 of
+/// its 100 items).
 const COPY_CHUNK: usize = 25;
 
 /// Rounds of reading an entry again after a change beat its copy.
@@ -64,7 +65,8 @@ impl Store {
         new_pk: &str,
         items: &[Item],
     ) -> Result<u64, StoreError> {
-        let mut tx = Vec::with_capacity(2 * items.len());
+        let mut tx = Vec::with_capacity(2 * items.len() + 1);
+        tx.push(self.open_check(board)?);
         for item in items {
             tx.extend(self.copy_items(board, layout, new_pk, item)?);
         }
@@ -97,7 +99,8 @@ impl Store {
         let key = Key::new(key_string(item, "pk"), key_string(item, "sk"));
         let mut current = item.clone();
         for _ in 0..COPY_ROUNDS {
-            let tx = self.copy_items(board, layout, new_pk, &current)?;
+            let mut tx = vec![self.open_check(board)?];
+            tx.extend(self.copy_items(board, layout, new_pk, &current)?);
             let sent = Retry::ITEM_UPDATE
                 .run("widening copy", || {
                     self.table
@@ -106,6 +109,14 @@ impl Store {
                 .await;
             match sent {
                 Ok(()) => return Ok(true),
+                Err(StoreError::TransactionCanceled { reasons })
+                    if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
+                {
+                    return Err(StoreError::BoardClosed {
+                        board: board.board_id.clone(),
+                        why: "closing",
+                    });
+                }
                 Err(StoreError::TransactionCanceled { reasons })
                     if reasons.contains(&CancelReason::ConditionalCheckFailed) => {}
                 Err(e) => return Err(e),
@@ -118,6 +129,18 @@ impl Store {
         Err(StoreError::Contention {
             attempts: COPY_ROUNDS,
         })
+    }
+
+    /// The check, first in every copy transaction, that the board is still open: a close
+    /// clears the generation a run built (see `close`), and no copy may land after it began.
+    fn open_check(&self, board: &Board) -> Result<TransactWriteItem, StoreError> {
+        self.table.tx_check(
+            &entity::board(&board.board_id),
+            "#status = :open",
+            Params::new()
+                .name("#status", "status")
+                .value(":open", BoardStatus::Open),
+        )
     }
 
     /// The move of `item`'s GSI1 key off it, on condition that it is still as read, and the

@@ -1,0 +1,166 @@
+//! A widening and the board's end, on DynamoDB Local: a board that ends within the run's grace
+//! is refused a run (nothing written); a run the close cuts off, before its switch or after
+//! it, leaves no second generation behind: the close deletes it and the run, every entry is
+//! archived once with its TTL and listed once among its player's boards, and the closed board
+//! refuses the run's resumption.
+
+use crate::common;
+
+use std::time::Duration;
+
+use common::*;
+use leaderboard_devkit::testing::{RawItem, TestTable, s};
+use leaderboard_store::model::Operator;
+use leaderboard_store::widening::WideningStep;
+use leaderboard_store::{CloseOptions, CloseProgress, Store, StoreError, WidenOptions};
+use leaderboard_store::{WidenProgress, model::BoardStatus};
+
+const WIDER: u64 = 99_999_999_999;
+const ENDS: u64 = 365 * 86_400_000;
+const PLAYERS: usize = 20;
+
+fn options(now: u64) -> WidenOptions {
+    WidenOptions {
+        page: 5,
+        grace: Duration::from_secs(60),
+        now: at(now),
+    }
+}
+
+/// A board of `PLAYERS` imported entries, its index built.
+async fn widening_board(store: &Store, id: &str) -> Vec<String> {
+    let players: Vec<String> = (0..PLAYERS).map(|i| format!("p{i:02}")).collect();
+    imported_board(store, id, Operator::Best, &players, 0..1_000, 11).await;
+    players
+}
+
+/// The board's items whose partition starts with `LEADERBOARD#<id>`, and are Score items.
+fn score_items<'a>(dump: &'a [RawItem], pk: &str) -> Vec<&'a RawItem> {
+    dump.iter()
+        .filter(|i| s(i, "pk") == Some(pk) && s(i, "sk").is_some_and(|k| k.starts_with("SCORE#")))
+        .collect()
+}
+
+/// Closes `id` once it has ended, and checks what the close leaves: `in_service` holds every
+/// entry, archived with a TTL and listed among its player's boards, `other` nothing, and the
+/// board no run.
+async fn close_and_check(t: &TestTable, store: &Store, id: &str, in_service: &str, other: &str) {
+    let progress = store
+        .close_board(&bid(id), at(ENDS + 1), &CloseOptions::default())
+        .await
+        .unwrap();
+    assert!(
+        matches!(progress, CloseProgress::Closed { player_count, .. } if player_count == PLAYERS as u64),
+        "{progress:?}"
+    );
+    let dump = t.dump().await;
+    assert!(score_items(&dump, other).is_empty(), "{other} is cleared");
+    let kept = score_items(&dump, in_service);
+    assert_eq!(kept.len(), PLAYERS);
+    for item in &kept {
+        assert!(item.contains_key("ttl"), "{item:?}");
+        let player = s(item, "playerId").unwrap();
+        assert_eq!(s(item, "gsi1pk"), Some(format!("PLAYER#{player}").as_str()));
+    }
+    // Each player's boards list this one once.
+    let listed = dump
+        .iter()
+        .filter(|i| s(i, "gsi1sk") == Some(format!("SCORE#{id}").as_str()))
+        .count();
+    assert_eq!(listed, PLAYERS);
+    let board = stored_board(store, id).await;
+    assert_eq!(board.status, BoardStatus::Closed);
+    assert_eq!(board.widening, None);
+    // The closed board refuses the run, and writes nothing.
+    let resumed = store.widen_step(&bid(id), WIDER, &options(ENDS + 2)).await;
+    assert!(
+        matches!(resumed, Err(StoreError::BoardClosed { .. })),
+        "{resumed:?}"
+    );
+    assert_eq!(t.dump().await, dump, "nothing written");
+}
+
+#[tokio::test]
+async fn a_board_ending_within_the_grace_is_refused_a_run() {
+    let (t, store) = store("widen_near_end").await;
+    widening_board(&store, "ending").await;
+    let before = t.dump().await;
+    let refused = store
+        .widen_step(&bid("ending"), WIDER, &options(ENDS - 30_000))
+        .await;
+    assert!(
+        matches!(&refused, Err(StoreError::Invalid(why)) if why.contains("grace")),
+        "{refused:?}"
+    );
+    let plan = store
+        .widen_plan(&bid("ending"), WIDER, at(ENDS - 30_000))
+        .await;
+    assert!(matches!(plan, Err(StoreError::Invalid(_))), "{plan:?}");
+    assert_eq!(t.dump().await, before, "nothing written");
+    // Outside the grace, the run begins.
+    let begun = store
+        .widen_step(&bid("ending"), WIDER, &options(ENDS - 61_000))
+        .await
+        .unwrap();
+    assert!(matches!(begun, WidenProgress::Running { .. }), "{begun:?}");
+}
+
+#[tokio::test]
+async fn a_close_clears_a_run_it_cut_off_before_its_switch() {
+    let (t, store) = store("widen_cut_copy").await;
+    widening_board(&store, "cut").await;
+    // Begun, and two pages of five copied: ten entries' GSI1 keys moved to their copies.
+    for _ in 0..3 {
+        store
+            .widen_step(&bid("cut"), WIDER, &options(0))
+            .await
+            .unwrap();
+    }
+    let dump = t.dump().await;
+    assert_eq!(score_items(&dump, "LEADERBOARD#cut#E1").len(), 10);
+    assert_eq!(
+        stored_board(&store, "cut").await.widening.unwrap().step,
+        WideningStep::Copy
+    );
+    close_and_check(&t, &store, "cut", "LEADERBOARD#cut", "LEADERBOARD#cut#E1").await;
+}
+
+#[tokio::test]
+async fn a_close_clears_a_run_it_cut_off_after_its_switch() {
+    let (t, store) = store("widen_cut_retire").await;
+    widening_board(&store, "late").await;
+    // Every step up to the switch; the old generation not yet retired.
+    let zero_grace = |now| WidenOptions {
+        page: 50,
+        grace: Duration::ZERO,
+        now: at(now),
+    };
+    loop {
+        let step = store
+            .widen_step(&bid("late"), WIDER, &zero_grace(0))
+            .await
+            .unwrap();
+        if step
+            == (WidenProgress::Running {
+                step: WideningStep::Retire,
+                copied: 0,
+            })
+        {
+            break;
+        }
+    }
+    let board = stored_board(&store, "late").await;
+    assert_eq!(board.entry_generation, 1);
+    assert_eq!(
+        score_items(&t.dump().await, "LEADERBOARD#late").len(),
+        PLAYERS
+    );
+    close_and_check(
+        &t,
+        &store,
+        "late",
+        "LEADERBOARD#late#E1",
+        "LEADERBOARD#late",
+    )
+    .await;
+}
