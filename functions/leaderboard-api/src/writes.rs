@@ -40,8 +40,11 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Strin
     Option::<String>::deserialize(d).map(Some)
 }
 
-/// The email a profile write sets: the verified token's when it carries one (the body may
-/// repeat it, not name another), else the body's (absent: kept; `null`: cleared).
+/// The email a profile write sets: only ever the address the token proves (`email` with
+/// `email_verified: true`), which the body may repeat but not replace; a body naming an
+/// address the token does not prove is refused, so no one can claim (or probe the ownership
+/// of) an address they have not verified. Without a verified address the body may only leave
+/// the stored one (absent) or clear it (`null`).
 fn profile_email(
     req: &Request,
     body: Option<Option<String>>,
@@ -57,6 +60,11 @@ fn profile_email(
         .map(|e| Email::parse(e))
         .transpose()?;
     match (verified, body) {
+        (None, Some(Some(_))) => Err(ApiError::invalid(
+            "email must be the verified address of the token (its `email` claim with \
+             `email_verified: true`), and this token carries none: sign in with a token that \
+             proves the address (an ID token), or leave email out",
+        )),
         (None, body) => Ok(body),
         (Some(token), None) => Ok(Some(Some(token))),
         (Some(token), Some(Some(asked))) if asked == token => Ok(Some(Some(token))),

@@ -1,7 +1,9 @@
 //! `PUT /players/me` and the admin lookup by email, through the handler on DynamoDB Local: an
-//! address is lower-cased and belongs to one player (another's is 409 `already_exists`, nothing
-//! written); `null` clears it; a token that carries a verified email sets that one, and a body
-//! naming another is 400 with nothing written.
+//! address is only ever the one the token proves (`email` with `email_verified: true`), and a
+//! body naming any other, or naming one without such a token, is 400 with nothing written; an
+//! address is lower-cased and belongs to one player (another's proven claim is 409
+//! `already_exists`, nothing written), except one claimed before proof was required, which a
+//! proven claim takes over; `null` clears it.
 
 use crate::common;
 
@@ -23,10 +25,18 @@ fn put_me(sub: &str, body: &Value, claims: &[(&str, &str)]) -> Request {
         .as_mut()
         .and_then(|a| a.jwt.as_mut())
         .unwrap();
+    // Only the claims given: not the address of the body that `request` proves.
+    jwt.claims.remove("email");
+    jwt.claims.remove("email_verified");
     for (k, v) in claims {
         jwt.claims.insert((*k).into(), (*v).into());
     }
     req.with_request_context(RequestContext::ApiGatewayV2(ctx))
+}
+
+/// `PUT /players/me` by `sub` with `body`, its token proving the address the body names.
+fn proven(sub: &str, body: &Value) -> Request {
+    request("PUT", "/players/me", As::Player(sub), Some(body))
 }
 
 async fn call(h: &Harness, req: Request) -> (u16, Value) {
@@ -63,23 +73,97 @@ async fn a_verified_token_email_is_the_profiles_and_another_in_the_body_is_refus
     let same = json!({"name": "Ada", "email": "ADA@x.com"});
     let (status, me) = call(&h, put_me("ada", &same, &VERIFIED)).await;
     assert_eq!((status, &me["email"]), (200, &json!("ada@x.com")), "{me}");
-    // An email the provider has not verified does not count: the body's is set.
-    let unverified = [("email", "bo@x.com"), ("email_verified", "false")];
-    let body = json!({"name": "Bo", "email": "Bo@Home.com"});
-    let (status, bo) = call(&h, put_me("bo", &body, &unverified)).await;
-    assert_eq!((status, &bo["email"]), (200, &json!("bo@home.com")), "{bo}");
+    // An address the token does not prove is never taken: not one the provider has not
+    // verified, not one of a token that carries none (a Cognito access token), not even the
+    // token's own unverified one. Each is 400, nothing written.
+    let unverified = [("email", "bo@home.com"), ("email_verified", "false")];
+    let before = h.table.dump().await;
+    for (claims, address) in [
+        (&unverified[..], "Bo@Home.com"),
+        (&[][..], "bo@home.com"),
+        (&[("email", "ceo@studio.com")][..], "ceo@studio.com"),
+    ] {
+        let body = json!({"name": "Bo", "email": address});
+        let (status, resp) = call(&h, put_me("bo", &body, claims)).await;
+        assert_eq!((status, code(&resp)), (400, "invalid_request"), "{resp}");
+        assert!(
+            resp["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("verified")
+        );
+    }
+    assert_eq!(h.table.dump().await, before, "a refusal wrote something");
+    // Without a proven address, a profile is written without one, and `null` clears it.
+    let (status, bo) = call(&h, put_me("bo", &json!({"name": "Bo"}), &unverified)).await;
+    assert_eq!(status, 200);
+    assert!(bo.get("email").is_none(), "{bo}");
+    let (status, _) = call(&h, put_me("bo", &json!({"name": "Bo", "email": null}), &[])).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn a_proven_claim_takes_over_an_address_claimed_before_proof_was_required() {
+    let h = harness("api_email_takeover").await;
+    // Before this rule, anyone could claim an address: `squatter` holds ceo@studio.com, its
+    // owner item without the mark of a proven claim.
+    let squat = json!({"name": "Sq", "email": "ceo@studio.com"});
+    let (status, _) = call(
+        &h,
+        put_me(
+            "squatter",
+            &squat,
+            &[("email", "ceo@studio.com"), ("email_verified", "true")],
+        ),
+    )
+    .await;
+    assert_eq!(status, 200);
+    h.table
+        .update_raw("EMAIL#ceo@studio.com", "#OWNER", "REMOVE verified")
+        .await;
+    // The address's real owner proves it: the address is theirs, and off the squatter's
+    // profile; the lookup finds the owner.
+    let proven = [("email", "CEO@studio.com"), ("email_verified", "true")];
+    let (status, ceo) = call(&h, put_me("ceo", &json!({"name": "Ceo"}), &proven)).await;
+    assert_eq!(
+        (status, &ceo["email"]),
+        (200, &json!("ceo@studio.com")),
+        "{ceo}"
+    );
+    let (status, found) = h
+        .call(
+            "GET",
+            "/admin/players?email=ceo%40studio.com",
+            As::Admin("ops"),
+            None,
+        )
+        .await;
+    assert_eq!(
+        (status, &found["playerId"]),
+        (200, &json!("ceo")),
+        "{found}"
+    );
+    let (_, squatter) = h
+        .call("GET", "/players/me", As::Player("squatter"), None)
+        .await;
+    assert!(squatter.get("email").is_none(), "{squatter}");
+    let owner = h.table.raw("EMAIL#ceo@studio.com", "#OWNER").await.unwrap();
+    assert!(owner.contains_key("verified"), "{owner:?}");
+    // A proven claim is not taken over: the squatter proving the same address again is 409.
+    let (status, resp) = call(&h, put_me("squatter", &squat, &proven)).await;
+    assert_eq!((status, code(&resp)), (409, "already_exists"), "{resp}");
 }
 
 #[tokio::test]
 async fn an_address_belongs_to_one_player_and_the_lookup_finds_them() {
     let h = harness("api_email_unique").await;
     let body = |name: &str, email: Value| json!({"name": name, "email": email});
-    let (status, _) = call(&h, put_me("ada", &body("Ada", json!("ada@x.com")), &[])).await;
+    let (status, _) = call(&h, proven("ada", &body("Ada", json!("ada@x.com")))).await;
     assert_eq!(status, 200);
-    let (status, _) = call(&h, put_me("bo", &body("Bo", json!("bo@x.com")), &[])).await;
+    let (status, _) = call(&h, proven("bo", &body("Bo", json!("bo@x.com")))).await;
     assert_eq!(status, 200);
     let before = h.table.dump().await;
-    let (status, resp) = call(&h, put_me("bo", &body("Bo", json!("ADA@x.com")), &[])).await;
+    let (status, resp) = call(&h, proven("bo", &body("Bo", json!("ADA@x.com")))).await;
     assert_eq!((status, code(&resp)), (409, "already_exists"), "{resp}");
     assert_eq!(h.table.dump().await, before, "the claim wrote something");
     let (status, found) = h
@@ -96,10 +180,10 @@ async fn an_address_belongs_to_one_player_and_the_lookup_finds_them() {
         "{found}"
     );
     // Cleared, the address is free.
-    let (status, me) = call(&h, put_me("ada", &body("Ada", Value::Null), &[])).await;
+    let (status, me) = call(&h, proven("ada", &body("Ada", Value::Null))).await;
     assert_eq!(status, 200);
     assert!(me.get("email").is_none(), "{me}");
-    let (status, bo) = call(&h, put_me("bo", &body("Bo", json!("ada@x.com")), &[])).await;
+    let (status, bo) = call(&h, proven("bo", &body("Bo", json!("ada@x.com")))).await;
     assert_eq!((status, &bo["email"]), (200, &json!("ada@x.com")), "{bo}");
     let (status, found) = h
         .call(

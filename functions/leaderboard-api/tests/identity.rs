@@ -162,7 +162,12 @@ async fn get_players_me_answers_the_callers_profile_or_their_player_id() {
     assert_eq!(table.dump().await, before);
     // After one: the whole profile, the email included (the caller's own).
     let profile = json!({"name": "Zoë", "email": "zoe@example.com"});
-    let (status, _) = call(&api, request("PUT", "/players/me", &claims, Some(&profile))).await;
+    let proving = json!({"sub": sub, "email": "zoe@example.com", "email_verified": "true"});
+    let (status, _) = call(
+        &api,
+        request("PUT", "/players/me", &proving, Some(&profile)),
+    )
+    .await;
     assert_eq!(status, 200);
     let (status, me) = call(&api, request("GET", "/players/me", &claims, None)).await;
     assert_eq!(status, 200, "{me}");

@@ -1,5 +1,6 @@
 //! Players: AP1 (by id), AP2 (by email, GSI1) and the profile upsert of `PUT /players/me`.
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{Email, PlayerId};
 use leaderboard_keys::time::Timestamp;
@@ -49,8 +50,10 @@ impl Store {
 
     /// Creates or updates a player's profile: sets the name, and the email when one is given
     /// (an absent email leaves the stored one as it is). Totals the stream projector keeps are
-    /// never touched here, only initialised when the profile is new. An email belongs to one
-    /// player: another's is [`StoreError::AlreadyExists`] (see [`Store::put_profile_as`]).
+    /// never touched here, only initialised when the profile is new. An email given is one the
+    /// caller's token proves (the API sets no other): it belongs to one player, and another's
+    /// is [`StoreError::AlreadyExists`], unless that player claimed it before addresses had to
+    /// be proven, in which case it is taken over (see [`Store::put_profile_as`]).
     pub async fn put_profile(
         &self,
         player: &PlayerId,
@@ -148,14 +151,44 @@ impl Store {
                 .value(":email", email.as_str())
                 .value(":g1pk", g.pk)
                 .value(":g1sk", g.sk);
-            // Item 2: the address's owner, unless another player is.
+            // Item 2: the address's owner, unless another player is, with a verified claim.
+            // Every address set now is one the caller's token proves (`verified`); one owned
+            // without that mark was claimed before addresses had to be proven, and the proven
+            // claim takes it over, off the other player's profile in the same transaction.
             let owner = entity::email_owner(email);
-            items.push(self.table.tx_update_if(
-                &owner,
-                "SET playerId = :pid, email = :email",
-                owned,
-                pid().value(":email", email.as_str()),
-            )?);
+            let unproven = self
+                .table
+                .get_raw(&owner)
+                .await?
+                .filter(|o| !o.contains_key(VERIFIED))
+                .and_then(|o| o.string("playerId").and_then(|p| PlayerId::parse(p).ok()))
+                .filter(|other| other != player);
+            let set = "SET playerId = :pid, email = :email, verified = :yes";
+            let owner_params = || {
+                pid()
+                    .value(":email", email.as_str())
+                    .attr(":yes", AttributeValue::Bool(true))
+            };
+            match unproven {
+                Some(other) => {
+                    items.push(self.table.tx_update_if(
+                        &owner,
+                        set,
+                        "playerId = :other AND attribute_not_exists(verified)",
+                        owner_params().value(":other", other.as_str()),
+                    )?);
+                    items.push(self.table.tx_update_if(
+                        &entity::player(&other),
+                        "REMOVE email, gsi1pk, gsi1sk",
+                        "attribute_exists(pk)",
+                        Params::new(),
+                    )?);
+                }
+                None => items.push(
+                    self.table
+                        .tx_update_if(&owner, set, owned, owner_params())?,
+                ),
+            }
         }
         if let Some(old) = old.as_ref().filter(|o| change.set() != Some(*o)) {
             items.push(
@@ -201,6 +234,9 @@ impl Store {
         }
     }
 }
+
+/// The email owner item's mark of an address claimed with a verified token.
+const VERIFIED: &str = "verified";
 
 /// What a profile write does to the player's email.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
