@@ -196,8 +196,8 @@ pub struct PausedBoard {
     pub total: u64,
 }
 
-/// Publishes `board`'s `BoardClosed`: its first 10 final standings (one Query), its count and
-/// its successor. Called once the snapshot is complete and before the board is marked closed,
+/// Publishes `board`'s `BoardClosed`: its first 10 final standings (one Query; erased players
+/// by pseudonym, one BatchGetItem of their markers), its count and its successor. Called once the snapshot is complete and before the board is marked closed,
 /// so that a publication lost here is made again by the next run, with the same `eventId`.
 async fn publish_closed(
     app: &App,
@@ -210,14 +210,30 @@ async fn publish_closed(
         .final_standings(board, TOP_COUNT, None)
         .await
         .map_err(|e| e.to_string())?;
+    // A player whose erasure began (it may be waiting for this very close to finish) is
+    // named by their pseudonym, without a name: an event cannot be recalled.
+    let named: Vec<_> = top.items.iter().map(|f| f.player_id.clone()).collect();
+    let erased = app
+        .store
+        .erased_among(&named)
+        .await
+        .map_err(|e| e.to_string())?;
     let top = top
         .items
         .into_iter()
-        .map(|f| Standing {
-            rank: f.rank,
-            player_id: f.player_id.to_string(),
-            name: f.name,
-            score: f.score,
+        .map(|f| match erased.get(&f.player_id) {
+            Some(pseudonym) => Standing {
+                rank: f.rank,
+                player_id: pseudonym.to_string(),
+                name: None,
+                score: f.score,
+            },
+            None => Standing {
+                rank: f.rank,
+                player_id: f.player_id.to_string(),
+                name: Some(f.name),
+                score: f.score,
+            },
         })
         .collect();
     let event = BoardClosed::new(

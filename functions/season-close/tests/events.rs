@@ -11,6 +11,7 @@ use common::*;
 use leaderboard_devkit::contention::{Fault, faulty_client};
 use leaderboard_devkit::testing::s;
 use leaderboard_events::{EventLog, Publisher};
+use leaderboard_keys::time::Timestamp;
 use leaderboard_store::CloseOptions;
 use leaderboard_store::model::Recurrence;
 use season_close::{App, run};
@@ -101,4 +102,54 @@ async fn a_close_stopped_after_publishing_publishes_the_same_id_again_and_finish
 
     run(&app, None).await.unwrap();
     assert_eq!(log.newest_first().len(), 2, "nothing new once closed");
+}
+
+#[tokio::test]
+async fn a_top_player_erased_during_the_close_is_published_by_pseudonym_only() {
+    let (table, store) = store("events_erased_top").await;
+    ended_board(&store, "cup_erased", Recurrence::None, HOUR, 5).await;
+    let board = store.get_board(&bid("cup_erased")).await.unwrap().unwrap();
+    let top = store.top_scores(&board, 1, None).await.unwrap().items;
+    let top = top[0].player_id.clone();
+    // The close has begun (closing, lanes closed) and snapshotted nothing yet when the top
+    // player asks to be erased: the erasure waits for the close to archive their entry.
+    let begun = CloseOptions {
+        max_pages: Some(0),
+        ..CloseOptions::default()
+    };
+    store
+        .close_board(&bid("cup_erased"), Timestamp::now(), &begun)
+        .await
+        .unwrap();
+    let waiting = store
+        .erase_player(&top, "player", Timestamp::now(), None)
+        .await
+        .unwrap();
+    assert!(!waiting.finished(), "{waiting:?}");
+    // The close's next run snapshots the board with the player's id, publishes, finishes, and
+    // the erasure is finished after it.
+    let log = Arc::new(EventLog::new(100));
+    let summary = run(&publishing(store.clone(), &log), None).await.unwrap();
+    assert_eq!(summary.closed.len(), 1, "{summary:?}");
+    let events = log.newest_first();
+    assert_eq!(events.len(), 1);
+    let first = &events[0]["detail"]["top"][0];
+    assert_eq!(
+        first,
+        &json!({"rank": 1, "playerId": waiting.pseudonym.as_str(), "score": first["score"]})
+    );
+    let published = serde_json::to_string(&events).unwrap();
+    assert!(!published.contains(top.as_str()), "{published}");
+    assert!(
+        store.erasure_of(&top).await.unwrap().unwrap().finished(),
+        "the run finished the erasure"
+    );
+    let left: Vec<_> = table
+        .dump()
+        .await
+        .into_iter()
+        .map(|i| format!("{i:?}"))
+        .filter(|i| i.contains(top.as_str()))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

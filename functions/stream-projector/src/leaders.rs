@@ -4,7 +4,9 @@
 //! it to be published before its root records it: a publication that fails fails the board's
 //! apply, whose records are then re-delivered and publish the same event (its id is the lane
 //! change that made the leader). Several changes of the lead within one journal of a batch are
-//! one event, from the leader before to the one after.
+//! one event, from the leader before to the one after. An event names an erased player (the
+//! leader or the one before) by their pseudonym: one BatchGetItem of their erasure markers
+//! before each publication.
 
 use leaderboard_events::{Event, NewLeader, Publisher};
 use leaderboard_keys::ids::{BoardId, PlayerId};
@@ -53,24 +55,51 @@ impl LaneIndex for Announcing {
         board: &BoardId,
         changes: &[LaneChange],
     ) -> Result<LaneApplyOutcome, StoreError> {
+        let announcer = Announcer {
+            store: &self.store,
+            publisher: &self.publisher,
+        };
         self.store
-            .apply_lane_changes_watched(board, changes, &Announcer(&self.publisher))
+            .apply_lane_changes_watched(board, changes, &announcer)
             .await
     }
 }
 
 /// A publisher as the index's watch.
-struct Announcer<'a>(&'a Publisher);
+struct Announcer<'a> {
+    store: &'a Store,
+    publisher: &'a Publisher,
+}
 
 impl LeaderWatch for Announcer<'_> {
     async fn new_leader(&self, change: &LeaderChange) -> Result<(), String> {
+        if !self.publisher.is_on() {
+            return Ok(());
+        }
+        // A change applied after a player's erasure began (a projector that lagged or was
+        // stopped) names their pseudonym, never their id: an event cannot be recalled.
+        let named: Vec<PlayerId> = std::iter::once(&change.leader)
+            .chain(change.previous.as_ref())
+            .filter_map(|p| PlayerId::parse(p).ok())
+            .collect();
+        let erased = self
+            .store
+            .erased_among(&named)
+            .await
+            .map_err(|e| e.to_string())?;
+        let shown = |p: &str| {
+            PlayerId::parse(p)
+                .ok()
+                .and_then(|id| erased.get(&id))
+                .map_or_else(|| p.to_owned(), |ps| ps.to_string())
+        };
         let event = NewLeader::new(
             change.board.as_str(),
             change.cause,
-            &change.leader,
+            &shown(&change.leader),
             change.score,
-            change.previous.clone(),
+            change.previous.as_deref().map(shown),
         );
-        self.0.publish(&[Event::NewLeader(event)]).await
+        self.publisher.publish(&[Event::NewLeader(event)]).await
     }
 }

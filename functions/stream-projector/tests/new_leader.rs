@@ -287,3 +287,44 @@ async fn a_leader_removed_hands_rank_one_to_the_next_entry() {
         ]
     );
 }
+
+#[tokio::test]
+async fn a_leader_erased_while_the_projector_was_stopped_is_announced_by_pseudonym() {
+    let (_table, store, mut reader) = board("new_leader_erased").await;
+    let (log, publisher) = logged();
+    let target = Announcing::new(store.clone(), publisher);
+    play(&store, "p_alice", 100, 1_000).await;
+    assert!(
+        once(&target, &reader.read_to_end().await.unwrap())
+            .await
+            .is_empty()
+    );
+    // p_bob takes the lead and is erased before the projector, stopped, sees either.
+    play(&store, "p_bob", 200, 2_000).await;
+    let bobs_play = reader.read_to_end().await.unwrap();
+    let receipt = store
+        .erase_player(&pid("p_bob"), "player", at(3_000), None)
+        .await
+        .unwrap();
+    assert!(receipt.finished());
+    let erasure = reader.read_to_end().await.unwrap();
+    // It resumes: the play alone first (a change of hands to the erased player), then the
+    // erasure's removal (rank 1 back to p_alice).
+    assert!(once(&target, &bobs_play).await.is_empty());
+    assert!(once(&target, &erasure).await.is_empty());
+    let pseudonym = receipt.pseudonym.to_string();
+    let who: Vec<(String, u64, Option<String>)> = leaders(&log)
+        .into_iter()
+        .map(|(_, p, s, b)| (p, s, b))
+        .collect();
+    assert_eq!(
+        who,
+        [
+            ("p_alice".to_owned(), 100, None),
+            (pseudonym, 200, Some("p_alice".to_owned())),
+            ("p_alice".to_owned(), 100, None),
+        ]
+    );
+    let published = format!("{:?}", log.newest_first());
+    assert!(!published.contains("p_bob"), "{published}");
+}

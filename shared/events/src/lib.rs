@@ -33,8 +33,10 @@ pub struct Standing {
     pub rank: u64,
     /// The player.
     pub player_id: String,
-    /// Their display name as on the entry.
-    pub name: String,
+    /// Their display name as on the entry; absent for an erased player, named by their
+    /// pseudonym.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// The score.
     pub score: u64,
 }
@@ -250,7 +252,7 @@ mod tests {
         Standing {
             rank,
             player_id: format!("p{rank}"),
-            name: format!("Player {rank}"),
+            name: Some(format!("Player {rank}")),
             score: 1_000 - rank,
         }
     }

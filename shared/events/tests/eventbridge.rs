@@ -13,7 +13,7 @@ fn closed(board: &str) -> Event {
     let top = vec![Standing {
         rank: 1,
         player_id: "p_alice".into(),
-        name: "Alice".into(),
+        name: Some("Alice".into()),
         score: 900,
     }];
     Event::BoardClosed(BoardClosed::new(board, 1, top, Some("daily_2".into())))

@@ -167,6 +167,32 @@ impl Store {
         Ok(finished)
     }
 
+    /// Which of `players` are erased or being erased, each with their pseudonym: what an event
+    /// names in their place (never the id, never a name), checked just before it is
+    /// published. An erasure writes its marker before it reads anything, so one that began
+    /// before this read is seen here. One consistent BatchGetItem of the markers (`players`
+    /// deduplicated: an event names at most 11, the top 10 and a leader before).
+    pub async fn erased_among(
+        &self,
+        players: &[PlayerId],
+    ) -> Result<BTreeMap<PlayerId, Pseudonym>, StoreError> {
+        let unique: std::collections::BTreeSet<&PlayerId> = players.iter().collect();
+        let keys: Vec<Key> = unique.iter().map(|p| self.erasure_marker(p)).collect();
+        if keys.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let mut found = self
+            .table
+            .batch_get_all(&keys, "BatchGetItem(erasure markers)")
+            .await?;
+        Ok(unique
+            .into_iter()
+            .zip(&keys)
+            .filter(|(_, key)| found.take(key).is_some())
+            .map(|(player, _)| (player.clone(), self.pseudonym(player)))
+            .collect())
+    }
+
     /// The receipt of `player`'s erasure, if they were erased (or are being erased).
     pub async fn erasure_of(
         &self,
