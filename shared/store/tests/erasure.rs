@@ -109,6 +109,10 @@ async fn an_erased_player_is_nowhere_but_a_pseudonym_in_final_standings() {
     store.record_play(&keyed, at(DAY + 5_000)).await.unwrap();
     let others = ["ann", "bo", "cy"];
     let live_before = ranks(&store, "live", &others).await;
+    // A recount run waits for the player's plays to settle (its item names them).
+    table
+        .update_raw("RECOUNT", &format!("BUSY#{GONE}"), "REMOVE x")
+        .await;
 
     // Eight plays of the player race the erasure: each commits before its marker (and is
     // erased) or is refused; none leaves anything behind.
@@ -185,6 +189,7 @@ async fn an_erased_player_is_nowhere_but_a_pseudonym_in_final_standings() {
     assert_eq!(removed.get("seasonResults"), Some(&1));
     assert_eq!(removed.get("idempotencyKeys"), Some(&1));
     assert_eq!(removed.get("playRate"), Some(&1));
+    assert_eq!(removed.get("recountWaits"), Some(&1));
     // live and sum live, past archived: three pointers and three Score items.
     assert_eq!(removed.get("entryPointers"), Some(&3));
     assert_eq!(removed.get("scores"), Some(&3));

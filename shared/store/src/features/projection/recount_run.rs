@@ -403,8 +403,12 @@ impl Store {
                 .update_under_lease(
                     work.run,
                     work.by,
-                    "SET doneAt = :now REMOVE leaseBy, leaseUntil",
-                    Params::new().value(":now", now.as_millis()),
+                    // A finished run's position would name a player for good (data rights).
+                    "SET doneAt = :now \
+                     REMOVE leaseBy, leaseUntil, pagePk, pageSk, lastPlayer, #current",
+                    Params::new()
+                        .value(":now", now.as_millis())
+                        .name("#current", "current"),
                     "UpdateItem(recount done)",
                 )
                 .await?;
@@ -447,8 +451,8 @@ impl Store {
     }
 }
 
-/// A busy player's item.
-fn busy_key(player: &PlayerId) -> Key {
+/// A busy player's item (an erasure deletes it: see `erasure_steps`).
+pub(crate) fn busy_key(player: &PlayerId) -> Key {
     Key::new(RECOUNT_PK, format!("{BUSY_PREFIX}{player}"))
 }
 
