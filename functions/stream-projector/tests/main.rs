@@ -8,6 +8,7 @@ mod index_check;
 
 mod budget;
 mod erasure;
+mod erasure_everywhere;
 mod events;
 mod metrics;
 mod moderation;
