@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::demo::{self, DEMO_ADMIN, DEMO_PLAYER, DemoSize};
+use crate::demo::{self, DEMO_ADMIN, DEMO_EMAIL, DEMO_PLAYER, DemoSize};
 use crate::{Error, Settings, Stack};
 use tracing_subscriber::EnvFilter;
 
@@ -54,8 +54,8 @@ async fn run(seed_demo: bool) -> Result<(), Error> {
     );
     println!("Sample tokens (HS256 with LOCAL_JWT_SECRET, valid 24 h):");
     println!(
-        "  export TOKEN={}   # player {DEMO_PLAYER}",
-        key.token_for(DEMO_PLAYER, &[], now, 24 * 3600)
+        "  export TOKEN={}   # player {DEMO_PLAYER}, email {DEMO_EMAIL} (verified)",
+        key.token_proving(DEMO_PLAYER, DEMO_EMAIL, now, 24 * 3600)
     );
     println!(
         "  export ADMIN={}   # {DEMO_ADMIN}, cognito:groups [admin]",

@@ -21,6 +21,8 @@ use crate::stack::Stack;
 
 /// The player the demo follows (and the player token's `sub`).
 pub const DEMO_PLAYER: &str = "p_demo";
+/// The demo player's address, which their token proves.
+pub const DEMO_EMAIL: &str = "demo@example.com";
 /// The admin token's `sub`.
 pub const DEMO_ADMIN: &str = "admin_demo";
 /// The demo's game.
@@ -193,15 +195,23 @@ pub async fn run(stack: &Stack, size: DemoSize, out: &mut impl Write) -> Result<
             (id, name, rng.random_range(0.3..1.0))
         })
         .collect();
+    // The demo player's token proves their address, as an ID token of a provider that
+    // verified it does (PUT /players/me takes no other).
     let tokens: HashMap<&str, String> = players
         .iter()
-        .map(|(id, _, _)| (id.as_str(), key.token_for(id, &[], now.timestamp(), 3600)))
+        .map(|(id, _, _)| {
+            let token = match id == DEMO_PLAYER {
+                true => key.token_proving(id, DEMO_EMAIL, now.timestamp(), 3600),
+                false => key.token_for(id, &[], now.timestamp(), 3600),
+            };
+            (id.as_str(), token)
+        })
         .collect();
     let profiles: Vec<Result<ApiResponse, Error>> = futures::stream::iter(&players)
         .map(|(id, name, _)| {
             let mut body = json!({"name": name});
             if id == DEMO_PLAYER {
-                body["email"] = json!("demo@example.com");
+                body["email"] = json!(DEMO_EMAIL);
             }
             let token = tokens[id.as_str()].clone();
             async move { api.put("/players/me", Some(&token), &body).await }
@@ -348,7 +358,7 @@ pub async fn run(stack: &Stack, size: DemoSize, out: &mut impl Write) -> Result<
     writeln!(out, "  curl -s {base}/players/{DEMO_PLAYER}")?;
     writeln!(
         out,
-        "  curl -s '{base}/admin/players?email=demo@example.com' -H \"authorization: Bearer $ADMIN\""
+        "  curl -s '{base}/admin/players?email={DEMO_EMAIL}' -H \"authorization: Bearer $ADMIN\""
     )?;
     writeln!(out, "  curl -s -X POST {base}/local/schedule/season-close")?;
     writeln!(

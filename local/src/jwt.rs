@@ -83,17 +83,16 @@ impl JwtKey {
     /// A token for `sub` in `groups` (`cognito:groups`), valid for `ttl_secs` from `now_secs`,
     /// shaped like a Cognito ID token.
     pub fn token_for(&self, sub: &str, groups: &[&str], now_secs: i64, ttl_secs: i64) -> String {
-        let mut claims = json!({
-            "sub": sub,
-            "iss": "http://127.0.0.1/local",
-            "aud": "leaderboard-local",
-            "token_use": "id",
-            "iat": now_secs,
-            "exp": now_secs + ttl_secs,
-        });
-        if !groups.is_empty() {
-            claims["cognito:groups"] = json!(groups);
-        }
+        self.sign(&id_claims(sub, groups, now_secs, ttl_secs))
+    }
+
+    /// [`JwtKey::token_for`] a player whose identity provider verified `email`: the claims
+    /// `email` and `email_verified: true` an ID token carries, the only proof of an address
+    /// `PUT /players/me` takes.
+    pub fn token_proving(&self, sub: &str, email: &str, now_secs: i64, ttl_secs: i64) -> String {
+        let mut claims = id_claims(sub, &[], now_secs, ttl_secs);
+        claims["email"] = json!(email);
+        claims["email_verified"] = json!(true);
         self.sign(&claims)
     }
 
@@ -154,6 +153,22 @@ pub fn bearer(header: &str) -> Option<&str> {
         None => header,
     };
     (!token.is_empty()).then_some(token)
+}
+
+/// The claims of a Cognito-shaped ID token for `sub` in `groups`.
+fn id_claims(sub: &str, groups: &[&str], now_secs: i64, ttl_secs: i64) -> Value {
+    let mut claims = json!({
+        "sub": sub,
+        "iss": "http://127.0.0.1/local",
+        "aud": "leaderboard-local",
+        "token_use": "id",
+        "iat": now_secs,
+        "exp": now_secs + ttl_secs,
+    });
+    if !groups.is_empty() {
+        claims["cognito:groups"] = json!(groups);
+    }
+    claims
 }
 
 /// One claim as API Gateway's JWT authorizer passes it: strings as they are, numbers in

@@ -190,6 +190,11 @@ impl Stack {
             _ => None,
         })?;
         let store = Store::new(client, &config).with_plays_per_minute(settings.plays_per_minute);
+        // The check lbctl compares its ERASURE_SECRET with, there from the start.
+        store
+            .keep_erasure_key_check()
+            .await
+            .map_err(|e| Error::Config(e.to_string()))?;
         let (stop, stopped) = watch::channel(false);
         // What the functions would publish to the stack's event bus (`GET /local/events`).
         let events = Arc::new(EventLog::new(EVENTS_KEPT));

@@ -27,8 +27,8 @@ use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::{Timestamp, time_left};
 use leaderboard_metrics::Sink;
 use leaderboard_store::{
-    CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS, ListingPassOptions, RecountRunOptions,
-    RepairOptions, Store, SweepOptions,
+    CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS, KeyCheck, ListingPassOptions,
+    RecountRunOptions, RepairOptions, Store, SweepOptions,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -245,6 +245,22 @@ async fn publish_closed(
     app.publisher.publish(&[Event::BoardClosed(event)]).await
 }
 
+/// Keeps the table's check of the erasure secret (`lbctl` compares its own with it): written
+/// by the first run after a deploy; a check made with another secret is logged, never
+/// replaced, and stops nothing else.
+async fn keep_key_check(app: &App) {
+    match app.store.keep_erasure_key_check().await {
+        Ok(KeyCheck::Differs) => tracing::error!(
+            "the table's erasure key check was made with another ERASURE_SECRET: pseudonyms \
+             and erasure markers from before do not match this stack's secret"
+        ),
+        Ok(_) => {}
+        Err(e) => {
+            tracing::warn!(error = %e, "the erasure key check was not kept; the next run tries again")
+        }
+    }
+}
+
 /// Handles one scheduled invocation (any payload: the schedule's event is not needed).
 pub async fn handle(app: &App, event: LambdaEvent<Value>) -> Result<CloseSummary, Error> {
     // `DEADLINE_MARGIN` before the invocation's deadline, if it has one.
@@ -270,6 +286,7 @@ async fn run_measured(
     metrics: &mut RunMetrics,
 ) -> Result<CloseSummary, leaderboard_store::StoreError> {
     let now = (app.clock)();
+    keep_key_check(app).await;
     let due = app.store.due_boards_ending(now).await?;
     metrics.due(&due);
     let due: Vec<BoardId> = due.into_iter().map(|(_, board)| board).collect();

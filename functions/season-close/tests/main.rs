@@ -7,6 +7,7 @@ mod common;
 mod close;
 mod events;
 mod fence;
+mod key_check;
 mod lease;
 mod metrics;
 mod migration;

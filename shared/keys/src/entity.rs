@@ -20,6 +20,7 @@
 //! | Game feed (ours) | `GAME#<gameId>` | `#FEED` | |
 //! | Board listing (ours) | `BOARDS` | `BOARD#<createdAt>#<boardId>` | |
 //! | Erasure (ours) | `ERASED#<pseudonym>` | `#ERASURE` | GSI2 `ERASURES#PENDING` / `<startedAt>#<pseudonym>` until done |
+//! | Erasure key check (ours) | `STACK` | `#ERASURE_KEY_CHECK` | |
 //!
 //! The entry pointer records a player's current Score sort key on a board, so that the submit
 //! path finds the Score item to replace with one *strongly consistent* read (a GSI1 read can't
@@ -82,6 +83,11 @@ pub const ERASED_PREFIX: &str = "ERASED#";
 pub const ERASURE: &str = "#ERASURE";
 /// GSI2 partition of the erasures still running (sparse: a finished one leaves it).
 pub const ERASURES_PENDING: &str = "ERASURES#PENDING";
+
+/// The stack's check of its erasure secret (see [`crate::erasure::key_check`]): one item.
+pub fn erasure_key_check() -> Key {
+    Key::new("STACK", "#ERASURE_KEY_CHECK")
+}
 /// Sort key prefix of a play's idempotency key (this project's addition).
 pub const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
 

@@ -132,6 +132,31 @@ pub fn pseudonymous_sort_key(
     Some(format!("{rank_key}#{pseudonym}"))
 }
 
+/// What the stack's key check holds: HMAC-SHA256 of a fixed text under the erasure secret, as
+/// 64 hex digits. The functions keep it in the table; an operator's tool with another secret
+/// finds it different and stops before it writes markers nothing looks up (or misses the
+/// real ones). It says nothing of the secret.
+///
+/// ```
+/// use leaderboard_keys::erasure::key_check;
+///
+/// assert_eq!(key_check(b"one secret"), key_check(b"one secret"));
+/// assert_ne!(key_check(b"one secret"), key_check(b"another secret"));
+/// assert_eq!(key_check(b"one secret").len(), 64);
+/// ```
+pub fn key_check(secret: &[u8]) -> String {
+    let mut mac = match Hmac::<Sha256>::new_from_slice(secret) {
+        Ok(mac) => mac,
+        Err(_) => unreachable_hmac(),
+    };
+    mac.update(b"leaderboard: the erasure secret's key check");
+    mac.finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 #[cold]
 fn unreachable_hmac() -> ! {
     unreachable!("HMAC accepts any key, and a pseudonym is a valid id")

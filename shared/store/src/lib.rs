@@ -39,6 +39,7 @@ pub use features::moderation::erasure::ErasureReceipt;
 pub use features::moderation::export::{
     EXPORT_ENTRIES, EXPORT_RESULTS, EXPORT_SESSIONS, ExportedEntry, PlayerExport,
 };
+pub use features::moderation::key_check::KeyCheck;
 pub use features::plays::idempotency;
 pub use features::plays::ranks::{CommittedPlay, PlayOutcome};
 pub use features::plays::{MAX_BOARDS_PER_PLAY, Play};

@@ -29,7 +29,7 @@ pub struct Store {
     /// The most plays a player may have accepted in any 60 s; 0: no limit.
     pub(crate) plays_per_minute: u32,
     /// The key of erased players' pseudonyms.
-    erasure_secret: Arc<[u8]>,
+    pub(crate) erasure_secret: Arc<[u8]>,
     /// The longest a rank index rebuild or a lane grouping holds a lane's plays back.
     pub(crate) lane_pause: Duration,
 }

@@ -30,7 +30,7 @@ use std::io::Write;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank::{Order, RankKeySpec};
-use leaderboard_store::Store;
+use leaderboard_store::{KeyCheck, Store};
 use tokio::sync::OnceCell;
 
 pub use connect::Connection;
@@ -358,7 +358,8 @@ impl Ctl {
     }
 
     /// The store for moderation: keyed with the stack's `ERASURE_SECRET`, which names the
-    /// erasure markers its writes check (a given store as it is).
+    /// erasure markers its writes check, once the table's key check agrees (a given store as
+    /// it is).
     async fn moderation_store(&self) -> CtlResult<Store> {
         let store = self.store().await?.clone();
         if self.given {
@@ -366,7 +367,23 @@ impl Ctl {
         }
         let secret = leaderboard_store::config::erasure_secret(|k| std::env::var(k).ok())
             .map_err(|e| CtlError::Usage(format!("{e}; set it to the stack's own")))?;
-        Ok(store.with_erasure_secret(&secret))
+        let store = store.with_erasure_secret(&secret);
+        // Before any write: a marker written or missed under another secret than the
+        // functions' would let an erased player play on, or bring their items back.
+        match store.erasure_key_check().await? {
+            KeyCheck::Matches => Ok(store),
+            KeyCheck::Differs => Err(CtlError::Usage(
+                "ERASURE_SECRET is not this stack's: the table's key check (STACK / \
+                 #ERASURE_KEY_CHECK) was made with another secret; read the deployed one \
+                 (docs/lbctl.md, 'The erasure secret')"
+                    .into(),
+            )),
+            KeyCheck::Absent => Err(CtlError::Usage(
+                "the table holds no check of the erasure secret yet: season close writes it on \
+                 its first run after a deploy; run lbctl again once it has run"
+                    .into(),
+            )),
+        }
     }
 
     fn table_name(&self) -> CtlResult<&str> {

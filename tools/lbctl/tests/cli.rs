@@ -91,6 +91,48 @@ async fn the_table_is_reached_as_the_functions_reach_it() {
     assert_eq!(ban.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&ban.stderr).contains("ERASURE_SECRET"));
     assert_eq!(table.dump().await, before);
+    // With a secret of the right length but no check in the table to compare it with (no
+    // season close has run), or another secret than the stack's: refused, nothing written.
+    let stacks = "the-stacks-own-erasure-secret-of-48-characters!!";
+    let wrong = "some-other-secret-of-at-least-thirty-two-chars";
+    let with = |secret: &'static str| {
+        let mut env = env.to_vec();
+        env.push(("ERASURE_SECRET", secret));
+        env
+    };
+    let ban_as = |secret| {
+        lbctl_bin(
+            &["ban", "p000001", "--reason", "x", "--by", "ops"],
+            &with(secret),
+        )
+    };
+    let unchecked = ban_as(wrong);
+    assert_eq!(unchecked.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unchecked.stderr).contains("season close"));
+    assert_eq!(table.dump().await, before);
+    let stack = store.clone().with_erasure_secret(stacks.as_bytes());
+    stack.keep_erasure_key_check().await.unwrap();
+    let checked = table.dump().await;
+    let mismatch = ban_as(wrong);
+    assert_eq!(mismatch.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&mismatch.stderr);
+    assert!(said.contains("not this stack's"), "{said}");
+    assert_eq!(table.dump().await, checked, "nothing written");
+    // The stack's own: the ban is written.
+    let ok = ban_as(stacks);
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(
+        stack
+            .get_ban(&leaderboard_keys::ids::PlayerId::parse("p000001").unwrap())
+            .await
+            .unwrap()
+            .is_some()
+    );
     // An endpoint nothing listens on (a port just given up): the table cannot be read.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

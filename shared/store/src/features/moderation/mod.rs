@@ -20,6 +20,7 @@ pub(crate) mod erasure;
 mod erasure_index;
 mod erasure_steps;
 pub(crate) mod export;
+pub(crate) mod key_check;
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
 use leaderboard_keys::entity;
