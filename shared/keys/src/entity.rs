@@ -21,6 +21,7 @@
 //! | Board listing (ours) | `BOARDS` | `BOARD#<createdAt>#<boardId>` | |
 //! | Erasure (ours) | `ERASED#<pseudonym>` | `#ERASURE` | GSI2 `ERASURES#PENDING` / `<startedAt>#<pseudonym>` until done |
 //! | Erasure key check (ours) | `STACK` | `#ERASURE_KEY_CHECK` | |
+//! | Recount wait (ours) | `RECOUNT` | `BUSY#<playerId>` | |
 //!
 //! The entry pointer records a player's current Score sort key on a board, so that the submit
 //! path finds the Score item to replace with one *strongly consistent* read (a GSI1 read can't
@@ -83,6 +84,12 @@ pub const ERASED_PREFIX: &str = "ERASED#";
 pub const ERASURE: &str = "#ERASURE";
 /// GSI2 partition of the erasures still running (sparse: a finished one leaves it).
 pub const ERASURES_PENDING: &str = "ERASURES#PENDING";
+
+/// A recount run's wait for `player`'s plays to settle: `RECOUNT` / `BUSY#<playerId>` (an
+/// erasure deletes it with the player's items).
+pub fn recount_wait(player: &PlayerId) -> Key {
+    Key::new("RECOUNT", format!("BUSY#{player}"))
+}
 
 /// The stack's check of its erasure secret (see [`crate::erasure::key_check`]): one item.
 pub fn erasure_key_check() -> Key {

@@ -82,9 +82,10 @@ async fn players_boards_and_sessions() {
     )
     .await;
     r.unwrap();
-    // Setting an email reads the profile for the address it frees, writes the profile with the
+    // Setting an email reads the profile for the address it frees and the new address's owner
+    // (one claimed before proof was required is taken over), writes the profile with the
     // address's owner in one transaction, and answers the profile as stored.
-    m.expect("put_profile", &c, "GetItem 2, TransactWriteItems 1");
+    m.expect("put_profile", &c, "GetItem 3, TransactWriteItems 1");
     let (r, c) = census(&counter, store.put_profile(&pid("ada"), "Ada", None, at(2))).await;
     r.unwrap();
     m.expect(

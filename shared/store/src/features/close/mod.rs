@@ -24,6 +24,8 @@
 //! same items as the run that took the lease over, so the snapshot has no duplicate or missing
 //! rank and there is one successor.
 
+mod widen_cutoff;
+
 use std::time::Instant;
 
 use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};

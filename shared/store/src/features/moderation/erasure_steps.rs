@@ -12,7 +12,6 @@ use leaderboard_keys::ids::{BoardId, Email, PlayerId};
 use leaderboard_keys::rank_index::{CHANGE_ATTR, WRITTEN_ATTR, lane_of};
 
 use crate::features::moderation::erasure::{CHUNK, Pass};
-use crate::features::projection::recount_run::busy_key;
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, from_item, s};
 use crate::ground::model::{Board, BoardStatus, EntryPointer};
@@ -78,7 +77,7 @@ impl Store {
                     return Ok(Pass::Wait);
                 }
                 // A recount run's wait for the player's plays to settle names them too.
-                let busy = busy_key(player);
+                let busy = entity::recount_wait(player);
                 if self.table.get_raw(&busy).await?.is_some() {
                     self.delete_counted(&marker, &[(busy, "recountWaits")])
                         .await?;

@@ -452,8 +452,8 @@ impl Store {
 }
 
 /// A busy player's item (an erasure deletes it: see `erasure_steps`).
-pub(crate) fn busy_key(player: &PlayerId) -> Key {
-    Key::new(RECOUNT_PK, format!("{BUSY_PREFIX}{player}"))
+fn busy_key(player: &PlayerId) -> Key {
+    entity::recount_wait(player)
 }
 
 /// What a run works with: its item, its lease, its limits and its outcome so far.

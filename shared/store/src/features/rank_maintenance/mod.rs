@@ -13,5 +13,4 @@ pub(crate) mod staged;
 pub(crate) mod sweep;
 pub(crate) mod widen;
 pub(crate) mod widen_copy;
-pub(crate) mod widen_cutoff;
 pub(crate) mod widen_switch;

@@ -18,13 +18,13 @@ use leaderboard_keys::entity;
 use crate::ground::error::StoreError;
 use crate::ground::items::item_key;
 use crate::ground::model::Board;
-use crate::ground::widening::{WideningCursor, WideningStep};
+use crate::ground::widening::WideningStep;
 use crate::primitives::second_layout::WIDENING_ATTR;
 use crate::store::Store;
-use crate::table::request::{Params, WithParams};
+use crate::table::request::{Index, Params, WithParams};
 
 /// Entries of the other generation one page deletes.
-const PAGE: usize = 500;
+const PAGE: i32 = 500;
 
 impl Store {
     /// Clears the widening run of `board` (closing, read after its lanes closed), if it has
@@ -42,29 +42,29 @@ impl Store {
             WideningStep::Retire => run.generation.saturating_sub(1),
             WideningStep::Copy | WideningStep::Index => run.generation,
         };
-        let pks = board.generation_score_pks(other);
-        for shard in 0..pks.len() {
-            let first = WideningCursor {
-                shard: shard as u8,
-                after: None,
-            };
+        for pk in board.generation_score_pks(other) {
             loop {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     return Ok(false);
                 }
-                let (items, _) = self
-                    .entries_page(
-                        &pks,
-                        &first,
-                        PAGE,
-                        Some("pk, sk"),
-                        "Query(cut-off widening)",
-                    )
-                    .await?;
-                if items.is_empty() {
+                let out = self
+                    .table
+                    .query_request(Index::Table)
+                    .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
+                    .params(
+                        Params::new()
+                            .value(":pk", pk.as_str())
+                            .value(":score", entity::SCORE_PREFIX),
+                    )?
+                    .projection_expression("pk, sk")
+                    .limit(PAGE)
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::sdk("Query(cut-off widening)", e))?;
+                let keys: Vec<_> = out.items.unwrap_or_default().iter().map(item_key).collect();
+                if keys.is_empty() {
                     break;
                 }
-                let keys: Vec<_> = items.iter().map(item_key).collect();
                 self.table.delete_all(&keys).await?;
             }
         }
