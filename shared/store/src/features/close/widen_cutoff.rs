@@ -7,7 +7,8 @@
 //!
 //! Nothing writes that generation once the board is closing: a play's change fails on its
 //! closed lane, and a copy's transaction checks that the board is open (`widen_copy`). So the
-//! clearing needs no cursor: each page is the first of what is left. Cost: one Query of keys a
+//! clearing needs no cursor: each page is the first of what is left (read consistently, so a
+//! page that comes back empty means the partition is). Cost: one Query of keys a
 //! [`PAGE`] of the generation's entries, and their deletes (25 a BatchWriteItem), then one
 //! conditional UpdateItem removing the run from the board item.
 
@@ -57,6 +58,7 @@ impl Store {
                             .value(":score", entity::SCORE_PREFIX),
                     )?
                     .projection_expression("pk, sk")
+                    .consistent_read(true)
                     .limit(PAGE)
                     .send()
                     .await
