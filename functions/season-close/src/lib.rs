@@ -197,8 +197,9 @@ pub struct PausedBoard {
 }
 
 /// Publishes `board`'s `BoardClosed`: its first 10 final standings (one Query; erased players
-/// by pseudonym, one BatchGetItem of their markers), its count and its successor. Called once the snapshot is complete and before the board is marked closed,
-/// so that a publication lost here is made again by the next run, with the same `eventId`.
+/// by pseudonym, one BatchGetItem of their markers), its count and its successor. Called once
+/// the snapshot is complete and before the board is marked closed, so that a publication lost
+/// here is made again by the next run, with the same `eventId`.
 async fn publish_closed(
     app: &App,
     board: &BoardId,
@@ -221,19 +222,17 @@ async fn publish_closed(
     let top = top
         .items
         .into_iter()
-        .map(|f| match erased.get(&f.player_id) {
-            Some(pseudonym) => Standing {
+        .map(|f| {
+            let (player_id, name) = match erased.get(&f.player_id) {
+                Some(pseudonym) => (pseudonym.to_string(), None),
+                None => (f.player_id.to_string(), Some(f.name)),
+            };
+            Standing {
                 rank: f.rank,
-                player_id: pseudonym.to_string(),
-                name: None,
+                player_id,
+                name,
                 score: f.score,
-            },
-            None => Standing {
-                rank: f.rank,
-                player_id: f.player_id.to_string(),
-                name: Some(f.name),
-                score: f.score,
-            },
+            }
         })
         .collect();
     let event = BoardClosed::new(

@@ -268,9 +268,9 @@ mod tests {
 
     #[test]
     fn a_lead_recorded_under_a_pseudonym_is_announced_as_no_one() {
-        let lead = Lead::Known(Some(
-            CountedKey::parse("SCORE#0000000010#8232774399999#erased_0123456789abcdef").unwrap(),
-        ));
+        let erased =
+            CountedKey::parse("SCORE#0000000010#8232774399999#erased_0123456789abcdef").unwrap();
+        let lead = Lead::Known(Some(erased.clone()));
         let passed = [change(7, 1, None, Some((11, "c")))];
         assert_eq!(
             next(&lead, &passed),
@@ -281,10 +281,8 @@ mod tests {
                 anonymous: true
             }
         );
-        let removed =
-            CountedKey::parse("SCORE#0000000010#8232774399999#erased_0123456789abcdef").unwrap();
         assert_eq!(
-            next(&lead, &[change(2, 4, Some(removed), None)]),
+            next(&lead, &[change(2, 4, Some(erased), None)]),
             NextLead::ReadTop {
                 cause: (2, 4),
                 anonymous: true

@@ -76,7 +76,8 @@ impl Table {
     }
 
     /// A transaction's check that the board `id` is still open (an admin's removal or repair
-    /// of an entry: never a play's, which the lanes fence, see `Table::close_lanes`).
+    /// of an entry, a widening's copy: never a play's, which the lanes fence, see
+    /// `Table::close_lanes`).
     pub(crate) fn tx_board_open(&self, id: &BoardId) -> Result<TransactWriteItem, StoreError> {
         self.tx_check(
             &entity::board(id),

@@ -17,7 +17,7 @@ use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_index::root_key;
 
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, ItemExt};
+use crate::ground::items::{Item, item_key};
 use crate::primitives::rank_lead::naming;
 use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
@@ -51,7 +51,7 @@ impl Store {
                 .map_err(|e| StoreError::sdk("Query(rank index root)", e))?;
             for item in out.items.unwrap_or_default() {
                 if !naming(&item, player, pseudonym).is_empty() {
-                    let key = Key::new(pk.as_str(), item.string("sk").unwrap_or_default());
+                    let key = item_key(&item);
                     self.pseudonymise_index_item(&key, item, player, pseudonym)
                         .await?;
                 }

@@ -1,7 +1,8 @@
 //! The steps of an erasure over the player's items (see `erasure` for the order and why):
-//! one pass over the player's partition, an entry on an open or a closed board, a lane's
-//! latest change, a closed board's close cursor (its rank index in `erasure_index`), a season result and its final standing, the
-//! player's audit trail moved under the pseudonym, and the profile with its email's owner.
+//! one pass over the player's partition, an entry on an open or a closed board (its board's
+//! rank index in `erasure_index`), a lane's latest change, a closed board's close cursor, a
+//! recount's wait, a season result and its final standing, the player's audit trail moved
+//! under the pseudonym, and the profile with its email's owner.
 
 use std::collections::BTreeMap;
 

@@ -109,9 +109,10 @@ impl Store {
     }
 
     /// The board `id` as a widening to `max_score` finds it: refused when missing, not open
-    /// (a run under way too), ending within `grace` of `now` (a new run), not on the rank index, with lanes the layout sweep has still to group, or widening to another
-    /// `maxScore`; and the new `maxScore` when it is narrower or out of range. With what the new
-    /// `maxScore` asks of it.
+    /// (a run under way too), ending within `grace` of `now` (a new run), not on the rank
+    /// index, with lanes the layout sweep has still to group, or widening to another
+    /// `maxScore`; and the new `maxScore` when it is narrower or out of range. With what the
+    /// new `maxScore` asks of it.
     async fn widening_board(
         &self,
         id: &BoardId,

@@ -12,7 +12,7 @@ use leaderboard_keys::ids::PlayerId;
 
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, key_string, s};
-use crate::ground::model::{Board, BoardStatus};
+use crate::ground::model::Board;
 use crate::ground::widening::{WideningCursor, WideningRun, WideningStep};
 use crate::primitives::second_layout::{GSI1_PK, GSI1_SK, SecondLayout, WIDENING_ATTR};
 use crate::store::Store;
@@ -66,7 +66,8 @@ impl Store {
         items: &[Item],
     ) -> Result<u64, StoreError> {
         let mut tx = Vec::with_capacity(2 * items.len() + 1);
-        tx.push(self.open_check(board)?);
+        // First: the board is still open (a close clears the generation a run built).
+        tx.push(self.table.tx_board_open(&board.board_id)?);
         for item in items {
             tx.extend(self.copy_items(board, layout, new_pk, item)?);
         }
@@ -99,7 +100,7 @@ impl Store {
         let key = Key::new(key_string(item, "pk"), key_string(item, "sk"));
         let mut current = item.clone();
         for _ in 0..COPY_ROUNDS {
-            let mut tx = vec![self.open_check(board)?];
+            let mut tx = vec![self.table.tx_board_open(&board.board_id)?];
             tx.extend(self.copy_items(board, layout, new_pk, &current)?);
             let sent = Retry::ITEM_UPDATE
                 .run("widening copy", || {
@@ -129,18 +130,6 @@ impl Store {
         Err(StoreError::Contention {
             attempts: COPY_ROUNDS,
         })
-    }
-
-    /// The check, first in every copy transaction, that the board is still open: a close
-    /// clears the generation a run built (see `close`), and no copy may land after it began.
-    fn open_check(&self, board: &Board) -> Result<TransactWriteItem, StoreError> {
-        self.table.tx_check(
-            &entity::board(&board.board_id),
-            "#status = :open",
-            Params::new()
-                .name("#status", "status")
-                .value(":open", BoardStatus::Open),
-        )
     }
 
     /// The move of `item`'s GSI1 key off it, on condition that it is still as read, and the
