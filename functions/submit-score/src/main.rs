@@ -1,14 +1,15 @@
-//! The submit-score Lambda: setup only. The handler is [`submit_score::handle`].
+//! The submit-score Lambda: setup only. The handler is [`submit_score::handle`]. Every play
+//! checks the player's erasure marker, so it is given the erasure key; it hands no cursor out.
 
 use lambda_http::{Error, run, service_fn};
-use leaderboard_store::Store;
+use leaderboard_store::{Secret, Store};
 use submit_score::App;
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     lambda_http::tracing::init_default_subscriber();
     let limit = leaderboard_store::config::plays_per_minute(|k| std::env::var(k).ok())?;
-    let store = Store::from_env_without_cursors().await?;
+    let store = Store::from_env(&[Secret::Erasure]).await?;
     let app = App::new(store.with_plays_per_minute(limit));
     run(service_fn(|req| submit_score::handle(&app, req))).await
 }

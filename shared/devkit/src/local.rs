@@ -46,6 +46,21 @@ pub(crate) fn local_config(endpoint: &str) -> aws_sdk_dynamodb::config::Builder 
         .http_client(http_client())
 }
 
+/// The SDK configuration a function loads, for a loopback server at `endpoint` (moto's, or
+/// DynamoDB Local) with static test credentials: what a store's start builds its other clients
+/// from ([`aws_config::SdkConfig`]).
+pub fn sdk_config(endpoint: &str) -> aws_config::SdkConfig {
+    aws_config::SdkConfig::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new(LOCAL_REGION))
+        .credentials_provider(aws_sdk_dynamodb::config::SharedCredentialsProvider::new(
+            Credentials::new("local", "local", None, None, "devkit"),
+        ))
+        .endpoint_url(endpoint)
+        .http_client(http_client())
+        .build()
+}
+
 /// A client for the DynamoDB endpoint at `endpoint` with static test credentials, so the SDK
 /// never probes the EC2 metadata service.
 pub fn client(endpoint: &str) -> Client {

@@ -1,8 +1,9 @@
-//! Amazon SQS and Amazon EventBridge on loopback for tests: moto's server mode (PyPI
-//! `moto[server]`, pinned in `scripts/template-tools.txt` and installed into `.venv-tools/` by
-//! the test command), a real implementation of the SQS protocol the dead-letter replay talks to
-//! and of the EventBridge protocol the functions publish their events with (one server answers
-//! both, and delivers a bus's events to the SQS queues its rules target).
+//! Amazon SQS, Amazon EventBridge and AWS Secrets Manager on loopback for tests: moto's server
+//! mode (PyPI `moto[server]`, pinned in `scripts/template-tools.txt` and installed into
+//! `.venv-tools/` by the test command), a real implementation of the SQS protocol the
+//! dead-letter replay talks to, of the EventBridge protocol the functions publish their events
+//! with, and of the Secrets Manager protocol they read their secrets with at start (one server
+//! answers all three, and delivers a bus's events to the SQS queues its rules target).
 //!
 //! The endpoint comes from `SQS_ENDPOINT` when one was started for the run; without it, the
 //! first test of a test binary starts one on a free port, shared by that binary's tests and
@@ -44,6 +45,25 @@ pub fn client(endpoint: &str) -> aws_sdk_sqs::Client {
 /// An EventBridge client for `endpoint`, with the static test credentials.
 pub fn eventbridge_client(endpoint: &str) -> aws_sdk_eventbridge::Client {
     crate::loopback_client!(aws_sdk_eventbridge, endpoint)
+}
+
+/// A new secret on the server at `endpoint` holding `value`, under a name no other test has
+/// used: its ARN.
+pub async fn new_secret(endpoint: &str, value: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
+    let secrets = crate::loopback_client!(aws_sdk_secretsmanager, endpoint);
+    secrets
+        .create_secret()
+        .name(format!("test-{}-{nanos}", std::process::id()))
+        .secret_string(value)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("CreateSecret: {e:?}"))
+        .arn
+        .unwrap_or_else(|| panic!("CreateSecret returned no ARN"))
 }
 
 /// A new queue named `queue` that a rule of the bus `bus` (which exists) sends the events of

@@ -64,6 +64,7 @@ pub use features::rank_maintenance::widen_switch::WIDEN_GRACE;
 pub use ground::config::{self, Config};
 pub use ground::error::{CancelReason, StoreError};
 pub use ground::rollover;
+pub use ground::secrets::{self, Secret};
 pub use ground::session_id::new_session_id;
 pub use ground::{freshness, metadata, model, names, tls, widening};
 pub use primitives::lease::{LEASE_MARGIN, LEASE_WITHOUT_DEADLINE};

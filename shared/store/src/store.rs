@@ -14,6 +14,7 @@ use leaderboard_keys::ids::PlayerId;
 
 use crate::ground::config::{self, Config, DEV_ERASURE_SECRET};
 use crate::ground::error::StoreError;
+use crate::ground::secrets::{self, Secret};
 use crate::ground::tls;
 use crate::table::Table;
 use crate::table::request::Params;
@@ -95,21 +96,12 @@ impl Store {
         }
     }
 
-    /// A store configured from the environment: `TABLE_NAME`, `CURSOR_SECRET`, `ERASURE_SECRET`,
-    /// `LEADERBOARD_TLS_ROOTS` (see [`tls`]), and the SDK's own region, credentials and endpoint
-    /// variables.
-    pub async fn from_env() -> Result<Store, StoreError> {
-        Self::with_sdk_from_env(Config::from_env()?).await
-    }
-
-    /// The same for a function that never hands a cursor out: no `CURSOR_SECRET` (see
-    /// [`Config::from_env_without_cursors`]).
-    pub async fn from_env_without_cursors() -> Result<Store, StoreError> {
-        Self::with_sdk_from_env(Config::from_env_without_cursors()?).await
-    }
-
-    async fn with_sdk_from_env(config: Config) -> Result<Store, StoreError> {
-        Self::with_sdk(&Self::sdk_config_from_env().await?, config)
+    /// A store configured from the environment for a function given `secrets` (each as its
+    /// value or the ARN to read it from, see [`secrets`]): `TABLE_NAME`,
+    /// `LEADERBOARD_TLS_ROOTS` (see [`tls`]), and the SDK's own region, credentials and
+    /// endpoint variables.
+    pub async fn from_env(secrets: &[Secret]) -> Result<Store, StoreError> {
+        Self::from_sdk(&Self::sdk_config_from_env().await?, secrets).await
     }
 
     /// The SDK's configuration from the environment (region, credentials, endpoint), on the
@@ -122,13 +114,26 @@ impl Store {
             .await)
     }
 
-    /// [`Store::from_env_without_cursors`] over an SDK configuration already loaded.
-    pub fn from_sdk_without_cursors(sdk: &aws_config::SdkConfig) -> Result<Store, StoreError> {
-        Self::with_sdk(sdk, Config::from_env_without_cursors()?)
-    }
-
-    fn with_sdk(sdk: &aws_config::SdkConfig, config: Config) -> Result<Store, StoreError> {
-        let erasure = config::erasure_secret(|k| std::env::var(k).ok())?;
+    /// [`Store::from_env`] over an SDK configuration already loaded. A secret not in `secrets`
+    /// is never read: the cursors of a function not given the cursor key are signed by a key
+    /// of its own (its listings' cursors never leave it), and a function not given the
+    /// erasure key (the reads function, which reads no erasure marker) keys pseudonyms with
+    /// one of its own too.
+    pub async fn from_sdk(
+        sdk: &aws_config::SdkConfig,
+        secrets: &[Secret],
+    ) -> Result<Store, StoreError> {
+        let env = |k: &str| std::env::var(k).ok();
+        let loaded = secrets::load(sdk, secrets, env).await?;
+        let given = |s: Secret| secrets.contains(&s);
+        let lookup = |k: &str| match k {
+            "CURSOR_SECRET" if !given(Secret::Cursor) => Some(config::private_key()),
+            "ERASURE_SECRET" if !given(Secret::Erasure) => Some(config::private_key()),
+            "CURSOR_SECRET" | "ERASURE_SECRET" => loaded.get(k).cloned(),
+            _ => env(k),
+        };
+        let config = Config::from_lookup(lookup)?;
+        let erasure = config::erasure_secret(lookup)?;
         Ok(Store::new(Client::new(sdk), &config).with_erasure_secret(&erasure))
     }
 

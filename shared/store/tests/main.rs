@@ -29,6 +29,7 @@ mod recount;
 mod recount_run;
 mod request_counts;
 mod roundtrip;
+mod secrets;
 mod sharded_feed;
 mod sharded_reads;
 mod sharded_writes;

@@ -39,6 +39,16 @@ impl Connection {
     /// The SDK's configuration: the TLS client the functions use, and the region, profile
     /// and endpoint given.
     pub async fn sdk_config(&self) -> CtlResult<SdkConfig> {
+        self.load(self.endpoint_url.as_deref()).await
+    }
+
+    /// The same without the endpoint, which is DynamoDB's: for another service (Secrets
+    /// Manager), reached where the SDK's own settings say (`AWS_ENDPOINT_URL_<SERVICE>`).
+    pub async fn sdk_config_elsewhere(&self) -> CtlResult<SdkConfig> {
+        self.load(None).await
+    }
+
+    async fn load(&self, endpoint_url: Option<&str>) -> CtlResult<SdkConfig> {
         let roots = tls::TlsRoots::from_env()?;
         let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest())
             .http_client(tls::http_client(roots)?);
@@ -48,7 +58,7 @@ impl Connection {
         if let Some(r) = &self.region {
             loader = loader.region(aws_config::Region::new(r.clone()));
         }
-        if let Some(e) = &self.endpoint_url {
+        if let Some(e) = endpoint_url {
             loader = loader.endpoint_url(e);
         }
         Ok(loader.load().await)

@@ -30,7 +30,7 @@ use std::io::Write;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank::{Order, RankKeySpec};
-use leaderboard_store::{KeyCheck, Store};
+use leaderboard_store::{KeyCheck, Secret, Store, secrets};
 use tokio::sync::OnceCell;
 
 pub use connect::Connection;
@@ -357,7 +357,8 @@ impl Ctl {
             .await
     }
 
-    /// The store for moderation: keyed with the stack's `ERASURE_SECRET`, which names the
+    /// The store for moderation: keyed with the stack's `ERASURE_SECRET` (or the one
+    /// `ERASURE_SECRET_ARN` names in Secrets Manager), which names the
     /// erasure markers its writes check, once the table's key check agrees (a given store as
     /// it is).
     async fn moderation_store(&self) -> CtlResult<Store> {
@@ -365,8 +366,18 @@ impl Ctl {
         if self.given {
             return Ok(store);
         }
-        let secret = leaderboard_store::config::erasure_secret(|k| std::env::var(k).ok())
-            .map_err(|e| CtlError::Usage(format!("{e}; set it to the stack's own")))?;
+        // The value, or the ARN to read it from with one GetSecretValue (as the functions do).
+        let sdk = self.connection.sdk_config_elsewhere().await?;
+        let env = |k: &str| std::env::var(k).ok();
+        let given = secrets::load(&sdk, &[Secret::Erasure], env)
+            .await
+            .map_err(|e| CtlError::Usage(e.to_string()))?;
+        let secret =
+            leaderboard_store::config::erasure_secret(|k| given.get(k).cloned()).map_err(|e| {
+                CtlError::Usage(format!(
+                    "{e}; set it, or ERASURE_SECRET_ARN, to the stack's own"
+                ))
+            })?;
         let store = store.with_erasure_secret(&secret);
         // Before any write: a marker written or missed under another secret than the
         // functions' would let an erased player play on, or bring their items back.

@@ -16,6 +16,7 @@ fn lbctl_bin(args: &[&str], env: &[(&str, &str)]) -> Output {
         .env_remove("AWS_ENDPOINT_URL")
         .env_remove("AWS_PROFILE")
         .env_remove("ERASURE_SECRET")
+        .env_remove("ERASURE_SECRET_ARN")
         .env("AWS_REGION", "us-east-1")
         .env("AWS_ACCESS_KEY_ID", "local")
         .env("AWS_SECRET_ACCESS_KEY", "local")
@@ -132,6 +133,27 @@ async fn the_table_is_reached_as_the_functions_reach_it() {
             .await
             .unwrap()
             .is_some()
+    );
+    // The stack's own read by its ARN from Secrets Manager (moto on loopback), as the
+    // functions read it: the unban is written.
+    let secrets = leaderboard_devkit::sqs::endpoint().await;
+    let arn = leaderboard_devkit::sqs::new_secret(&secrets, stacks).await;
+    let mut by_arn = env.to_vec();
+    by_arn.push(("ERASURE_SECRET_ARN", &arn));
+    by_arn.push(("AWS_ENDPOINT_URL_SECRETS_MANAGER", &secrets));
+    let unban = lbctl_bin(&["unban", "p000001", "--by", "ops"], &by_arn);
+    assert_eq!(
+        unban.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&unban.stderr)
+    );
+    assert!(
+        stack
+            .get_ban(&leaderboard_keys::ids::PlayerId::parse("p000001").unwrap())
+            .await
+            .unwrap()
+            .is_none()
     );
     // An endpoint nothing listens on (a port just given up): the table cannot be read.
     let port = std::net::TcpListener::bind("127.0.0.1:0")

@@ -6,7 +6,6 @@
 use crate::common;
 
 use aws_lambda_events::event::dynamodb::EventRecord;
-use aws_sdk_dynamodb::config::{Credentials, Region, SharedCredentialsProvider};
 use common::*;
 use leaderboard_devkit::stream::{self, StartingPosition, StreamReader, sequence_number};
 use leaderboard_devkit::testing::{TestTable, n};
@@ -96,13 +95,7 @@ impl Queue {
 
     /// `lbctl replay-dlq --queue <url> <args> --json` on `store`: its exit code and report.
     async fn replay(&self, store: &Store, table: &TestTable, args: &[&str]) -> (i32, Value) {
-        let sdk = aws_config::SdkConfig::builder()
-            .behavior_version(aws_config::BehaviorVersion::latest())
-            .region(Region::new("us-east-1"))
-            .credentials_provider(SharedCredentialsProvider::new(Credentials::for_tests()))
-            .endpoint_url(&table.endpoint)
-            .http_client(leaderboard_devkit::local::http_client())
-            .build();
+        let sdk = leaderboard_devkit::local::sdk_config(&table.endpoint);
         let ctl = lbctl::Ctl::with_store(store.clone(), true).with_sdk(sdk);
         let mut argv = vec!["replay-dlq", "--queue", &self.url];
         argv.extend(["--sqs-endpoint-url", &self.endpoint]);

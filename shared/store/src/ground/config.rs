@@ -4,17 +4,19 @@
 //! - `CURSOR_SECRET`: the key that signs pagination cursors (required, at least
 //!   [`MIN_CURSOR_SECRET_LEN`] characters). Anyone who knows it can forge a cursor, so it is never
 //!   derived from anything public: a function refuses to start without one. The template
-//!   generates one per stack in Secrets Manager and gives it only to the function that hands
-//!   cursors out (leaderboard-api); the local stack makes one per run. A function that never
-//!   hands a cursor out reads [`Config::from_env_without_cursors`] instead: its own listings page
-//!   with cursors signed by a key made at start, which never leaves the process.
+//!   generates one per stack in Secrets Manager and gives its ARN only to the functions that
+//!   hand cursors out (see [`crate::secrets`]); the local stack makes one per run. A function
+//!   that never hands a cursor out is not given it: its own listings page with cursors signed
+//!   by a key made at start ([`private_key`]), which never leaves the process.
 //! - `PLAYS_PER_MINUTE`: the most plays a player may have accepted in any 60 s (default
 //!   [`DEFAULT_PLAYS_PER_MINUTE`], 0 turns the limit off, at most [`MAX_PLAYS_PER_MINUTE`]);
 //!   read by the functions that record plays ([`plays_per_minute`]).
 //! - `ERASURE_SECRET`: the key of erased players' pseudonyms (required by the functions, at
 //!   least [`MIN_CURSOR_SECRET_LEN`] characters, never changed once a player has been erased:
-//!   an erasure's marker is found again by it). The template generates one per stack; a
-//!   store built without one (tests) uses [`DEV_ERASURE_SECRET`]. Read by [`erasure_secret`].
+//!   an erasure's marker is found again by it). The template generates one per stack and gives
+//!   its ARN to the functions that check or write erasure markers; the anonymous reads function
+//!   is not given it. A store built without one (tests) uses [`DEV_ERASURE_SECRET`]. Read by
+//!   [`erasure_secret`].
 //! - The SDK's own variables (`AWS_REGION`, `AWS_ENDPOINT_URL`, credentials) choose the
 //!   endpoint; nothing here names one.
 
@@ -86,21 +88,6 @@ impl std::fmt::Debug for Config {
 }
 
 impl Config {
-    /// Reads `TABLE_NAME` and `CURSOR_SECRET`.
-    pub fn from_env() -> Result<Config, StoreError> {
-        Self::from_lookup(|k| std::env::var(k).ok())
-    }
-
-    /// Reads `TABLE_NAME` only, for a function that never hands a cursor out: the cursors its
-    /// own listings page with are signed by a random key made now, which never leaves the
-    /// process, so it needs (and is given) no `CURSOR_SECRET`.
-    pub fn from_env_without_cursors() -> Result<Config, StoreError> {
-        Self::from_lookup(|k| match k {
-            "CURSOR_SECRET" => Some(private_cursor_key()),
-            _ => std::env::var(k).ok(),
-        })
-    }
-
     /// Reads the settings through `lookup` (the environment, or a map in tests).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, StoreError> {
         let table_name = lookup("TABLE_NAME")
@@ -126,8 +113,9 @@ impl Config {
     }
 }
 
-/// A random cursor key for one process: 48 alphanumeric characters, as the template's.
-fn private_cursor_key() -> String {
+/// A random key for one process, in place of a secret the function is not given: 48
+/// alphanumeric characters, as the template's. What it keys never leaves the process.
+pub(crate) fn private_key() -> String {
     use rand::Rng;
     use rand::distr::Alphanumeric;
     rand::rng()
@@ -185,10 +173,10 @@ mod tests {
 
     #[test]
     fn a_process_without_cursors_gets_its_own_random_key() {
-        let a = private_cursor_key();
+        let a = private_key();
         assert_eq!(a.len(), 48);
         assert!(a.len() >= MIN_CURSOR_SECRET_LEN);
-        assert_ne!(a, private_cursor_key());
+        assert_ne!(a, private_key());
     }
 
     #[test]

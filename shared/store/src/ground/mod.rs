@@ -1,7 +1,8 @@
 //! The ground floor: what every other floor stands on and that stands on nothing of the
 //! crate's. Errors, configuration, the TLS client, the stored entities and their mapping to
 //! items, and the pure rules of names, metadata and rank freshness. No module here sends a
-//! request.
+//! request to the table; `secrets` reads a function's secrets from Secrets Manager once, at
+//! start, before there is a store.
 
 pub mod board;
 pub mod config;
@@ -12,6 +13,7 @@ pub mod metadata;
 pub mod model;
 pub mod names;
 pub mod rollover;
+pub mod secrets;
 pub(crate) mod session_id;
 pub mod tls;
 pub mod widening;
