@@ -35,6 +35,11 @@ pub struct Policy {
     pub statements: Vec<Statement>,
     /// The EventBridge actions it has on the event bus (`events:PutEvents`), and only there.
     pub bus_actions: Vec<String>,
+    /// The secrets it may read (`secretsmanager:GetSecretValue`), by logical id
+    /// (`CursorSecret`).
+    pub secrets: Vec<String>,
+    /// The secrets' ARNs its environment holds: variable, then the secret's logical id.
+    pub secret_arns: Vec<(String, String)>,
 }
 
 fn bad(what: impl Into<String>) -> DevError {
@@ -96,6 +101,92 @@ fn on_the_bus(s: &Value) -> Result<Option<Vec<String>>, DevError> {
     Ok(Some(actions))
 }
 
+/// The secret a statement lets the function read (its logical id, the one resource of a
+/// `secretsmanager:GetSecretValue` statement), or `None` for another statement.
+fn a_secret(s: &Value) -> Result<Option<String>, DevError> {
+    let actions = list(&s["Action"])
+        .iter()
+        .map(text)
+        .collect::<Result<Vec<_>, _>>()?;
+    if !actions.iter().any(|a| a.starts_with("secretsmanager:")) {
+        return Ok(None);
+    }
+    let one_secret = text(&s["Resource"])
+        .ok()
+        .and_then(|r| r.strip_prefix("!Ref ").map(str::to_owned));
+    match one_secret {
+        Some(id)
+            if s["Effect"].as_str() == Some("Allow")
+                && actions == ["secretsmanager:GetSecretValue"]
+                && s["Condition"].is_null() =>
+        {
+            Ok(Some(id))
+        }
+        _ => Err(bad(format!(
+            "a Secrets Manager statement the check does not know: {s:?}"
+        ))),
+    }
+}
+
+/// The variables of an environment that concern secrets.
+#[derive(Default)]
+struct SecretVariables {
+    /// Those that name a secret by its ARN (`!Ref` of an `AWS::SecretsManager::Secret`):
+    /// variable, then the secret's logical id.
+    arns: Vec<(String, String)>,
+    /// Those whose value holds a dynamic reference to a secret's value
+    /// (`{{resolve:secretsmanager:...}}`), which a function must never be given.
+    values: Vec<String>,
+}
+
+fn secret_variables(variables: &Value, secrets: &[String]) -> Result<SecretVariables, DevError> {
+    let (mut arns, mut values) = (Vec::new(), Vec::new());
+    for (name, value) in variables.as_mapping().into_iter().flatten() {
+        let name = name.as_str().unwrap_or_default().to_owned();
+        let shown = serde_yaml::to_string(value).map_err(|e| bad(e.to_string()))?;
+        if shown.contains("resolve:secretsmanager") {
+            values.push(name.clone());
+        }
+        if let Ok(t) = text(value)
+            && let Some(id) = t.strip_prefix("!Ref ")
+            && secrets.iter().any(|s| s == id)
+        {
+            arns.push((name, id.to_owned()));
+        }
+    }
+    Ok(SecretVariables { arns, values })
+}
+
+/// The logical ids of the template's Secrets Manager secrets.
+pub fn secret_ids(template: &Value) -> Vec<String> {
+    template["Resources"]
+        .as_mapping()
+        .into_iter()
+        .flatten()
+        .filter(|(_, r)| r["Type"].as_str() == Some("AWS::SecretsManager::Secret"))
+        .filter_map(|(id, _)| id.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Every environment variable of the template (`Globals` and each function) whose value holds
+/// a secret's value (`{{resolve:secretsmanager:...}}`), as `<where>.<variable>`.
+pub fn secret_values_in_environments(text: &str) -> Result<Vec<String>, DevError> {
+    let template: Value = serde_yaml::from_str(text).map_err(|e| bad(e.to_string()))?;
+    let secrets = secret_ids(&template);
+    let mut found = Vec::new();
+    let globals = &template["Globals"]["Function"]["Environment"]["Variables"];
+    for v in secret_variables(globals, &secrets)?.values {
+        found.push(format!("Globals.{v}"));
+    }
+    for (id, r) in template["Resources"].as_mapping().into_iter().flatten() {
+        let variables = &r["Properties"]["Environment"]["Variables"];
+        for v in secret_variables(variables, &secrets)?.values {
+            found.push(format!("{}.{v}", id.as_str().unwrap_or_default()));
+        }
+    }
+    Ok(found)
+}
+
 fn statement(s: &Value, on: &Value) -> Result<Statement, DevError> {
     if s["Effect"].as_str() != Some("Allow") {
         return Err(bad("only Allow statements are expected"));
@@ -142,10 +233,15 @@ impl Policy {
                 .to_owned();
             let mut statements = Vec::new();
             let mut bus_actions = Vec::new();
+            let mut secrets = Vec::new();
             for policy in list(&r["Properties"]["Policies"]) {
                 for s in list(&policy["Statement"]) {
                     if let Some(actions) = on_the_bus(&s)? {
                         bus_actions.extend(actions);
+                        continue;
+                    }
+                    if let Some(secret) = a_secret(&s)? {
+                        secrets.push(secret);
                         continue;
                     }
                     for on in list(&s["Resource"]) {
@@ -153,11 +249,15 @@ impl Policy {
                     }
                 }
             }
+            let variables = &r["Properties"]["Environment"]["Variables"];
+            let secret_arns = secret_variables(variables, &secret_ids(&template))?.arns;
             policies.push(Policy {
                 function,
                 binary,
                 statements,
                 bus_actions,
+                secrets,
+                secret_arns,
             });
         }
         Ok(policies)

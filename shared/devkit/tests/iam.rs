@@ -122,6 +122,74 @@ fn only_the_functions_that_publish_events_may_put_them_on_the_bus() {
     );
 }
 
+/// The secrets a function's code asks for at start (the `Secret::` variants its `main` names),
+/// with the variable the store reads each one's ARN from and the template's secret.
+fn secrets_asked_for(binary: &str) -> BTreeSet<(&'static str, &'static str)> {
+    let (main, _) = entry_of(binary);
+    let main = std::fs::read_to_string(&main).unwrap();
+    [
+        ("Secret::Cursor", "CURSOR_SECRET_ARN", "CursorSecret"),
+        ("Secret::Erasure", "ERASURE_SECRET_ARN", "ErasureSecret"),
+    ]
+    .into_iter()
+    .filter(|(variant, _, _)| main.contains(variant))
+    .map(|(_, var, id)| (var, id))
+    .collect()
+}
+
+#[test]
+fn each_function_reads_by_arn_exactly_the_secrets_its_code_asks_for() {
+    let template = std::fs::read_to_string(repo_root().join("template.yaml")).unwrap();
+    // No function's environment holds a secret's value.
+    let values = leaderboard_devkit::policy::secret_values_in_environments(&template).unwrap();
+    assert_eq!(values, Vec::<String>::new());
+    let mut given = Vec::new();
+    for policy in Policy::all().unwrap() {
+        let asked = secrets_asked_for(&policy.binary);
+        let arns: BTreeSet<(&str, &str)> = policy
+            .secret_arns
+            .iter()
+            .map(|(var, id)| (var.as_str(), id.as_str()))
+            .collect();
+        assert_eq!(
+            arns, asked,
+            "{}: the ARNs in its environment",
+            policy.function
+        );
+        let readable: BTreeSet<&str> = policy.secrets.iter().map(String::as_str).collect();
+        let needed: BTreeSet<&str> = asked.iter().map(|(_, id)| *id).collect();
+        assert_eq!(
+            readable, needed,
+            "{}: the secrets it may read",
+            policy.function
+        );
+        given.push((policy.function.clone(), needed.len()));
+    }
+    given.sort();
+    // The anonymous reads function has no erasure key; the writes function has both keys.
+    assert_eq!(
+        given,
+        [
+            ("LeaderboardApiFunction".to_owned(), 1),
+            ("LeaderboardWritesFunction".to_owned(), 2),
+            ("SeasonCloseFunction".to_owned(), 1),
+            ("StreamProjectorFunction".to_owned(), 1),
+            ("SubmitScoreFunction".to_owned(), 1),
+        ]
+    );
+    assert!(secrets_asked_for("leaderboard-api").contains(&("CURSOR_SECRET_ARN", "CursorSecret")));
+
+    // The check sees a value put back into an environment, as the template once had it.
+    let resolved = template.replacen(
+        "        TABLE_NAME: !Ref LeaderboardTable\n",
+        "        TABLE_NAME: !Ref LeaderboardTable\n        ERASURE_SECRET: !Sub \"{{resolve:secretsmanager:${ErasureSecret}:SecretString}}\"\n",
+        1,
+    );
+    assert_ne!(resolved, template);
+    let values = leaderboard_devkit::policy::secret_values_in_environments(&resolved).unwrap();
+    assert_eq!(values, ["Globals.ERASURE_SECRET"]);
+}
+
 #[test]
 fn the_reading_of_code_follows_calls_to_the_sdk_and_nothing_else() {
     let mut code = Code::default();
