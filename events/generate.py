@@ -10,8 +10,9 @@ import pathlib
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def event(route, sub=None, body=None, query=None, admin=False, groups=None, **path_params):
-    """One event of `route` ("METHOD /pattern/{param}"), its path filled in from `path_params`."""
+def event(route, sub=None, body=None, query=None, admin=False, groups=None, email=None, **path_params):
+    """One event of `route` ("METHOD /pattern/{param}"), its path filled in from `path_params`;
+    `email`: the token proves that address (an ID token's `email` and `email_verified`)."""
     method, pattern = route.split(" ", 1)
     path = pattern.format(**path_params)
     e = {
@@ -60,6 +61,10 @@ def event(route, sub=None, body=None, query=None, admin=False, groups=None, **pa
                 "scopes": None,
             }
         }
+        if email is not None:
+            claims = e["requestContext"]["authorizer"]["jwt"]["claims"]
+            claims["email"] = email
+            claims["email_verified"] = "true"
     if query:
         e["queryStringParameters"] = {k: v.replace("%40", "@") for k, v in query.items()}
     if path_params:
@@ -106,7 +111,8 @@ API = {
         boardId="season_3", playerId="p_alice"),
     "delete-entry.json": event(
         "DELETE /leaderboards/{boardId}/players/{playerId}", "ops", admin=True, boardId="season_3", playerId="p_alice"),
-    "put-players-me.json": event("PUT /players/me", "p_alice", {"name": "alice42", "email": "alice@x.com"}),
+    "put-players-me.json": event(
+        "PUT /players/me", "p_alice", {"name": "alice42", "email": "alice@x.com"}, email="alice@x.com"),
     "get-players-me.json": event("GET /players/me", "p_alice"),
     "get-player.json": event("GET /players/{playerId}", playerId="p_alice"),
     "get-player-scores.json": event("GET /players/{playerId}/scores", playerId="p_alice"),

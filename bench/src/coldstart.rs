@@ -3,6 +3,9 @@
 //! [`Proxy`]) seeded so the event does real work. Timed: spawn → first `GET .../next` (init) and
 //! spawn → first response; the process is killed after its response.
 //!
+//! Each function starts once per way of giving it its secrets ([`Given`]): as values, or as
+//! the ARNs the template gives it, read from Secrets Manager (moto's, on loopback) at init.
+//!
 //! Network during init: the proxy shows whether any DynamoDB request arrived before the first
 //! `/next`. The EC2 metadata service is checked two ways, each with and without
 //! `AWS_EC2_METADATA_DISABLED`: under `strace -f -e trace=connect` with the real metadata
@@ -21,6 +24,7 @@ use hyper::body::Bytes;
 use leaderboard_devkit::template::TableDefinition;
 use leaderboard_store::{Config, Store};
 
+use crate::coldstart_secrets::{self, Given, SecretsManager};
 use crate::proxy::Proxy;
 use crate::runtime_api::{Outcome, RuntimeApi};
 use crate::seed::{self, Function};
@@ -38,6 +42,8 @@ pub struct Options {
     pub bin_dir: PathBuf,
     /// Where the bootstraps' logs go.
     pub log_dir: PathBuf,
+    /// The ways the functions are given their secrets, each timed.
+    pub secrets: Vec<Given>,
 }
 
 /// The bootstrap of `f` under `dir`.
@@ -53,6 +59,8 @@ struct Run {
     init: Duration,
     first: Duration,
     dynamo: Duration,
+    /// Time in Secrets Manager (moto), all of it during init.
+    secrets: Duration,
     requests: BTreeMap<String, u64>,
     before_next: u64,
 }
@@ -85,7 +93,6 @@ fn lambda_env(cmd: &mut Command, f: Function, env: &Env) {
         .env("AWS_SESSION_TOKEN", "bench-session-token")
         .env("AWS_ENDPOINT_URL", &env.endpoint)
         .env("TABLE_NAME", &env.table)
-        .env("CURSOR_SECRET", "bench-cursor-secret-of-32-characters")
         .env("LAMBDA_TASK_ROOT", "/var/task")
         .env("LAMBDA_RUNTIME_DIR", "/var/runtime")
         .env("_HANDLER", "bootstrap")
@@ -146,6 +153,7 @@ struct Harness<'a> {
     store: Store,
     env: Env,
     seq: usize,
+    sm: Option<SecretsManager>,
 }
 
 impl Harness<'_> {
@@ -163,6 +171,9 @@ impl Harness<'_> {
         let id = format!("bench-{:08}", self.seq);
         self.api.arm(&id, Bytes::from(f.event()));
         self.proxy.stats().reset();
+        if let Some(sm) = &self.sm {
+            sm.proxy.stats().reset();
+        }
         let mut cmd = match &wrap {
             Some(w) => {
                 let mut c = Command::new(&w[0]);
@@ -212,11 +223,18 @@ impl Harness<'_> {
             Some(first) if first < next_at => stats.total(),
             _ => 0,
         };
+        let mut requests = stats.snapshot();
+        let mut secrets = Duration::ZERO;
+        if let Some(sm) = &self.sm {
+            requests.extend(sm.proxy.stats().snapshot());
+            secrets = sm.proxy.stats().upstream_time();
+        }
         Ok(Run {
             init: next_at - t0,
             first: done_at - t0,
             dynamo: stats.upstream_time(),
-            requests: stats.snapshot(),
+            secrets,
+            requests,
             before_next,
         })
     }
@@ -251,6 +269,80 @@ fn has_strace() -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// One untimed start of `f` (it warms the page cache, as Lambda's own cache of the code is
+/// warm), then the timed ones, each given `secrets`.
+async fn timed_runs(
+    h: &mut Harness<'_>,
+    f: Function,
+    bin: &Path,
+    secrets: &[(&str, String)],
+) -> Result<Vec<Run>, String> {
+    h.once(f, bin, secrets, None).await?;
+    let mut runs = Vec::with_capacity(h.opts.runs);
+    for _ in 0..h.opts.runs {
+        runs.push(h.once(f, bin, secrets, None).await?);
+    }
+    Ok(runs)
+}
+
+/// The table row of `f`'s runs given their secrets the `given` way, and its target.
+fn summary(f: Function, given: Given, runs: &[Run]) -> (String, (String, String, bool)) {
+    let sorted = |key: fn(&Run) -> Duration| {
+        let mut v: Vec<Duration> = runs.iter().map(key).collect();
+        v.sort();
+        v
+    };
+    let init = sorted(|r| r.init);
+    let first = sorted(|r| r.first);
+    let dynamo = sorted(|r| r.dynamo);
+    let secrets = sorted(|r| r.secrets);
+    let own = sorted(|r| r.first.saturating_sub(r.dynamo + r.secrets));
+    let q = |v: &[Duration], p| quantile(v, p).map(ms).unwrap_or_default();
+    let mut ops: BTreeMap<String, u64> = BTreeMap::new();
+    for r in runs {
+        for (op, n) in &r.requests {
+            *ops.entry(op.clone()).or_default() += n;
+        }
+    }
+    let ops: Vec<String> = ops
+        .iter()
+        .map(|(op, n)| format!("{op} {:.1}", *n as f64 / runs.len() as f64))
+        .collect();
+    let before: u64 = runs.iter().map(|r| r.before_next).sum();
+    let row = format!(
+        "| {} | {} | {} | {} / {} | {} / {} | {} | {} | {} / {} | {} | {} |\n",
+        f.name(),
+        given.label(),
+        runs.len(),
+        q(&init, 0.5),
+        q(&init, 0.9),
+        q(&first, 0.5),
+        q(&first, 0.9),
+        q(&dynamo, 0.5),
+        q(&secrets, 0.5),
+        q(&own, 0.5),
+        q(&own, 0.9),
+        ops.join(", "),
+        before,
+    );
+    let median = quantile(&first, 0.5).unwrap_or_default();
+    let target = (
+        format!(
+            "cold start to first response, median < 10 ms: {} ({})",
+            f.name(),
+            given.label()
+        ),
+        format!(
+            "{} ms (init {} ms; without DynamoDB Local's and Secrets Manager's time {} ms)",
+            ms(median),
+            q(&init, 0.5),
+            q(&own, 0.5)
+        ),
+        median < Duration::from_millis(10),
+    );
+    (row, target)
+}
+
 /// Runs the cold starts and returns the report fragment (and the target lines).
 pub async fn run(opts: &Options) -> Result<String, String> {
     let endpoint = leaderboard_devkit::testing::endpoint().await;
@@ -263,7 +355,7 @@ pub async fn run(opts: &Options) -> Result<String, String> {
         .map_err(|e| e.to_string())?;
     let config = Config {
         table_name: table.clone(),
-        cursor_secret: b"bench-cursor-secret-of-32-characters".to_vec(),
+        cursor_secret: coldstart_secrets::CURSOR.as_bytes().to_vec(),
     };
     let store = Store::new(client, &config);
     seed::base(&store).await;
@@ -271,6 +363,10 @@ pub async fn run(opts: &Options) -> Result<String, String> {
         .await
         .map_err(|e| e.to_string())?;
     let api = RuntimeApi::start().await.map_err(|e| e.to_string())?;
+    let sm = match opts.secrets.contains(&Given::Arns) {
+        true => Some(SecretsManager::start().await?),
+        false => None,
+    };
     let env = Env {
         runtime: api.host_port(),
         endpoint: proxy.endpoint(),
@@ -283,6 +379,7 @@ pub async fn run(opts: &Options) -> Result<String, String> {
         store,
         env,
         seq: 0,
+        sm,
     };
     let strace = has_strace();
     let (imds_url, imds_hits) = counting_listener().await.map_err(|e| e.to_string())?;
@@ -300,64 +397,26 @@ pub async fn run(opts: &Options) -> Result<String, String> {
             )
         })?;
         let _ = std::fs::remove_file(opts.log_dir.join(format!("coldstart-{}.log", f.name())));
-        // One untimed start warms the page cache, as Lambda's own cache of the code is warm.
-        h.once(f, &bin, &[], None).await?;
-        let mut runs = Vec::with_capacity(opts.runs);
-        for _ in 0..opts.runs {
-            runs.push(h.once(f, &bin, &[], None).await?);
+        for &given in &opts.secrets {
+            let secrets = coldstart_secrets::environment(f, given, h.sm.as_ref())?;
+            let runs = timed_runs(&mut h, f, &bin, &secrets).await?;
+            eprintln!(
+                "coldstart: {} ({}) x{} done",
+                f.name(),
+                given.label(),
+                runs.len()
+            );
+            let (row, target) = summary(f, given, &runs);
+            table_rows.push_str(&row);
+            targets.push(target);
         }
-        eprintln!("coldstart: {} x{} done", f.name(), runs.len());
-        let sorted = |key: fn(&Run) -> Duration| {
-            let mut v: Vec<Duration> = runs.iter().map(key).collect();
-            v.sort();
-            v
-        };
-        let init = sorted(|r| r.init);
-        let first = sorted(|r| r.first);
-        let dynamo = sorted(|r| r.dynamo);
-        let own = sorted(|r| r.first.saturating_sub(r.dynamo));
-        let q = |v: &[Duration], p| quantile(v, p).map(ms).unwrap_or_default();
-        let mut ops: BTreeMap<String, u64> = BTreeMap::new();
-        for r in &runs {
-            for (op, n) in &r.requests {
-                *ops.entry(op.clone()).or_default() += n;
-            }
-        }
-        let ops: Vec<String> = ops
-            .iter()
-            .map(|(op, n)| format!("{op} {:.1}", *n as f64 / runs.len() as f64))
-            .collect();
-        let before: u64 = runs.iter().map(|r| r.before_next).sum();
-        let _ = writeln!(
-            table_rows,
-            "| {} | {} | {} / {} | {} / {} | {} | {} / {} | {} | {} |",
-            f.name(),
-            runs.len(),
-            q(&init, 0.5),
-            q(&init, 0.9),
-            q(&first, 0.5),
-            q(&first, 0.9),
-            q(&dynamo, 0.5),
-            q(&own, 0.5),
-            q(&own, 0.9),
-            ops.join(", "),
-            before,
-        );
-        let median = quantile(&first, 0.5).unwrap_or_default();
-        targets.push((
-            format!("cold start to first response, median < 10 ms: {}", f.name()),
-            format!(
-                "{} ms (init {} ms; without DynamoDB Local's time {} ms)",
-                ms(median),
-                q(&init, 0.5),
-                q(&own, 0.5)
-            ),
-            median < Duration::from_millis(10),
-        ));
 
-        // The network checks, without and with AWS_EC2_METADATA_DISABLED.
+        // The network checks, without and with AWS_EC2_METADATA_DISABLED, given the secrets
+        // as deployed where that is measured.
+        let deployed = *opts.secrets.last().unwrap_or(&Given::Values);
+        let secrets = coldstart_secrets::environment(f, deployed, h.sm.as_ref())?;
         for disabled in [false, true] {
-            let mut extra: Vec<(&str, String)> = Vec::new();
+            let mut extra: Vec<(&str, String)> = secrets.clone();
             if disabled {
                 extra.push(("AWS_EC2_METADATA_DISABLED", "true".into()));
             }
@@ -395,6 +454,7 @@ pub async fn run(opts: &Options) -> Result<String, String> {
             let hits = imds_hits.load(Ordering::Relaxed);
             let runtime = h.env.runtime.clone();
             let dynamo = h.proxy.addr().to_string();
+            let secrets_manager = h.sm.as_ref().map(|sm| sm.proxy.addr().to_string());
             let named: Vec<String> = dests
                 .iter()
                 .map(|d| {
@@ -402,6 +462,8 @@ pub async fn run(opts: &Options) -> Result<String, String> {
                         format!("{d} (Runtime API)")
                     } else if *d == dynamo {
                         format!("{d} (DynamoDB, after /next)")
+                    } else if Some(d) == secrets_manager.as_ref() {
+                        format!("{d} (Secrets Manager)")
                     } else {
                         format!("**{d}**")
                     }
@@ -437,10 +499,10 @@ pub async fn run(opts: &Options) -> Result<String, String> {
                     ),
                     format!(
                         "{} DynamoDB requests before /next; metadata: {} connections to 169.254.169.254 (strace), {hits} to the redirected endpoint",
-                        runs.iter().map(|r| r.before_next).sum::<u64>() + before,
+                        before,
                         if metadata { "some" } else { "no" },
                     ),
-                    !metadata && hits == 0 && before == 0 && runs.iter().all(|r| r.before_next == 0),
+                    !metadata && hits == 0 && before == 0,
                 ));
             }
         }
@@ -452,18 +514,23 @@ pub async fn run(opts: &Options) -> Result<String, String> {
         "`leaderboard-bench coldstart`: each function's release `bootstrap` (`cargo build --release`, LTO, \
          stripped) spawned {} times (after one untimed start) with the environment Lambda gives it \
          (`AWS_LAMBDA_RUNTIME_API`, function name/version/memory, region, static `AWS_ACCESS_KEY_ID`/\
-         `SECRET`/`SESSION_TOKEN`, `TABLE_NAME`, `CURSOR_SECRET`, `AWS_ENDPOINT_URL`; nothing else, not \
+         `SECRET`/`SESSION_TOKEN`, `TABLE_NAME`, `AWS_ENDPOINT_URL`, and its secrets; nothing else, not \
          `AWS_EC2_METADATA_DISABLED`) against a minimal Runtime API on 127.0.0.1 started by the harness. \
+         Secrets: \"values\" gives `CURSOR_SECRET` and `ERASURE_SECRET` themselves (the local stack's way, \
+         and the template's before they moved to Secrets Manager); \"ARNs\" gives the `<NAME>_ARN` variables \
+         template.yaml gives the function, and it reads each with one `GetSecretValue` from moto's Secrets \
+         Manager on loopback (`AWS_ENDPOINT_URL_SECRETS_MANAGER`, behind a second counting proxy) before /next. \
          Init = spawn → first `GET /runtime/invocation/next`; first response = spawn → `POST \
          /runtime/invocation/{{id}}/response`; the process is killed after it. DynamoDB is DynamoDB Local \
          (table from template.yaml) behind a counting loopback proxy, which also times the requests: \
-         \"own\" is the first response minus the time spent in DynamoDB Local. Median / p90 in ms.\n",
+         \"own\" is the first response minus the time spent in DynamoDB Local and in Secrets Manager. \
+         Median / p90 in ms.\n",
         opts.runs
     );
     let _ = writeln!(
         md,
-        "| function | runs | init median / p90 | first response median / p90 | in DynamoDB Local, median | own median / p90 | DynamoDB requests per invocation | requests before /next |\n\
-         | --- | ---: | --- | --- | ---: | --- | --- | ---: |"
+        "| function | secrets | runs | init median / p90 | first response median / p90 | in DynamoDB Local, median | in Secrets Manager, median | own median / p90 | requests per invocation | DynamoDB requests before /next |\n\
+         | --- | --- | ---: | --- | --- | ---: | ---: | --- | --- | ---: |"
     );
     md.push_str(&table_rows);
     let _ = writeln!(md, "\nEvents:\n");

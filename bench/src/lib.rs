@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod coldstart;
+pub mod coldstart_secrets;
 pub mod fragment;
 pub mod hot_board;
 pub mod live_rank;

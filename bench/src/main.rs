@@ -5,13 +5,16 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use leaderboard_bench::{coldstart, fragment, hot_board, live_rank, load, sizes};
+use leaderboard_bench::{
+    coldstart, coldstart_secrets, fragment, hot_board, live_rank, load, sizes,
+};
 
 const USAGE: &str = "\
 usage: leaderboard-bench <part> [options]
 
 parts:
-  coldstart [--runs N (50)] [--probe-runs N (3)] [--bin-dir DIR]   -> $BENCH_OUT/10-coldstart.md
+  coldstart [--runs N (50)] [--probe-runs N (3)] [--bin-dir DIR] [--secrets values,arns]
+                                                                   -> $BENCH_OUT/10-coldstart.md
   sizes     [--bin-dir DIR]                                        -> $BENCH_OUT/20-sizes.md
   load      [--players N (32)] [--submissions N (3000)]            -> $BENCH_OUT/30-load.md
   hot-board [--quick] [--plays N (4000; quick 1000)] [--players N (256)] [--connections N (32)]
@@ -85,6 +88,11 @@ async fn run(part: &str, mut args: Args) -> Result<(), String> {
             let opts = coldstart::Options {
                 runs: args.number("--runs", 50)?,
                 probe_runs: args.number("--probe-runs", 3)?,
+                secrets: coldstart_secrets::Given::parse_list(
+                    &args
+                        .value("--secrets")?
+                        .unwrap_or_else(|| "values,arns".into()),
+                )?,
                 bin_dir,
                 log_dir: fragment::out_dir()
                     .map(|d| d.join("logs"))

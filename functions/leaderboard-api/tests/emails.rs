@@ -195,3 +195,14 @@ async fn an_address_belongs_to_one_player_and_the_lookup_finds_them() {
         .await;
     assert_eq!((status, &found["playerId"]), (200, &json!("bo")), "{found}");
 }
+
+/// The sample event (`events/`, what `sam local invoke` and the cold-start bench send) is a
+/// profile write a deployed stack accepts: its ID token proves the address its body names.
+#[tokio::test]
+async fn the_sample_profile_event_proves_its_address_and_is_accepted() {
+    let h = harness("api_email_sample").await;
+    let sample = include_str!("../../../events/leaderboard-api/put-players-me.json");
+    let req = lambda_http::request::from_str(sample).unwrap();
+    let (status, me) = call(&h, req).await;
+    assert_eq!((status, &me["email"]), (200, &json!("alice@x.com")), "{me}");
+}
