@@ -161,7 +161,7 @@ async fn the_web_example_works_from_an_allowed_origin_and_gets_nothing_from_anot
             ("access-control-request-method", "POST".to_owned()),
             (
                 "access-control-request-headers",
-                "authorization,content-type".to_owned(),
+                "authorization,content-type,idempotency-key".to_owned(),
             ),
         ]
     };
@@ -172,7 +172,10 @@ async fn the_web_example_works_from_an_allowed_origin_and_gets_nothing_from_anot
     assert_eq!(ok.status(), 204);
     assert_eq!(header(&ok, "access-control-allow-origin"), allowed);
     assert!(header(&ok, "access-control-allow-methods").contains("POST"));
-    assert!(header(&ok, "access-control-allow-headers").contains("authorization"));
+    let allowed_headers = header(&ok, "access-control-allow-headers");
+    for h in ["authorization", "content-type", "idempotency-key"] {
+        assert!(allowed_headers.contains(h), "{allowed_headers}");
+    }
     // From another origin: no CORS header at all, which a browser takes as a refusal.
     let refused = api
         .exchange(Method::OPTIONS, &path, &preflight(&foreign), Bytes::new())

@@ -17,8 +17,8 @@ const GAME_ID = query.get("game"); // optional: the play's gameId
 
 // One call of the API: {status, body, retryAfter}. Throws when no answer can be read: the
 // API is down, or it did not allow this page's origin (CORS), which a browser reports the same.
-async function call(method, path, body) {
-  const headers = {};
+async function call(method, path, body, extra = {}) {
+  const headers = { ...extra };
   const token = $("token").value.trim();
   if (token && method !== "GET") headers.authorization = "Bearer " + token;
   if (body !== undefined) headers["content-type"] = "application/json";
@@ -141,7 +141,10 @@ async function post(score) {
   for (let attempt = 1; attempt <= 4; attempt++) {
     let answer = null;
     try {
-      answer = await call("POST", `/leaderboards/${board}/scores`, body);
+      // The same key on every attempt too, for a client that cannot choose its sessionId.
+      answer = await call("POST", `/leaderboards/${board}/scores`, body, {
+        "idempotency-key": body.sessionId,
+      });
     } catch {
       // No answer: the play may or may not have been saved. Retried as 503 is, unless this
       // page's origin is simply not allowed, which another attempt would not change.

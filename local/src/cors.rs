@@ -263,7 +263,7 @@ mod tests {
                 route.route_key()
             );
         }
-        for h in ["authorization", "content-type"] {
+        for h in ["authorization", "content-type", "idempotency-key"] {
             assert!(rules.allow_headers.contains(&h.to_owned()));
         }
         assert_eq!(rules.expose_headers, ["retry-after"]);
