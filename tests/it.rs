@@ -5,6 +5,7 @@
 mod support;
 
 mod browser;
+mod demo;
 mod e2e;
 mod rooms;
 mod routes;

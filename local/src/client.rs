@@ -20,7 +20,12 @@ pub struct ApiResponse {
     pub status: u16,
     /// The body.
     pub body: Value,
+    /// The `retry-after` header's seconds (a 429's or a 503's wait), if any.
+    pub retry_after: Option<u64>,
 }
+
+/// The most attempts [`ApiClient::retrying`] makes.
+pub const ATTEMPTS: u32 = 8;
 
 /// A client of the API at one address.
 #[derive(Debug, Clone, Copy)]
@@ -58,6 +63,11 @@ impl ApiClient {
             .exchange(method, path_and_query, &headers, bytes)
             .await?;
         let status = resp.status().as_u16();
+        let retry_after = resp
+            .headers()
+            .get(header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse().ok());
         let bytes = resp.into_body();
         let body = if bytes.is_empty() {
             Value::Null
@@ -65,7 +75,40 @@ impl ApiClient {
             serde_json::from_slice(&bytes)
                 .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
         };
-        Ok(ApiResponse { status, body })
+        Ok(ApiResponse {
+            status,
+            body,
+            retry_after,
+        })
+    }
+
+    /// Sends a request that is safe to repeat (a read, a `PUT`, a play with its `sessionId`)
+    /// as the docs tell every client to: a 503 or no answer at all is tried again with the same
+    /// request, after its `retry-after` or a doubling wait (0.25 s, then up to 4 s), at most
+    /// [`ATTEMPTS`] times; the last answer (or error) is returned.
+    pub async fn retrying(
+        &self,
+        method: Method,
+        path_and_query: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> Result<ApiResponse, Error> {
+        let mut wait = std::time::Duration::from_millis(250);
+        let mut attempt = 1;
+        loop {
+            let answer = self.send(method.clone(), path_and_query, token, body).await;
+            let asked = match &answer {
+                Ok(resp) if resp.status == 503 => resp.retry_after,
+                Ok(_) => return answer,
+                Err(_) => None,
+            };
+            if attempt == ATTEMPTS {
+                return answer;
+            }
+            attempt += 1;
+            tokio::time::sleep(asked.map_or(wait, std::time::Duration::from_secs)).await;
+            wait = (wait * 2).min(std::time::Duration::from_secs(4));
+        }
     }
 
     /// Sends one request with exactly `headers` (and `host`) and `body`, on a connection of its

@@ -18,6 +18,8 @@ use serde_json::{Value, json};
 use crate::Error;
 use crate::client::{ApiClient, ApiResponse};
 use crate::stack::Stack;
+use http::Method;
+use leaderboard_keys::time::Timestamp;
 
 /// The player the demo follows (and the player token's `sub`).
 pub const DEMO_PLAYER: &str = "p_demo";
@@ -171,7 +173,10 @@ pub async fn run(stack: &Stack, size: DemoSize, out: &mut impl Write) -> Result<
         }),
     ];
     for board in &boards {
-        let resp = api.post("/leaderboards", Some(&admin), board).await?;
+        // A retry after a 503 whose first attempt was saved is 409: the board is there.
+        let resp = api
+            .retrying(Method::POST, "/leaderboards", Some(&admin), Some(board))
+            .await?;
         expect(resp, "create board", &[201, 409])?;
     }
     eprintln!(
@@ -214,7 +219,10 @@ pub async fn run(stack: &Stack, size: DemoSize, out: &mut impl Write) -> Result<
                 body["email"] = json!(DEMO_EMAIL);
             }
             let token = tokens[id.as_str()].clone();
-            async move { api.put("/players/me", Some(&token), &body).await }
+            async move {
+                api.retrying(Method::PUT, "/players/me", Some(&token), Some(&body))
+                    .await
+            }
         })
         .buffer_unordered(size.concurrency)
         .collect()
@@ -258,12 +266,22 @@ pub async fn run(stack: &Stack, size: DemoSize, out: &mut impl Write) -> Result<
     let mut results = futures::stream::iter(&plays)
         .map(|play| {
             let token = &tokens[players[play.player].0.as_str()];
-            let body = json!({
-                "score": play.score, "gameId": DEMO_GAME,
-                "leaderboardIds": board_ids, "durationSec": play.duration,
-                "metadata": {"character": play.character},
+            // The sessionId is made once: a retry after a 503 resends it, so a play that was
+            // saved before its answer was lost is answered as a duplicate, not counted again.
+            let session = leaderboard_store::new_session_id(Timestamp::now())
+                .map(|id| id.to_string())
+                .map_err(|e| Error::Config(e.to_string()));
+            let body = session.map(|session| {
+                json!({
+                    "score": play.score, "gameId": DEMO_GAME, "sessionId": session,
+                    "leaderboardIds": board_ids, "durationSec": play.duration,
+                    "metadata": {"character": play.character},
+                })
             });
-            async move { api.post("/sessions", Some(token), &body).await }
+            async move {
+                api.retrying(Method::POST, "/sessions", Some(token), Some(&body?))
+                    .await
+            }
         })
         .buffer_unordered(size.concurrency);
     while let Some(result) = results.next().await {
@@ -290,7 +308,8 @@ pub async fn run(stack: &Stack, size: DemoSize, out: &mut impl Write) -> Result<
     let deadline = Instant::now() + Duration::from_secs(60);
     let profile = loop {
         let p = expect(
-            api.get(&format!("/players/{DEMO_PLAYER}")).await?,
+            api.retrying(Method::GET, &format!("/players/{DEMO_PLAYER}"), None, None)
+                .await?,
             "profile",
             &[200],
         )?;

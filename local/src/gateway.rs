@@ -28,6 +28,7 @@ use crate::cors::Cors;
 use crate::jwt::{JwtError, JwtKey, bearer, claims_as_strings};
 use crate::schedule::Schedule;
 use crate::template::{Auth, HttpFunction, LocalTemplate, Route, percent_decode};
+use crate::unavailable::{Fault, Unavailable};
 
 /// The local route that fires season close.
 pub const CLOSE_NOW_PATH: &str = "/local/schedule/season-close";
@@ -48,6 +49,7 @@ pub struct Gateway {
     schedule: Arc<Schedule>,
     events: Arc<EventLog>,
     host: String,
+    unavailable: Arc<Unavailable>,
 }
 
 /// A response of the gateway.
@@ -61,6 +63,18 @@ fn error(status: StatusCode, code: &str, message: &str) -> GatewayResponse {
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
+    resp
+}
+
+/// A 503 as the functions answer one, with the wait a client should take.
+fn unavailable() -> GatewayResponse {
+    let mut resp = error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "unavailable",
+        "the service is busy (LOCAL_UNAVAILABLE_EVERY): retry the same request",
+    );
+    resp.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     resp
 }
 
@@ -86,6 +100,15 @@ impl Gateway {
             schedule,
             events,
             host,
+            unavailable: Arc::new(Unavailable::every(0)),
+        }
+    }
+
+    /// The same gateway, answering 503 to the plays `unavailable` picks.
+    pub fn with_unavailable(self, unavailable: Arc<Unavailable>) -> Gateway {
+        Gateway {
+            unavailable,
+            ..self
         }
     }
 
@@ -128,6 +151,13 @@ impl Gateway {
                 Err(e) => return error(StatusCode::UNAUTHORIZED, "unauthorized", &e.to_string()),
             },
         };
+        let fault = match (route.function, req.method()) {
+            (HttpFunction::SubmitScore, &Method::POST) => self.unavailable.next_play(),
+            _ => None,
+        };
+        if fault == Some(Fault::Before) {
+            return unavailable();
+        }
         let request_id = request_id();
         let event = self.event(&route, &params, &req, claims, peer, &request_id);
         let request = match lambda_http::request::from_str(&event.to_string()) {
@@ -177,6 +207,9 @@ impl Gateway {
                 )
             }
         };
+        if fault == Some(Fault::After) {
+            resp = unavailable();
+        }
         if let Ok(v) = HeaderValue::from_str(&request_id) {
             resp.headers_mut().insert("apigw-requestid", v);
         }

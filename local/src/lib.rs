@@ -9,7 +9,8 @@
 //! - [`template`]: what the stack reads from `template.yaml` besides the table: routes, the
 //!   stream mapping, the schedule.
 //! - [`gateway`] and [`server`]: API Gateway's part: routing, JWT verification ([`jwt`]),
-//!   CORS ([`cors`]), payload 2.0 events, the HTTP/1.1 server.
+//!   CORS ([`cors`]), payload 2.0 events, the HTTP/1.1 server; [`unavailable`]: 503s on
+//!   demand, to try a client's retries.
 //! - [`poller`] and [`filter`]: the event source mapping's part: stream reading, filter
 //!   criteria, batches and retries.
 //! - [`schedule`]: EventBridge Scheduler's part.
@@ -30,6 +31,7 @@ pub mod schedule;
 pub mod server;
 pub mod stack;
 pub mod template;
+pub mod unavailable;
 
 pub use stack::{Settings, Stack};
 

@@ -20,6 +20,7 @@ use crate::jwt::{DEFAULT_SECRET, JwtKey};
 use crate::poller::{PollerStats, StreamPoller};
 use crate::schedule::Schedule;
 use crate::template::LocalTemplate;
+use crate::unavailable::Unavailable;
 
 /// The table name when `TABLE_NAME` is not set.
 pub const DEFAULT_TABLE: &str = "leaderboard-local";
@@ -49,6 +50,8 @@ pub struct Settings {
     pub plays_per_minute: u32,
     /// The web origins whose pages may call the API (CORS; empty: none, `*`: any).
     pub cors_origins: Vec<String>,
+    /// One play in this many is answered 503 (0: none; see [`crate::unavailable`]).
+    pub unavailable_every: u64,
 }
 
 impl std::fmt::Debug for Settings {
@@ -60,6 +63,7 @@ impl std::fmt::Debug for Settings {
             .field("close_every", &self.close_every)
             .field("plays_per_minute", &self.plays_per_minute)
             .field("cors_origins", &self.cors_origins)
+            .field("unavailable_every", &self.unavailable_every)
             .finish_non_exhaustive()
     }
 }
@@ -69,7 +73,7 @@ impl Settings {
     /// `TABLE_NAME` (`leaderboard-local`), `LOCAL_JWT_SECRET` (`local-dev-secret`),
     /// `CURSOR_SECRET`, `LOCAL_CLOSE_EVERY_SECS` (the template's rate), `PLAYS_PER_MINUTE` (60,
     /// as the template's default), `LOCAL_CORS_ORIGINS` (none, as the template's
-    /// `CorsAllowOrigins`).
+    /// `CorsAllowOrigins`), `LOCAL_UNAVAILABLE_EVERY` (0: no play answered 503).
     pub fn from_env() -> Result<Settings, Error> {
         Self::from_lookup(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
     }
@@ -107,6 +111,16 @@ impl Settings {
             cors_origins: crate::cors::parse_origins(
                 &lookup("LOCAL_CORS_ORIGINS").unwrap_or_default(),
             )?,
+            unavailable_every: lookup("LOCAL_UNAVAILABLE_EVERY")
+                .map(|v| {
+                    v.parse().map_err(|_| {
+                        Error::Config(format!(
+                            "LOCAL_UNAVAILABLE_EVERY must be a whole number (0: never), not {v:?}"
+                        ))
+                    })
+                })
+                .transpose()?
+                .unwrap_or(0),
         })
     }
 }
@@ -122,6 +136,7 @@ pub struct Stack {
     poller: Arc<PollerStats>,
     stop: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
+    unavailable: Arc<Unavailable>,
 }
 
 impl Stack {
@@ -140,7 +155,16 @@ impl Stack {
             })?;
         let close_every = settings.close_every.unwrap_or(template.close_every);
         let dynamodb = DynamoDbLocal::start(settings.dynamodb_port).await?;
-        match Self::wire(&settings, template, close_every, listener, &dynamodb).await {
+        let unavailable = Arc::new(Unavailable::every(settings.unavailable_every));
+        let wired = Self::wire(
+            &settings,
+            template,
+            close_every,
+            listener,
+            &dynamodb,
+            Arc::clone(&unavailable),
+        );
+        match wired.await {
             Ok((api_addr, poller, stop, tasks)) => Ok(Stack {
                 dynamodb,
                 api_addr,
@@ -150,6 +174,7 @@ impl Stack {
                 poller,
                 stop,
                 tasks,
+                unavailable,
             }),
             Err(e) => {
                 dynamodb.stop().await;
@@ -165,6 +190,7 @@ impl Stack {
         every: Duration,
         listener: TcpListener,
         dynamodb: &DynamoDbLocal,
+        unavailable: Arc<Unavailable>,
     ) -> Result<
         (
             SocketAddr,
@@ -212,21 +238,30 @@ impl Stack {
         let schedule = Arc::new(Schedule::new(close, template.close_timeout));
         let api_addr = listener.local_addr()?;
         let cors = Cors::new(template.cors.clone(), settings.cors_origins.clone())?;
-        let gateway = Arc::new(Gateway::new(
-            Arc::clone(&template),
-            cors,
-            JwtKey::new(&settings.jwt_secret),
-            store,
-            Arc::clone(&schedule),
-            events,
-            api_addr.to_string(),
-        ));
+        let gateway = Arc::new(
+            Gateway::new(
+                Arc::clone(&template),
+                cors,
+                JwtKey::new(&settings.jwt_secret),
+                store,
+                Arc::clone(&schedule),
+                events,
+                api_addr.to_string(),
+            )
+            .with_unavailable(unavailable),
+        );
         let tasks = vec![
             tokio::spawn(crate::server::serve(listener, gateway, stopped.clone())),
             poller,
             tokio::spawn(async move { schedule.run_every(every, stopped).await }),
         ];
         Ok((api_addr, stats, stop, tasks))
+    }
+
+    /// The plays answered 503 so far (`LOCAL_UNAVAILABLE_EVERY`): before they ran, and after
+    /// they were saved.
+    pub fn unavailable_answered(&self) -> (u64, u64) {
+        self.unavailable.answered()
     }
 
     /// The HTTP API's address.
