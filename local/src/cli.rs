@@ -39,9 +39,41 @@ async fn shutdown_signal() {
     }
 }
 
+/// How to open the browser client from an origin the stack allows (`LOCAL_CORS_ORIGINS`): the
+/// first local one (`http://localhost:<port>` or `http://127.0.0.1:<port>`) is served with
+/// Python's HTTP server on its own port; with `*`, port 8080; with only remote origins, the
+/// page is served from one of them. `None` when no origin is allowed.
+fn browser_hint(origins: &[String], api: &str) -> Option<String> {
+    let first = origins.first()?;
+    let allowed = format!(
+        "Browser pages from {} may call the API (CORS).",
+        origins.join(",")
+    );
+    let local = origins.iter().find_map(|o| {
+        let rest = o
+            .strip_prefix("http://localhost:")
+            .or_else(|| o.strip_prefix("http://127.0.0.1:"))?;
+        rest.parse::<u16>().ok().map(|port| (o.as_str(), port))
+    });
+    let (origin, port) = match (local, first.as_str()) {
+        (Some(local), _) => local,
+        (None, "*") => ("http://localhost:8080", 8080),
+        (None, remote) => {
+            return Some(format!(
+                "{allowed} The browser client: serve examples/web from {remote}, then open \
+                 {remote}/?api={api}&board=season_1 and paste TOKEN"
+            ));
+        }
+    };
+    Some(format!(
+        "{allowed} The browser client: python3 -m http.server {port} --bind 127.0.0.1 -d \
+         examples/web, then open {origin}/?api={api}&board=season_1 and paste TOKEN"
+    ))
+}
+
 async fn run(seed_demo: bool) -> Result<(), Error> {
     let settings = Settings::from_env()?;
-    let origins = settings.cors_origins.join(",");
+    let origins = settings.cors_origins.clone();
     let stack = Stack::start(settings).await?;
     let now = chrono::Utc::now().timestamp();
     let key = stack.key();
@@ -65,13 +97,8 @@ async fn run(seed_demo: bool) -> Result<(), Error> {
         "  export SERVER={}   # game_server, cognito:groups [server]: names playerId in its plays",
         key.token_for("game_server", &["server"], now, 24 * 3600)
     );
-    if !origins.is_empty() {
-        println!(
-            "Browser pages from {origins} may call the API (CORS). The browser client: \
-             python3 -m http.server 8080 --bind 127.0.0.1 -d examples/web, then open \
-             http://localhost:8080/?api={}&board=season_1 and paste TOKEN",
-            stack.api_url()
-        );
+    if let Some(hint) = browser_hint(&origins, &stack.api_url()) {
+        println!("{hint}");
     }
     let signal = shutdown_signal();
     tokio::pin!(signal);
@@ -140,5 +167,36 @@ pub fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::browser_hint;
+
+    fn hint(origins: &[&str]) -> Option<String> {
+        let origins: Vec<String> = origins.iter().map(|o| o.to_string()).collect();
+        browser_hint(&origins, "http://127.0.0.1:3000")
+    }
+
+    #[test]
+    fn the_browser_hint_names_an_origin_the_stack_allows() {
+        assert_eq!(hint(&[]), None);
+        let local = hint(&["https://mygame.example", "http://localhost:5173"]).unwrap();
+        assert!(local.contains("http.server 5173"), "{local}");
+        assert!(local.contains("open http://localhost:5173/?api=http://127.0.0.1:3000"));
+        let loopback = hint(&["http://127.0.0.1:9000"]).unwrap();
+        assert!(
+            loopback.contains("http.server 9000")
+                && loopback.contains("open http://127.0.0.1:9000/")
+        );
+        let any = hint(&["*"]).unwrap();
+        assert!(any.contains("http.server 8080") && any.contains("open http://localhost:8080/"));
+        let remote = hint(&["https://mygame.example"]).unwrap();
+        assert!(
+            remote.contains("serve examples/web from https://mygame.example"),
+            "{remote}"
+        );
+        assert!(!remote.contains("8080"), "{remote}");
     }
 }
