@@ -19,7 +19,7 @@ fn is_invalid<T: std::fmt::Debug>(r: Result<T, StoreError>) -> bool {
 }
 
 /// Names that would look like another name, look empty, or reverse the text after them.
-const DECEIVING_NAMES: [&str; 13] = [
+const DECEIVING_NAMES: [&str; 19] = [
     "Alice\u{202e}ecilA",    // right-to-left override
     "\u{2067}Alice\u{2069}", // right-to-left isolate
     "Al\u{200d}ice",         // zero-width joiner
@@ -33,6 +33,12 @@ const DECEIVING_NAMES: [&str; 13] = [
     "Alice\u{1160}",         // Hangul jungseong filler
     "\u{ffa0}\u{ffa0}",      // halfwidth Hangul filler
     "\u{2800}",              // braille blank
+    "Al\u{34f}ice",          // combining grapheme joiner: default-ignorable
+    "Alice\u{17b4}",         // Khmer inherent vowel: default-ignorable
+    "Ali\u{180b}ce",         // Mongolian free variation selector
+    "Alice\u{fe0f}",         // an emoji selector after a letter: invisible
+    "Alice\u{e0100}",        // variation selector 17
+    "\u{2065}Alice",         // reserved default-ignorable
 ];
 
 #[tokio::test]
