@@ -125,6 +125,7 @@ async fn submit(
         Some(_) => return Err(ApiError::invalid("sessionId must be a ULID string")),
     };
     let with_session = |e: ApiError| e.with_session(session_id.as_str());
+    known_fields(route, body).map_err(with_session)?;
     let boards = match route {
         Route::Sessions => board_ids(body),
         Route::BoardScores => BoardId::parse(params.get("boardId"))
@@ -170,6 +171,43 @@ async fn submit(
             &score_response(&outcome, &play.board_ids[0]),
         ),
     })
+}
+
+/// The fields a play's body may have on `route` (openapi.yaml's `SessionRequest` and
+/// `ScoreRequest`, whose `additionalProperties` are false).
+fn fields(route: Route) -> &'static [&'static str] {
+    match route {
+        Route::Sessions => &[
+            "score",
+            "gameId",
+            "leaderboardIds",
+            "sessionId",
+            "durationSec",
+            "metadata",
+            "playerId",
+        ],
+        Route::BoardScores => &[
+            "score",
+            "gameId",
+            "sessionId",
+            "durationSec",
+            "metadata",
+            "playerId",
+        ],
+    }
+}
+
+/// Refuses a body with a field the route does not have, by name: a typo (`scroe`) would
+/// otherwise be a play saved without what the client meant to send.
+fn known_fields(route: Route, body: &Map<String, Value>) -> Result<(), ApiError> {
+    let known = fields(route);
+    match body.keys().find(|k| !known.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(unknown) => Err(ApiError::invalid(format!(
+            "unknown field {unknown:?}: a play's fields are {}",
+            known.join(", ")
+        ))),
+    }
 }
 
 /// The play `req` and its `body` describe, by `player_id`, with its session id and boards

@@ -285,6 +285,8 @@ async fn every_bad_input_is_refused_with_its_code_and_writes_nothing() {
     );
     let (got, _) = h.call(request("/nope", Some("p1"), &body)).await;
     assert_eq!(got, 404);
+    // The board's route names its board in the path: its body has no `leaderboardIds`.
+    let body = json!({"score": 5, "gameId": "g"}).to_string();
     let (got, resp) = h
         .call(request("/leaderboards/b%23x/scores", Some("p1"), &body))
         .await;
@@ -352,4 +354,39 @@ async fn a_play_without_a_game_takes_its_boards_game_only_when_they_agree() {
         leaderboard_devkit::testing::s(&session[0], "gameId"),
         Some("tetris")
     );
+}
+
+#[tokio::test]
+async fn a_field_a_play_does_not_have_is_refused_by_name_and_writes_nothing() {
+    let h = harness("unknown_field").await;
+    h.board("b", Order::Desc, Operator::Best, 1000).await;
+    let before = h.table.dump().await;
+    let typo = json!({"score": 5, "scroe": 6, "gameId": "g", "leaderboardIds": ["b"]});
+    // `leaderboardIds` is POST /sessions' own: the board's route names its board in the path.
+    let elsewhere = json!({"score": 5, "gameId": "g", "leaderboardIds": ["b"]}).to_string();
+    for (req, field) in [
+        (request("/sessions", Some("p1"), &typo.to_string()), "scroe"),
+        (
+            request("/leaderboards/b/scores", Some("p1"), &elsewhere),
+            "leaderboardIds",
+        ),
+    ] {
+        let (status, resp) = h.call(req).await;
+        assert_eq!(
+            (status, resp["error"]["code"].as_str()),
+            (400, Some("invalid_request"))
+        );
+        let message = resp["error"]["message"].as_str().unwrap();
+        assert!(message.contains(&format!("{field:?}")), "{message}");
+        assert!(resp["error"]["sessionId"].is_string(), "{resp}");
+        assert_eq!(h.table.dump().await, before, "{field} wrote something");
+    }
+    // The same play without the typo is saved.
+    let (status, _) = h
+        .post(
+            "p1",
+            json!({"score": 5, "gameId": "g", "leaderboardIds": ["b"]}),
+        )
+        .await;
+    assert_eq!(status, 200);
 }
