@@ -197,6 +197,17 @@ async fn a_recurring_board_whose_successor_id_would_be_too_long_is_refused_and_n
     }
     // AND nothing was written
     assert_eq!(table.dump().await, before);
+    // AND a recurring board without endsAt is refused too: it would never close nor recur
+    for recurrence in [Recurrence::Daily, Recurrence::Weekly, Recurrence::Season] {
+        let mut endless = new_board("endless", Order::Desc, Operator::Best, 100);
+        endless.recurrence = recurrence;
+        endless.ends_at = None;
+        match store.create_board(endless, at(0)).await {
+            Err(StoreError::Invalid(why)) => assert!(why.contains("needs endsAt"), "{why}"),
+            other => panic!("{recurrence:?}: {other:?}"),
+        }
+    }
+    assert_eq!(table.dump().await, before);
     // while the same ids are fine on boards that do not recur
     let plain = new_board(&"p".repeat(63), Order::Desc, Operator::Best, 100);
     store.create_board(plain, at(0)).await.unwrap();

@@ -317,6 +317,13 @@ impl Board {
                 "rankLayout must be 2, the rank index's only layout (or left out)".into(),
             ));
         }
+        if new.recurrence != Recurrence::None && new.ends_at.is_none() {
+            return Err(StoreError::Invalid(format!(
+                "a recurring board (recurrence {}) needs endsAt: it closes and its successor \
+                 opens then, so without one it would never roll over",
+                format!("{:?}", new.recurrence).to_lowercase()
+            )));
+        }
         let starts_at = new.starts_at.unwrap_or(now);
         if let Some(ends_at) = new.ends_at
             && ends_at <= starts_at

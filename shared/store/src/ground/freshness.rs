@@ -40,9 +40,16 @@ impl TopPercent {
     }
 }
 
+/// A whole percent is written as an integer (`100`, not `100.0`), as every route answers it:
+/// the final standings and results read theirs back from the table, where a number has no
+/// trailing `.0`.
 impl Serialize for TopPercent {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(self.percent())
+        if self.0.is_multiple_of(100) {
+            s.serialize_u64(self.0 / 100)
+        } else {
+            s.serialize_f64(self.percent())
+        }
     }
 }
 
@@ -235,6 +242,18 @@ mod tests {
             let f = Freshness::of(e.rank(), &e);
             assert!(f.top_percent.hundredths() <= 10_000);
         }
+    }
+
+    #[test]
+    fn a_whole_percent_is_written_as_an_integer() {
+        let json = |rank, count| serde_json::to_string(&TopPercent::of(rank, count)).unwrap();
+        assert_eq!(json(200, 200), "100");
+        assert_eq!(json(100, 200), "50");
+        assert_eq!(json(1, 200), "0.5");
+        assert_eq!(json(105, 200), "52.5");
+        assert_eq!(json(1, 3), "33.34");
+        let back: TopPercent = serde_json::from_str("100").unwrap();
+        assert_eq!(back, TopPercent::of(7, 7));
     }
 
     #[test]
