@@ -119,6 +119,7 @@ async fn submit(
     let body = body
         .as_object()
         .ok_or_else(|| ApiError::invalid("the body must be a JSON object"))?;
+    let client_session = matches!(body.get("sessionId"), Some(Value::String(_)));
     let session_id = match body.get("sessionId") {
         None | Some(Value::Null) => new_session_id(now)?,
         Some(Value::String(s)) => SessionId::parse(s, now.as_millis())?,
@@ -154,6 +155,19 @@ async fn submit(
             return Err(with_session(ApiError::unavailable()));
         }
     };
+    // A key retried with another sessionId than its first play's, both chosen by the client:
+    // the client confused two plays, and hears of it rather than getting the other's outcome.
+    if let Some(first) = committed.duplicate_of()
+        && play.idempotency_key.is_some()
+        && client_session
+        && *first != session_id
+    {
+        let e = StoreError::IdempotencyMismatch {
+            session: first.clone(),
+            what: "sessionId",
+        };
+        return Err(ApiError::from(e).with_session(first.as_str()));
+    }
     let outcome = app.store().rank_play(committed, Some(deadline)).await;
     metrics.recorded(&outcome);
     tracing::info!(

@@ -221,6 +221,56 @@ async fn an_idempotency_key_retried_records_one_play_in_sequence_and_concurrentl
     let first_of_key = answers[0].1["sessionId"].clone();
     assert_eq!(answer["error"]["sessionId"], first_of_key, "{answer}");
     assert_eq!(h.table.dump().await, before);
+
+    // Reused with another sessionId of the client's: two plays confused, 409, nothing written.
+    let key = "play 10";
+    let chosen = |n: u128| {
+        leaderboard_keys::ids::SessionId::from_parts(
+            leaderboard_keys::time::Timestamp::now().as_millis(),
+            n,
+        )
+        .unwrap()
+        .to_string()
+    };
+    let (first_id, second_id) = (chosen(1), chosen(2));
+    let with_id =
+        |id: &str| json!({"score": 7, "gameId": "g", "leaderboardIds": ["sum"], "sessionId": id});
+    let (status, first) = h.call(keyed("p1", key, &with_id(&first_id))).await;
+    assert_eq!(
+        (status, &first["sessionId"]),
+        (200, &json!(first_id)),
+        "{first}"
+    );
+    let before = h.table.dump().await;
+    let (status, answer) = h.call(keyed("p1", key, &with_id(&second_id))).await;
+    assert_eq!(
+        (status, &answer["error"]["code"]),
+        (409, &json!("idempotency_mismatch")),
+        "{answer}"
+    );
+    assert_eq!(answer["error"]["sessionId"], json!(first_id), "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("sessionId"),
+        "{answer}"
+    );
+    assert_eq!(h.table.dump().await, before, "the mismatch wrote");
+    // while the same key with the first id, or with none (the server's), is the first play
+    for body in [
+        with_id(&first_id),
+        json!({"score": 7, "gameId": "g", "leaderboardIds": ["sum"]}),
+    ] {
+        let (status, again) = h.call(keyed("p1", key, &body)).await;
+        assert_eq!(
+            (status, &again["duplicate"]),
+            (200, &json!(true)),
+            "{again}"
+        );
+        assert_eq!(again["sessionId"], json!(first_id));
+    }
+    assert_eq!(h.table.dump().await, before);
 }
 
 #[tokio::test]

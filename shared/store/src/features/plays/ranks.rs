@@ -11,6 +11,7 @@
 use std::future::Future;
 
 use leaderboard_keys::entity;
+use leaderboard_keys::ids::SessionId;
 use tokio::time::Instant;
 
 use crate::features::plays::Recorded;
@@ -44,6 +45,15 @@ pub struct CommittedPlay {
 impl CommittedPlay {
     pub(crate) fn new(recorded: Recorded) -> CommittedPlay {
         CommittedPlay { recorded }
+    }
+
+    /// The session a repeat was answered with (`None` when this play wrote): under its key,
+    /// that may be another id than the one the repeat carried.
+    pub fn duplicate_of(&self) -> Option<&SessionId> {
+        match &self.recorded {
+            Recorded::New(..) => None,
+            Recorded::Duplicate(session, _) => Some(&session.session_id),
+        }
     }
 }
 
