@@ -4,11 +4,13 @@
 //! saved is counted once: no second session for a play whose answer was lost, and the
 //! players' totals add up to the sessions saved.
 
+use crate::support;
+
 use std::time::{Duration, Instant};
 
 use leaderboard_devkit::testing::{RawItem, TestTable};
 use leaderboard_local::demo::{self, DemoSize};
-use leaderboard_local::stack::{Settings, Stack};
+use leaderboard_local::stack::Stack;
 
 const PLAYS: usize = 120;
 
@@ -22,17 +24,10 @@ fn sessions(items: &[RawItem]) -> usize {
 
 #[tokio::test]
 async fn the_demo_seeds_through_503s_and_counts_every_play_once() {
-    let settings = Settings::from_lookup(|k| {
-        let v = match k {
-            "DYNAMODB_PORT" | "LOCAL_API_PORT" => "0",
-            "TABLE_NAME" => "leaderboard-demo-test",
-            "LOCAL_UNAVAILABLE_EVERY" => "10",
-            "LOCAL_CLOSE_EVERY_SECS" => "3600",
-            _ => return None,
-        };
-        Some(v.to_owned())
-    })
-    .unwrap();
+    let settings = support::in_process_settings(&[
+        ("TABLE_NAME", "leaderboard-demo-test"),
+        ("LOCAL_UNAVAILABLE_EVERY", "10"),
+    ]);
     let stack = Stack::start(settings).await.unwrap();
     let size = DemoSize {
         players: 12,

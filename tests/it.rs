@@ -7,6 +7,7 @@ mod support;
 mod browser;
 mod demo;
 mod e2e;
+mod metadata;
 mod rooms;
 mod routes;
 mod template_auth;

@@ -121,3 +121,17 @@ impl Drop for LocalStack {
         }
     }
 }
+
+/// The settings of a stack started in this process: free ports, season close hourly (so it
+/// never runs during a test), and `extra` (`LOCAL_...` variables, as the binary reads them).
+pub fn in_process_settings(extra: &[(&str, &str)]) -> leaderboard_local::stack::Settings {
+    leaderboard_local::stack::Settings::from_lookup(|k| match k {
+        "DYNAMODB_PORT" | "LOCAL_API_PORT" => Some("0".to_owned()),
+        "LOCAL_CLOSE_EVERY_SECS" => Some("3600".to_owned()),
+        _ => extra
+            .iter()
+            .find(|(name, _)| *name == k)
+            .map(|(_, v)| (*v).to_owned()),
+    })
+    .expect("valid settings")
+}

@@ -246,7 +246,8 @@ fn play(
         board_ids,
         metadata: match body.get("metadata") {
             None | Some(Value::Null) => None,
-            Some(v) => Some(Metadata::parse(v.clone())?),
+            // Nothing left once empty objects and arrays are dropped: no metadata.
+            Some(v) => Some(Metadata::parse(v.clone())?).filter(|m| !m.is_empty()),
         },
         idempotency_key: idempotency_key(req)?,
     })

@@ -9,6 +9,10 @@
 //!   first), and at most [`MAX_METADATA_KEYS`] keys in all its objects;
 //! - no empty key, and numbers DynamoDB can hold: 0 or a magnitude from 10^-130 to below
 //!   10^126 (JSON allows more).
+//!
+//! Empty objects and arrays are dropped (a value that holds only them goes too), and a
+//! `metadata` left empty is none: they say nothing, and an empty map in a stream record stops
+//! DynamoDB Local's stream for good (the local stack's projector with it).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -65,12 +69,35 @@ impl Metadata {
                 "may have at most {MAX_METADATA_KEYS} keys in all (it has {keys})"
             )));
         }
+        let mut map = map;
+        map.retain(|_, v| !emptied(v));
         Ok(Metadata(map))
+    }
+
+    /// Whether nothing is left (`{}`, or only empty objects and arrays): a play then has none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// The object.
     pub fn as_map(&self) -> &Map<String, Value> {
         &self.0
+    }
+}
+
+/// Drops the empty objects and arrays inside `v` and says whether `v` is one now. Recursion
+/// is bounded: the value was checked to nest at most [`MAX_METADATA_DEPTH`] deep.
+fn emptied(v: &mut Value) -> bool {
+    match v {
+        Value::Object(m) => {
+            m.retain(|_, v| !emptied(v));
+            m.is_empty()
+        }
+        Value::Array(a) => {
+            a.retain_mut(|v| !emptied(v));
+            a.is_empty()
+        }
+        _ => false,
     }
 }
 
@@ -160,6 +187,22 @@ mod tests {
         let full = json!({"a": "x".repeat(MAX_METADATA_BYTES - 8)});
         assert_eq!(serde_json::to_vec(&full).unwrap().len(), MAX_METADATA_BYTES);
         assert!(Metadata::parse(full).is_ok());
+    }
+
+    #[test]
+    fn empty_objects_and_arrays_are_dropped() {
+        let kept = |v: Value| Value::Object(Metadata::parse(v).unwrap().as_map().clone());
+        assert_eq!(
+            kept(json!({"a": {}, "b": [], "c": [{}, [], 1, {"d": []}], "e": {"f": {}}, "g": 0})),
+            json!({"c": [1], "g": 0})
+        );
+        assert!(Metadata::parse(json!({})).unwrap().is_empty());
+        assert!(
+            Metadata::parse(json!({"a": {"b": []}, "c": [[]]}))
+                .unwrap()
+                .is_empty()
+        );
+        assert!(!Metadata::parse(json!({"n": null})).unwrap().is_empty());
     }
 
     #[test]
