@@ -2,7 +2,8 @@
 //! is refused a run (nothing written); a run the close cuts off, before its switch or after
 //! it, leaves no second generation behind: the close deletes it and the run, every entry is
 //! archived once with its TTL and listed once among its player's boards, and the closed board
-//! refuses the run's resumption.
+//! refuses the run's resumption. An admin's removal on a widening board meets the erasure
+//! check as on any other (its transaction holds the second generation's writes too).
 
 use crate::common;
 
@@ -163,4 +164,47 @@ async fn a_close_clears_a_run_it_cut_off_after_its_switch() {
         "LEADERBOARD#late",
     )
     .await;
+}
+
+#[tokio::test]
+async fn a_removal_on_a_widening_board_of_a_player_being_erased_is_refused_as_erased() {
+    let (t, store) = store("widen_removal_erased").await;
+    let players = widening_board(&store, "wide").await;
+    // Begun and copying: a removal writes both generations.
+    for _ in 0..2 {
+        store
+            .widen_step(&bid("wide"), WIDER, &options(0))
+            .await
+            .unwrap();
+    }
+    assert!(stored_board(&store, "wide").await.widening.is_some());
+    // The player's erasure has begun: its marker is there.
+    let player = pid(&players[0]);
+    let marker = leaderboard_keys::entity::erasure(&store.pseudonym(&player));
+    use aws_sdk_dynamodb::types::AttributeValue;
+    t.client
+        .put_item()
+        .table_name(&t.name)
+        .item("pk", AttributeValue::S(marker.pk.clone()))
+        .item("sk", AttributeValue::S(marker.sk.clone()))
+        .send()
+        .await
+        .unwrap();
+    let before = t.dump().await;
+    let removed = store
+        .remove_entry(&bid("wide"), &player, &pid("ops"), at(1))
+        .await;
+    assert!(
+        matches!(removed, Err(StoreError::Erased { .. })),
+        "{removed:?}"
+    );
+    assert_eq!(t.dump().await, before, "nothing written");
+    // Another player's removal goes through, on both generations.
+    let other = pid(&players[1]);
+    assert!(
+        store
+            .remove_entry(&bid("wide"), &other, &pid("ops"), at(1))
+            .await
+            .unwrap()
+    );
 }

@@ -36,10 +36,6 @@ use crate::store::Store;
 use crate::table::request::Params;
 use crate::table::retry::Retry;
 
-/// The items of a removal's own transaction (board check, pointer, Score item, lane): what
-/// the caller adds comes after them.
-const REMOVAL_ITEMS: usize = 4;
-
 impl Store {
     /// Removes `player`'s entry from the open board `id` for the admin `by`, with its audit
     /// item: `Ok(true)` when removed, `Ok(false)` when the player has none there (nothing
@@ -97,11 +93,11 @@ impl Store {
             }
             match self.remove_pointed(&board, &pointer, more).await {
                 Ok(()) => return Ok(true),
-                // The erasure check (the first item after the removal's four).
+                // The erasure check: the transaction's first item, however many the removal
+                // itself has (a widening board's second layout adds some).
                 Err(StoreError::TransactionCanceled { reasons })
                     if audit.is_some()
-                        && reasons.get(REMOVAL_ITEMS)
-                            == Some(&CancelReason::ConditionalCheckFailed) =>
+                        && reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
                 {
                     return Err(StoreError::Erased {
                         player: player.clone(),
@@ -120,7 +116,8 @@ impl Store {
     }
 
     /// The removal's transaction for the entry `pointer` points at (see the module doc), with
-    /// `more` written in the same transaction.
+    /// `more` written in the same transaction, first: a caller finds its items' cancellation
+    /// reasons at their own indexes, whatever the removal's size.
     async fn remove_pointed(
         &self,
         board: &Board,
@@ -137,7 +134,8 @@ impl Store {
                     format!("the entry pointer of {player} names another player's Score item"),
                 )
             })?;
-        let mut items = vec![
+        let mut items = more;
+        items.extend([
             self.table.tx_board_open(id)?,
             self.table.tx_delete(
                 &entity::entry(&pointer.entry.player_id, id),
@@ -149,7 +147,7 @@ impl Store {
                 "attribute_exists(pk)",
                 Params::new(),
             )?,
-        ];
+        ]);
         items.push(
             self.table
                 .written_update(board, player, Some(&logged), None)?,
@@ -158,7 +156,6 @@ impl Store {
             self.table
                 .second_layout_writes(board, Some(pointer), None)?,
         );
-        items.extend(more);
         self.table
             .transact(items, "TransactWriteItems(remove entry)")
             .await
