@@ -105,6 +105,32 @@ pub fn explain(input: &str, hint: BoardHint) -> CtlResult<Explained> {
     })
 }
 
+/// Takes apart every key of `explain`'s arguments. A key may be one argument (`"<pk> <sk>"`
+/// quoted) or two, as people type it unquoted (`LEADERBOARD#b SCORE#...`): an argument that is
+/// not a key on its own is read with the next one as its sort key.
+pub fn explain_all(args: &[String], hint: BoardHint) -> CtlResult<Vec<Explained>> {
+    let mut out = Vec::new();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        match explain(arg, hint) {
+            Ok(e) => out.push(e),
+            Err(alone) => {
+                let Some(sk) = rest.clone().next() else {
+                    return Err(alone);
+                };
+                match explain(&format!("{arg} {sk}"), hint) {
+                    Ok(e) => {
+                        rest.next();
+                        out.push(e);
+                    }
+                    Err(_) => return Err(alone),
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 type Decoded = (&'static str, &'static str, Vec<Part>);
 
 fn table_key(pk: &str, sk: &str, hint: BoardHint) -> CtlResult<Decoded> {

@@ -211,8 +211,8 @@ impl From<OrderArg> for Order {
 /// `explain`'s arguments.
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
-    /// Keys: "<pk> <sk>" (quoted: one argument each), a Score sort key alone, or 0x<hex> for a
-    /// key path.
+    /// Keys: "<pk> <sk>" (quoted, or as two arguments), a Score sort key alone, or 0x<hex> for
+    /// a key path.
     #[arg(required = true)]
     pub keys: Vec<String>,
     /// The order of the board a Score key is on (read as desc without it).
@@ -422,11 +422,7 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
                 order: args.order.map(Order::from),
                 max_score: args.max_score,
             };
-            let explained = args
-                .keys
-                .iter()
-                .map(|k| explain::explain(k, hint))
-                .collect::<CtlResult<Vec<_>>>()?;
+            let explained = explain::explain_all(&args.keys, hint)?;
             render::explained(out, &explained, ctl.json)
         }
         Command::Expr { pattern } => {

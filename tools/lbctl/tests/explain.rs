@@ -2,7 +2,7 @@
 //! builders from known parts is named as its item and taken back to those same parts; the
 //! seed's key-path vectors decode to their values; what is not a key is refused (exit code 2).
 
-use lbctl::explain::{BoardHint, Explained, explain, to_hex};
+use lbctl::explain::{BoardHint, Explained, explain, explain_all, to_hex};
 use leaderboard_keypath::{KeyPath, Segment, encode_int};
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::erasure::Pseudonym;
@@ -376,5 +376,30 @@ fn what_is_not_a_key_is_refused_with_exit_code_2() {
     ] {
         let e = explain(bad, BoardHint::default()).expect_err(bad);
         assert_eq!(e.exit_code(), 2, "{bad}: {e}");
+    }
+}
+
+#[test]
+fn a_key_typed_as_two_arguments_is_read_as_one() {
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let two = explain_all(
+        &args(&[
+            "LEADERBOARD#season_1",
+            "#METADATA",
+            "PLAYER#p_bob #METADATA",
+        ]),
+        BoardHint::default(),
+    )
+    .unwrap();
+    assert_eq!(two.len(), 2);
+    assert_eq!(
+        two[0].item,
+        of(&entity::board(&BoardId::parse("season_1").unwrap())).item
+    );
+    assert_eq!(two[0].key, "LEADERBOARD#season_1 #METADATA");
+    // A partition key with nothing after it, or followed by what is no sort key: refused.
+    for bad in [&["PLAYER#p_bob"][..], &["PLAYER#p_bob", "FOO"]] {
+        let e = explain_all(&args(bad), BoardHint::default()).expect_err("refused");
+        assert_eq!(e.exit_code(), 2, "{bad:?}: {e}");
     }
 }
