@@ -3,7 +3,8 @@
 //! publishes nothing new, a publication lost before the index recorded the change (the root's
 //! update failing, or the bus refusing) fails the batch and the next delivery publishes the
 //! same id; a leader's entry removed hands rank 1 to the next entry, read from the board, and
-//! names no previous leader.
+//! names no previous leader; a top entry that cannot be read leaves the leader unknown and the
+//! index going on.
 //! The batch's metrics name no player.
 
 use crate::common;
@@ -327,4 +328,65 @@ async fn a_leader_erased_while_the_projector_was_stopped_is_announced_by_pseudon
     );
     let published = format!("{:?}", log.newest_first());
     assert!(!published.contains("p_bob"), "{published}");
+}
+
+#[tokio::test]
+async fn a_corrupt_top_entry_leaves_the_leader_unknown_and_the_index_goes_on() {
+    let (table, store, mut reader) = board("new_leader_corrupt_top").await;
+    let (log, publisher) = logged();
+    let target = Announcing::new(store.clone(), publisher);
+    play(&store, "p_alice", 100, 1_000).await;
+    play(&store, "p_bob", 80, 1_001).await;
+    assert!(
+        once(&target, &reader.read_to_end().await.unwrap())
+            .await
+            .is_empty()
+    );
+    // p_bob's Score item, next after the leader, loses its score by hand; then the leader's
+    // entry is removed, so the index must read the top to know who leads.
+    let board_id = BoardId::parse(BOARD).unwrap();
+    let pointer = store
+        .entry_pointer(&board_id, &pid("p_bob"))
+        .await
+        .unwrap()
+        .unwrap();
+    table
+        .update_raw(
+            &format!("LEADERBOARD#{BOARD}"),
+            &pointer.score_sk,
+            "REMOVE score",
+        )
+        .await;
+    assert!(
+        store
+            .remove_entry(&board_id, &pid("p_alice"), &pid("p_admin"), at(2_000))
+            .await
+            .unwrap()
+    );
+    // The removal is applied (the batch succeeds), and so is a later play, ranked exactly.
+    assert!(
+        once(&target, &reader.read_to_end().await.unwrap())
+            .await
+            .is_empty()
+    );
+    play(&store, "p_carol", 60, 3_000).await;
+    assert!(
+        once(&target, &reader.read_to_end().await.unwrap())
+            .await
+            .is_empty()
+    );
+    let board = store.get_board(&board_id).await.unwrap().unwrap();
+    let state = store.rank_index_state(&board).await.unwrap();
+    assert_eq!(state.pending(), [], "every change applied");
+    assert_eq!(state.entries, 2);
+    let carol = store
+        .player_rank(&board, &pid("p_carol"))
+        .await
+        .unwrap()
+        .unwrap();
+    let exact = carol.freshness.map(|f| f.rank_exact);
+    assert_eq!((carol.rank, exact), (2, Some(true)));
+    // Nothing was announced for the unknown leader.
+    let who: Vec<String> = leaders(&log).into_iter().map(|(_, p, _, _)| p).collect();
+    assert_eq!(who, ["p_alice"]);
 }

@@ -62,7 +62,18 @@ pub(crate) struct LeadStep {
     pub announce: Option<LeaderChange>,
 }
 
+/// The `lead` of a step that leaves the leader unknown: no key parses as it.
+const UNKNOWN_LEAD: &str = "?";
+
 impl LeadStep {
+    /// A step that leaves the leader unknown (a `lead` no key parses as), announcing nothing.
+    fn unknown() -> LeadStep {
+        LeadStep {
+            lead: UNKNOWN_LEAD.to_owned(),
+            announce: None,
+        }
+    }
+
     /// The leader the root records after this step.
     pub(crate) fn after(&self) -> Lead {
         Lead::of_root(Some(&self.lead), true)
@@ -97,8 +108,17 @@ impl Table {
                 anonymous,
             } => (key.zip(score), cause, anonymous, 0),
             NextLead::ReadTop { cause, anonymous } => {
-                let (top, reads) = self.top_entry(board).await?;
-                (top, cause, anonymous, reads)
+                let (item, reads) = self.top_item(board).await?;
+                match item.as_ref().map(top_of).transpose() {
+                    Ok(top) => (top, cause, anonymous, reads),
+                    // A top Score item that cannot be read must not stop the board's index:
+                    // the journal goes on with the leader unknown (the next one that needs
+                    // the top reads it again), and the item is left for `lbctl verify`.
+                    Err(e) => {
+                        tracing::error!(%board, error = %e, "the board's top entry cannot be read; its leader is left unknown");
+                        return Ok((Some(LeadStep::unknown()), reads));
+                    }
+                }
             }
         };
         if let Lead::Known(now) = before
@@ -128,13 +148,9 @@ impl Table {
         Ok((Some(LeadStep { lead, announce }), reads))
     }
 
-    /// The board's top entry now, with its score (none when it has no entry, or no longer
-    /// exists), and the requests read: one GetItem of the board and one Query of one item per
-    /// write shard.
-    async fn top_entry(
-        &self,
-        board: &BoardId,
-    ) -> Result<(Option<(CountedKey, u64)>, u32), StoreError> {
+    /// The board's top Score item now (none when it has no entry, or no longer exists), and
+    /// the requests read: one GetItem of the board and one Query of one item per write shard.
+    async fn top_item(&self, board: &BoardId) -> Result<(Option<Item>, u32), StoreError> {
         let Some(stored) = self.board(board).await? else {
             return Ok((None, 1));
         };
@@ -144,16 +160,18 @@ impl Table {
         let top = self
             .read_merged(&partitions, range, Direction::Down, None, 1)
             .await?;
-        let Some(item) = top.first() else {
-            return Ok((None, reads));
-        };
-        let sk = item.string("sk").unwrap_or_default();
-        let key = CountedKey::parse(sk).map_err(|e| StoreError::corrupt(sk, e))?;
-        let score = item
-            .number("score")
-            .ok_or_else(|| StoreError::corrupt(sk, "a Score item without a score"))?;
-        Ok((Some((key, score)), reads))
+        Ok((top.into_iter().next(), reads))
     }
+}
+
+/// The key and score of a board's top Score item.
+fn top_of(item: &Item) -> Result<(CountedKey, u64), StoreError> {
+    let sk = item.string("sk").unwrap_or_default();
+    let key = CountedKey::parse(sk).map_err(|e| StoreError::corrupt(sk, e))?;
+    let score = item
+        .number("score")
+        .ok_or_else(|| StoreError::corrupt(sk, "a Score item without a score"))?;
+    Ok((key, score))
 }
 
 /// Adds `step` to a journal item.
