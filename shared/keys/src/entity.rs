@@ -85,10 +85,15 @@ pub const ERASURE: &str = "#ERASURE";
 /// GSI2 partition of the erasures still running (sparse: a finished one leaves it).
 pub const ERASURES_PENDING: &str = "ERASURES#PENDING";
 
+/// The partition of a recount run's items (its run and its waits).
+pub const RECOUNT_PK: &str = "RECOUNT";
+/// The sort key prefix of a recount run's wait for a player.
+pub const RECOUNT_WAIT_PREFIX: &str = "BUSY#";
+
 /// A recount run's wait for `player`'s plays to settle: `RECOUNT` / `BUSY#<playerId>` (an
 /// erasure deletes it with the player's items).
 pub fn recount_wait(player: &PlayerId) -> Key {
-    Key::new("RECOUNT", format!("BUSY#{player}"))
+    Key::new(RECOUNT_PK, format!("{RECOUNT_WAIT_PREFIX}{player}"))
 }
 
 /// The stack's check of its erasure secret (see [`crate::erasure::key_check`]): one item.

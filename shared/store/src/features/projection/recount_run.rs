@@ -29,10 +29,9 @@ use crate::primitives::lease::CloseLease;
 use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 
-/// The partition of the recount run's items.
-pub const RECOUNT_PK: &str = "RECOUNT";
+pub use leaderboard_keys::entity::RECOUNT_PK;
+use leaderboard_keys::entity::RECOUNT_WAIT_PREFIX;
 const RUN_SK: &str = "#RUN";
-const BUSY_PREFIX: &str = "BUSY#";
 /// No player's recount is started with less time than this left before the deadline.
 const PLAYER_MARGIN: Duration = Duration::from_secs(5);
 
@@ -332,7 +331,7 @@ impl Store {
     /// Leaves `player` for a later run, to recount at `until`.
     async fn put_busy(&self, player: &PlayerId, until: Timestamp) -> Result<(), StoreError> {
         self.table
-            .update_request(&busy_key(player), "SET #at = :at")
+            .update_request(&entity::recount_wait(player), "SET #at = :at")
             .params(
                 Params::new()
                     .name("#at", "at")
@@ -346,7 +345,7 @@ impl Store {
 
     async fn drop_busy(&self, player: &PlayerId) -> Result<(), StoreError> {
         self.table
-            .delete_request(&busy_key(player))
+            .delete_request(&entity::recount_wait(player))
             .send()
             .await
             .map_err(|e| StoreError::sdk("DeleteItem(recount busy player)", e))?;
@@ -363,7 +362,7 @@ impl Store {
             .params(
                 Params::new()
                     .value(":pk", RECOUNT_PK)
-                    .value(":busy", BUSY_PREFIX),
+                    .value(":busy", RECOUNT_WAIT_PREFIX),
             )?
             .consistent_read(true)
             .limit(work.options.busy)
@@ -376,7 +375,9 @@ impl Store {
         for item in &items {
             let due = item.number::<u64>("at").unwrap_or(0) <= now.as_millis();
             let player = key_string(item, "sk");
-            let player = player.strip_prefix(BUSY_PREFIX).map(PlayerId::parse);
+            let player = player
+                .strip_prefix(RECOUNT_WAIT_PREFIX)
+                .map(PlayerId::parse);
             let Some(Ok(player)) = player else {
                 continue;
             };
@@ -449,11 +450,6 @@ impl Store {
         let next = page.last_evaluated_key.map(|k| item_key(&k));
         Ok((players, next))
     }
-}
-
-/// A busy player's item (an erasure deletes it: see `erasure_steps`).
-fn busy_key(player: &PlayerId) -> Key {
-    entity::recount_wait(player)
 }
 
 /// What a run works with: its item, its lease, its limits and its outcome so far.
