@@ -158,7 +158,7 @@ fn secret_variables(variables: &Value, secrets: &[String]) -> Result<SecretVaria
 }
 
 /// The logical ids of the template's Secrets Manager secrets.
-pub fn secret_ids(template: &Value) -> Vec<String> {
+fn secret_ids(template: &Value) -> Vec<String> {
     template["Resources"]
         .as_mapping()
         .into_iter()
@@ -221,6 +221,7 @@ impl Policy {
         let resources = template["Resources"]
             .as_mapping()
             .ok_or_else(|| bad("no Resources"))?;
+        let secret_ids = secret_ids(&template);
         let mut policies = Vec::new();
         for (id, r) in resources {
             if r["Type"].as_str() != Some("AWS::Serverless::Function") {
@@ -250,7 +251,7 @@ impl Policy {
                 }
             }
             let variables = &r["Properties"]["Environment"]["Variables"];
-            let secret_arns = secret_variables(variables, &secret_ids(&template))?.arns;
+            let secret_arns = secret_variables(variables, &secret_ids)?.arns;
             policies.push(Policy {
                 function,
                 binary,
