@@ -87,11 +87,12 @@ impl LeaderWatch for Announcer<'_> {
             .erased_among(&named)
             .await
             .map_err(|e| e.to_string())?;
+        // At most two entries: a lookup by the text the change holds, not a second parse.
         let shown = |p: &str| {
-            PlayerId::parse(p)
-                .ok()
-                .and_then(|id| erased.get(&id))
-                .map_or_else(|| p.to_owned(), |ps| ps.to_string())
+            erased
+                .iter()
+                .find(|(id, _)| id.as_str() == p)
+                .map_or_else(|| p.to_owned(), |(_, ps)| ps.to_string())
         };
         let event = NewLeader::new(
             change.board.as_str(),
