@@ -12,6 +12,7 @@
 //! - [`live_rank`]: rank lookups and their cost on boards of several sizes under the stack's
 //!   maximum load, each answer checked against the true ranking; the cost model (issue 32).
 //! - [`replay`]: the in-process DynamoDB double of the CPU benchmark (`benches/handlers.rs`).
+//! - [`top_page`]: what a 1,000-entry top-N page reads on boards of 1, 8 and 32 write shards.
 //! - [`stack`]: the local stack wired in process behind counting proxies, and a game
 //!   client's keep-alive connection.
 //! - [`seed`]: the functions, their representative events and the data they need.
@@ -30,6 +31,7 @@ pub mod runtime_api;
 pub mod seed;
 pub mod sizes;
 pub mod stack;
+pub mod top_page;
 
 use std::time::Duration;
 

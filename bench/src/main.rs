@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use leaderboard_bench::{
-    coldstart, coldstart_secrets, fragment, hot_board, live_rank, load, sizes,
+    coldstart, coldstart_secrets, fragment, hot_board, live_rank, load, sizes, top_page,
 };
 
 const USAGE: &str = "\
@@ -19,6 +19,7 @@ parts:
   load      [--players N (32)] [--submissions N (3000)]            -> $BENCH_OUT/30-load.md
   hot-board [--quick] [--plays N (4000; quick 1000)] [--players N (256)] [--connections N (32)]
                                                                    -> $BENCH_OUT/45-hot-boards.md
+  top-page  [--quick] [--entries N (40000; quick 10000)]            -> $BENCH_OUT/47-top-pages.md
   live-rank [--quick] [--sizes N,N (2000,20000,100000)] [--seconds S (60)] [--clients N (32)]
                                                                    -> $BENCH_OUT/57-live-rank.md
 
@@ -122,6 +123,14 @@ async fn run(part: &str, mut args: Args) -> Result<(), String> {
             };
             args.done()?;
             ("45-hot-boards.md", hot_board::run(&opts).await?)
+        }
+        "top-page" => {
+            let quick = args.flag("--quick") || std::env::var("QUICK").is_ok_and(|v| v == "1");
+            let opts = top_page::Options {
+                entries: args.number("--entries", if quick { 10_000 } else { 40_000 })?,
+            };
+            args.done()?;
+            ("47-top-pages.md", top_page::run(&opts).await?)
         }
         "live-rank" => {
             let quick = args.flag("--quick") || std::env::var("QUICK").is_ok_and(|v| v == "1");

@@ -74,4 +74,5 @@ pub use primitives::rank_lead::{LeaderChange, LeaderWatch, Unwatched};
 pub use store::{LANE_PAUSE, Store};
 pub use table::batch::{BATCH_WRITE_SIZE, BatchStats};
 pub use table::cursor::MAX_CURSOR_LEN;
+pub use table::merge::merged_read_bound;
 pub use table::query::MAX_PAGE_SIZE;

@@ -30,6 +30,7 @@ mod recount_run;
 mod request_counts;
 mod roundtrip;
 mod secrets;
+mod sharded_chunks;
 mod sharded_feed;
 mod sharded_reads;
 mod sharded_writes;

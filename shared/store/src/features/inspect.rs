@@ -401,7 +401,8 @@ impl Store {
     }
 
     /// [`Store::stored_entries`] on a board of several write shards: the `skip` keys from
-    /// `hi` down passed 1,000 at a time, then the page, each read one Query a shard, merged.
+    /// `hi` down passed 1,000 at a time, then the page, each read in chunks of every shard,
+    /// merged.
     async fn stored_entries_merged(
         &self,
         board: &Board,

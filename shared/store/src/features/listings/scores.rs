@@ -33,8 +33,9 @@ pub enum BoardRank {
 
 impl Store {
     /// AP3: the board's entries in rank order, `limit` (1..=1000) at a time, with their ranks.
-    /// Pass the returned cursor for the next page. One Query of at most `limit` + 1 items; on a
-    /// board of K write shards, one per shard, merged (`table::merge`): at most K Queries.
+    /// Pass the returned cursor for the next page. One Query of at most `limit` + 1 items,
+    /// eventually consistent; on a board of K write shards, chunks of each shard, merged
+    /// (`table::merge`: K Queries and one a refill, at most `limit` + 1 + K chunks' items).
     pub async fn top_scores(
         &self,
         board: &Board,

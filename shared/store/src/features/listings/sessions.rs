@@ -39,9 +39,9 @@ impl Store {
 
     /// AP7: a game's sessions across players, newest first: one listing of its GSI2 partition
     /// `GAME#<gameId>` and, on a game with hot boards, of its feed shards merged
-    /// (`entity::feed`). Cost: one `GetItem` of the feed item, then one Query of at most
-    /// `limit` + 1 items a partition (1 + the most write shards of the game's boards, at most
-    /// 33).
+    /// (`entity::feed`). Cost: one `GetItem` of the feed item, then a Query of `limit` + 1
+    /// items or, across 1 + the most write shards of the game's boards (at most 33), chunks of
+    /// each partition merged (`table::merge`: at most `limit` + 1 + 33 chunks' items).
     pub async fn game_sessions(
         &self,
         game: &GameId,
