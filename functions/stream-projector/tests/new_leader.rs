@@ -1,5 +1,6 @@
 //! `NewLeader` from the stream projector, on DynamoDB Local's real stream: every change of
-//! hands at rank 1 is published once per delivery with the leader before, a re-delivery
+//! hands at rank 1 is published once per delivery with the leader before (each of several in
+//! one batch too, in the order the plays attained their scores), a re-delivery
 //! publishes nothing new, a publication lost before the index recorded the change (the root's
 //! update failing, or the bus refusing) fails the batch and the next delivery publishes the
 //! same id; a leader's entry removed hands rank 1 to the next entry, read from the board, and
@@ -87,6 +88,24 @@ fn id_of(player: &str) -> String {
     format!("leader:{BOARD}:{}:", lane_of(player))
 }
 
+/// Checks that the events `got` are `expected` (player, score, leader before) in order, each
+/// with an id of its own that names its leader's lane.
+fn assert_published(
+    got: &[(String, String, u64, Option<String>)],
+    expected: &[(&str, u64, Option<&str>)],
+) {
+    let who: Vec<(&str, u64, Option<&str>)> = got
+        .iter()
+        .map(|(_, p, s, b)| (p.as_str(), *s, b.as_deref()))
+        .collect();
+    assert_eq!(who, expected);
+    for (id, player, _, _) in got {
+        assert!(id.starts_with(&id_of(player)), "{id} names {player}'s lane");
+    }
+    let ids: std::collections::BTreeSet<&String> = got.iter().map(|(id, ..)| id).collect();
+    assert_eq!(ids.len(), got.len(), "an id each: {got:?}");
+}
+
 #[tokio::test]
 async fn each_change_of_hands_is_published_with_the_leader_before_and_once() {
     let (_table, store, mut reader) = board("new_leader_hands").await;
@@ -114,25 +133,14 @@ async fn each_change_of_hands_is_published_with_the_leader_before_and_once() {
     step(&[("p_carol", 250), ("p_alice", 150)], 3_000).await;
     step(&[("p_bob", 300)], 4_000).await;
 
-    let got = leaders(&log);
-    let who: Vec<(&str, u64, Option<&str>)> = got
-        .iter()
-        .map(|(_, p, s, b)| (p.as_str(), *s, b.as_deref()))
-        .collect();
-    assert_eq!(
-        who,
-        [
+    assert_published(
+        &leaders(&log),
+        &[
             ("p_alice", 100, None),
             ("p_carol", 200, Some("p_alice")),
             ("p_bob", 300, Some("p_carol")),
-        ]
+        ],
     );
-    for (id, player, _, _) in &got {
-        assert!(id.starts_with(&id_of(player)), "{id} names {player}'s lane");
-    }
-    let mut ids: Vec<&String> = got.iter().map(|(id, ..)| id).collect();
-    ids.dedup();
-    assert_eq!(ids.len(), 3, "three ids: {got:?}");
 
     // The whole stream again, in one batch and as the event source mapping batches it:
     // applied before, so nothing is published again.
@@ -152,6 +160,58 @@ async fn each_change_of_hands_is_published_with_the_leader_before_and_once() {
         leaderboard_devkit::emf::column(&batches, "LeadersAnnounced"),
         [1, 1, 0, 1]
     );
+}
+
+#[tokio::test]
+async fn changes_of_hands_within_one_batch_are_each_published_in_the_order_they_happened() {
+    let (_table, store, mut reader) = board("new_leader_batch").await;
+    let (log, publisher) = logged();
+    let target = Announcing::new(store.clone(), publisher);
+    play(&store, "p_a", 100, 1_000).await;
+    assert!(
+        once(&target, &reader.read_to_end().await.unwrap())
+            .await
+            .is_empty()
+    );
+    let mut all = Vec::new();
+    // Two changes of hands in one batch (b passes a, then c passes b), then five.
+    for (t, plays) in [
+        (2_000, vec![("p_b", 110), ("p_c", 120)]),
+        (
+            3_000,
+            vec![
+                ("p_d", 130),
+                ("p_e", 140),
+                ("p_f", 150),
+                ("p_g", 160),
+                ("p_h", 170),
+            ],
+        ),
+    ] {
+        for (i, (player, score)) in plays.iter().enumerate() {
+            play(&store, player, *score, t + i as u64).await;
+        }
+        let records = reader.read_to_end().await.unwrap();
+        assert!(once(&target, &records).await.is_empty());
+        all.extend(records);
+    }
+    assert_published(
+        &leaders(&log),
+        &[
+            ("p_a", 100, None),
+            ("p_b", 110, Some("p_a")),
+            ("p_c", 120, Some("p_b")),
+            ("p_d", 130, Some("p_c")),
+            ("p_e", 140, Some("p_d")),
+            ("p_f", 150, Some("p_e")),
+            ("p_g", 160, Some("p_f")),
+            ("p_h", 170, Some("p_g")),
+        ],
+    );
+    // Delivered again, as one batch and as the event source mapping batches it: nothing new.
+    assert!(once(&target, &all).await.is_empty());
+    assert_eq!(deliver(&target, &all).await, 0);
+    assert_eq!(leaders(&log).len(), 8);
 }
 
 #[tokio::test]

@@ -216,7 +216,7 @@ impl Table {
         let nodes = self.take_journal(board, generation, journal).await?;
         outcome.requests += nodes as u32 + 1;
         outcome.items_written += nodes;
-        if let Some(change) = step.as_ref().and_then(|s| s.announce.as_ref()) {
+        for change in step.iter().flat_map(|s| &s.announce) {
             watch
                 .new_leader(change)
                 .await
