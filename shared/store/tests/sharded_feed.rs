@@ -104,19 +104,25 @@ async fn the_feed_of_a_hot_game_lists_as_an_unsharded_one() {
     let chess = feed_partitions(&table, "chess").await;
     assert!(chess.iter().all(|pk| pk == "GAME#chess"), "{chess:?}");
 
-    // Only the hot board's game has a feed item, listing the board's shards.
-    let feeds: Vec<(String, Vec<String>)> = table
+    // Each game with a board has a feed item, listing its boards' shards.
+    let mut feeds: Vec<(String, Vec<String>)> = table
         .dump()
         .await
         .iter()
         .filter(|i| s(i, "sk") == Some(entity::FEED))
         .map(|i| {
-            let set = i[entity::FEED_SHARDS_ATTR].as_ns().unwrap().clone();
+            let mut set = i[entity::FEED_SHARDS_ATTR].as_ns().unwrap().clone();
+            set.sort();
             (s(i, "pk").unwrap().to_owned(), set)
         })
         .collect();
+    feeds.sort();
+    let set = |shards: &[&str]| shards.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     assert_eq!(
         feeds,
-        vec![("GAME#tetris".to_owned(), vec!["8".to_owned()])]
+        vec![
+            ("GAME#chess".to_owned(), set(&["1"])),
+            ("GAME#tetris".to_owned(), set(&["1", "8"])),
+        ]
     );
 }

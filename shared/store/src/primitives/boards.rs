@@ -1,17 +1,17 @@
 //! Boards as the features share them: reading a board's metadata, writing a new board (with
-//! its listing item), and
-//! the condition that keeps a write off a board that is no longer open.
+//! its listing item), the condition that keeps a write off a board that is no longer open, and
+//! the boards a player has a live entry on.
 
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
-use leaderboard_keys::entity;
-use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::entity::{self, ItemKey};
+use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::{CancelReason, StoreError};
-use crate::ground::items::{key_item, s, to_item};
+use crate::ground::items::{ItemExt, key_item, s, to_item};
 use crate::ground::model::{Board, BoardStatus};
 use crate::table::Table;
-use crate::table::request::Params;
+use crate::table::request::{Index, Params, WithParams};
 
 impl Table {
     /// A board's metadata (GetItem, consistent).
@@ -33,11 +33,10 @@ impl Table {
         let put = self.tx_put(item, Some("attribute_not_exists(pk)"), Params::new())?;
         let list = self.tx_put_listing(board.created_at, id)?;
         let mut items = vec![put, list];
-        // A hot board's game spreads its sessions over the board's shards: the feed item says
-        // how far before any play can (see `entity::feed`).
-        if let Some(game) = &board.game_id
-            && board.write_shards > 1
-        {
+        // A board's game has a feed item: it claims the game's feed for the game's boards
+        // (`plays::rules::feed_of`), and a hot board's game spreads its sessions over the
+        // board's shards, which the item says before any play can (see `entity::feed`).
+        if let Some(game) = &board.game_id {
             items.push(
                 self.tx_update(
                     &entity::game_feed(game),
@@ -86,5 +85,39 @@ impl Table {
                 .name("#status", "status")
                 .value(":open", BoardStatus::Open),
         )
+    }
+
+    /// The boards on which `player` has a live (not archived) entry pointer, in board id
+    /// order: a strongly consistent Query of the player's partition, every page.
+    pub(crate) async fn live_entry_boards(
+        &self,
+        player: &PlayerId,
+    ) -> Result<Vec<BoardId>, StoreError> {
+        let mut boards = Vec::new();
+        let query = self
+            .query_request(Index::Table)
+            .key_condition_expression("pk = :pk AND begins_with(sk, :entry)")
+            .filter_expression("attribute_not_exists(#ttl)")
+            .projection_expression("pk, sk")
+            .params(
+                Params::new()
+                    .name("#ttl", "ttl")
+                    .value(":pk", entity::player_pk(player))
+                    .value(":entry", entity::ENTRY_PREFIX),
+            )?
+            .consistent_read(true);
+        self.query_pages("Query(entry pointers)", query, |out| {
+            for item in out.items.unwrap_or_default() {
+                let (pk, sk) = (item.string("pk"), item.string("sk"));
+                if let Ok(ItemKey::Entry { board, .. }) =
+                    ItemKey::parse(pk.unwrap_or_default(), sk.unwrap_or_default())
+                {
+                    boards.push(board);
+                }
+            }
+            Ok(())
+        })
+        .await?;
+        Ok(boards)
     }
 }

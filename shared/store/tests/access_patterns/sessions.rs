@@ -189,3 +189,38 @@ async fn ap8_get_session_reads_the_play_back() {
         None
     );
 }
+
+#[tokio::test]
+async fn ap7_a_game_some_board_names_lists_only_the_plays_its_boards_took() {
+    let (table, store) = store("ap7_claimed").await;
+    common::board(&store, "b", Order::Desc, Operator::Best).await;
+    let mut of_tetris = new_board("tb", Order::Desc, Operator::Best, 1_000);
+    of_tetris.game_id = Some(gid("tetris"));
+    store.create_board(of_tetris, at(0)).await.unwrap();
+    let record = async |player: &str, game: &str, boards: &[&str], ms: u64| {
+        let mut p = play(player, 5, boards, sid(ms, 3));
+        p.game_id = Some(gid(game));
+        store.record_play(&p, at(ms)).await.unwrap().session
+    };
+    // GIVEN a play naming tetris on a board of no game, and two a tetris board took
+    let outside = record("p1", "tetris", &["b"], 100).await;
+    let on_its_board = record("p2", "tetris", &["tb"], 200).await;
+    let on_both = record("p3", "tetris", &["b", "tb"], 300).await;
+    // AND a play naming a game no board names
+    let unclaimed = record("p4", "chess", &["b"], 400).await;
+    // THEN tetris' feed lists only what its boards took; chess' lists its play
+    assert_eq!(
+        game_pages(&store, "tetris", 10).await.concat(),
+        [on_both, on_its_board]
+    );
+    assert_eq!(game_pages(&store, "chess", 10).await.concat(), [unclaimed]);
+    // AND the play kept out is recorded, in its player's sessions, under no game's feed key
+    assert_eq!(outside.game_id, gid("tetris"));
+    let raw = table
+        .raw("PLAYER#p1", &format!("SESSION#{}", outside.session_id))
+        .await
+        .unwrap();
+    assert!(!raw.contains_key("gsi2pk") && !raw.contains_key("gsi2sk"));
+    let page = store.player_sessions(&pid("p1"), 10, None).await.unwrap();
+    assert_eq!(page.items, [outside]);
+}

@@ -21,16 +21,16 @@
 //! lift's delete), with a check that the player is not being erased; the ban's removals are
 //! part of that one action.
 
-use leaderboard_keys::entity::{self, ItemKey};
+use leaderboard_keys::entity;
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::features::moderation::audit::{AuditAction, AuditItem};
 use crate::ground::error::{CancelReason, StoreError};
-use crate::ground::items::{ItemExt, from_item, to_item};
+use crate::ground::items::{from_item, to_item};
 use crate::store::Store;
-use crate::table::request::{Index, Params, WithParams};
+use crate::table::request::Params;
 
 /// The longest ban reason, in characters.
 pub const MAX_BAN_REASON: usize = 500;
@@ -112,7 +112,7 @@ impl Store {
             ban,
             removed_from: Vec::new(),
         };
-        for board in self.live_entry_boards(player).await? {
+        for board in self.table.live_entry_boards(player).await? {
             match self.remove_entry_audited(&board, player, None).await {
                 Ok(true) => outcome.removed_from.push(board),
                 // Gone already (removed, or the board deleted), or final: nothing to do.
@@ -189,39 +189,6 @@ impl Store {
             .await?
             .map(from_item)
             .transpose()
-    }
-
-    /// The boards on which `player` has a live (not archived) entry pointer, in board id
-    /// order: a strongly consistent Query of the player's partition, every page.
-    async fn live_entry_boards(&self, player: &PlayerId) -> Result<Vec<BoardId>, StoreError> {
-        let mut boards = Vec::new();
-        let query = self
-            .table
-            .query_request(Index::Table)
-            .key_condition_expression("pk = :pk AND begins_with(sk, :entry)")
-            .filter_expression("attribute_not_exists(#ttl)")
-            .projection_expression("pk, sk")
-            .params(
-                Params::new()
-                    .name("#ttl", "ttl")
-                    .value(":pk", entity::player_pk(player))
-                    .value(":entry", entity::ENTRY_PREFIX),
-            )?
-            .consistent_read(true);
-        self.table
-            .query_pages("Query(entry pointers)", query, |out| {
-                for item in out.items.unwrap_or_default() {
-                    let (pk, sk) = (item.string("pk"), item.string("sk"));
-                    if let Ok(ItemKey::Entry { board, .. }) =
-                        ItemKey::parse(pk.unwrap_or_default(), sk.unwrap_or_default())
-                    {
-                        boards.push(board);
-                    }
-                }
-                Ok(())
-            })
-            .await?;
-        Ok(boards)
     }
 }
 

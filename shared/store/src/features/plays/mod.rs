@@ -49,7 +49,7 @@ use leaderboard_keys::time::Timestamp;
 use crate::features::plays::idempotency::{KeyedSession, same_play};
 use crate::features::plays::ranks::{CommittedPlay, PlayOutcome};
 use crate::features::plays::rate::{PlayRate, rate_limited};
-use crate::features::plays::rules::{boards_game, check_rules, check_writers};
+use crate::features::plays::rules::{boards_game, check_rules, check_writers, feed_of};
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, from_item, pointer_item, score_key, to_item};
@@ -126,6 +126,9 @@ struct PlayState {
     roots: Vec<Item>,
     /// The player's recent plays, when the rate limit is on.
     rate: PlayRate,
+    /// Whether a board names the game the play names (the game's feed item exists): such a
+    /// game's feed lists only plays one of its boards took (`rules::feed_of`).
+    game_claimed: bool,
 }
 
 /// What a play was decided to write: its plans, the rate log to write back (when the limit is
@@ -141,19 +144,6 @@ pub(crate) struct BoardPlan {
     /// The new entry, if the entry changes.
     pub(crate) new: Option<EntryPointer>,
     pub(crate) outcome: BoardOutcome,
-}
-
-/// The shards the game feed spreads `session` over: the most write shards of the play's boards
-/// that belong to its game (their creation recorded that many in the game's feed item, which
-/// the listing reads), else 1 (the contract's `GAME#<gameId>`).
-fn feed_shards(session: &Session, plans: &[BoardPlan]) -> u8 {
-    plans
-        .iter()
-        .map(|plan| &plan.board)
-        .filter(|board| board.game_id.as_ref() == Some(&session.game_id))
-        .map(|board| board.write_shards)
-        .max()
-        .unwrap_or(1)
 }
 
 impl Play {
@@ -315,6 +305,7 @@ impl Store {
                 return Ok(Recorded::Duplicate(session, attempt));
             }
             let read_rate = std::mem::take(&mut state.rate);
+            let game_claimed = state.game_claimed;
             let decided = self.decide(play, state, &read_rate, by, now);
             let (plans, rate, game_id) = match decided {
                 Ok(decided) => decided,
@@ -332,7 +323,8 @@ impl Store {
                 outcomes: plans.iter().map(|p| p.outcome.clone()).collect(),
             };
             let rate = rate.as_deref().map(|times| (&read_rate, times));
-            match self.write_play(play, &session, &plans, rate, now).await {
+            let written = self.write_play(play, &session, &plans, rate, game_claimed, now);
+            match written.await {
                 Ok(()) => return Ok(Recorded::New(session, plans, attempt)),
                 Err(StoreError::TransactionCanceled { reasons }) => {
                     // Item 0 is the Session: it exists, so a concurrent request with the same
@@ -431,6 +423,8 @@ impl Store {
         keys.extend(idempotency_key.iter().cloned());
         let rate_key = (self.plays_per_minute > 0).then(|| entity::play_rate(&play.player_id));
         keys.extend(rate_key.iter().cloned());
+        let feed_key = play.game_id.as_ref().map(entity::game_feed);
+        keys.extend(feed_key.iter().cloned());
         let mut found = self.table.batch_get(&keys, "BatchGetItem(play)").await?;
         if found.take(&erasure_key).is_some() {
             return Err(StoreError::Erased {
@@ -443,6 +437,7 @@ impl Store {
             });
         }
         let rate = PlayRate::from_item(rate_key.and_then(|k| found.take(&k)).as_ref());
+        let game_claimed = feed_key.is_some_and(|k| found.take(&k).is_some());
         let mut take = |k: &Key| found.take(k);
         let keyed: Option<KeyedSession> = idempotency_key
             .and_then(|k| take(&k))
@@ -470,6 +465,7 @@ impl Store {
                 .map(|k| take(k).unwrap_or_default())
                 .collect(),
             rate,
+            game_claimed,
         })
     }
 
@@ -512,18 +508,21 @@ impl Store {
         session: &Session,
         plans: &[BoardPlan],
         rate: Option<(&PlayRate, &[u64])>,
+        game_claimed: bool,
         played_at: Timestamp,
     ) -> Result<(), StoreError> {
         let session_key = entity::session(&session.player_id, &session.session_id);
-        let gsi2 = entity::session_gsi2(
-            &session.game_id,
-            feed_shards(session, plans),
-            &session.player_id,
-            &session.session_id,
-        );
+        let gsi2 = feed_of(session, plans, game_claimed).map(|shards| {
+            entity::session_gsi2(
+                &session.game_id,
+                shards,
+                &session.player_id,
+                &session.session_id,
+            )
+        });
         let mut items = vec![
             self.table.tx_put(
-                to_item(session, &session_key, None, Some(&gsi2))?,
+                to_item(session, &session_key, None, gsi2.as_ref())?,
                 Some("attribute_not_exists(pk)"),
                 Params::new(),
             )?,

@@ -1,12 +1,12 @@
 //! A board's rules for a play, checked with the play's reads before anything is written: who
-//! may post to it (its `writers`), the score range, the shortest play, the board's game; and the
-//! game of a play that names none.
+//! may post to it (its `writers`), the score range, the shortest play, the board's game; the
+//! game of a play that names none; and whether the play goes into its game's feed.
 
 use leaderboard_keys::ids::GameId;
 
 use crate::features::plays::{BoardPlan, Play};
 use crate::ground::error::StoreError;
-use crate::ground::model::{Board, Writers};
+use crate::ground::model::{Board, Session, Writers};
 
 /// Whether `by` may post to the board: its players their own plays, or only game servers.
 pub(super) fn check_writers(board: &Board, by: Writers) -> Result<(), StoreError> {
@@ -55,5 +55,23 @@ pub(super) fn boards_game(plans: &[BoardPlan]) -> Result<GameId, StoreError> {
             "gameId is required: the play's boards belong to games {first} and {other}"
         ))),
         None => Ok(first.clone()),
+    }
+}
+
+/// Where `session` goes in its game's feed (`GET /games/{g}/sessions`): over how many shards,
+/// or `None` to keep it out. A game that some board names (`claimed`: the boards of a game
+/// record its feed item) lists only plays one of its boards took, so that a play on boards of
+/// no game cannot post into any game's feed; a game no board names lists every play that names
+/// it. The shards are the most write shards of the play's boards of its game (their creation
+/// recorded that many in the feed item, which the listing reads), else 1 (`GAME#<gameId>`).
+pub(super) fn feed_of(session: &Session, plans: &[BoardPlan], claimed: bool) -> Option<u8> {
+    let ours = plans
+        .iter()
+        .map(|plan| &plan.board)
+        .filter(|board| board.game_id.as_ref() == Some(&session.game_id));
+    match ours.map(|board| board.write_shards).max() {
+        Some(shards) => Some(shards),
+        None if claimed => None,
+        None => Some(1),
     }
 }
