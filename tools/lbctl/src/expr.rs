@@ -1,12 +1,13 @@
 //! `lbctl expr`: the exact Query of each access pattern, as `aws dynamodb query
 //! --cli-input-json` takes it, so an operator can hand a colleague a query that keeps the
 //! `begins_with`/`BETWEEN` bounds honest. Every bound comes from the key crate (the board's
-//! [`RankKeySpec`], [`entity`]), the same calls the store makes.
+//! [`RankKeySpec`], [`entity`]), the same calls the store makes. A board's entries are in one
+//! partition per write shard (of its entry generation): the pattern is one Query per partition
+//! ([`per_shard`]), merged in sort-key order as the store merges them.
 
 use std::collections::BTreeMap;
 
 use leaderboard_keys::entity::{self, SCORE_PREFIX, SCORE_UPPER_BOUND};
-use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank::{MAX_TIEBREAK_MILLIS, Order, RankKeySpec};
 use serde::Serialize;
 
@@ -88,18 +89,39 @@ pub fn prefix(table: &str, pk: &str, prefix: &str, limit: Option<u32>) -> QueryI
     }
 }
 
-/// AP3, top-N: the board's Score items in rank order, `limit` of them.
-pub fn top(table: &str, board: &BoardId, limit: u32) -> QueryInput {
-    prefix(table, &entity::board_pk(board), SCORE_PREFIX, Some(limit))
+/// The document of a pattern on a board whose entries are in `pks`: the Query of the one
+/// partition, or on a board of several write shards each partition's Query and how to merge
+/// them.
+pub fn per_shard(
+    pks: &[String],
+    query: impl Fn(&str) -> CtlResult<serde_json::Value>,
+) -> CtlResult<serde_json::Value> {
+    if let [pk] = pks {
+        return query(pk);
+    }
+    Ok(serde_json::json!({
+        "writeShards": pks.len(),
+        "merge": "the board's entries are spread over its write shards: run each Query, merge \
+                  the items by sort key (descending for rank order, ascending where \
+                  ScanIndexForward is true) and keep the first Limit; a COUNT is the sum of the \
+                  counts",
+        "queries": pks.iter().map(|pk| query(pk)).collect::<CtlResult<Vec<_>>>()?,
+    }))
+}
+
+/// AP3, top-N: the Score items of one partition of a board (`pk`) in rank order, `limit` of
+/// them.
+pub fn top(table: &str, pk: &str, limit: u32) -> QueryInput {
+    prefix(table, pk, SCORE_PREFIX, Some(limit))
 }
 
 /// The count a rank is made of on a board not on the rank index: the Score items above
 /// `sort_key` (the player's). The rank is the `Count` plus one. On an indexed board the
 /// service reads the index instead, and counts only near the top (capped).
-pub fn rank(table: &str, board: &BoardId, sort_key: &str) -> QueryInput {
+pub fn rank(table: &str, pk: &str, sort_key: &str) -> QueryInput {
     let mut q = between(
         table,
-        entity::board_pk(board),
+        pk.to_owned(),
         entity::score_sort_keys_above(sort_key),
         SCORE_UPPER_BOUND.to_owned(),
         true,
@@ -110,11 +132,10 @@ pub fn rank(table: &str, board: &BoardId, sort_key: &str) -> QueryInput {
 
 /// The around window: the `n` entries just above the player (ascending from their key: reverse
 /// them for rank order) and the `n` just below with the player's own (descending, `n + 1`).
-pub fn around(table: &str, board: &BoardId, sort_key: &str, n: u32) -> (QueryInput, QueryInput) {
-    let pk = entity::board_pk(board);
+pub fn around(table: &str, pk: &str, sort_key: &str, n: u32) -> (QueryInput, QueryInput) {
     let mut above = between(
         table,
-        pk.clone(),
+        pk.to_owned(),
         entity::score_sort_keys_above(sort_key),
         SCORE_UPPER_BOUND.to_owned(),
         true,
@@ -122,7 +143,7 @@ pub fn around(table: &str, board: &BoardId, sort_key: &str, n: u32) -> (QueryInp
     above.limit = Some(n);
     let mut below = between(
         table,
-        pk,
+        pk.to_owned(),
         SCORE_PREFIX.to_owned(),
         sort_key.to_owned(),
         false,
@@ -134,7 +155,7 @@ pub fn around(table: &str, board: &BoardId, sort_key: &str, n: u32) -> (QueryInp
 /// The entries scoring `lo..=hi` (either order of the two) on a board of `spec`, in rank order.
 pub fn score_range(
     table: &str,
-    board: &BoardId,
+    pk: &str,
     spec: &RankKeySpec,
     lo: u64,
     hi: u64,
@@ -159,7 +180,7 @@ pub fn score_range(
     if low >= high {
         return Err(CtlError::Usage("an empty score range".into()));
     }
-    Ok(between(table, entity::board_pk(board), low, high, false))
+    Ok(between(table, pk.to_owned(), low, high, false))
 }
 
 #[cfg(test)]
@@ -168,7 +189,7 @@ mod tests {
 
     #[test]
     fn a_range_holds_exactly_its_scores_in_both_orders() {
-        let b = BoardId::parse("b").unwrap();
+        let b = entity::board_pk(&leaderboard_keys::ids::BoardId::parse("b").unwrap());
         let p = leaderboard_keys::ids::PlayerId::parse("p").unwrap();
         for order in [Order::Desc, Order::Asc] {
             let spec = RankKeySpec::new(order, 999).unwrap();

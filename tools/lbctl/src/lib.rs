@@ -518,16 +518,25 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
 
 async fn expr_doc(ctl: &Ctl, pattern: Pattern) -> CtlResult<serde_json::Value> {
     let table = ctl.table_name()?.to_owned();
-    Ok(match pattern {
-        Pattern::Top { board, limit } => json(&expr::top(&table, &BoardId::parse(&board)?, limit)),
+    // The board, for its partitions of entries: one per write shard, of its entry generation.
+    let board_of = async |board: &str| -> CtlResult<(BoardId, leaderboard_store::model::Board)> {
+        let id = BoardId::parse(board)?;
+        let read = read_board(ctl, &id).await?;
+        Ok((id, read))
+    };
+    match pattern {
+        Pattern::Top { board, limit } => {
+            let (_, b) = board_of(&board).await?;
+            expr::per_shard(&b.score_pks(), |pk| Ok(json(&expr::top(&table, pk, limit))))
+        }
         Pattern::Rank {
             board,
             player,
             sort_key,
         } => {
-            let board = BoardId::parse(&board)?;
-            let key = player_sort_key(ctl, &board, &player, sort_key).await?;
-            json(&expr::rank(&table, &board, &key))
+            let (id, b) = board_of(&board).await?;
+            let key = player_sort_key(ctl, &id, &player, sort_key).await?;
+            expr::per_shard(&b.score_pks(), |pk| Ok(json(&expr::rank(&table, pk, &key))))
         }
         Pattern::Around {
             board,
@@ -536,14 +545,16 @@ async fn expr_doc(ctl: &Ctl, pattern: Pattern) -> CtlResult<serde_json::Value> {
             side,
             sort_key,
         } => {
-            let board = BoardId::parse(&board)?;
-            let key = player_sort_key(ctl, &board, &player, sort_key).await?;
-            let (above, below) = expr::around(&table, &board, &key, n);
-            match side {
-                Some(Side::Above) => json(&above),
-                Some(Side::Below) => json(&below),
-                None => serde_json::json!({"above": json(&above), "below": json(&below)}),
-            }
+            let (id, b) = board_of(&board).await?;
+            let key = player_sort_key(ctl, &id, &player, sort_key).await?;
+            expr::per_shard(&b.score_pks(), |pk| {
+                let (above, below) = expr::around(&table, pk, &key, n);
+                Ok(match side {
+                    Some(Side::Above) => json(&above),
+                    Some(Side::Below) => json(&below),
+                    None => serde_json::json!({"above": json(&above), "below": json(&below)}),
+                })
+            })
         }
         Pattern::Between {
             board,
@@ -552,15 +563,19 @@ async fn expr_doc(ctl: &Ctl, pattern: Pattern) -> CtlResult<serde_json::Value> {
             order,
             max_score,
         } => {
-            let board = BoardId::parse(&board)?;
+            let (_, b) = board_of(&board).await?;
             let spec = match (order, max_score) {
                 (Some(o), Some(m)) => RankKeySpec::new(o.into(), m)?,
-                _ => read_board(ctl, &board).await?.spec()?,
+                _ => b.spec()?,
             };
-            json(&expr::score_range(&table, &board, &spec, from, to)?)
+            expr::per_shard(&b.score_pks(), |pk| {
+                Ok(json(&expr::score_range(&table, pk, &spec, from, to)?))
+            })
         }
-        Pattern::Prefix { pk, prefix, limit } => json(&expr::prefix(&table, &pk, &prefix, limit)),
-    })
+        Pattern::Prefix { pk, prefix, limit } => {
+            Ok(json(&expr::prefix(&table, &pk, &prefix, limit)))
+        }
+    }
 }
 
 /// A Query's input as a JSON value (its fields are strings, numbers and maps: it always

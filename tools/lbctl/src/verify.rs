@@ -3,14 +3,16 @@
 //! key agrees with its attributes; each is its player's entry (the player's pointer names
 //! exactly that key), so a second entry, an orphan Score item or a stale pointer shows; the
 //! rank index's counters equal the entries under them and its watermarks the lanes' written
-//! counts ([`crate::verify_index`]); and, asked for, players' totals equal their sessions.
+//! counts ([`crate::verify_index`]); and, asked for (`--player`), players' totals equal their
+//! sessions and each of their entry pointers names a Score item that exists.
 //! Every open board with `--all`. Each violation is reported with its keys; any left exits 4.
 //!
 //! `--repair` fixes what is safely fixable, as it goes and idempotently: a Score item that is
 //! not its player's entry is made it (the pointer rebuilt) or, when the pointer names another
 //! that exists, deleted ([`Store::repair_entry`]); a board with any such repair or any index
 //! problem has its index rebuilt live from its entries; a player's totals are recounted from
-//! their sessions. A Score item whose key disagrees with its attributes is left: which of the
+//! their sessions; a Score item a player's pointer names and that is gone is put back from the
+//! pointer ([`Store::restore_entry`]). A Score item whose key disagrees with its attributes is left: which of the
 //! two is right is for a person to say.
 
 use std::io::Write;
@@ -38,7 +40,8 @@ pub struct VerifyArgs {
     /// Every open board.
     #[arg(long)]
     pub all: bool,
-    /// A player whose totals to check against their sessions (again for more).
+    /// A player whose totals to check against their sessions, and whose entry pointers
+    /// against the Score items they name (again for more).
     #[arg(long = "player")]
     pub players: Vec<String>,
     /// Also check the totals of every player with an entry on the boards checked (reads all
@@ -58,8 +61,8 @@ pub struct VerifyArgs {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Violation {
-    /// Which: `key_mismatch`, `no_pointer`, `not_the_players_entry`, `entry_count`,
-    /// `index_count`, `watermark_behind`, `watermark_ahead`, `total_off`.
+    /// Which: `key_mismatch`, `no_pointer`, `not_the_players_entry`, `lost_entry`,
+    /// `entry_count`, `index_count`, `watermark_behind`, `watermark_ahead`, `total_off`.
     pub kind: &'static str,
     /// The board it is on.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -185,6 +188,12 @@ pub async fn run(store: &Store, args: VerifyArgs, out: &mut dyn Write, json: boo
             ));
         }
     };
+    // Lost entries first: one put back is then counted by the board's check like any other.
+    for p in &args.players {
+        let player = PlayerId::parse(p)?;
+        let only = args.board.as_ref().and(boards.first());
+        lost_entries(store, &player, only, args.repair, &mut report).await?;
+    }
     let single = args.board.is_some();
     for id in &boards {
         let board = match checked_board(store, id).await {
@@ -202,6 +211,33 @@ pub async fn run(store: &Store, args: VerifyArgs, out: &mut dyn Write, json: boo
     }
     report.close();
     write(out, &report, json)
+}
+
+/// `player`'s entry pointers on open boards (`only`: that one) whose Score item is gone, each
+/// put back from its pointer with `repair` (the pointer holds the score, time and session).
+async fn lost_entries(
+    store: &Store,
+    player: &PlayerId,
+    only: Option<&BoardId>,
+    repair: bool,
+    report: &mut Report,
+) -> CtlResult {
+    for (board, key) in store.lost_entries(player, only).await? {
+        let mut lost = Violation::new(
+            "lost_entry",
+            key,
+            format!("{player}'s entry pointer names a Score item that is gone"),
+        );
+        if repair {
+            lost.repaired = Some(match store.restore_entry(&board, player).await? {
+                EntryRepair::Restored => "restored from the entry pointer".to_owned(),
+                _ => "nothing to do any more".to_owned(),
+            });
+        }
+        lost.leaderboard_id = Some(board.to_string());
+        report.add(lost);
+    }
+    Ok(())
 }
 
 /// Every open board, by the listing of boards.
@@ -301,7 +337,9 @@ async fn verify_board(
                         removed += 1;
                         "deleted: the player's pointer names their entry".to_owned()
                     }
-                    EntryRepair::Unchanged => "nothing to do any more".to_owned(),
+                    EntryRepair::Restored | EntryRepair::Unchanged => {
+                        "nothing to do any more".to_owned()
+                    }
                 });
                 repaired = true;
             }

@@ -7,11 +7,18 @@ use crate::common;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, Select};
 use common::*;
+use leaderboard_devkit::testing::ranked;
 use leaderboard_keys::rank::Order;
 use serde_json::Value;
 
 /// Runs a printed Query input; the items' playerIds and the count.
 async fn query(client: &Client, doc: &Value) -> (Vec<String>, i32) {
+    let (items, count) = query_keyed(client, doc).await;
+    (items.into_iter().map(|(_, p)| p).collect(), count)
+}
+
+/// Runs a printed Query input; the items' (sort key, playerId) and the count.
+async fn query_keyed(client: &Client, doc: &Value) -> (Vec<(String, String)>, i32) {
     let mut q = client
         .query()
         .table_name(doc["TableName"].as_str().unwrap())
@@ -34,9 +41,33 @@ async fn query(client: &Client, doc: &Value) -> (Vec<String>, i32) {
     let players = out
         .items()
         .iter()
-        .map(|i| i["playerId"].as_s().unwrap().clone())
+        .map(|i| {
+            let s = |a: &str| i[a].as_s().unwrap().clone();
+            (s("sk"), s("playerId"))
+        })
         .collect();
     (players, out.count())
+}
+
+/// Runs every shard's Query of a printed document and merges them as it says: by sort key in
+/// each Query's direction, the first `Limit` kept; the counts summed.
+async fn merged(client: &Client, doc: &Value) -> (Vec<String>, i32) {
+    let queries = doc["queries"].as_array().unwrap();
+    assert_eq!(doc["writeShards"].as_u64(), Some(queries.len() as u64));
+    let (mut items, mut count) = (Vec::new(), 0);
+    for q in queries {
+        let (got, n) = query_keyed(client, q).await;
+        items.extend(got);
+        count += n;
+    }
+    items.sort();
+    if queries[0]["ScanIndexForward"] == Value::Bool(false) {
+        items.reverse();
+    }
+    if let Some(limit) = queries[0].get("Limit") {
+        items.truncate(limit.as_u64().unwrap() as usize);
+    }
+    (items.into_iter().map(|(_, p)| p).collect(), count)
 }
 
 async fn doc(store: &leaderboard_store::Store, args: &[&str]) -> Value {
@@ -160,4 +191,42 @@ async fn what_does_not_exist_is_exit_code_3_and_a_bad_argument_2() {
             .expect_err(&format!("{args:?}"));
         assert_eq!(e.exit_code(), code, "{args:?}: {e}");
     }
+}
+
+#[tokio::test]
+async fn a_sharded_boards_pattern_is_one_query_a_shard_that_merge_to_its_answer() {
+    let (table, store) = store("lbctl_expr_shards").await;
+    let id = "ties_shards";
+    let mut nb = new_board(id, Order::Desc, 999);
+    nb.write_shards = 4;
+    let board = store.create_board(nb, at(0)).await.unwrap();
+    let truth = ranked(entries(60, 9), Order::Desc);
+    store.import_entries(&board, &truth).await.unwrap();
+    let names: Vec<String> = truth.iter().map(|e| e.0.to_string()).collect();
+
+    let top = doc(&store, &["expr", "top", id, "--limit", "10"]).await;
+    assert_eq!(top["queries"].as_array().unwrap().len(), 4, "{top}");
+    assert_eq!(merged(&table.client, &top).await.0, names[..10]);
+    for at_rank in [1usize, 17, 60] {
+        let player = names[at_rank - 1].clone();
+        let rank = doc(&store, &["expr", "rank", id, &player]).await;
+        assert_eq!(merged(&table.client, &rank).await.1 as usize + 1, at_rank);
+        let below = doc(
+            &store,
+            &["expr", "around", id, &player, "--n", "3", "--side", "below"],
+        )
+        .await;
+        let hi = (at_rank + 3).min(names.len());
+        assert_eq!(
+            merged(&table.client, &below).await.0,
+            names[at_rank - 1..hi]
+        );
+    }
+    let want: Vec<String> = truth
+        .iter()
+        .filter(|e| (102..=105).contains(&e.1))
+        .map(|e| e.0.to_string())
+        .collect();
+    let between = doc(&store, &["expr", "between", id, "102", "105"]).await;
+    assert_eq!(merged(&table.client, &between).await.0, want);
 }

@@ -306,3 +306,42 @@ async fn concurrent_repairs_of_a_second_entry_delete_it_once() {
     assert_eq!(state.entries, 9);
     assert_eq!(state.pending().len(), 1);
 }
+
+#[tokio::test]
+async fn a_score_item_lost_under_its_pointer_is_found_by_player_and_put_back() {
+    let (table, store) = store("lbctl_verify_lost").await;
+    let (board, truth) = board_with(&store, "lost", Order::Desc, 999, entries(30, 30)).await;
+    store.build_rank_index(&board).await.unwrap();
+    let player = truth[6].0.to_string();
+    let item = scores(&table, "lost").await[6].clone();
+    assert_eq!(s(&item, "playerId"), Some(player.as_str()));
+    let sk = s(&item, "sk").unwrap().to_owned();
+    table
+        .client
+        .delete_item()
+        .table_name(&table.name)
+        .key("pk", AttributeValue::S("LEADERBOARD#lost".into()))
+        .key("sk", AttributeValue::S(sk.clone()))
+        .send()
+        .await
+        .unwrap();
+    // Found through the player's pointers, on the board named or on every open one.
+    let lost = kinds(&[("lost_entry", sk.as_str())]);
+    for args in [vec!["lost", "--player", &player], vec!["--player", &player]] {
+        let (code, found, _) = verify_report(&store, &args).await;
+        assert_eq!(found[..1], lost[..], "{args:?}");
+        assert_eq!(code, 4, "{args:?}");
+    }
+    // Repaired: the item is back as it was, and the board verifies clean.
+    let (code, found, report) =
+        verify_report(&store, &["lost", "--player", &player, "--repair"]).await;
+    assert_eq!((code, found), (0, lost));
+    assert_eq!(
+        report["violations"][0]["repaired"],
+        "restored from the entry pointer"
+    );
+    assert_eq!(scores(&table, "lost").await[6], item);
+    assert_eq!(verify(&store, "lost").await, (0, vec![]));
+    let (code, found, _) = verify_report(&store, &["lost", "--player", &player, "--repair"]).await;
+    assert_eq!((code, found), (0, vec![]));
+}

@@ -14,6 +14,12 @@
 //! entry, or gone. Which of two Score items stays is the one repaired first; `lbctl` goes in
 //! rank order, so a player keeps their best-ranked one.
 //!
+//! A pointer can also outlive its Score item (an item deleted by hand, a restore that missed
+//! it): the pointer holds everything the item does (score, time, player, session), so the item
+//! is put back from it ([`Store::restore_entry`]), on condition that the pointer is as read and
+//! the item still absent. [`Store::lost_entries`] finds them, a player at a time: pointers are
+//! in the player's partition, not the board's.
+//!
 //! The rank index is not adjusted item by item: a Score item outside the invariant may or may
 //! not be counted. A repair run ends with a rebuild of the board's index from its entries.
 
@@ -24,6 +30,7 @@ use leaderboard_keys::ids::{BoardId, PlayerId};
 use crate::ground::error::StoreError;
 use crate::ground::items::{ItemExt, pointer_from_score_item, pointer_item, score_key};
 use crate::ground::model::{BoardStatus, EntryPointer};
+use crate::primitives::second_layout::score_item_in_service;
 use crate::store::Store;
 use crate::table::request::Params;
 use crate::table::retry::Retry;
@@ -35,6 +42,8 @@ pub enum EntryRepair {
     Repointed,
     /// The Score item was a second entry of its player's, and is deleted.
     Removed,
+    /// The Score item the player's pointer names was gone, and is put back from the pointer.
+    Restored,
     /// Nothing to do: the item is its player's entry already, or is gone.
     Unchanged,
 }
@@ -56,6 +65,89 @@ impl Store {
                     tracing::debug!(attempt, error = %e, "entry repair raced a write; reading again");
                 }
                 done => return done,
+            }
+            Retry::PLAY.pause(attempt).await;
+        }
+        Err(Retry::PLAY.exhausted())
+    }
+
+    /// The entries of `player` on open boards (`only`: that board alone) whose pointer names a
+    /// Score item that is gone: each board and the sort key its pointer names. Reads: the
+    /// player's entry pointers (a Query a page of them), then per board the board, the pointer
+    /// and the Score item it names (3 consistent GetItems).
+    pub async fn lost_entries(
+        &self,
+        player: &PlayerId,
+        only: Option<&BoardId>,
+    ) -> Result<Vec<(BoardId, String)>, StoreError> {
+        let mut lost = Vec::new();
+        for id in self.table.live_entry_boards(player).await? {
+            if only.is_some_and(|b| *b != id) {
+                continue;
+            }
+            if let Some((_, pointer)) = self.lost_entry(&id, player).await? {
+                lost.push((id, pointer.score_sk));
+            }
+        }
+        Ok(lost)
+    }
+
+    /// The open board `id` and `player`'s pointer on it, when the Score item it names is gone.
+    async fn lost_entry(
+        &self,
+        id: &BoardId,
+        player: &PlayerId,
+    ) -> Result<Option<(crate::ground::model::Board, EntryPointer)>, StoreError> {
+        let Some(board) = self.table.board(id).await? else {
+            return Ok(None);
+        };
+        if board.status != BoardStatus::Open {
+            return Ok(None);
+        }
+        let pointer: Option<EntryPointer> = self.table.get(&entity::entry(player, id)).await?;
+        let Some(pointer) = pointer.map(|p| p.on_board(&board)).transpose()? else {
+            return Ok(None);
+        };
+        let key = score_key(&board, player, &pointer.score_sk);
+        Ok(match self.table.get_raw(&key).await? {
+            Some(_) => None,
+            None => Some((board, pointer)),
+        })
+    }
+
+    /// Puts back `player`'s Score item on the open board `id` from their entry pointer, when
+    /// the item it names is gone (see the module documentation): one transaction of the
+    /// board's open check, the pointer's version, and the item's put on condition that it is
+    /// still absent (and, on a widening board, its item of the generation being built); again
+    /// on a race. `Unchanged` when there is no pointer or its item is there.
+    pub async fn restore_entry(
+        &self,
+        id: &BoardId,
+        player: &PlayerId,
+    ) -> Result<EntryRepair, StoreError> {
+        for attempt in Retry::PLAY.attempts() {
+            let Some((board, pointer)) = self.lost_entry(id, player).await? else {
+                return Ok(EntryRepair::Unchanged);
+            };
+            let mut items = self.open_at_version(id, player, pointer.version)?;
+            items.push(self.table.tx_put(
+                score_item_in_service(&board, &pointer)?,
+                Some("attribute_not_exists(pk)"),
+                Params::new(),
+            )?);
+            items.extend(
+                self.table
+                    .second_layout_writes(&board, None, Some(&pointer))?,
+            );
+            match self
+                .table
+                .transact(items, "TransactWriteItems(restore entry)")
+                .await
+            {
+                Err(e) if e.worth_rereading() => {
+                    tracing::debug!(attempt, error = %e, "entry restore raced a write; reading again");
+                }
+                done => return done.map(|()| EntryRepair::Restored),
             }
             Retry::PLAY.pause(attempt).await;
         }
@@ -143,13 +235,8 @@ impl Store {
             pseudonymous_sort_key(score_sk, player, &self.pseudonym(player)).ok_or_else(|| {
                 StoreError::corrupt(score_sk, "the Score item's key names another player")
             })?;
-        let mut items = vec![
-            self.table.tx_board_open(id)?,
-            self.table.tx_check(
-                &entity::entry(player, id),
-                "version = :v",
-                Params::new().value(":v", pointer.version),
-            )?,
+        let mut items = self.open_at_version(id, player, pointer.version)?;
+        items.extend([
             self.table.tx_check(
                 &score_key(board, player, &pointer.score_sk),
                 "attribute_exists(pk)",
@@ -162,10 +249,28 @@ impl Store {
             )?,
             self.table
                 .written_update(board, player, Some(&logged), None)?,
-        ];
+        ]);
         items.extend(self.table.second_layout_removal(board, player, score_sk)?);
         self.table
             .transact(items, "TransactWriteItems(remove second entry)")
             .await
+    }
+
+    /// A repair's first two transaction items: the board `id` is open, and `player`'s pointer
+    /// on it is at `version` (as read).
+    fn open_at_version(
+        &self,
+        id: &BoardId,
+        player: &PlayerId,
+        version: u64,
+    ) -> Result<Vec<aws_sdk_dynamodb::types::TransactWriteItem>, StoreError> {
+        Ok(vec![
+            self.table.tx_board_open(id)?,
+            self.table.tx_check(
+                &entity::entry(player, id),
+                "version = :v",
+                Params::new().value(":v", version),
+            )?,
+        ])
     }
 }
