@@ -92,3 +92,19 @@ fn only_the_contracts_any_routes_skip_the_authorizer() {
         .collect();
     assert_eq!(read_only, expected);
 }
+
+#[test]
+fn the_documents_error_codes_are_the_ones_the_functions_send() {
+    let root = leaderboard_devkit::repo_root();
+    let openapi: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(root.join("openapi.yaml")).unwrap()).unwrap();
+    let documented: BTreeSet<&str> = openapi["components"]["schemas"]["Error"]["properties"]
+        ["error"]["properties"]["code"]["enum"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    let sent: BTreeSet<&str> = leaderboard_http::ERROR_CODES.iter().copied().collect();
+    assert_eq!(documented, sent);
+}

@@ -8,6 +8,26 @@ use leaderboard_keys::ids::IdError;
 use leaderboard_store::StoreError;
 use serde::Serialize;
 
+/// Every `error.code` an answer of the functions carries: `openapi.yaml`'s `Error.code` enum
+/// is exactly this list (`tests/routes.rs`), so a client generated from the document can read
+/// every error it is sent.
+pub const ERROR_CODES: &[&str] = &[
+    "invalid_request",
+    "score_out_of_range",
+    "unauthorized",
+    "forbidden",
+    "banned",
+    "erased",
+    "not_found",
+    "method_not_allowed",
+    "already_exists",
+    "board_closed",
+    "idempotency_mismatch",
+    "rate_limited",
+    "unavailable",
+    "internal",
+];
+
 /// An error response: a status and the contract's error body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiError {
@@ -25,8 +45,11 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    /// An error of this status, code and message.
+    /// An error of this status, code (one of [`ERROR_CODES`]) and message.
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        // A code missing from the list is a programming error the tests catch: the document
+        // would not name it.
+        debug_assert!(ERROR_CODES.contains(&code), "{code} is not in ERROR_CODES");
         ApiError {
             status,
             code,
