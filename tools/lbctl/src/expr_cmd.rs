@@ -8,6 +8,7 @@ use leaderboard_keys::rank::RankKeySpec;
 use crate::error::{CtlError, CtlResult};
 use crate::{Ctl, Pattern, Side, expr};
 
+/// The document `lbctl expr <pattern>` prints: the pattern's Query, or one a partition.
 pub(crate) async fn expr_doc(ctl: &Ctl, pattern: Pattern) -> CtlResult<serde_json::Value> {
     let table = ctl.table_name()?.to_owned();
     // The board, for its partitions of entries: one per write shard, of its entry generation.

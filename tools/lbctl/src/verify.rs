@@ -12,8 +12,8 @@
 //! that exists, deleted ([`Store::repair_entry`]); a board with any such repair or any index
 //! problem has its index rebuilt live from its entries; a player's totals are recounted from
 //! their sessions; a Score item a player's pointer names and that is gone is put back from the
-//! pointer ([`Store::restore_entry`]). A Score item whose key disagrees with its attributes is left: which of the
-//! two is right is for a person to say.
+//! pointer ([`Store::restore_entry`]). A Score item whose key disagrees with its attributes is
+//! left: which of the two is right is for a person to say.
 
 use std::io::Write;
 use std::time::Duration;
