@@ -83,6 +83,23 @@ async fn once(target: &Announcing, records: &[EventRecord]) -> Vec<String> {
     failures(&response)
 }
 
+/// A projector announcing to an event log of its own: the log, and the projector.
+fn announcing(store: &Store) -> (Arc<EventLog>, Announcing) {
+    let (log, publisher) = logged();
+    (log, Announcing::new(store.clone(), publisher))
+}
+
+/// Delivers what the stream holds past `reader`'s position as one batch, which must succeed:
+/// the records delivered.
+async fn applied(target: &Announcing, reader: &mut StreamReader) -> Vec<EventRecord> {
+    let records = reader.read_to_end().await.unwrap();
+    assert!(
+        once(target, &records).await.is_empty(),
+        "the batch succeeds"
+    );
+    records
+}
+
 /// `leader:<board>:<lane of player>:` — an id names the lane change that made the leader.
 fn id_of(player: &str) -> String {
     format!("leader:{BOARD}:{}:", lane_of(player))
@@ -109,8 +126,7 @@ fn assert_published(
 #[tokio::test]
 async fn each_change_of_hands_is_published_with_the_leader_before_and_once() {
     let (_table, store, mut reader) = board("new_leader_hands").await;
-    let (log, publisher) = logged();
-    let target = Announcing::new(store.clone(), publisher);
+    let (log, target) = announcing(&store);
     let (sink, recorded) = Sink::recording();
     let mut all = Vec::new();
     let mut step = async |plays: &[(&str, u64)], t: u64| {
@@ -165,14 +181,9 @@ async fn each_change_of_hands_is_published_with_the_leader_before_and_once() {
 #[tokio::test]
 async fn changes_of_hands_within_one_batch_are_each_published_in_the_order_they_happened() {
     let (_table, store, mut reader) = board("new_leader_batch").await;
-    let (log, publisher) = logged();
-    let target = Announcing::new(store.clone(), publisher);
+    let (log, target) = announcing(&store);
     play(&store, "p_a", 100, 1_000).await;
-    assert!(
-        once(&target, &reader.read_to_end().await.unwrap())
-            .await
-            .is_empty()
-    );
+    applied(&target, &mut reader).await;
     let mut all = Vec::new();
     // Two changes of hands in one batch (b passes a, then c passes b), then five.
     for (t, plays) in [
@@ -191,9 +202,7 @@ async fn changes_of_hands_within_one_batch_are_each_published_in_the_order_they_
         for (i, (player, score)) in plays.iter().enumerate() {
             play(&store, player, *score, t + i as u64).await;
         }
-        let records = reader.read_to_end().await.unwrap();
-        assert!(once(&target, &records).await.is_empty());
-        all.extend(records);
+        all.extend(applied(&target, &mut reader).await);
     }
     assert_published(
         &leaders(&log),
@@ -312,16 +321,11 @@ async fn a_bus_that_refuses_fails_the_batch_and_the_next_delivery_publishes() {
 #[tokio::test]
 async fn a_leader_removed_hands_rank_one_to_the_next_entry() {
     let (_table, store, mut reader) = board("new_leader_removed").await;
-    let (log, publisher) = logged();
-    let target = Announcing::new(store.clone(), publisher);
+    let (log, target) = announcing(&store);
     play(&store, "p_alice", 100, 1_000).await;
     play(&store, "p_bob", 80, 1_001).await;
     play(&store, "p_carol", 60, 1_002).await;
-    assert!(
-        once(&target, &reader.read_to_end().await.unwrap())
-            .await
-            .is_empty()
-    );
+    applied(&target, &mut reader).await;
     let board = BoardId::parse(BOARD).unwrap();
     assert!(
         store
@@ -329,11 +333,7 @@ async fn a_leader_removed_hands_rank_one_to_the_next_entry() {
             .await
             .unwrap()
     );
-    assert!(
-        once(&target, &reader.read_to_end().await.unwrap())
-            .await
-            .is_empty()
-    );
+    applied(&target, &mut reader).await;
     let who: Vec<(String, u64, Option<String>)> = leaders(&log)
         .into_iter()
         .map(|(_, p, s, b)| (p, s, b))
@@ -352,14 +352,9 @@ async fn a_leader_removed_hands_rank_one_to_the_next_entry() {
 #[tokio::test]
 async fn a_leader_erased_while_the_projector_was_stopped_is_announced_by_pseudonym() {
     let (_table, store, mut reader) = board("new_leader_erased").await;
-    let (log, publisher) = logged();
-    let target = Announcing::new(store.clone(), publisher);
+    let (log, target) = announcing(&store);
     play(&store, "p_alice", 100, 1_000).await;
-    assert!(
-        once(&target, &reader.read_to_end().await.unwrap())
-            .await
-            .is_empty()
-    );
+    applied(&target, &mut reader).await;
     // p_bob takes the lead and is erased before the projector, stopped, sees either.
     play(&store, "p_bob", 200, 2_000).await;
     let bobs_play = reader.read_to_end().await.unwrap();
@@ -393,15 +388,10 @@ async fn a_leader_erased_while_the_projector_was_stopped_is_announced_by_pseudon
 #[tokio::test]
 async fn a_corrupt_top_entry_leaves_the_leader_unknown_and_the_index_goes_on() {
     let (table, store, mut reader) = board("new_leader_corrupt_top").await;
-    let (log, publisher) = logged();
-    let target = Announcing::new(store.clone(), publisher);
+    let (log, target) = announcing(&store);
     play(&store, "p_alice", 100, 1_000).await;
     play(&store, "p_bob", 80, 1_001).await;
-    assert!(
-        once(&target, &reader.read_to_end().await.unwrap())
-            .await
-            .is_empty()
-    );
+    applied(&target, &mut reader).await;
     // p_bob's Score item, next after the leader, loses its score by hand; then the leader's
     // entry is removed, so the index must read the top to know who leads.
     let board_id = BoardId::parse(BOARD).unwrap();
@@ -424,17 +414,9 @@ async fn a_corrupt_top_entry_leaves_the_leader_unknown_and_the_index_goes_on() {
             .unwrap()
     );
     // The removal is applied (the batch succeeds), and so is a later play, ranked exactly.
-    assert!(
-        once(&target, &reader.read_to_end().await.unwrap())
-            .await
-            .is_empty()
-    );
+    applied(&target, &mut reader).await;
     play(&store, "p_carol", 60, 3_000).await;
-    assert!(
-        once(&target, &reader.read_to_end().await.unwrap())
-            .await
-            .is_empty()
-    );
+    applied(&target, &mut reader).await;
     let board = store.get_board(&board_id).await.unwrap().unwrap();
     let state = store.rank_index_state(&board).await.unwrap();
     assert_eq!(state.pending(), [], "every change applied");
