@@ -12,14 +12,10 @@ use crate::{Ctl, Pattern, Side, expr};
 pub(crate) async fn expr_doc(ctl: &Ctl, pattern: Pattern) -> CtlResult<serde_json::Value> {
     let table = ctl.table_name()?.to_owned();
     // The board, for its partitions of entries: one per write shard, of its entry generation.
-    let board_of = async |board: &str| -> CtlResult<(BoardId, leaderboard_store::model::Board)> {
-        let id = BoardId::parse(board)?;
-        let read = read_board(ctl, &id).await?;
-        Ok((id, read))
-    };
+    let board_of = async |board: &str| read_board(ctl, &BoardId::parse(board)?).await;
     match pattern {
         Pattern::Top { board, limit } => {
-            let (_, b) = board_of(&board).await?;
+            let b = board_of(&board).await?;
             expr::per_shard(&b.score_pks(), |pk| Ok(json(&expr::top(&table, pk, limit))))
         }
         Pattern::Rank {
@@ -27,8 +23,8 @@ pub(crate) async fn expr_doc(ctl: &Ctl, pattern: Pattern) -> CtlResult<serde_jso
             player,
             sort_key,
         } => {
-            let (id, b) = board_of(&board).await?;
-            let key = player_sort_key(ctl, &id, &player, sort_key).await?;
+            let b = board_of(&board).await?;
+            let key = player_sort_key(ctl, &b.board_id, &player, sort_key).await?;
             expr::per_shard(&b.score_pks(), |pk| Ok(json(&expr::rank(&table, pk, &key))))
         }
         Pattern::Around {
@@ -38,8 +34,8 @@ pub(crate) async fn expr_doc(ctl: &Ctl, pattern: Pattern) -> CtlResult<serde_jso
             side,
             sort_key,
         } => {
-            let (id, b) = board_of(&board).await?;
-            let key = player_sort_key(ctl, &id, &player, sort_key).await?;
+            let b = board_of(&board).await?;
+            let key = player_sort_key(ctl, &b.board_id, &player, sort_key).await?;
             expr::per_shard(&b.score_pks(), |pk| {
                 let (above, below) = expr::around(&table, pk, &key, n);
                 Ok(match side {
@@ -56,7 +52,7 @@ pub(crate) async fn expr_doc(ctl: &Ctl, pattern: Pattern) -> CtlResult<serde_jso
             order,
             max_score,
         } => {
-            let (_, b) = board_of(&board).await?;
+            let b = board_of(&board).await?;
             let spec = match (order, max_score) {
                 (Some(o), Some(m)) => RankKeySpec::new(o.into(), m)?,
                 _ => b.spec()?,
