@@ -111,17 +111,16 @@ fn attained_order<'a>(changes: &[&'a LaneChange]) -> Vec<&'a LaneChange> {
             l.into()
         })
         .collect();
-    let earliness = |c: &LaneChange| {
-        c.new
-            .as_ref()
-            .map_or("9999999999999", |k| &k.digits()[k.digits().len() - 13..])
-            .to_owned()
+    // A removal first, then the largest tiebreak (the earliest), then the lowest lane.
+    let earliness = |c: &'a LaneChange| {
+        let tiebreak = c.new.as_ref().map(CountedKey::tiebreak);
+        (tiebreak.is_none(), tiebreak, std::cmp::Reverse(c.lane))
     };
     let mut out = Vec::with_capacity(changes.len());
     while let Some(lane) = lanes
         .iter_mut()
         .filter(|l| !l.is_empty())
-        .max_by_key(|l| l.front().map(|c| (earliness(c), std::cmp::Reverse(c.lane))))
+        .max_by_key(|l| l.front().map(|c| earliness(c)))
     {
         out.extend(lane.pop_front());
     }

@@ -208,6 +208,11 @@ impl CountedKey {
         &self.digits
     }
 
+    /// The tiebreak digits: when the score was attained, inverted (the larger, the earlier).
+    pub fn tiebreak(&self) -> &str {
+        &self.digits[self.digits.len() - TIEBREAK_DIGITS as usize..]
+    }
+
     /// The layout of its board.
     pub fn layout(&self) -> Layout {
         Layout::new(self.digits.len() - TIEBREAK_DIGITS as usize)
