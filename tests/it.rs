@@ -6,6 +6,7 @@ mod support;
 
 mod browser;
 mod demo;
+mod document;
 mod e2e;
 mod metadata;
 mod rooms;
