@@ -62,6 +62,15 @@ async fn a_boards_score_rules_are_checked_at_creation_and_read_back() {
             json!({"leaderboardId": "r", "name": "R", "writers": "admins"}),
             "admins",
         ),
+        // No play could last longer than durationSec's year, so none could meet it.
+        (
+            json!({"leaderboardId": "r", "name": "R", "minDurationSec": 31_536_001}),
+            "minDurationSec must be at most 31536000",
+        ),
+        (
+            json!({"leaderboardId": "r", "name": "R", "minDurationSec": 9_223_372_036_854_775_808u64}),
+            "minDurationSec must be at most 31536000",
+        ),
     ] {
         let (status, resp) = h
             .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))

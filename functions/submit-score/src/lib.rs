@@ -31,7 +31,7 @@ use tokio::time::Instant;
 use crate::metrics::PlayMetrics;
 
 /// The longest play a `durationSec` may describe: a year.
-pub const MAX_DURATION_SEC: u64 = 365 * 24 * 3600;
+pub use leaderboard_store::model::MAX_DURATION_SEC;
 
 /// One board's result, in the order the boards were asked.
 #[derive(Debug, Serialize)]

@@ -291,9 +291,14 @@ pub(crate) fn is_false(b: &bool) -> bool {
     !*b
 }
 
+/// The longest play a `durationSec` may describe: a year (and so the largest `minDurationSec`
+/// a board may ask, or no play could meet it).
+pub const MAX_DURATION_SEC: u64 = 365 * 24 * 3600;
+
 impl Board {
     /// A new, open board from an admin's request, checked: a name of 1 to 128 characters,
-    /// `maxScore` at most 10^18-1, and `endsAt` after `startsAt`.
+    /// `maxScore` at most 10^18-1, `minDurationSec` at most [`MAX_DURATION_SEC`], and `endsAt`
+    /// after `startsAt`.
     pub fn create(new: NewBoard, now: Timestamp) -> Result<Board, StoreError> {
         let name = check_name(&new.name)?;
         if new.max_score > MAX_MAX_SCORE {
@@ -305,6 +310,11 @@ impl Board {
             return Err(StoreError::Invalid(format!(
                 "minScore {} must be at most maxScore {}",
                 new.min_score, new.max_score
+            )));
+        }
+        if new.min_duration_sec.is_some_and(|d| d > MAX_DURATION_SEC) {
+            return Err(StoreError::Invalid(format!(
+                "minDurationSec must be at most {MAX_DURATION_SEC} (a year, the longest durationSec)"
             )));
         }
         if !(1..=MAX_WRITE_SHARDS).contains(&new.write_shards) {

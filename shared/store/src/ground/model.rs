@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ground::board::is_false;
 pub use crate::ground::board::{
-    Board, BoardStatus, NewBoard, Operator, RankLayout, Recurrence, Writers,
+    Board, BoardStatus, MAX_DURATION_SEC, NewBoard, Operator, RankLayout, Recurrence, Writers,
 };
 use crate::ground::freshness::Freshness;
 pub use crate::ground::metadata::Metadata;
