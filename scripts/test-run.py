@@ -41,6 +41,7 @@ FIRST = [
     "close",
     "moderation",
     "widen_resume",
+    "fuzz",
 ]
 
 # libtest's summary line: "test result: ok. 12 passed; 0 failed; 1 ignored; ...".

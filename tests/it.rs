@@ -8,6 +8,7 @@ mod browser;
 mod demo;
 mod document;
 mod e2e;
+mod fuzz;
 mod metadata;
 mod rooms;
 mod routes;
