@@ -2,8 +2,9 @@
 //! from the document sends only values the API accepts: the `pattern` of a display name, of a
 //! ban's reason and of an email address are built here from the rules the store applies
 //! (`names::is_unprintable`, `char::is_control`, `char::is_whitespace`) and must be the
-//! document's, character for character (a display name's up to U+FFFF); and each operation's security says who may call it,
-//! as the template's authorizer and the functions decide.
+//! document's, character for character (a display name's up to U+FFFF). Each operation's
+//! security says who may call it, as the template's authorizer and the functions decide, and
+//! each answer names the headers it carries (CORS, Retry-After).
 
 use std::collections::BTreeMap;
 
@@ -208,6 +209,34 @@ fn each_operation_names_who_may_call_it() {
                     !doc["components"]["securitySchemes"][scheme].is_null(),
                     "{key}: {scheme} is not a security scheme"
                 );
+            }
+        }
+    }
+}
+
+/// Every answer of every operation says the CORS headers it carries to a listed origin, and a
+/// 429's and a 503's say their Retry-After.
+#[test]
+fn each_answer_names_its_headers() {
+    let doc = document();
+    for (path, ops) in doc["paths"].as_mapping().unwrap() {
+        for (method, op) in ops.as_mapping().unwrap() {
+            for (status, answer) in op["responses"].as_mapping().unwrap() {
+                let answer = match answer["$ref"].as_str() {
+                    Some(r) => &doc["components"]["responses"][r.rsplit('/').next().unwrap()],
+                    None => answer,
+                };
+                let what = format!("{method:?} {path:?} {status:?}");
+                let headers = &answer["headers"];
+                for name in [
+                    "Access-Control-Allow-Origin",
+                    "Access-Control-Expose-Headers",
+                ] {
+                    assert!(!headers[name].is_null(), "{what}: no {name}");
+                }
+                if ["429", "503"].contains(&status.as_str().unwrap()) {
+                    assert!(!headers["Retry-After"].is_null(), "{what}: no Retry-After");
+                }
             }
         }
     }
