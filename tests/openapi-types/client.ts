@@ -29,6 +29,7 @@ export function retryable(error: Schemas["Error"]): boolean {
     case "already_exists":
     case "board_closed":
     case "idempotency_mismatch":
+    case "payload_too_large":
       return false;
     default: {
       const unhandled: never = code;

@@ -26,6 +26,9 @@ pub const ERROR_CODES: &[&str] = &[
     "rate_limited",
     "unavailable",
     "internal",
+    // The local stack's answer to a body past API Gateway's 10 MB, which the deployed API
+    // Gateway answers itself.
+    "payload_too_large",
 ];
 
 /// An error response: a status and the contract's error body.
