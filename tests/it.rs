@@ -9,6 +9,7 @@ mod demo;
 mod document;
 mod e2e;
 mod fuzz;
+mod graph;
 mod metadata;
 mod rooms;
 mod routes;

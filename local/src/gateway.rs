@@ -52,8 +52,7 @@ pub struct Gateway {
     unavailable: Arc<Unavailable>,
 }
 
-/// A response of the gateway.
-pub type GatewayResponse = http::Response<Bytes>;
+pub use crate::GatewayResponse;
 
 fn error(status: StatusCode, code: &str, message: &str) -> GatewayResponse {
     let body = json!({"error": {"code": code, "message": message}}).to_string();

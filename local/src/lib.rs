@@ -35,6 +35,9 @@ pub mod unavailable;
 
 pub use stack::{Settings, Stack};
 
+/// A response of the gateway (here, below the gateway and the CORS rules that both make them).
+pub type GatewayResponse = http::Response<hyper::body::Bytes>;
+
 /// Resolves once `shutdown` holds `true` (or its sender is gone). The guard `wait_for` returns
 /// is dropped here, so callers' futures stay `Send`.
 pub(crate) async fn stopped(shutdown: &mut tokio::sync::watch::Receiver<bool>) {

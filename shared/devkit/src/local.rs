@@ -278,6 +278,15 @@ impl Gate {
     }
 }
 
+/// Whether a request of operation `op` with `body` is the one `spec` names: an operation's
+/// name, or `name:text` for the requests of that name whose body holds `text`.
+pub(crate) fn spec_matches(spec: &str, op: &str, body: &[u8]) -> bool {
+    match spec.split_once(':') {
+        None => spec == op,
+        Some((name, text)) => name == op && body.windows(text.len()).any(|w| w == text.as_bytes()),
+    }
+}
+
 /// A client like [`client`] whose first request of `operation` waits before it is sent until
 /// the test releases its [`Gate`]: for a write of the test's own at an exact point inside a
 /// store operation (a play between a build's first reads and its scan, say). `operation` is a
@@ -290,7 +299,7 @@ pub fn gated_client(endpoint: &str, operation: &'static str) -> (Client, std::sy
     let release = std::sync::Mutex::new(release_rx);
     let config = local_config(endpoint)
         .interceptor(Observer("request-gate", move |op: &str, body: &[u8]| {
-            if !crate::contention::spec_matches(operation, op, body)
+            if !spec_matches(operation, op, body)
                 || held.swap(true, std::sync::atomic::Ordering::SeqCst)
             {
                 return Ok(());

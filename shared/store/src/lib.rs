@@ -13,7 +13,7 @@
 //! | 4 store | `store` | [`Store`]: the handle the features hang their methods on |
 //! | 3 primitives | `lanes`, `rank_apply`, `rank_lookup`, `rank_count`, `entry_rank`, `boards`, `lease`, `second_layout` | the domain pieces features share, as `Table` methods: a board's lanes, applying their changes to the index, rank reads and counts, a player's ranked entry, board reads and writes, a lease on a board, a widening board's second layout |
 //! | 2 table | `Table`, `request`, `retry`, `batch`, `query`, `cursor` | the one way a request reaches the table: builders, retry budgets, batches, listings and cursors |
-//! | 1 ground | [`config`], `error`, [`tls`], [`model`], `items`, [`names`], [`metadata`], [`freshness`], [`rollover`], [`widening`], `session_id` | errors, configuration, the TLS client, the stored entities and the pure rules |
+//! | 1 ground | [`config`], `error`, [`tls`], [`model`], `items`, [`names`], [`metadata`], [`freshness`], [`rollover`], [`successor`], [`widening`], `session_id` | errors, configuration, the TLS client, the stored entities and the pure rules |
 //!
 //! Reads that decide a write are strongly consistent; writes are conditional so that no race can
 //! leave two entries for one player on one board.
@@ -63,10 +63,10 @@ pub use features::rank_maintenance::widen::{COPY_UNITS, WidenOptions, WidenPlan,
 pub use features::rank_maintenance::widen_switch::WIDEN_GRACE;
 pub use ground::config::{self, Config};
 pub use ground::error::{CancelReason, StoreError};
-pub use ground::rollover;
 pub use ground::secrets::{self, Secret};
 pub use ground::session_id::new_session_id;
 pub use ground::{freshness, metadata, model, names, tls, widening};
+pub use ground::{rollover, successor};
 pub use primitives::lease::{LEASE_MARGIN, LEASE_WITHOUT_DEADLINE};
 pub use primitives::rank_apply::LaneApplyOutcome;
 pub use primitives::rank_count::{RankCost, UNINDEXED_LAG, UNINDEXED_TOP};

@@ -12,6 +12,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use leaderboard_devkit::code::{module_of, without_comments_and_strings};
+
 /// The floors, bottom up.
 const FLOORS: [&str; 5] = ["ground", "table", "primitives", "store", "features"];
 
@@ -61,61 +63,11 @@ fn sources() -> Vec<Source> {
                 .unwrap()
                 .to_string_lossy()
                 .into_owned();
-            let mut module: Vec<String> = file
-                .trim_end_matches(".rs")
-                .split('/')
-                .map(str::to_owned)
-                .collect();
-            if module.last().is_some_and(|m| m == "mod" || m == "lib") {
-                module.pop();
-            }
+            let module = module_of(Path::new(&file));
             let code = without_comments_and_strings(&std::fs::read_to_string(&path).unwrap());
             Source { file, module, code }
         })
         .collect()
-}
-
-/// `code` with every comment and string literal's contents replaced by spaces, so that
-/// neither a doc comment's words nor a format string's braces count as code.
-fn without_comments_and_strings(code: &str) -> String {
-    let chars: Vec<char> = code.chars().collect();
-    let mut out = String::with_capacity(code.len());
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        if c == '/' && next == Some('/') {
-            while i < chars.len() && chars[i] != '\n' {
-                out.push(' ');
-                i += 1;
-            }
-        } else if c == '"' {
-            out.push('"');
-            i += 1;
-            while i < chars.len() && chars[i] != '"' {
-                if chars[i] == '\\' {
-                    out.push(' ');
-                    i += 1;
-                }
-                out.push(if chars.get(i) == Some(&'\n') {
-                    '\n'
-                } else {
-                    ' '
-                });
-                i += 1;
-            }
-            out.push('"');
-            i += 1;
-        } else if c == '\'' && next.is_some() && chars.get(i + 2) == Some(&'\'') {
-            // A char literal such as '{' (a lifetime has no closing quote).
-            out.push_str("' '");
-            i += 3;
-        } else {
-            out.push(c);
-            i += 1;
-        }
-    }
-    out
 }
 
 /// The module paths after each `crate::` in `code`, as far as they name modules

@@ -23,6 +23,7 @@ pub mod replay;
 pub mod stats;
 pub mod verify;
 pub mod verify_index;
+pub mod verify_report;
 pub mod verify_totals;
 pub mod widen;
 

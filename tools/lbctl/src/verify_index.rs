@@ -19,7 +19,7 @@ use leaderboard_store::model::Board;
 use leaderboard_store::{IndexState, Store};
 
 use crate::error::CtlResult;
-use crate::verify::Violation;
+use crate::verify_report::Violation;
 
 /// The most counter differences kept; past it they are counted, not listed.
 pub const MAX_FINDINGS: usize = 1_000;

@@ -10,7 +10,7 @@ use leaderboard_store::{Store, TotalsCheck};
 
 use crate::error::{CtlError, CtlResult};
 use crate::recount;
-use crate::verify::{Report, Violation};
+use crate::verify_report::{Report, Violation};
 
 /// Checks `player`'s totals, recounting them when they are off and `repair` is asked.
 pub async fn check(

@@ -58,6 +58,7 @@ pub use tally::{Tally, differences};
 use std::collections::BTreeMap;
 
 use crate::KeyError;
+pub use crate::entity::bucket_of;
 use crate::entity::{Key, SCORE_PREFIX};
 use crate::ids::BoardId;
 use crate::rank::TIEBREAK_DIGITS;
@@ -86,16 +87,6 @@ pub fn lane_of(player: &str) -> u8 {
     bucket_of(player, LANES)
 }
 
-/// The bucket (`0..buckets`) of a string, a player's lane or a node prefix's partition: FNV-1a
-/// of the string.
-pub fn bucket_of(s: &str, buckets: u8) -> u8 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    (h % u64::from(buckets.max(1))) as u8
-}
 /// The most keys a tail count reads before it gives up on being exact.
 pub const TAIL_CAP: u64 = 1_000;
 

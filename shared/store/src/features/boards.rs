@@ -25,7 +25,7 @@ impl Store {
     /// ([`StoreError::Invalid`]), so that its rollover cannot fail at its first close.
     pub async fn create_board(&self, new: NewBoard, now: Timestamp) -> Result<Board, StoreError> {
         let board = Board::create(new, now)?;
-        crate::ground::rollover::successor(&board).map_err(|why| {
+        crate::ground::successor::successor(&board).map_err(|why| {
             StoreError::Invalid(format!(
                 "leaderboardId cannot recur: {why}; choose a shorter id"
             ))

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ground::error::StoreError;
 use crate::ground::names::check_name;
-use crate::ground::widening::WideningRun;
+use crate::ground::widening::{WideningRun, WideningStep};
 
 /// How a new score combines with a player's current entry on a board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -439,5 +439,17 @@ impl Board {
             return Err("ended");
         }
         Ok(())
+    }
+
+    /// The generation of entries plays write besides the one in service, and its key spec:
+    /// while a widening run copies and indexes, and until it switches.
+    pub fn second_layout(&self) -> Result<Option<(u64, RankKeySpec)>, StoreError> {
+        match &self.widening {
+            Some(run) if run.step != WideningStep::Retire => Ok(Some((
+                run.generation,
+                RankKeySpec::new(self.order, run.max_score)?,
+            ))),
+            _ => Ok(None),
+        }
     }
 }

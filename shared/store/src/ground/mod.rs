@@ -15,5 +15,6 @@ pub mod names;
 pub mod rollover;
 pub mod secrets;
 pub(crate) mod session_id;
+pub mod successor;
 pub mod tls;
 pub mod widening;

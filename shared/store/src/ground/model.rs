@@ -2,14 +2,18 @@
 //! contract lists them) and as the API shows them. Keys are not fields here: `items`
 //! adds them from the key schema when an entity is written, and they are ignored when read.
 
+use std::borrow::Cow;
+
 use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
+use leaderboard_keys::widen;
 use serde::{Deserialize, Serialize};
 
 use crate::ground::board::is_false;
 pub use crate::ground::board::{
     Board, BoardStatus, MAX_DURATION_SEC, NewBoard, Operator, RankLayout, Recurrence, Writers,
 };
+use crate::ground::error::StoreError;
 use crate::ground::freshness::Freshness;
 pub use crate::ground::metadata::Metadata;
 pub use crate::ground::names::MAX_NAME_LEN;
@@ -290,5 +294,29 @@ impl<T> Page<T> {
             items: self.items.into_iter().map(f).collect(),
             next_cursor: self.next_cursor,
         }
+    }
+}
+
+impl EntryPointer {
+    /// The sort key of the Score item this pointer names on `board`: the one it keeps, written
+    /// when the entry last changed, on a board never widened; the same entry's key at the
+    /// board's width on one widened since (pointers are not rewritten by a widening).
+    pub fn score_sk_on(&self, board: &Board) -> Result<Cow<'_, str>, StoreError> {
+        if board.entry_generation == 0 {
+            return Ok(Cow::Borrowed(&self.score_sk));
+        }
+        Ok(Cow::Owned(widen::entry_key(
+            &board.spec()?,
+            &self.score_sk,
+            self.entry.score,
+        )?))
+    }
+
+    /// This pointer naming its Score item's key on `board` ([`EntryPointer::score_sk_on`]).
+    pub fn on_board(mut self, board: &Board) -> Result<EntryPointer, StoreError> {
+        if let Cow::Owned(sk) = self.score_sk_on(board)? {
+            self.score_sk = sk;
+        }
+        Ok(self)
     }
 }

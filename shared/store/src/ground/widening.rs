@@ -2,16 +2,8 @@
 //! (`widening`: the entries' generation it builds, the `maxScore` it moves to, its step and its
 //! copy's cursor) and which generation of entries is in service (`entryGeneration`).
 
-use std::borrow::Cow;
-
-use leaderboard_keys::rank::RankKeySpec;
 use leaderboard_keys::time::Timestamp;
-use leaderboard_keys::widen;
 use serde::{Deserialize, Serialize};
-
-use crate::ground::board::Board;
-use crate::ground::error::StoreError;
-use crate::ground::model::EntryPointer;
 
 /// Where a widening run is (the board item's `widening.step`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -56,42 +48,4 @@ pub struct WideningCursor {
     /// The last sort key copied in it (none: from its start).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<String>,
-}
-
-impl Board {
-    /// The generation of entries plays write besides the one in service, and its key spec:
-    /// while a widening run copies and indexes, and until it switches.
-    pub fn second_layout(&self) -> Result<Option<(u64, RankKeySpec)>, StoreError> {
-        match &self.widening {
-            Some(run) if run.step != WideningStep::Retire => Ok(Some((
-                run.generation,
-                RankKeySpec::new(self.order, run.max_score)?,
-            ))),
-            _ => Ok(None),
-        }
-    }
-}
-
-impl EntryPointer {
-    /// The sort key of the Score item this pointer names on `board`: the one it keeps, written
-    /// when the entry last changed, on a board never widened; the same entry's key at the
-    /// board's width on one widened since (pointers are not rewritten by a widening).
-    pub fn score_sk_on(&self, board: &Board) -> Result<Cow<'_, str>, StoreError> {
-        if board.entry_generation == 0 {
-            return Ok(Cow::Borrowed(&self.score_sk));
-        }
-        Ok(Cow::Owned(widen::entry_key(
-            &board.spec()?,
-            &self.score_sk,
-            self.entry.score,
-        )?))
-    }
-
-    /// This pointer naming its Score item's key on `board` ([`EntryPointer::score_sk_on`]).
-    pub fn on_board(mut self, board: &Board) -> Result<EntryPointer, StoreError> {
-        if let Cow::Owned(sk) = self.score_sk_on(board)? {
-            self.score_sk = sk;
-        }
-        Ok(self)
-    }
 }

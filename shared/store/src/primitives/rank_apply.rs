@@ -10,13 +10,13 @@ use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::journal::{JOURNAL_NODES, Journal};
 use leaderboard_keys::rank_index::lead::{LEAD_ATTR, Lead};
 use leaderboard_keys::rank_index::{
-    Chunk, Counters, ENTRY_GENERATION_ATTR, GENERATION_ATTR, Gap, LANES, LaneChange,
-    MIGRATING_ATTR, Watermarks, absorb, count_attr, fold, root_key, watermark_attr,
+    Chunk, Counters, ENTRY_GENERATION_ATTR, GENERATION_ATTR, Gap, LaneChange, MIGRATING_ATTR,
+    Watermarks, absorb, count_attr, fold, root_key, watermark_attr,
 };
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, n};
-use crate::primitives::rank_journal::{Begun, root_last_journal};
+use crate::primitives::rank_journal::{Begun, root_last_journal, watermarks_in};
 use crate::primitives::rank_lead::{LeadStep, LeaderWatch};
 use crate::table::Table;
 use crate::table::request::{Params, WithParams};
@@ -313,15 +313,6 @@ pub(crate) fn item_counters(item: &Item) -> Counters {
 /// The lanes' watermarks a root item holds (a lane never applied has none).
 pub(crate) fn root_watermarks(root: &Item) -> Watermarks {
     watermarks_in(root, watermark_attr)
-}
-
-/// The watermarks an item holds under `attr(lane)`, for each lane that has one.
-pub(crate) fn watermarks_in(item: &Item, attr: fn(u8) -> String) -> Watermarks {
-    Watermarks(
-        (0..LANES)
-            .filter_map(|lane| Some((lane, item.number(&attr(lane))?)))
-            .collect(),
-    )
 }
 
 /// Adds to a root update the chunk's watermark advances (`SET #w<lane> = :w<lane>`), each on

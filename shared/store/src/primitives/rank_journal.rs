@@ -11,12 +11,11 @@ use leaderboard_keys::rank_index::journal::{
 };
 use leaderboard_keys::rank_index::lead::LEAD_ATTR;
 use leaderboard_keys::rank_index::{
-    GENERATION_ATTR, count_attr, node_key, root_key, watermark_attr,
+    GENERATION_ATTR, LANES, Watermarks, count_attr, node_key, root_key, watermark_attr,
 };
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item, n, s};
-use crate::primitives::rank_apply::watermarks_in;
 use crate::primitives::rank_lead::{LeadStep, put_step, step_of};
 use crate::table::Table;
 use crate::table::request::{Params, WithParams};
@@ -253,4 +252,13 @@ pub(crate) fn counter_adds(counters: &leaderboard_keys::rank_index::Counters) ->
 /// The root's last finished journal (0: none since its generation was switched in).
 pub(crate) fn root_last_journal(root: &Item) -> u64 {
     root.number(ROOT_JOURNAL_ATTR).unwrap_or(0)
+}
+
+/// The watermarks an item holds under `attr(lane)`, for each lane that has one.
+pub(crate) fn watermarks_in(item: &Item, attr: fn(u8) -> String) -> Watermarks {
+    Watermarks(
+        (0..LANES)
+            .filter_map(|lane| Some((lane, item.number(&attr(lane))?)))
+            .collect(),
+    )
 }

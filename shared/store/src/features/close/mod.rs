@@ -436,7 +436,7 @@ impl Store {
     /// Creates the successor of a recurring board unless it exists: its id, `None` if the board
     /// does not recur, or why it can have no successor (the board then closes without one).
     async fn roll_over(&self, board: &Board) -> Result<Rolled, StoreError> {
-        let next = match crate::ground::rollover::successor(board) {
+        let next = match crate::ground::successor::successor(board) {
             Ok(Some(next)) => next,
             Ok(None) => return Ok(Ok(None)),
             Err(why) => return Ok(Err(why)),
