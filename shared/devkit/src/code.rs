@@ -123,7 +123,7 @@ pub fn import_graph(src: &Path) -> ImportGraph {
 
 /// The absolute module paths of the `crate::` and `super::` paths in `code`, the code of
 /// `module` (a path's segments as far as they are lower-case names).
-fn paths_in(code: &str, module: &[String]) -> Vec<ModulePath> {
+pub fn paths_in(code: &str, module: &[String]) -> Vec<ModulePath> {
     let mut paths = Vec::new();
     for start in ["crate::", "super::"] {
         for (at, _) in code.match_indices(start) {

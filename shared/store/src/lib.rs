@@ -9,11 +9,11 @@
 //!
 //! | floor | modules | what it holds |
 //! | --- | --- | --- |
-//! | 5 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `rank_maintenance`, `inspect` | what the functions ask: `impl Store` methods, a room each |
+//! | 5 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `rank_maintenance`, `entry_repair`, `inspect` | what the functions ask: `impl Store` methods, a room each |
 //! | 4 store | `store` | [`Store`]: the handle the features hang their methods on |
-//! | 3 primitives | `lanes`, `rank_apply`, `rank_lookup`, `rank_count`, `entry_rank`, `boards`, `lease`, `second_layout` | the domain pieces features share, as `Table` methods: a board's lanes, applying their changes to the index, rank reads and counts, a player's ranked entry, board reads and writes, a lease on a board, a widening board's second layout |
-//! | 2 table | `Table`, `request`, `retry`, `batch`, `query`, `cursor` | the one way a request reaches the table: builders, retry budgets, batches, listings and cursors |
-//! | 1 ground | [`config`], `error`, [`tls`], [`model`], `items`, [`names`], [`metadata`], [`freshness`], [`rollover`], [`successor`], [`widening`], `session_id` | errors, configuration, the TLS client, the stored entities and the pure rules |
+//! | 3 primitives | `lanes`, `rank_apply`, `rank_journal`, `rank_lead`, `rank_lookup`, `rank_count`, `entry_rank`, `boards`, `lease`, `second_layout` | the domain pieces features share, as `Table` methods: a board's lanes, applying their changes to the index (its journal, and who leads after them), rank reads and counts, a player's ranked entry, board reads and writes, a lease on a board, a widening board's second layout |
+//! | 2 table | `Table`, `request`, `retry`, `batch`, `query`, `merge`, `cursor` | the one way a request reaches the table: builders, retry budgets, batches, listings (a sharded board's merged), and cursors |
+//! | 1 ground | [`config`], `error`, [`secrets`], [`tls`], `board`, [`model`], `items`, [`names`], [`metadata`], [`freshness`], [`rollover`], [`successor`], [`widening`], `session_id` | errors, configuration and secrets, the TLS client, the stored entities and the pure rules |
 //!
 //! Reads that decide a write are strongly consistent; writes are conditional so that no race can
 //! leave two entries for one player on one board.

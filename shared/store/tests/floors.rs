@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use leaderboard_devkit::code::{module_of, without_comments_and_strings};
+use leaderboard_devkit::code::{module_of, paths_in, without_comments_and_strings};
 
 /// The floors, bottom up.
 const FLOORS: [&str; 5] = ["ground", "table", "primitives", "store", "features"];
@@ -139,6 +139,15 @@ fn calls(code: &str, name: &str) -> bool {
     })
 }
 
+/// Whether `source` may name the module `path`: one on a floor below its own, on its own floor
+/// below the features, or in its own feature.
+fn may_reach(source: &Source, path: &[String]) -> bool {
+    let (from, to) = (source.floor(), floor_of(&path[0]));
+    to < from
+        || to == from && from < floor_of("features")
+        || to == from && group_of(path) == source.group()
+}
+
 #[test]
 fn every_path_reaches_down_or_within_its_own_floor_or_feature() {
     let mut wrong = Vec::new();
@@ -159,16 +168,28 @@ fn every_path_reaches_down_or_within_its_own_floor_or_feature() {
                 ));
                 continue;
             }
-            let (from, to) = (source.floor(), floor_of(first));
-            let allowed = to < from
-                || to == from && from < floor_of("features")
-                || to == from && group_of(&path) == source.group();
-            if !allowed {
+            if !may_reach(source, &path) {
                 wrong.push(format!(
                     "{} (floor {}, {}) uses crate::{}",
                     source.file,
-                    FLOORS[from],
+                    FLOORS[source.floor()],
                     source.group(),
+                    path.join("::")
+                ));
+            }
+        }
+    }
+    // A `super::` path reaches where a `crate::` path would: the same rules hold (a path to
+    // the module's own ancestors is its own room, as a test module's `super::*` is).
+    for source in sources().iter().filter(|s| !s.module.is_empty()) {
+        for path in paths_in(&source.code, &source.module) {
+            if path.is_empty() || source.module.starts_with(&path) {
+                continue;
+            }
+            if !may_reach(source, &path) {
+                wrong.push(format!(
+                    "{} reaches {} sideways or up",
+                    source.file,
                     path.join("::")
                 ));
             }
@@ -294,4 +315,51 @@ fn the_checks_see_what_they_look_for() {
     assert!(calls(&code, "top_scores"));
     assert!(!calls("self.top_scores_of(2)", "top_scores"));
     assert!(!calls("self.top_scores", "top_scores"));
+}
+
+/// The crate doc's floor table lists each floor's modules: exactly the modules there are.
+#[test]
+fn the_crate_docs_floor_table_names_every_module() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let mut wrong = Vec::new();
+    for floor in FLOORS {
+        let row = lib
+            .lines()
+            .find(|l| {
+                l.starts_with("//! | ")
+                    && l.split('|')
+                        .nth(1)
+                        .is_some_and(|c| c.trim().ends_with(floor))
+            })
+            .unwrap_or_else(|| panic!("lib.rs's floor table has no row for {floor}"));
+        let listed: BTreeSet<String> = row
+            .split('|')
+            .nth(2)
+            .unwrap()
+            .split(',')
+            .map(|name| {
+                name.trim()
+                    .trim_matches(|c| c == '[' || c == ']' || c == '`')
+                    .to_owned()
+            })
+            .filter(|name| name.starts_with(|c: char| c.is_lowercase()))
+            .collect();
+        let there: BTreeSet<String> = if floor == "store" {
+            BTreeSet::from(["store".to_owned()])
+        } else {
+            std::fs::read_dir(src.join(floor))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+                .filter(|name| name != "mod")
+                .collect()
+        };
+        if listed != there {
+            wrong.push(format!(
+                "{floor}: lib.rs lists {listed:?}, the floor holds {there:?}"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
