@@ -39,6 +39,7 @@
 //! ```
 
 use crate::KeyError;
+use crate::bucket::bucket_of;
 use crate::erasure::Pseudonym;
 use crate::ids::{BoardId, Email, GameId, IdempotencyKey, PlayerId, SeriesId, SessionId};
 use crate::pad::{Width, pad_into, parse_padded};
@@ -166,18 +167,6 @@ pub const MAX_WRITE_SHARDS: u8 = 32;
 /// of the playerId (FNV-1a of it, as the rank index's lanes), so a player's entry never moves.
 pub fn shard_of(player: &PlayerId, shards: u8) -> u8 {
     bucket_of(player.as_str(), shards.max(1))
-}
-
-/// The bucket (`0..buckets`) of a string, a player's write shard, a player's rank index lane or
-/// a node prefix's partition: FNV-1a of the string. Here, below the rank index, so that the keys
-/// of both use one hash.
-pub fn bucket_of(s: &str, buckets: u8) -> u8 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    (h % u64::from(buckets.max(1))) as u8
 }
 
 /// The partition of a board's write shard `shard`: `LEADERBOARD#<boardId>#<shard, 2 digits>`.

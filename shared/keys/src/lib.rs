@@ -19,6 +19,7 @@
 //! - [`erasure`]: the pseudonym an erased player leaves in final standings.
 //! - [`entity`]: the table layout of the contract: primary and GSI keys of every item type,
 //!   built from validated parts and parsed back.
+//! - [`bucket`]: the one hash (of a player to a write shard or lane, of a node to a partition).
 //!
 //! ```
 //! use leaderboard_keys::{ids::PlayerId, rank::{Order, RankKeySpec}};
@@ -32,6 +33,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod bucket;
 pub mod entity;
 pub mod erasure;
 mod error;

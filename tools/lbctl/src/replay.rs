@@ -25,12 +25,12 @@ use aws_config::SdkConfig;
 use aws_sdk_dynamodbstreams::types::ShardIteratorType;
 use aws_sdk_sqs::types::Message;
 use clap::Args;
-use leaderboard_devkit::stream::{compare_sequence_numbers, to_event_record};
 use leaderboard_events::Publisher;
 use leaderboard_keys::time::Timestamp;
+use leaderboard_projection::stream_record::{compare_sequence_numbers, to_event_record};
+use leaderboard_projection::{Announcing, rank_index};
 use leaderboard_store::Store;
 use serde::{Deserialize, Serialize};
-use stream_projector::{Announcing, rank_index};
 
 use crate::error::{CtlError, CtlResult};
 use crate::recount;
@@ -222,7 +222,7 @@ async fn replay_one(
     let lanes = rank_index::plan(&records);
     r.lane_changes = lanes.boards.iter().map(|b| b.changes.len()).sum();
     let mut records = records;
-    let plan = stream_projector::plan(&mut records);
+    let plan = leaderboard_projection::plan(&mut records);
     r.sessions = plan.sessions;
     if dry_run {
         r.outcome = "dry run";
@@ -316,7 +316,7 @@ async fn read_batch(
             if compare_sequence_numbers(seq, &info.end_sequence_number).is_gt() {
                 return Ok(out);
             }
-            out.push(to_event_record(record, &info.stream_arn, region).map_err(|e| e.to_string())?);
+            out.push(to_event_record(record, &info.stream_arn, region)?);
         }
         iterator = page.next_shard_iterator;
     }

@@ -295,7 +295,8 @@ async fn sessions_the_stream_passed_over_are_counted_by_the_replay() {
     let (all, _, _) = stream_now(&table).await;
     let later = all[lost.len()..].to_vec();
     let response =
-        stream_projector::project(&store, later, leaderboard_keys::time::Timestamp::now()).await;
+        leaderboard_projection::project(&store, later, leaderboard_keys::time::Timestamp::now())
+            .await;
     assert!(response.batch_item_failures.is_empty());
     assert_eq!(totals(&table, "p_a").await, (Some(30), Some(1)));
 

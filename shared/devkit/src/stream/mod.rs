@@ -18,15 +18,14 @@
 
 mod mapping;
 mod reader;
-mod record;
 #[cfg(test)]
 mod tests;
 
+pub use leaderboard_projection::stream_record::{
+    compare_sequence_numbers, event, lambda_record_json, sequence_number, to_event_record,
+};
 pub use mapping::{Delivery, EventSourceMapping, checkpoint};
 pub use reader::{StartingPosition, StreamReader};
-pub use record::{event, lambda_record_json, sequence_number, to_event_record};
-
-use std::cmp::Ordering;
 
 use aws_sdk_dynamodbstreams::Client;
 use aws_sdk_dynamodbstreams::error::DisplayErrorContext;
@@ -57,11 +56,4 @@ pub async fn stream_arn(
         .and_then(|t| t.latest_stream_arn())
         .map(str::to_owned)
         .ok_or_else(|| DevError::Dynamo(format!("table {table} has no stream")))
-}
-
-/// Numeric order of two sequence numbers (decimal strings of up to 40 digits, of any length).
-pub fn compare_sequence_numbers(a: &str, b: &str) -> Ordering {
-    let a = a.trim_start_matches('0');
-    let b = b.trim_start_matches('0');
-    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }

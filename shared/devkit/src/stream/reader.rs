@@ -329,7 +329,8 @@ impl StreamReader {
                 .records()
                 .iter()
                 .map(|r| to_event_record(r, &self.stream_arn, &self.region))
-                .collect::<Result<Vec<_>, _>>()?;
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(DevError::Dynamo)?;
             let shard = &mut self.shards[i];
             shard.iterator = out.next_shard_iterator().map(str::to_owned);
             if shard.iterator.is_none() {

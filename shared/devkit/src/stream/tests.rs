@@ -1,5 +1,6 @@
 //! The stream reader's conversion and the event source mapping's rules, without a stream.
 
+use std::cmp::Ordering;
 use std::time::Duration;
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};

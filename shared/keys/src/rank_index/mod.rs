@@ -58,7 +58,7 @@ pub use tally::{Tally, differences};
 use std::collections::BTreeMap;
 
 use crate::KeyError;
-pub use crate::entity::bucket_of;
+pub use crate::bucket::bucket_of;
 use crate::entity::{Key, SCORE_PREFIX};
 use crate::ids::BoardId;
 use crate::rank::TIEBREAK_DIGITS;

@@ -1,13 +1,14 @@
-//! One stream record as Lambda delivers it: the SDK record converted to the JSON of a Lambda
-//! event record, attribute values in DynamoDB JSON.
+//! The table's stream records read with the DynamoDB Streams API (by `lbctl replay` and the
+//! local stack's poller) as Lambda delivers them to the projector: the SDK record converted to
+//! the JSON of a Lambda event record, attribute values in DynamoDB JSON; and the order of
+//! sequence numbers.
 
+use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_sdk_dynamodbstreams::types::{AttributeValue, Record};
 use serde_json::{Map, Value, json};
-
-use crate::DevError;
 
 fn item_json(item: Option<&HashMap<String, AttributeValue>>) -> Option<Value> {
     let item = item.filter(|i| !i.is_empty())?;
@@ -82,9 +83,9 @@ pub fn to_event_record(
     record: &Record,
     stream_arn: &str,
     region: &str,
-) -> Result<EventRecord, DevError> {
+) -> Result<EventRecord, String> {
     serde_json::from_value(lambda_record_json(record, stream_arn, region))
-        .map_err(|e| DevError::Dynamo(format!("stream record as a Lambda event: {e}")))
+        .map_err(|e| format!("stream record as a Lambda event: {e}"))
 }
 
 /// A Lambda DynamoDB event of `records`.
@@ -97,4 +98,11 @@ pub fn event(records: impl IntoIterator<Item = EventRecord>) -> Event {
 /// The sequence number of a Lambda event record, if it has one.
 pub fn sequence_number(record: &EventRecord) -> Option<&str> {
     record.change.sequence_number.as_deref()
+}
+
+/// Numeric order of two sequence numbers (decimal strings of up to 40 digits, of any length).
+pub fn compare_sequence_numbers(a: &str, b: &str) -> Ordering {
+    let a = a.trim_start_matches('0');
+    let b = b.trim_start_matches('0');
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }
