@@ -416,6 +416,19 @@ mod tests {
         assert_eq!(t.close_every, Duration::from_secs(60));
     }
 
+    /// The template's filter is the one the key schema builds from the lane item's names
+    /// (`leaderboard_keys::rank_index::change`), so a renamed attribute or prefix cannot leave
+    /// the projector unfed.
+    #[test]
+    fn the_stream_filters_are_built_from_the_lane_items_names() {
+        let t = LocalTemplate::from_repo().unwrap();
+        let built: Vec<serde_json::Value> = leaderboard_keys::rank_index::change::stream_filters()
+            .iter()
+            .map(|f| serde_json::from_str(f).unwrap())
+            .collect();
+        assert_eq!(t.stream.filters, built);
+    }
+
     #[test]
     fn the_stream_filters_deliver_what_the_projector_reads_and_nothing_else() {
         use serde_json::json;

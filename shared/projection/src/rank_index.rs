@@ -12,7 +12,10 @@ use aws_lambda_events::event::streams::DynamoDbBatchItemFailure;
 use futures::StreamExt;
 use leaderboard_keys::entity::ItemKey;
 use leaderboard_keys::ids::BoardId;
-use leaderboard_keys::rank_index::{CHANGE_ATTR, CountedKey, LaneChange, WIDE_CHANGE_ATTR};
+use leaderboard_keys::rank_index::change::ChangeMap;
+use leaderboard_keys::rank_index::{
+    CHANGE_ATTR, CountedKey, LaneChange, WIDE_CHANGE_ATTR, WRITTEN_ATTR,
+};
 use leaderboard_store::{LaneApplyOutcome, Store, StoreError};
 use serde_dynamo::AttributeValue;
 
@@ -80,7 +83,7 @@ fn lane_change(record: &EventRecord) -> Option<(BoardId, Result<LaneChange, Stri
     }
     let image = change.new_image.inner();
     let chg = image.get(CHANGE_ATTR)?;
-    let seq = count_attr(&change.new_image, "written");
+    let seq = count_attr(&change.new_image, WRITTEN_ATTR);
     let read = || -> Result<LaneChange, String> {
         let (old, new, score, generation) = change_keys(CHANGE_ATTR, chg)?;
         // The same change at a widening board's new width, of the next generation.
@@ -108,30 +111,12 @@ fn lane_change(record: &EventRecord) -> Option<(BoardId, Result<LaneChange, Stri
 type ChangeKeys = (Option<CountedKey>, Option<CountedKey>, Option<u64>, u64);
 
 /// The keys `{o, n}`, score `s` and entry generation `g` (0 when absent) of the lane change
-/// map `attr`.
+/// map `attr` ([`ChangeMap`], the encoding the play wrote).
 fn change_keys(attr: &str, chg: &AttributeValue) -> Result<ChangeKeys, String> {
-    let AttributeValue::M(chg) = chg else {
-        return Err(format!("{attr} is not a map"));
-    };
-    let key = |name: &str| match chg.get(name) {
-        None => Ok(None),
-        Some(AttributeValue::S(s)) => CountedKey::parse(s).map(Some).map_err(|e| e.to_string()),
-        Some(_) => Err(format!("{attr}.{name} is not a string")),
-    };
-    let number = |name: &str| match chg.get(name) {
-        None => Ok(None),
-        Some(AttributeValue::N(n)) => n
-            .parse()
-            .map(Some)
-            .map_err(|_| format!("{attr}.{name} is not a count")),
-        Some(_) => Err(format!("{attr}.{name} is not a number")),
-    };
-    Ok((
-        key("o")?,
-        key("n")?,
-        number("s")?,
-        number("g")?.unwrap_or(0),
-    ))
+    let change: ChangeMap = serde_dynamo::from_attribute_value(chg.clone())
+        .map_err(|e| format!("{attr} is not a lane change: {e}"))?;
+    let (old, new) = change.keys().map_err(|e| format!("{attr}: {e}"))?;
+    Ok((old, new, change.s, change.g))
 }
 
 /// Sorts out a batch's lane changes (pure; the records are left as they are).
@@ -247,6 +232,36 @@ mod tests {
 
     const K1: &str = "SCORE#0000000010#8232774399999#p1";
     const K2: &str = "SCORE#0000000020#8232774399998#p1";
+
+    /// The change a play writes is the one this side reads: one encoding (`ChangeMap`), its
+    /// fields the names the template's stream filter tests.
+    #[test]
+    fn a_written_change_reads_back_and_names_the_filters_fields() {
+        use leaderboard_keys::rank_index::change::{NEW_FIELD, OLD_FIELD};
+        let written = ChangeMap {
+            o: Some(K1.into()),
+            n: Some(K2.into()),
+            s: Some(20),
+            g: 0,
+        };
+        let av: AttributeValue = serde_dynamo::to_attribute_value(&written).unwrap();
+        let AttributeValue::M(fields) = &av else {
+            panic!("{av:?}")
+        };
+        let mut names: Vec<&str> = fields.keys().map(String::as_str).collect();
+        names.sort();
+        assert_eq!(names, [NEW_FIELD, OLD_FIELD, "s"], "g is left out at 0");
+        let (old, new, score, generation) = change_keys(CHANGE_ATTR, &av).unwrap();
+        assert_eq!(
+            (old, new, score, generation),
+            (
+                Some(CountedKey::parse(K1).unwrap()),
+                Some(CountedKey::parse(K2).unwrap()),
+                Some(20),
+                0
+            )
+        );
+    }
 
     fn lane(seq: &str, pk: &str, new_image: Value) -> EventRecord {
         serde_json::from_value(json!({

@@ -44,6 +44,7 @@
 //! ([`lag`]). The order of a lookup's reads, and how they combine into a count and its lag, is
 //! [`settle`]'s.
 
+pub mod change;
 mod fold;
 pub mod journal;
 pub mod lead;

@@ -10,13 +10,13 @@ use std::collections::BTreeMap;
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 use leaderboard_keys::entity::{self, ItemKey, Key, LANE_SK};
 use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank_index::change::ChangeMap;
 use leaderboard_keys::rank_index::{
     self, CHANGE_ATTR, CREATED_ATTR, CountedKey, GENERATION_ATTR, Gap, LANE_GENERATION_ATTR, LANES,
     LOGGED_ATTR, LaneChange, LanesRead, PAUSE_ATTR, WIDE_CHANGE_ATTR, WRITTEN_ATTR, lane_of,
     repair_key,
 };
 use leaderboard_keys::time::Timestamp;
-use serde::Serialize;
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, item_key};
@@ -27,30 +27,6 @@ use crate::primitives::second_layout::{SecondLayout, WIDENING_ATTR};
 use crate::table::Table;
 use crate::table::request::{Index, Params, WithParams};
 use crate::table::retry::Retry;
-
-/// A lane's latest change as stored in its `chg` attribute: the entry's old and new sort keys
-/// (`o` absent for a first entry, `n` absent for a removal), its new score `s`, and the
-/// generation of entries whose keys they are (`g`, absent for 0). A widening board's change
-/// is recorded at the new width too, in `chgw` (of generation `g + 1`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub(crate) struct LaneChangeItem<'a> {
-    /// The old sort key.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub o: Option<&'a str>,
-    /// The new sort key.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub n: Option<&'a str>,
-    /// The new score (what `NewLeader` says of a new leader without a read).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub s: Option<u64>,
-    /// The generation of entries the keys are of.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub g: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
 
 /// On every lane of a board season close has begun: when the close started reading its
 /// entries. A play's lane update holds only on a lane without it, so no play changes an entry
@@ -176,29 +152,14 @@ fn latest_change(lane: u8, item: &Item, generation: u64) -> Option<LaneChange> {
     .in_generation(generation)
 }
 
-/// A lane change's keys, score and entry generation (`{o, n, s, g}`).
+/// A lane change's keys, score and entry generation.
 type ChangeKeys = (Option<CountedKey>, Option<CountedKey>, Option<u64>, u64);
 
 /// The keys, score and generation of a lane change map; `None` when it cannot be read.
 fn change_keys(chg: &AttributeValue) -> Option<ChangeKeys> {
-    let AttributeValue::M(chg) = chg else {
-        return None;
-    };
-    let key = |name: &str| match chg.get(name) {
-        None => Ok(None),
-        Some(AttributeValue::S(s)) => CountedKey::parse(s).map(Some).map_err(|_| ()),
-        Some(_) => Err(()),
-    };
-    let number = |name: &str| match chg.get(name) {
-        Some(AttributeValue::N(n)) => n.parse().ok(),
-        _ => None,
-    };
-    Some((
-        key("o").ok()?,
-        key("n").ok()?,
-        number("s"),
-        number("g").unwrap_or(0),
-    ))
+    let change: ChangeMap = serde_dynamo::from_attribute_value(chg.clone()).ok()?;
+    let (old, new) = change.keys().ok()?;
+    Some((old, new, change.s, change.g))
 }
 
 impl Table {
@@ -239,9 +200,9 @@ impl Table {
                 .name("#chg", CHANGE_ATTR)
                 .value(
                     ":chg",
-                    LaneChangeItem {
-                        o: old,
-                        n: new,
+                    ChangeMap {
+                        o: old.map(str::to_owned),
+                        n: new.map(str::to_owned),
                         s: score,
                         g: board.entry_generation,
                     },
@@ -263,9 +224,9 @@ impl Table {
                         .name("#chgw", WIDE_CHANGE_ATTR)
                         .value(
                             ":chgw",
-                            LaneChangeItem {
-                                o: o.as_deref(),
-                                n: n.as_deref(),
+                            ChangeMap {
+                                o,
+                                n,
                                 s: score,
                                 g: layout.generation,
                             },
