@@ -16,6 +16,10 @@ use leaderboard_devkit::repo_root;
 /// The workspace libraries a function's code reaches the table through.
 const LIBRARIES: &[&str] = &["shared/keys/src", "shared/store/src", "functions/http/src"];
 
+/// Libraries read only for the functions whose crate depends on them: the code is read by
+/// name, so a library's `index` would otherwise stand for every function's `index`.
+const DEPENDED_ON: &[(&str, &str)] = &[("leaderboard-projection", "shared/projection/src")];
+
 /// What a policy grants, by resource, conditions aside (the conditions are checked against
 /// the requests the functions' tests send: `leaderboard_devkit::policy`).
 fn grants(policy: &Policy) -> BTreeSet<Grant> {
@@ -67,6 +71,12 @@ fn code_of(binary: &str) -> Code {
         .unwrap()
         .to_owned();
     let mut dirs: Vec<PathBuf> = LIBRARIES.iter().map(|l| repo_root().join(l)).collect();
+    let manifest = std::fs::read_to_string(src.with_file_name("Cargo.toml")).unwrap();
+    for (package, dir) in DEPENDED_ON {
+        if manifest.contains(&format!("{package}.workspace")) {
+            dirs.push(repo_root().join(dir));
+        }
+    }
     dirs.push(src);
     Code::read(&dirs, &others)
 }
