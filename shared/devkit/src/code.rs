@@ -123,40 +123,46 @@ pub fn import_graph(src: &Path) -> ImportGraph {
 
 /// The absolute module paths of the `crate::` and `super::` paths in `code`, the code of
 /// `module` (a path's segments as far as they are lower-case names).
-pub fn paths_in(code: &str, module: &[String]) -> Vec<ModulePath> {
+fn paths_in(code: &str, module: &[String]) -> Vec<ModulePath> {
+    let mut paths = paths_after(code, module, "crate::");
+    paths.extend(paths_after(code, module, "super::"));
+    paths
+}
+
+/// The absolute module paths of the paths in `code` (the code of `module`) that begin with
+/// `start`, `crate::` or `super::`.
+pub fn paths_after(code: &str, module: &[String], start: &str) -> Vec<ModulePath> {
     let mut paths = Vec::new();
-    for start in ["crate::", "super::"] {
-        for (at, _) in code.match_indices(start) {
-            if at > 0 && code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
-                continue;
-            }
-            if start == "super::" && code[..at].ends_with("::") {
-                continue; // the second `super` of `super::super::`, read with the first
-            }
-            let mut path: ModulePath = match start {
-                "crate::" => Vec::new(),
-                _ => module[..module.len().saturating_sub(1)].to_vec(),
-            };
-            let rest = &code[at + start.len()..];
-            for segment in rest.split("::") {
-                let name: String = segment
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if name.is_empty() || !name.starts_with(|c: char| c.is_lowercase()) {
-                    break;
-                }
-                if name == "super" {
-                    path.pop();
-                } else {
-                    path.push(name);
-                }
-                if !segment.chars().all(|c| c.is_alphanumeric() || c == '_') {
-                    break;
-                }
-            }
-            paths.push(path);
+    for (at, _) in code.match_indices(start) {
+        if at > 0 && code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            continue;
         }
+        if start == "super::" && code[..at].ends_with("::") {
+            continue; // the second `super` of `super::super::`, read with the first
+        }
+        let mut path: ModulePath = match start {
+            "crate::" => Vec::new(),
+            _ => module[..module.len().saturating_sub(1)].to_vec(),
+        };
+        let rest = &code[at + start.len()..];
+        for segment in rest.split("::") {
+            let name: String = segment
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if name.is_empty() || !name.starts_with(|c: char| c.is_lowercase()) {
+                break;
+            }
+            if name == "super" {
+                path.pop();
+            } else {
+                path.push(name);
+            }
+            if !segment.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                break;
+            }
+        }
+        paths.push(path);
     }
     paths
 }

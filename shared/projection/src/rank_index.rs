@@ -12,10 +12,8 @@ use aws_lambda_events::event::streams::DynamoDbBatchItemFailure;
 use futures::StreamExt;
 use leaderboard_keys::entity::ItemKey;
 use leaderboard_keys::ids::BoardId;
-use leaderboard_keys::rank_index::change::ChangeMap;
-use leaderboard_keys::rank_index::{
-    CHANGE_ATTR, CountedKey, LaneChange, WIDE_CHANGE_ATTR, WRITTEN_ATTR,
-};
+use leaderboard_keys::rank_index::change::{ChangeKeys, ChangeMap};
+use leaderboard_keys::rank_index::{CHANGE_ATTR, LaneChange, WIDE_CHANGE_ATTR, WRITTEN_ATTR};
 use leaderboard_store::{LaneApplyOutcome, Store, StoreError};
 use serde_dynamo::AttributeValue;
 
@@ -107,16 +105,12 @@ fn lane_change(record: &EventRecord) -> Option<(BoardId, Result<LaneChange, Stri
     Some((board, read()))
 }
 
-/// A lane change's keys, score and entry generation.
-type ChangeKeys = (Option<CountedKey>, Option<CountedKey>, Option<u64>, u64);
-
 /// The keys `{o, n}`, score `s` and entry generation `g` (0 when absent) of the lane change
 /// map `attr` ([`ChangeMap`], the encoding the play wrote).
 fn change_keys(attr: &str, chg: &AttributeValue) -> Result<ChangeKeys, String> {
     let change: ChangeMap = serde_dynamo::from_attribute_value(chg.clone())
         .map_err(|e| format!("{attr} is not a lane change: {e}"))?;
-    let (old, new) = change.keys().map_err(|e| format!("{attr}: {e}"))?;
-    Ok((old, new, change.s, change.g))
+    change.decoded().map_err(|e| format!("{attr}: {e}"))
 }
 
 /// Sorts out a batch's lane changes (pure; the records are left as they are).
@@ -228,6 +222,7 @@ pub async fn index<L: LaneIndex>(lanes: &L, plan: &LanePlan) -> Indexed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use leaderboard_keys::rank_index::CountedKey;
     use serde_json::{Value, json};
 
     const K1: &str = "SCORE#0000000010#8232774399999#p1";

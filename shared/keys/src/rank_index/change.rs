@@ -41,11 +41,15 @@ pub const OLD_FIELD: &str = "o";
 /// The field of a [`ChangeMap`] holding the new sort key.
 pub const NEW_FIELD: &str = "n";
 
+/// A lane change as its readers take it: the old and new keys as the index counts them, the
+/// new score and the entry generation.
+pub type ChangeKeys = (Option<CountedKey>, Option<CountedKey>, Option<u64>, u64);
+
 impl ChangeMap {
-    /// Its old and new keys as the index counts them.
-    pub fn keys(&self) -> Result<(Option<CountedKey>, Option<CountedKey>), KeyError> {
+    /// Its keys parsed, with its score and generation.
+    pub fn decoded(&self) -> Result<ChangeKeys, KeyError> {
         let parse = |k: &Option<String>| k.as_deref().map(CountedKey::parse).transpose();
-        Ok((parse(&self.o)?, parse(&self.n)?))
+        Ok((parse(&self.o)?, parse(&self.n)?, self.s, self.g))
     }
 }
 

@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 use leaderboard_keys::entity::{self, ItemKey, Key, LANE_SK};
 use leaderboard_keys::ids::{BoardId, PlayerId};
-use leaderboard_keys::rank_index::change::ChangeMap;
+use leaderboard_keys::rank_index::change::{ChangeKeys, ChangeMap};
 use leaderboard_keys::rank_index::{
-    self, CHANGE_ATTR, CREATED_ATTR, CountedKey, GENERATION_ATTR, Gap, LANE_GENERATION_ATTR, LANES,
+    self, CHANGE_ATTR, CREATED_ATTR, GENERATION_ATTR, Gap, LANE_GENERATION_ATTR, LANES,
     LOGGED_ATTR, LaneChange, LanesRead, PAUSE_ATTR, WIDE_CHANGE_ATTR, WRITTEN_ATTR, lane_of,
     repair_key,
 };
@@ -152,14 +152,10 @@ fn latest_change(lane: u8, item: &Item, generation: u64) -> Option<LaneChange> {
     .in_generation(generation)
 }
 
-/// A lane change's keys, score and entry generation.
-type ChangeKeys = (Option<CountedKey>, Option<CountedKey>, Option<u64>, u64);
-
 /// The keys, score and generation of a lane change map; `None` when it cannot be read.
 fn change_keys(chg: &AttributeValue) -> Option<ChangeKeys> {
     let change: ChangeMap = serde_dynamo::from_attribute_value(chg.clone()).ok()?;
-    let (old, new) = change.keys().ok()?;
-    Some((old, new, change.s, change.g))
+    change.decoded().ok()
 }
 
 impl Table {
