@@ -6,16 +6,13 @@
 //! security says who may call it, as the template's authorizer and the functions decide, and
 //! each answer names the headers it carries (CORS, Retry-After).
 
+use crate::support;
+
 use std::collections::BTreeMap;
 
 use leaderboard_local::template::{Auth, LocalTemplate};
 use leaderboard_store::names::{BLANK_LOOKING, is_unprintable};
 use serde_yaml::Value;
-
-fn document() -> Value {
-    let root = leaderboard_devkit::repo_root();
-    serde_yaml::from_str(&std::fs::read_to_string(root.join("openapi.yaml")).unwrap()).unwrap()
-}
 
 /// The characters `excluded` refuses, as the inside of a regex class: each run of them as its
 /// first and last characters themselves (`a-b`), so the one pattern reads the same in ECMA
@@ -103,7 +100,7 @@ fn email_pattern() -> String {
 
 #[test]
 fn the_documents_patterns_are_the_apis_rules() {
-    let doc = document();
+    let doc = support::openapi();
     let schemas = &doc["components"]["schemas"];
     assert_pattern(
         &schemas["DisplayName"],
@@ -166,7 +163,7 @@ fn the_patterns_accept_and_refuse_what_the_rules_do() {
 /// schemes for a player, an admin or a game server.
 #[test]
 fn each_operation_names_who_may_call_it() {
-    let doc = document();
+    let doc = support::openapi();
     let template = LocalTemplate::from_repo().unwrap();
     let open: BTreeMap<String, bool> = template
         .routes
@@ -218,7 +215,7 @@ fn each_operation_names_who_may_call_it() {
 /// 429's and a 503's say their Retry-After.
 #[test]
 fn each_answer_names_its_headers() {
-    let doc = document();
+    let doc = support::openapi();
     for (path, ops) in doc["paths"].as_mapping().unwrap() {
         for (method, op) in ops.as_mapping().unwrap() {
             for (status, answer) in op["responses"].as_mapping().unwrap() {

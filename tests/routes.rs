@@ -2,6 +2,8 @@
 //! serve) are exactly the routes the three HTTP functions' routers handle, and exactly the
 //! operations of `openapi.yaml`; and each route goes to the function whose router has it.
 
+use crate::support;
+
 use std::collections::BTreeSet;
 
 use leaderboard_local::template::{Auth, HttpFunction, LocalTemplate};
@@ -40,9 +42,7 @@ fn template_routes_are_the_routers_and_the_openapi_paths() {
         "a route is listed twice in template.yaml"
     );
 
-    let root = leaderboard_devkit::repo_root();
-    let openapi: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(root.join("openapi.yaml")).unwrap()).unwrap();
+    let openapi = support::openapi();
     let mut documented = RouteSet::new();
     for (path, ops) in openapi["paths"].as_mapping().unwrap() {
         for (method, _) in ops.as_mapping().unwrap() {
@@ -95,9 +95,7 @@ fn only_the_contracts_any_routes_skip_the_authorizer() {
 
 #[test]
 fn the_documents_error_codes_are_the_ones_the_functions_send() {
-    let root = leaderboard_devkit::repo_root();
-    let openapi: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(root.join("openapi.yaml")).unwrap()).unwrap();
+    let openapi = support::openapi();
     let documented: BTreeSet<&str> = openapi["components"]["schemas"]["Error"]["properties"]
         ["error"]["properties"]["code"]["enum"]
         .as_sequence()

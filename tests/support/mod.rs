@@ -135,3 +135,9 @@ pub fn in_process_settings(extra: &[(&str, &str)]) -> leaderboard_local::stack::
     })
     .expect("valid settings")
 }
+
+/// `openapi.yaml`, parsed.
+pub fn openapi() -> serde_yaml::Value {
+    let root = leaderboard_devkit::repo_root();
+    serde_yaml::from_str(&std::fs::read_to_string(root.join("openapi.yaml")).unwrap()).unwrap()
+}
