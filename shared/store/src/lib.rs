@@ -9,9 +9,10 @@
 //!
 //! | floor | modules | what it holds |
 //! | --- | --- | --- |
-//! | 5 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `rank_maintenance`, `entry_repair`, `inspect` | what the functions ask: `impl Store` methods, a room each |
-//! | 4 store | `store` | [`Store`]: the handle the features hang their methods on |
-//! | 3 primitives | `lanes`, `rank_apply`, `rank_journal`, `rank_lead`, `rank_lookup`, `rank_count`, `entry_rank`, `boards`, `lease`, `second_layout` | the domain pieces features share, as `Table` methods: a board's lanes, applying their changes to the index (its journal, and who leads after them), rank reads and counts, a player's ranked entry, board reads and writes, a lease on a board, a widening board's second layout |
+//! | 6 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `rank_maintenance`, `entry_repair`, `inspect` | what the functions ask: `impl Store` methods, a room each |
+//! | 5 store | `store` | [`Store`]: the handle the features hang their methods on |
+//! | 4 rank | `lanes`, `apply`, `journal`, `lead`, `lookup`, `count`, `entry`, `second_layout` | the rank index's home: a board's lanes, applying their changes to the index (its journal, and who leads after them), rank reads and counts, a player's ranked entry, a widening board's second layout |
+//! | 3 primitives | `boards`, `lease` | the domain pieces features and the rank index share, as `Table` methods: board reads and writes, a lease on a board |
 //! | 2 table | `Table`, `request`, `retry`, `batch`, `query`, `merge`, `cursor` | the one way a request reaches the table: builders, retry budgets, batches, listings (a sharded board's merged), and cursors |
 //! | 1 ground | [`config`], `error`, [`secrets`], [`tls`], `board`, [`model`], `items`, [`names`], [`metadata`], [`freshness`], [`rollover`], [`successor`], [`widening`], `session_id` | errors, configuration and secrets, the TLS client, the stored entities and the pure rules |
 //!
@@ -22,6 +23,7 @@
 mod features;
 mod ground;
 mod primitives;
+mod rank;
 mod store;
 mod table;
 
@@ -68,9 +70,9 @@ pub use ground::session_id::new_session_id;
 pub use ground::{freshness, metadata, model, names, tls, widening};
 pub use ground::{rollover, successor};
 pub use primitives::lease::{LEASE_MARGIN, LEASE_WITHOUT_DEADLINE};
-pub use primitives::rank_apply::LaneApplyOutcome;
-pub use primitives::rank_count::{RankCost, UNINDEXED_LAG, UNINDEXED_TOP};
-pub use primitives::rank_lead::{LeaderChange, LeaderWatch, Unwatched};
+pub use rank::apply::LaneApplyOutcome;
+pub use rank::count::{RankCost, UNINDEXED_LAG, UNINDEXED_TOP};
+pub use rank::lead::{LeaderChange, LeaderWatch, Unwatched};
 pub use store::{LANE_PAUSE, Store};
 pub use table::batch::{BATCH_WRITE_SIZE, BatchStats};
 pub use table::cursor::MAX_CURSOR_LEN;

@@ -30,7 +30,7 @@ use leaderboard_keys::ids::{BoardId, PlayerId};
 use crate::ground::error::StoreError;
 use crate::ground::items::{ItemExt, pointer_from_score_item, pointer_item, score_key};
 use crate::ground::model::{BoardStatus, EntryPointer};
-use crate::primitives::second_layout::score_item_in_service;
+use crate::rank::second_layout::score_item_in_service;
 use crate::store::Store;
 use crate::table::request::Params;
 use crate::table::retry::Retry;

@@ -15,9 +15,9 @@ use leaderboard_keys::rank_index::{Counters, GENERATION_ATTR, LANES, Layout, nod
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, from_item, key_string};
 use crate::ground::model::{Board, BoardStatus, Entry, EntryPointer, FinalStanding, ScoreEntry};
-use crate::primitives::lanes::{lane_counts, lanes_lag, switched_since};
-use crate::primitives::rank_apply::{item_counters, root_watermarks};
-use crate::primitives::rank_count::RankCost;
+use crate::rank::apply::{item_counters, root_watermarks};
+use crate::rank::count::RankCost;
+use crate::rank::lanes::{lane_counts, lanes_lag, switched_since};
 use crate::store::Store;
 use crate::table::merge::Direction;
 use crate::table::query::MAX_PAGE_SIZE;

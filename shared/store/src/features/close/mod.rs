@@ -38,7 +38,7 @@ use crate::ground::items::{
 };
 use crate::ground::model::{Board, BoardStatus, FinalStanding, SeasonResult};
 use crate::primitives::lease::{CloseLease, Taken};
-use crate::primitives::second_layout::{GSI1_PK, GSI1_SK};
+use crate::rank::second_layout::{GSI1_PK, GSI1_SK};
 use crate::store::Store;
 use crate::table::merge::Direction;
 use crate::table::request::{Index, Params, WithParams};

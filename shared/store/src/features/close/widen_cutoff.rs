@@ -20,7 +20,7 @@ use crate::ground::error::StoreError;
 use crate::ground::items::item_key;
 use crate::ground::model::Board;
 use crate::ground::widening::WideningStep;
-use crate::primitives::second_layout::WIDENING_ATTR;
+use crate::rank::second_layout::WIDENING_ATTR;
 use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 

@@ -4,7 +4,7 @@
 //!
 //! - **A closed board** answers from the players' season results (`BatchGetItem`s, 100 keys a
 //!   request): final, exact.
-//! - **An open indexed board** reads, in the order a single rank reads them (`rank_lookup`):
+//! - **An open indexed board** reads, in the order a single rank reads them (`rank::lookup`):
 //!   1. the entry pointers and the index's root (`BatchGetItem`s, 100 keys a request);
 //!   2. on a board the root counts at most [`EXACT_TOP`] entries: the top page, one Query of at
 //!      most [`EXACT_TOP`] keys (sort key and player id), which ranks every listed player
@@ -35,10 +35,10 @@ use crate::ground::error::StoreError;
 use crate::ground::freshness::{EXACT_TOP, Estimate, TopPercent};
 use crate::ground::items::{Item, ItemExt, from_item, key_string};
 use crate::ground::model::{Board, BoardStatus, EntryPointer, RankedEntry, SeasonResult};
-use crate::primitives::entry_rank::own_entry;
-use crate::primitives::lanes::{lanes_for, switched_since};
-use crate::primitives::rank_count::{Prefetch, RankCost};
-use crate::primitives::rank_lookup::{
+use crate::rank::count::{Prefetch, RankCost};
+use crate::rank::entry::own_entry;
+use crate::rank::lanes::{lanes_for, switched_since};
+use crate::rank::lookup::{
     GENERATION_ROUNDS, SNAPSHOT_NODES, path_nodes, root_entries, settled_estimate,
 };
 use crate::store::Store;

@@ -10,7 +10,7 @@ use crate::ground::items::{first_item, from_item};
 use crate::ground::model::{
     Board, BoardStatus, EntryPointer, Page, RankedEntry, ScoreEntry, shown_name,
 };
-use crate::primitives::rank_count::{Prefetch, RankCost};
+use crate::rank::count::{Prefetch, RankCost};
 use crate::store::Store;
 use crate::table::merge::Direction;
 use crate::table::query::Listing;
@@ -116,7 +116,7 @@ impl Store {
 
     /// AP4 with its rank: the player's entry on a board with its rank and how fresh it is, or
     /// `None` if the player has no entry there. Reads the entry pointer consistently, then ranks
-    /// it from the rank index (see `rank_lookup`): never a count of the board.
+    /// it from the rank index (see `rank::lookup`): never a count of the board.
     pub async fn player_rank(
         &self,
         board: &Board,

@@ -18,7 +18,7 @@ use leaderboard_keys::rank_index::root_key;
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, item_key};
-use crate::primitives::rank_lead::naming;
+use crate::rank::lead::naming;
 use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 use crate::table::retry::Retry;

@@ -16,7 +16,7 @@ use crate::features::moderation::erasure::{CHUNK, Pass};
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, from_item, s};
 use crate::ground::model::{Board, BoardStatus, EntryPointer};
-use crate::primitives::lanes::LaneKeys;
+use crate::rank::lanes::LaneKeys;
 use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 

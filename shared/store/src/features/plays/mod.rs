@@ -56,7 +56,7 @@ use crate::ground::items::{Item, ItemExt, from_item, pointer_item, score_key, to
 use crate::ground::model::{
     Board, BoardOutcome, Entry, EntryPointer, Metadata, Operator, Session, Writers,
 };
-use crate::primitives::second_layout::score_item_in_service;
+use crate::rank::second_layout::score_item_in_service;
 use crate::store::Store;
 use crate::table::request::Params;
 use crate::table::retry::Retry;

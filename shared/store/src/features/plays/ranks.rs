@@ -18,7 +18,7 @@ use crate::features::plays::Recorded;
 use crate::ground::error::StoreError;
 use crate::ground::freshness::Freshness;
 use crate::ground::model::Session;
-use crate::primitives::rank_count::{Prefetch, RankCost};
+use crate::rank::count::{Prefetch, RankCost};
 use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 

@@ -51,8 +51,8 @@ use leaderboard_keys::time::Timestamp;
 use crate::ground::error::StoreError;
 use crate::ground::items::{n, s};
 use crate::ground::model::LIFETIME_SCORE_CEILING;
-use crate::primitives::rank_apply::LaneApplyOutcome;
-use crate::primitives::rank_lead::{LeaderWatch, Unwatched};
+use crate::rank::apply::LaneApplyOutcome;
+use crate::rank::lead::{LeaderWatch, Unwatched};
 use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
@@ -232,7 +232,7 @@ enum Guard<'a> {
 impl Store {
     /// Applies a batch of one board's lane changes (any order, repeats allowed) to its rank
     /// index, exactly once, following its leader without telling anyone. Requests: see
-    /// `rank_apply`.
+    /// `rank::apply`.
     pub async fn apply_lane_changes(
         &self,
         board: &BoardId,
@@ -247,7 +247,7 @@ impl Store {
     /// records it (`NewLeader`): a change is told at least once, the same on every telling; a
     /// telling that fails fails the apply. At most one more read than the apply's: the board's
     /// top entry, when the changes moved the leader's own entry down or removed it with
-    /// nothing better (`rank_lead`).
+    /// nothing better (`rank::lead`).
     pub async fn apply_lane_changes_watched<W: LeaderWatch>(
         &self,
         board: &BoardId,

@@ -33,7 +33,7 @@ use crate::ground::board::groups_lanes;
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, key_item, n};
 use crate::ground::model::{Board, BoardStatus};
-use crate::primitives::lanes::{GROUPED_ATTR, LaneKeys, lanes_lag};
+use crate::rank::lanes::{GROUPED_ATTR, LaneKeys, lanes_lag};
 use crate::store::Store;
 use crate::table::request::Params;
 

@@ -12,8 +12,8 @@ use leaderboard_keys::time::Timestamp;
 use crate::ground::error::StoreError;
 use crate::ground::model::Board;
 use crate::ground::widening::WideningRun;
-use crate::primitives::lanes::{GROUPED_ATTR, LaneKeys};
-use crate::primitives::second_layout::WIDENING_ATTR;
+use crate::rank::lanes::{GROUPED_ATTR, LaneKeys};
+use crate::rank::second_layout::WIDENING_ATTR;
 use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 

@@ -32,7 +32,7 @@ use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
 use crate::ground::items::{ItemExt, key_item};
 use crate::ground::model::{Board, BoardStatus, RankLayout};
-use crate::primitives::lanes::LaneKeys;
+use crate::rank::lanes::LaneKeys;
 use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;

@@ -19,8 +19,8 @@ use crate::features::rank_maintenance::staged::{Holder, Stage, Staged};
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_string};
 use crate::ground::model::{BoardStatus, RankLayout};
-use crate::primitives::lanes::{missing_attr, past_gap_attr};
 use crate::primitives::lease::CloseLease;
+use crate::rank::lanes::{missing_attr, past_gap_attr};
 use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 

@@ -14,7 +14,7 @@ use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, key_string, s};
 use crate::ground::model::Board;
 use crate::ground::widening::{WideningCursor, WideningRun, WideningStep};
-use crate::primitives::second_layout::{GSI1_PK, GSI1_SK, SecondLayout, WIDENING_ATTR};
+use crate::rank::second_layout::{GSI1_PK, GSI1_SK, SecondLayout, WIDENING_ATTR};
 use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;

@@ -1,7 +1,7 @@
 //! The rank index in the table (see [`leaderboard_keys::rank_index`] for the structure and the
 //! fold): the change a play records on its lane, in the play's own transaction, and a batch of
 //! lanes' changes applied to the counters exactly once. A board's index is built, and rebuilt,
-//! by `rank_rebuild`; read by `rank_lookup`.
+//! by the rank maintenance rebuild; read by `lookup`.
 
 use std::borrow::Cow;
 
@@ -16,8 +16,8 @@ use leaderboard_keys::rank_index::{
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, n};
-use crate::primitives::rank_journal::{Begun, root_last_journal, watermarks_in};
-use crate::primitives::rank_lead::{LeadStep, LeaderWatch};
+use crate::rank::journal::{Begun, root_last_journal, watermarks_in};
+use crate::rank::lead::{LeadStep, LeaderWatch};
 use crate::table::Table;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
@@ -104,7 +104,7 @@ impl Table {
     /// root read, and per slice one put (and one read of the journal item when its condition
     /// fails), one update per node and one of the root. Each journal that changes the
     /// board's leader records it on the root, and one that changes hands tells `watch` before
-    /// (`rank_lead`; the only read it may add is the board's top entry).
+    /// (`lead`; the only read it may add is the board's top entry).
     pub(crate) async fn apply_lane_changes<W: LeaderWatch>(
         &self,
         board: &BoardId,

@@ -1,6 +1,6 @@
 //! The rank index's journal in the table ([`leaderboard_keys::rank_index::journal`] for the
 //! protocol and why it counts every change once): the journal item's put, each node's
-//! single-item update, sent together, and the root's finishing update. `rank_apply` runs them
+//! single-item update, sent together, and the root's finishing update. `apply` runs them
 //! in order for each slice of a batch.
 
 use futures::StreamExt;
@@ -16,7 +16,7 @@ use leaderboard_keys::rank_index::{
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item, n, s};
-use crate::primitives::rank_lead::{LeadStep, put_step, step_of};
+use crate::rank::lead::{LeadStep, put_step, step_of};
 use crate::table::Table;
 use crate::table::request::{Params, WithParams};
 

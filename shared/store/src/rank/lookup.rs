@@ -40,10 +40,10 @@ use crate::ground::error::StoreError;
 use crate::ground::freshness::{EXACT_TOP, Estimate, IndexView};
 use crate::ground::items::{Item, ItemExt};
 use crate::ground::model::Board;
-use crate::primitives::lanes::{lanes_for, switched_since};
-use crate::primitives::rank_apply::{item_counters, root_watermarks};
-use crate::primitives::rank_count::{Prefetch, RankCost};
-use crate::primitives::rank_journal::root_last_journal;
+use crate::rank::apply::{item_counters, root_watermarks};
+use crate::rank::count::{Prefetch, RankCost};
+use crate::rank::journal::root_last_journal;
+use crate::rank::lanes::{lanes_for, switched_since};
 use crate::table::Table;
 use crate::table::batch::Found;
 

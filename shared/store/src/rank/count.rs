@@ -1,6 +1,6 @@
 //! What every rank read shares: its cost, the one consistent snapshot, the capped count of the
 //! entries above a key, and the dispatch of a player's own rank: from the rank index
-//! (`rank_lookup`) on an indexed board, by counting alone on a board made before the index and
+//! (`rank::lookup`) on an indexed board, by counting alone on a board made before the index and
 //! not moved onto it yet. Such a board's rank is exact within the first [`UNINDEXED_TOP`]
 //! entries, and beyond them rank `UNINDEXED_TOP + 1` with `rankLag` [`UNINDEXED_LAG`],
 //! meaning "not known"; its `playerCount` is its lanes' `created` counts where they have
@@ -69,7 +69,7 @@ pub(crate) enum Prefetch {
 impl Table {
     /// The rank of `player`'s entry whose Score sort key is `score_sk` (committed before this
     /// call), with how fresh it is and what it cost: from the index on an indexed board (see
-    /// `rank_lookup`), else by the capped count alone. `before` is what the caller read with
+    /// `lookup`), else by the capped count alone. `before` is what the caller read with
     /// its own batch.
     pub(crate) async fn own_rank(
         &self,

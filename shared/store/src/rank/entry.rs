@@ -10,7 +10,7 @@ use crate::ground::error::StoreError;
 use crate::ground::freshness::{Estimate, Freshness};
 use crate::ground::items::from_item;
 use crate::ground::model::{Board, EntryPointer, RankedEntry};
-use crate::primitives::rank_count::{Prefetch, RankCost};
+use crate::rank::count::{Prefetch, RankCost};
 use crate::table::Table;
 
 /// The entry `pointer` points at, ranked as `estimate` says, with its freshness (also on the
