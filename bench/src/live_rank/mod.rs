@@ -2,7 +2,7 @@
 //! stack's maximum load, in one run on one DynamoDB Local.
 //!
 //! 1. **Boards**: one `best` board per size, imported in bulk (`Store::import_entries`) with
-//!    its v2 index built (`Store::build_rank_index`) before the table's stream is enabled.
+//!    its v2 index built (`Rank::build_rank_index`) before the table's stream is enabled.
 //!    Scores are distinct (a score's last five digits are its player's number), so the true
 //!    ranking has no ties. A hundred *observers* spread over each ranking never play.
 //! 2. **Quiet**: the observers' ranks through the HTTP API, one lookup at a time.
@@ -152,7 +152,7 @@ async fn load_board(store: &Store, n: usize) -> Result<BoardRun, String> {
     }
     let import = clock.elapsed().as_secs_f64();
     let clock = Instant::now();
-    store.build_rank_index(&board).await.map_err(err)?;
+    store.rank().build_rank_index(&board).await.map_err(err)?;
     let build = clock.elapsed().as_secs_f64();
     let mut ranking: Vec<usize> = (0..n).collect();
     ranking.sort_by(|&a, &b| initial[b].cmp(&initial[a]));

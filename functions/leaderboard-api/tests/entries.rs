@@ -94,7 +94,7 @@ async fn every_listing_names_its_entries_as_they_were_when_they_last_changed() {
         .import_entries(&b, &[(old.clone(), 5, at)])
         .await
         .unwrap();
-    h.store.build_rank_index(&b).await.unwrap();
+    h.store.rank().build_rank_index(&b).await.unwrap();
     h.rename("p_alice", "Alice").await;
     h.play("p_alice", 100, &["names_b", "names_c"]).await;
     h.play("p_bob", 50, &["names_b"]).await;

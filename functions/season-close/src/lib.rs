@@ -4,9 +4,9 @@
 //! [`PAGES_PER_TURN`] snapshot pages, oldest first, so no due board waits behind another's long
 //! snapshot. A board another run is closing (it holds the board's close lease) is left to that
 //! run. Then, with the time left, it repairs the
-//! rank indexes whose lanes stopped at a lost change ([`Store::repair_rank_indexes`]), and goes
+//! rank indexes whose lanes stopped at a lost change ([`Rank::repair_rank_indexes`]), and goes
 //! on with the one pass that moves boards stored before the rank index's current layout onto it
-//! and deletes the replaced layout's items ([`Store::sweep_rank_layout`]), lists the boards
+//! and deletes the replaced layout's items ([`Rank::sweep_rank_layout`]), lists the boards
 //! stored before the board listing ([`Store::list_old_boards`]), and finishes the
 //! player erasures their requests could not ([`Store::continue_erasures`]), and a recount of
 //! players' totals an operator asked for ([`Store::run_recount`]). It stops
@@ -380,6 +380,7 @@ async fn run_measured(
     if deadline.is_none_or(|d| Instant::now() < d) {
         match app
             .store
+            .rank()
             .repair_rank_indexes(now, &app.repair, deadline)
             .await
         {
@@ -394,7 +395,12 @@ async fn run_measured(
         }
     }
     if deadline.is_none_or(|d| Instant::now() < d) {
-        match app.store.sweep_rank_layout(&app.sweep, deadline).await {
+        match app
+            .store
+            .rank()
+            .sweep_rank_layout(&app.sweep, deadline)
+            .await
+        {
             Ok(sweep) => {
                 summary.rank_migrated = sweep.migrated;
                 summary.rank_migration_failed = sweep.failed;

@@ -113,6 +113,7 @@ async fn a_board_another_run_holds_is_left_alone_until_its_lease_expires() {
     // The one pass onto the rank index's current layout is over (a run's job after closing,
     // tested in migration.rs): what is left for the run is the held board.
     let pass = store
+        .rank()
         .sweep_rank_layout(&Default::default(), None)
         .await
         .unwrap();

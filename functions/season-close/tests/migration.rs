@@ -350,7 +350,11 @@ async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_e
             "{id}"
         );
         assert_exact(&table, &store, id).await;
-        assert_eq!(store.migrate_board(&bid(id)).await.unwrap(), vec![], "{id}");
+        assert_eq!(
+            store.rank().migrate_board(&bid(id)).await.unwrap(),
+            vec![],
+            "{id}"
+        );
     }
     // A second run has nothing to do, and says so with one read.
     let before = table.dump().await;
@@ -367,9 +371,16 @@ async fn a_migration_that_dies_after_any_step_or_inside_its_rebuild_resumes_to_t
         let id = format!("crash_{steps_before_crash}");
         legacy_board(&table, &store, &id, SMALL, true).await;
         for _ in 0..steps_before_crash {
-            assert!(store.migration_step(&bid(&id)).await.unwrap().is_some());
+            assert!(
+                store
+                    .rank()
+                    .migration_step(&bid(&id))
+                    .await
+                    .unwrap()
+                    .is_some()
+            );
         }
-        let rest = store.migrate_board(&bid(&id)).await.unwrap();
+        let rest = store.rank().migrate_board(&bid(&id)).await.unwrap();
         assert_eq!(rest.len(), 3 - steps_before_crash, "{id}: {rest:?}");
         assert_eq!(stored(&store, &id).await.rank_layout, RankLayout::V2);
         assert_exact(&table, &store, &id).await;
@@ -378,17 +389,31 @@ async fn a_migration_that_dies_after_any_step_or_inside_its_rebuild_resumes_to_t
     // Dies inside the rebuild, its nodes written and its switch never sent: the next run
     // rebuilds again and deletes the nodes the dead one left.
     legacy_board(&table, &store, "crash_inside", SMALL, true).await;
-    let started = store.migration_step(&bid("crash_inside")).await.unwrap();
+    let started = store
+        .rank()
+        .migration_step(&bid("crash_inside"))
+        .await
+        .unwrap();
     assert_eq!(started, Some(MigrationStep::Started));
     let dying = store_failing_transactions(&table);
-    assert!(dying.migration_step(&bid("crash_inside")).await.is_err());
+    assert!(
+        dying
+            .rank()
+            .migration_step(&bid("crash_inside"))
+            .await
+            .is_err()
+    );
     let left = nodes_by_generation(&table, "crash_inside").await;
     assert_eq!(
         left.keys().copied().collect::<Vec<_>>(),
         vec![1],
         "{left:?}"
     );
-    let rest = store.migrate_board(&bid("crash_inside")).await.unwrap();
+    let rest = store
+        .rank()
+        .migrate_board(&bid("crash_inside"))
+        .await
+        .unwrap();
     assert!(
         matches!(
             rest.as_slice(),
@@ -430,7 +455,11 @@ async fn the_pass_goes_a_page_at_a_time_and_a_board_whose_migration_failed_is_ta
 
     // A run whose transactions all fail: the first board it meets is not passed.
     let failing = store_failing_transactions(&table);
-    let out = failing.sweep_rank_layout(&pages(100), None).await.unwrap();
+    let out = failing
+        .rank()
+        .sweep_rank_layout(&pages(100), None)
+        .await
+        .unwrap();
     let stuck = out.failed.clone().expect("a board's migration failed");
     assert!(out.migrated.is_empty() && !out.done, "{out:?}");
     assert_eq!(
@@ -442,7 +471,11 @@ async fn the_pass_goes_a_page_at_a_time_and_a_board_whose_migration_failed_is_ta
     let mut migrated = Vec::new();
     let mut runs = 0;
     loop {
-        let out = store.sweep_rank_layout(&pages(1), None).await.unwrap();
+        let out = store
+            .rank()
+            .sweep_rank_layout(&pages(1), None)
+            .await
+            .unwrap();
         assert!(out.failed.is_none() && out.pages <= 1, "{out:?}");
         migrated.extend(out.migrated);
         runs += 1;
@@ -461,6 +494,10 @@ async fn the_pass_goes_a_page_at_a_time_and_a_board_whose_migration_failed_is_ta
     }
     assert_eq!(old_index_items(&table).await, 0);
     // Over: a run reads the cursor and stops.
-    let after = store.sweep_rank_layout(&pages(1), None).await.unwrap();
+    let after = store
+        .rank()
+        .sweep_rank_layout(&pages(1), None)
+        .await
+        .unwrap();
     assert!(after.done && after.pages == 0, "{after:?}");
 }

@@ -129,7 +129,7 @@ async fn run(n: usize, quick: bool) -> Row {
     }
     eprintln!("N = {n}: building the index");
     let clock = Instant::now();
-    let built = store.build_rank_index(&board).await.unwrap();
+    let built = store.rank().build_rank_index(&board).await.unwrap();
     let build_secs = clock.elapsed().as_secs_f64();
     assert_eq!(built.entries, n);
     let board = store.get_board(&board_id).await.unwrap().unwrap();
@@ -372,7 +372,7 @@ async fn main() {
         "## Rank index (issue 10)\n\n\
          `cargo bench -p stream-projector --bench rank`: boards of N players on DynamoDB Local \
          (100,000 distinct scores at most, times within one minute, so many ties), the index \
-         built from the board (`Store::build_rank_index`). For each N, the same run asks the rank \
+         built from the board (`Rank::build_rank_index`). For each N, the same run asks the rank \
          of 200 players spread evenly over the ranking through the index, and of 50 of them by \
          AP10 counting; every answer is checked against the ranking computed in memory from \
          the generated entries. Requests and items include the API's board and pointer reads \

@@ -327,7 +327,7 @@ async fn main() {
     for chunk in entries.chunks(5_000) {
         store.import_entries(&board, chunk).await.unwrap();
     }
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
     table.set_stream(true).await;
     let mut reader =
         StreamReader::for_table(&table.endpoint, &table.name, StartingPosition::TrimHorizon)

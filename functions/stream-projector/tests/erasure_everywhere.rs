@@ -174,6 +174,7 @@ async fn an_erased_player_is_in_no_item_of_the_whole_table() {
     let daily = BoardId::parse(BOARDS[1]).unwrap();
     loop {
         match store
+            .rank()
             .widen_step(&daily, 99_999_999_999, &options)
             .await
             .unwrap()
@@ -192,6 +193,7 @@ async fn an_erased_player_is_in_no_item_of_the_whole_table() {
     let season = BoardId::parse(BOARDS[0]).unwrap();
     for _ in 0..2 {
         store
+            .rank()
             .widen_step(&season, 99_999_999_999, &options)
             .await
             .unwrap();

@@ -242,7 +242,7 @@ async fn ranks_from_the_index_equal_counted_ranks_at_4k_players() {
         "{entry:?} against {want}"
     );
     assert!(f.rank_lag <= PLAYERS as u64);
-    let built = store.build_rank_index(&board).await.unwrap();
+    let built = store.rank().build_rank_index(&board).await.unwrap();
     assert_eq!(built.entries, PLAYERS);
     step("index built");
     check_totals(&table, PLAYERS).await;

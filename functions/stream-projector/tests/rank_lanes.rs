@@ -59,7 +59,7 @@ async fn lane_records_failed_half_way_replayed_and_reversed_leave_exactly_the_bu
     for id in [&delivered, &reversed] {
         let board = store.get_board(id).await.unwrap().unwrap();
         store.import_entries(&board, &entries).await.unwrap();
-        store.build_rank_index(&board).await.unwrap();
+        store.rank().build_rank_index(&board).await.unwrap();
     }
     let plays: Vec<(String, u64, u64)> = {
         let mut who: Vec<&String> = players[PLAYERS..].iter().collect();

@@ -135,6 +135,7 @@ async fn a_lane_record_lost_on_the_way_is_repaired_and_later_plays_apply_on_top(
         ..RepairOptions::default()
     };
     let run = store
+        .rank()
         .repair_rank_indexes(Timestamp::now(), &options, None)
         .await
         .unwrap();

@@ -108,6 +108,7 @@ async fn run(store: &Store) -> RepairSummary {
     };
     let started = Instant::now();
     let summary = store
+        .rank()
         .repair_rank_indexes(Timestamp::now(), &options, Some(started + DEADLINE))
         .await
         .unwrap();

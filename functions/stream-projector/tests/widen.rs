@@ -75,7 +75,7 @@ async fn changes_between_the_index_steps_scan_and_its_switch_reach_the_new_index
         })
         .collect();
     store.import_entries(&board, &entries).await.unwrap();
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
     let id = board.board_id.clone();
     let options = WidenOptions {
         page: 200,
@@ -83,7 +83,7 @@ async fn changes_between_the_index_steps_scan_and_its_switch_reach_the_new_index
         now: at(0),
     };
     // Begun, copied while 4 sessions play at once.
-    let mut copying = store.widen_step(&id, MAX, &options).await.unwrap();
+    let mut copying = store.rank().widen_step(&id, MAX, &options).await.unwrap();
     let mut ms = 10_000;
     while !matches!(
         copying,
@@ -105,7 +105,7 @@ async fn changes_between_the_index_steps_scan_and_its_switch_reach_the_new_index
             .buffer_unordered(4)
             .collect::<Vec<()>>()
             .await;
-        copying = store.widen_step(&id, MAX, &options).await.unwrap();
+        copying = store.rank().widen_step(&id, MAX, &options).await.unwrap();
     }
     // The index step, held at its switch: plays come after its scan settled the lanes.
     let (client, gate) = gated_client(&table.endpoint, "TransactWriteItems:switchedAt");
@@ -113,6 +113,7 @@ async fn changes_between_the_index_steps_scan_and_its_switch_reach_the_new_index
     let (switching_id, switching_options) = (id.clone(), options);
     let switching = tokio::spawn(async move {
         gated
+            .rank()
             .widen_step(&switching_id, MAX, &switching_options)
             .await
             .unwrap()
@@ -125,7 +126,7 @@ async fn changes_between_the_index_steps_scan_and_its_switch_reach_the_new_index
     switching.await.unwrap();
     // The old generation retired.
     loop {
-        if let WidenProgress::Done(b) = store.widen_step(&id, MAX, &options).await.unwrap() {
+        if let WidenProgress::Done(b) = store.rank().widen_step(&id, MAX, &options).await.unwrap() {
             assert_eq!((b.max_score, b.entry_generation), (MAX, 1));
             break;
         }

@@ -93,7 +93,7 @@ async fn main() {
             })
             .collect();
         store.import_entries(&board, &entries).await.unwrap();
-        store.build_rank_index(&board).await.unwrap();
+        store.rank().build_rank_index(&board).await.unwrap();
     }
     // The same function with the rate limit on (at the template's default, which no player here
     // reaches): its log is one item more in the play's read and in its transaction.

@@ -9,9 +9,9 @@
 //!
 //! | floor | modules | what it holds |
 //! | --- | --- | --- |
-//! | 6 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `rank_maintenance`, `entry_repair`, `inspect` | what the functions ask: `impl Store` methods, a room each |
+//! | 6 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `entry_repair`, `inspect` | what the functions ask: `impl Store` methods, a room each |
 //! | 5 store | `store` | [`Store`]: the handle the features hang their methods on |
-//! | 4 rank | `lanes`, `apply`, `journal`, `lead`, `lookup`, `count`, `entry`, `second_layout` | the rank index's home: a board's lanes, applying their changes to the index (its journal, and who leads after them), rank reads and counts, a player's ranked entry, a widening board's second layout |
+//! | 4 rank | `lanes`, `apply`, `journal`, `lead`, `lookup`, `count`, `entry`, `second_layout`, `maintenance` | the rank index's home ([`Rank`], its maintenance runs): a board's lanes, applying their changes to the index (its journal, and who leads after them), rank reads and counts, a player's ranked entry, a widening board's second layout |
 //! | 3 primitives | `boards`, `lease` | the domain pieces features and the rank index share, as `Table` methods: board reads and writes, a lease on a board |
 //! | 2 table | `Table`, `request`, `retry`, `batch`, `query`, `merge`, `cursor` | the one way a request reaches the table: builders, retry budgets, batches, listings (a sharded board's merged), and cursors |
 //! | 1 ground | [`config`], `error`, [`secrets`], [`tls`], `board`, [`model`], `items`, [`names`], [`metadata`], [`freshness`], [`rollover`], [`successor`], [`widening`], `session_id` | errors, configuration and secrets, the TLS client, the stored entities and the pure rules |
@@ -54,15 +54,6 @@ pub use features::projection::recount_run::{
 pub use features::projection::{
     ProjectedSession, ProjectionOutcome, SEQUENCE_DIGITS, SequenceNumber,
 };
-pub use features::rank_maintenance::grouping::LaneGrouping;
-pub use features::rank_maintenance::migration::{MigrationStep, needs_migration};
-pub use features::rank_maintenance::rebuild::{
-    FREE_SCANS, MAX_SCANS, RankBuildStats, RebuildOutcome,
-};
-pub use features::rank_maintenance::repair::{RepairOptions, RepairSummary};
-pub use features::rank_maintenance::sweep::{SWEEP_PK, SweepOptions, SweepOutcome};
-pub use features::rank_maintenance::widen::{COPY_UNITS, WidenOptions, WidenPlan, WidenProgress};
-pub use features::rank_maintenance::widen_switch::WIDEN_GRACE;
 pub use ground::config::{self, Config};
 pub use ground::error::{CancelReason, StoreError};
 pub use ground::secrets::{self, Secret};
@@ -70,9 +61,17 @@ pub use ground::session_id::new_session_id;
 pub use ground::{freshness, metadata, model, names, tls, widening};
 pub use ground::{rollover, successor};
 pub use primitives::lease::{LEASE_MARGIN, LEASE_WITHOUT_DEADLINE};
+pub use rank::Rank;
 pub use rank::apply::LaneApplyOutcome;
 pub use rank::count::{RankCost, UNINDEXED_LAG, UNINDEXED_TOP};
 pub use rank::lead::{LeaderChange, LeaderWatch, Unwatched};
+pub use rank::maintenance::grouping::LaneGrouping;
+pub use rank::maintenance::migration::{MigrationStep, needs_migration};
+pub use rank::maintenance::rebuild::{FREE_SCANS, MAX_SCANS, RankBuildStats, RebuildOutcome};
+pub use rank::maintenance::repair::{RepairOptions, RepairSummary};
+pub use rank::maintenance::sweep::{SWEEP_PK, SweepOptions, SweepOutcome};
+pub use rank::maintenance::widen::{COPY_UNITS, WidenOptions, WidenPlan, WidenProgress};
+pub use rank::maintenance::widen_switch::WIDEN_GRACE;
 pub use store::{LANE_PAUSE, Store};
 pub use table::batch::{BATCH_WRITE_SIZE, BatchStats};
 pub use table::cursor::MAX_CURSOR_LEN;

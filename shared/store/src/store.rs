@@ -16,6 +16,7 @@ use crate::ground::config::{self, Config, DEV_ERASURE_SECRET};
 use crate::ground::error::StoreError;
 use crate::ground::secrets::{self, Secret};
 use crate::ground::tls;
+use crate::rank::Rank;
 use crate::table::Table;
 use crate::table::request::Params;
 
@@ -135,6 +136,15 @@ impl Store {
         let config = Config::from_lookup(lookup)?;
         let erasure = config::erasure_secret(lookup)?;
         Ok(Store::new(Client::new(sdk), &config).with_erasure_secret(&erasure))
+    }
+
+    /// The rank index's maintenance runs: rebuild, repair, grouping, migration, sweep and
+    /// widening (`src/rank/maintenance/`).
+    pub fn rank(&self) -> Rank<'_> {
+        Rank {
+            table: &self.table,
+            lane_pause: self.lane_pause,
+        }
     }
 
     /// The SDK client.

@@ -27,7 +27,7 @@ async fn a_hundred_players_of_one_score_count_at_most_the_budget() {
         .map(|i| (pid(&format!("t{i:04}")), 500, at(10_000 + i % 50)))
         .collect();
     store.import_entries(&board, &entries).await.unwrap();
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
     let board = stored_board(&store, "tied").await;
 
     // 100 players spread over the whole board.

@@ -44,6 +44,7 @@ async fn a_play_that_read_the_board_before_its_lanes_were_grouped_writes_the_gro
     board_apart(&table, &store, "ga", &players).await;
     // No stream here: the build applies the plays, so the index has nothing left to apply.
     store
+        .rank()
         .build_rank_index(&stored_board(&store, "ga").await)
         .await
         .unwrap();
@@ -65,7 +66,7 @@ async fn a_play_that_read_the_board_before_its_lanes_were_grouped_writes_the_gro
     });
     assert!(gate.reached().await);
     assert_eq!(
-        store.group_lanes(&bid("ga")).await.unwrap(),
+        store.rank().group_lanes(&bid("ga")).await.unwrap(),
         LaneGrouping::Grouped { paused: false }
     );
     gate.release();
@@ -106,7 +107,7 @@ async fn a_play_that_read_the_board_before_its_lanes_were_grouped_writes_the_gro
     }
     // Nothing left to do.
     assert_eq!(
-        store.group_lanes(&bid("ga")).await.unwrap(),
+        store.rank().group_lanes(&bid("ga")).await.unwrap(),
         LaneGrouping::Skipped
     );
 }
@@ -115,7 +116,7 @@ async fn a_play_that_read_the_board_before_its_lanes_were_grouped_writes_the_gro
 /// never written, which a pause makes items holding their keys alone.
 async fn left_behind(table: &TestTable, store: &Store, id: &str) -> Vec<RawItem> {
     assert_eq!(
-        store.group_lanes(&bid(id)).await.unwrap(),
+        store.rank().group_lanes(&bid(id)).await.unwrap(),
         LaneGrouping::Behind
     );
     let mut after = table.dump().await;
@@ -132,6 +133,7 @@ async fn a_board_behind_or_under_repair_is_left_for_later_and_nothing_is_written
     // Caught up, but a repair request is open: its rebuild may write the old lanes.
     board_apart(&table, &store, "gb", &["b1", "b2", "b3"]).await;
     store
+        .rank()
         .build_rank_index(&stored_board(&store, "gb").await)
         .await
         .unwrap();

@@ -236,6 +236,7 @@ async fn a_built_index_is_the_applied_one_takes_later_changes_and_survives_a_riv
 
     // Built from the Score items: the same counters and watermarks, under a new generation.
     let built = store
+        .rank()
         .build_rank_index(&stored_board(&store, "bd").await)
         .await
         .unwrap();
@@ -261,8 +262,8 @@ async fn a_built_index_is_the_applied_one_takes_later_changes_and_survives_a_riv
     // are all written, and a build that lost says so.
     let board = stored_board(&store, "bd").await;
     let (a, b) = tokio::join!(
-        store.build_rank_index(&board),
-        store.build_rank_index(&board)
+        store.rank().build_rank_index(&board),
+        store.rank().build_rank_index(&board)
     );
     for r in [&a, &b] {
         assert!(
@@ -345,7 +346,7 @@ async fn ranks_from_the_index_are_exact_when_settled_and_within_their_lag_when_b
         })
         .collect();
     store.import_entries(&board, &entries).await.unwrap();
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
     let sample: Vec<&String> = players.iter().step_by(20).collect();
 
     // Settled: every rank exact, in at most 4 requests and 20 items read by key.

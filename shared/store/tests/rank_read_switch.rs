@@ -70,7 +70,7 @@ async fn lookup_across_a_switch(id: &str, gate_on: &'static str, extra: u32) {
         tokio::spawn(async move { gated.player_rank_counted(&board, &player).await })
     };
     assert!(gate.reached().await, "the lookup reached {gate_on}");
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
     let after = nodes_by_generation(&table, id).await;
     assert_eq!(after.len(), 1, "the old generation is deleted: {after:?}");
     assert_ne!(after.keys().next(), before.keys().next());
@@ -109,7 +109,7 @@ async fn the_friends_listing_reads_again_across_a_switch() {
         tokio::spawn(async move { gated.entries_of(&board, &chosen).await })
     };
     assert!(gate.reached().await);
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
     gate.release();
     let (listed, cost) = reading.await.unwrap().unwrap();
 

@@ -131,6 +131,7 @@ async fn a_lost_lane_change_is_repaired_while_plays_go_on_and_every_answer_is_ex
 
     // A young request waits.
     let waiting = store
+        .rank()
         .repair_rank_indexes(Timestamp::now(), &RepairOptions::default(), None)
         .await
         .unwrap();
@@ -164,6 +165,7 @@ async fn a_lost_lane_change_is_repaired_while_plays_go_on_and_every_answer_is_ex
     };
     tokio::time::sleep(Duration::from_millis(200)).await;
     let repaired = store
+        .rank()
         .repair_rank_indexes(Timestamp::now(), &no_wait(), None)
         .await
         .unwrap();
@@ -192,6 +194,7 @@ async fn a_lost_lane_change_is_repaired_while_plays_go_on_and_every_answer_is_ex
     // The request is gone (or, if a redelivery asked again during the rebuild, the next run
     // finds the lanes past their gaps and drops it).
     let again = store
+        .rank()
         .repair_rank_indexes(Timestamp::now(), &no_wait(), None)
         .await
         .unwrap();
@@ -229,6 +232,7 @@ async fn a_request_whose_lane_caught_up_by_itself_is_dropped_without_a_rebuild()
         .unwrap();
     let root = table.raw("RANKV2#rl", "#ROOT").await.unwrap();
     let run = store
+        .rank()
         .repair_rank_indexes(Timestamp::now(), &no_wait(), None)
         .await
         .unwrap();
@@ -259,7 +263,7 @@ async fn a_build_counts_a_play_that_lands_during_its_scan() {
     let gated = store_with_client(&table, client);
     let building = {
         let board = board.clone();
-        tokio::spawn(async move { gated.build_rank_index(&board).await })
+        tokio::spawn(async move { gated.rank().build_rank_index(&board).await })
     };
     assert!(gate.reached().await);
     submit(&store, "w03", 5_000, &["live"], 10_000).await;
@@ -296,6 +300,7 @@ async fn two_repair_runs_together_rebuild_a_board_once_and_a_run_out_of_time_lea
     let deadline = Instant::now() + Duration::from_secs(3);
     let late = tokio::spawn(async move {
         gated
+            .rank()
             .repair_rank_indexes(Timestamp::now(), &no_wait(), Some(deadline))
             .await
     });
@@ -324,8 +329,12 @@ async fn two_repair_runs_together_rebuild_a_board_once_and_a_run_out_of_time_lea
     // after, caught up), never a second rebuild.
     let options = no_wait();
     let (a, b) = tokio::join!(
-        store.repair_rank_indexes(Timestamp::now(), &options, None),
-        store.repair_rank_indexes(Timestamp::now(), &options, None)
+        store
+            .rank()
+            .repair_rank_indexes(Timestamp::now(), &options, None),
+        store
+            .rank()
+            .repair_rank_indexes(Timestamp::now(), &options, None)
     );
     let (a, b) = (a.unwrap(), b.unwrap());
     assert_eq!(a.rebuilt.len() + b.rebuilt.len(), 1, "{a:?} {b:?}");

@@ -245,7 +245,7 @@ async fn index_lookups_plays_rebuild_and_apply() {
     entries.push((pid("tie"), 11, at(5_000_000)));
     entries.push((pid("tie2"), 11, at(5_000_000)));
     store.import_entries(&pv, &entries).await.unwrap();
-    let (r, c) = census(&counter, store.build_rank_index(&pv)).await;
+    let (r, c) = census(&counter, store.rank().build_rank_index(&pv)).await;
     assert_eq!(r.unwrap().entries, 1_102);
     // (no generation served before it: nothing to list and delete)
     m.expect(
@@ -343,7 +343,7 @@ async fn index_lookups_plays_rebuild_and_apply() {
     m.expect("apply_lane_changes again", &c, "GetItem 1");
     // A rebuild replaces a generation: it lists the old one's nodes, one Query per partition,
     // and deletes them, 25 a request.
-    let (r, c) = census(&counter, store.build_rank_index(&pv)).await;
+    let (r, c) = census(&counter, store.rank().build_rank_index(&pv)).await;
     assert_eq!(r.unwrap().entries, 1_103);
     m.expect(
         "build_rank_index (v2) again",
@@ -498,7 +498,7 @@ async fn friends_listing_of_a_hundred_players_on_5000_entries() {
         .map(|i| (pid(&format!("e{i:04}")), 10 + i * 3, at(i * 1_000)))
         .collect();
     store.import_entries(&fr, &entries).await.unwrap();
-    store.build_rank_index(&fr).await.unwrap();
+    store.rank().build_rank_index(&fr).await.unwrap();
     // 95 players spread over the whole board, and 5 who never played.
     let mut players: Vec<_> = (0..95u64)
         .map(|i| pid(&format!("e{:04}", i * 52)))

@@ -227,7 +227,7 @@ async fn ranks_windows_friends_closes_and_results_of_sharded_boards_are_the_plai
                 }
             }
             for b in &boards {
-                store.build_rank_index(b).await.unwrap();
+                store.rank().build_rank_index(b).await.unwrap();
             }
             let plain = answers(&store, &boards[0], &players).await;
             let ranked = plain.iter().filter(|l| l.contains(" Some((")).count();

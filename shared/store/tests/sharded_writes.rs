@@ -230,10 +230,11 @@ async fn a_hot_boards_lanes_keep_a_partition_key_each() {
     }
     // The layout sweep leaves the hot board's lanes apart.
     assert_eq!(
-        store.group_lanes(&bid("hot")).await.unwrap(),
+        store.rank().group_lanes(&bid("hot")).await.unwrap(),
         LaneGrouping::Skipped
     );
     let swept = store
+        .rank()
         .sweep_rank_layout(&SweepOptions::default(), None)
         .await
         .unwrap();

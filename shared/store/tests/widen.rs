@@ -40,6 +40,7 @@ async fn copy_all(store: &Store, id: &str, max: u64, page: usize) -> u64 {
     let mut copied = 0;
     loop {
         match store
+            .rank()
             .widen_step(&bid(id), max, &options(page))
             .await
             .unwrap()
@@ -89,6 +90,7 @@ async fn the_plan_says_what_a_new_max_score_asks_and_costs() {
     let players: Vec<String> = (0..30).map(|i| format!("p{i}")).collect();
     imported_board(&store, "planned", Operator::Best, &players, 0..1_000, 7).await;
     let plan = store
+        .rank()
         .widen_plan(&bid("planned"), 99_999_999_999, at(0))
         .await
         .unwrap();
@@ -97,6 +99,7 @@ async fn the_plan_says_what_a_new_max_score_asks_and_costs() {
     assert_eq!(plan.items_to_write, 60);
     assert_eq!(plan.write_units, 30 * (leaderboard_store::COPY_UNITS + 1));
     let same = store
+        .rank()
         .widen_plan(&bid("planned"), 9_999_999_999, at(0))
         .await
         .unwrap();
@@ -117,6 +120,7 @@ async fn a_highest_first_board_of_the_same_width_only_raises_its_max_score() {
     let before = scores(&t.dump().await, "LEADERBOARD#raised");
     // WHEN it widens to 9,999 (four digits still)
     let WidenProgress::Done(board) = store
+        .rank()
         .widen_step(&bid("raised"), 9_999, &options(40))
         .await
         .unwrap()
@@ -140,17 +144,27 @@ async fn refused_widenings_write_nothing() {
     imported_board(&store, "kept", Operator::Best, &players, 0..1_000, 3).await;
     let before = t.dump().await;
     for (max, why) in [(9_999_999_998, "narrower"), (u64::MAX, "out of range")] {
-        let refused = store.widen_step(&bid("kept"), max, &options(40)).await;
+        let refused = store
+            .rank()
+            .widen_step(&bid("kept"), max, &options(40))
+            .await;
         assert!(
             matches!(refused, Err(StoreError::Invalid(_))),
             "{why}: {refused:?}"
         );
         assert!(
-            store.widen_plan(&bid("kept"), max, at(0)).await.is_err(),
+            store
+                .rank()
+                .widen_plan(&bid("kept"), max, at(0))
+                .await
+                .is_err(),
             "{why}"
         );
     }
-    let missing = store.widen_step(&bid("nowhere"), 99, &options(40)).await;
+    let missing = store
+        .rank()
+        .widen_step(&bid("nowhere"), 99, &options(40))
+        .await;
     assert!(
         matches!(missing, Err(StoreError::NotFound { .. })),
         "{missing:?}"
@@ -158,11 +172,13 @@ async fn refused_widenings_write_nothing() {
     assert_eq!(t.dump().await, before, "nothing written");
     // A run under way refuses another maxScore, and an import.
     store
+        .rank()
         .widen_step(&bid("kept"), 99_999_999_999, &options(40))
         .await
         .unwrap();
     let during = t.dump().await;
     let other = store
+        .rank()
         .widen_step(&bid("kept"), 999_999_999_999, &options(40))
         .await;
     assert!(matches!(other, Err(StoreError::Invalid(_))), "{other:?}");
@@ -183,6 +199,7 @@ async fn after_the_begin_every_change_writes_both_generations_and_the_lanes_both
     let to = RankKeySpec::new(Order::Desc, 99_999_999_999).unwrap();
     // WHEN the run begins
     let begun = store
+        .rank()
         .widen_step(&bid("both"), to.max_score(), &options(40))
         .await
         .unwrap();
@@ -318,7 +335,7 @@ async fn a_whole_run_switches_either_order_to_the_new_width_and_retires_the_old_
             .map(|i| (pid(&format!("p{i}")), (i * 37) % 1_000, at(i * 1_000)))
             .collect();
         store.import_entries(&board, &entries).await.unwrap();
-        store.build_rank_index(&board).await.unwrap();
+        store.rank().build_rank_index(&board).await.unwrap();
         let listed = |b| {
             let store = store.clone();
             async move {
@@ -340,6 +357,7 @@ async fn a_whole_run_switches_either_order_to_the_new_width_and_retires_the_old_
         let mut steps = Vec::new();
         let done = loop {
             match store
+                .rank()
                 .widen_step(&bid(id), 99_999, &options(15))
                 .await
                 .unwrap()
@@ -408,6 +426,7 @@ async fn a_whole_run_switches_either_order_to_the_new_width_and_retires_the_old_
         );
         // AND a second run finds nothing to do
         let again = store
+            .rank()
             .widen_step(&bid(id), 99_999, &options(15))
             .await
             .unwrap();

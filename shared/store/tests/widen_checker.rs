@@ -223,14 +223,21 @@ async fn crashing_run(table: Arc<TestTable>) -> (Board, u32, u32) {
                 },
             ),
         );
-        match dying.widen_step(&bid("checked"), NEW_MAX, &options).await {
+        match dying
+            .rank()
+            .widen_step(&bid("checked"), NEW_MAX, &options)
+            .await
+        {
             Ok(WidenProgress::Done(b)) => return (*b, steps, crashes),
             // The step made fewer writes than that: it ended before the crash.
             Ok(WidenProgress::Running { .. }) => {}
             Err(_) => crashes += 1,
         }
         let resumed = store_with_client(&table, client(&table.endpoint));
-        let progress = resumed.widen_step(&bid("checked"), NEW_MAX, &options).await;
+        let progress = resumed
+            .rank()
+            .widen_step(&bid("checked"), NEW_MAX, &options)
+            .await;
         if let WidenProgress::Done(b) = progress.unwrap() {
             return (*b, steps, crashes);
         }
@@ -255,7 +262,7 @@ async fn a_board_widened_under_play_reads_right_throughout() {
         })
         .collect();
     store.import_entries(&board, &entries).await.unwrap();
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
     let model = Arc::new(Mutex::new(Model::default()));
     let quiet = Arc::new(RwLock::new(()));
     let widening = Arc::new(AtomicBool::new(true));

@@ -73,7 +73,10 @@ async fn close_and_check(t: &TestTable, store: &Store, id: &str, in_service: &st
     assert_eq!(board.status, BoardStatus::Closed);
     assert_eq!(board.widening, None);
     // The closed board refuses the run, and writes nothing.
-    let resumed = store.widen_step(&bid(id), WIDER, &options(ENDS + 2)).await;
+    let resumed = store
+        .rank()
+        .widen_step(&bid(id), WIDER, &options(ENDS + 2))
+        .await;
     assert!(
         matches!(resumed, Err(StoreError::BoardClosed { .. })),
         "{resumed:?}"
@@ -87,6 +90,7 @@ async fn a_board_ending_within_the_grace_is_refused_a_run() {
     widening_board(&store, "ending").await;
     let before = t.dump().await;
     let refused = store
+        .rank()
         .widen_step(&bid("ending"), WIDER, &options(ENDS - 30_000))
         .await;
     assert!(
@@ -94,12 +98,14 @@ async fn a_board_ending_within_the_grace_is_refused_a_run() {
         "{refused:?}"
     );
     let plan = store
+        .rank()
         .widen_plan(&bid("ending"), WIDER, at(ENDS - 30_000))
         .await;
     assert!(matches!(plan, Err(StoreError::Invalid(_))), "{plan:?}");
     assert_eq!(t.dump().await, before, "nothing written");
     // Outside the grace, the run begins.
     let begun = store
+        .rank()
         .widen_step(&bid("ending"), WIDER, &options(ENDS - 61_000))
         .await
         .unwrap();
@@ -113,6 +119,7 @@ async fn a_close_clears_a_run_it_cut_off_before_its_switch() {
     // Begun, and two pages of five copied: ten entries' GSI1 keys moved to their copies.
     for _ in 0..3 {
         store
+            .rank()
             .widen_step(&bid("cut"), WIDER, &options(0))
             .await
             .unwrap();
@@ -138,6 +145,7 @@ async fn a_close_clears_a_run_it_cut_off_after_its_switch() {
     };
     loop {
         let step = store
+            .rank()
             .widen_step(&bid("late"), WIDER, &zero_grace(0))
             .await
             .unwrap();
@@ -173,6 +181,7 @@ async fn a_removal_on_a_widening_board_of_a_player_being_erased_is_refused_as_er
     // Begun and copying: a removal writes both generations.
     for _ in 0..2 {
         store
+            .rank()
             .widen_step(&bid("wide"), WIDER, &options(0))
             .await
             .unwrap();

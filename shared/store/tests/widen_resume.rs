@@ -37,13 +37,13 @@ async fn board_of(store: &Store, id: &str) {
         .map(|i| (pid(&format!("p{i}")), (i * 83) % 1_000, at(i * 1_000)))
         .collect();
     store.import_entries(&board, &entries).await.unwrap();
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
 }
 
 /// Runs the widening of `id` until it is done, or fails (`Err`: the failure).
 async fn run(store: &Store, id: &str) -> Result<(), String> {
     loop {
-        match store.widen_step(&bid(id), MAX, &options()).await {
+        match store.rank().widen_step(&bid(id), MAX, &options()).await {
             Ok(WidenProgress::Done(_)) => return Ok(()),
             Ok(WidenProgress::Running { .. }) => {}
             Err(e) => return Err(e.to_string()),
@@ -149,6 +149,7 @@ async fn a_play_between_the_copys_read_and_its_transaction_is_not_undone() {
     let (table, store) = store_without_stream("widen_gate").await;
     board_of(&store, "gated").await;
     store
+        .rank()
         .widen_step(&bid("gated"), MAX, &options())
         .await
         .unwrap();
@@ -158,6 +159,7 @@ async fn a_play_between_the_copys_read_and_its_transaction_is_not_undone() {
     let gated = store_with_client(&table, client);
     let copying = tokio::spawn(async move {
         gated
+            .rank()
             .widen_step(&bid("gated"), MAX, &options())
             .await
             .unwrap()

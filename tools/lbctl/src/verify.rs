@@ -250,7 +250,7 @@ async fn verify_board(
             .notes
             .extend(notes.into_iter().map(|n| format!("{id}: {n}")));
         if repair && (repaired || !more.is_empty()) {
-            let rebuilt = store.rebuild_lane_index(board).await?;
+            let rebuilt = store.rank().rebuild_lane_index(board).await?;
             let done = format!(
                 "the rank index rebuilt from {} entries (generation {})",
                 rebuilt.entries, rebuilt.generation

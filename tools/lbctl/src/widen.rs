@@ -42,7 +42,7 @@ pub struct WidenArgs {
 pub async fn run(store: &Store, args: WidenArgs, out: &mut dyn Write, json: bool) -> CtlResult {
     let id = BoardId::parse(&args.board)?;
     let now = Timestamp::now();
-    let plan = store.widen_plan(&id, args.max_score, now).await?;
+    let plan = store.rank().widen_plan(&id, args.max_score, now).await?;
     if args.dry_run {
         return write_plan(out, &plan, json);
     }
@@ -54,7 +54,7 @@ pub async fn run(store: &Store, args: WidenArgs, out: &mut dyn Write, json: bool
     let bar = progress(plan.entries);
     let mut copied = 0u64;
     let board = loop {
-        match store.widen_step(&id, args.max_score, &options).await {
+        match store.rank().widen_step(&id, args.max_score, &options).await {
             Ok(WidenProgress::Done(board)) => break board,
             Ok(WidenProgress::Running { step, copied: c }) => {
                 copied += c;

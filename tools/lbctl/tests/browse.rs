@@ -144,7 +144,7 @@ async fn from_far_down_an_indexed_board_the_index_finds_the_rank_and_agrees_with
     for (id, order) in [("seek_desc", Order::Desc), ("seek_asc", Order::Asc)] {
         // 3,000 entries on 50 scores, 20 a second: groups of tied keys, ties broken by player.
         let (board, truth) = board_with(&store, id, order, 999, entries(3_000, 50)).await;
-        store.build_rank_index(&board).await.unwrap();
+        store.rank().build_rank_index(&board).await.unwrap();
         let want = |from: usize, n: usize| -> Vec<String> {
             truth
                 .iter()

@@ -66,7 +66,7 @@ async fn stats_match_the_entries_in_the_same_requests_at_1000_and_5000_entries()
         ("small_asc", 1_000, Order::Asc),
     ] {
         let (board, _) = board_with(&store, id, order, 999_999, spread(n)).await;
-        store.build_rank_index(&board).await.unwrap();
+        store.rank().build_rank_index(&board).await.unwrap();
         counter.reset();
         let text = lbctl(&counted, true, &["stats", id]).await.unwrap();
         let total = counter.total();

@@ -87,7 +87,7 @@ async fn corrupted(table: &TestTable, store: &leaderboard_store::Store) -> Vec<C
     ];
     for id in boards {
         let (board, _) = board_with(store, id, Order::Desc, 999, entries(30, 30)).await;
-        store.build_rank_index(&board).await.unwrap();
+        store.rank().build_rank_index(&board).await.unwrap();
     }
     let root = |b: &str| format!("RANKV2#{b} #ROOT");
     let mut out = Vec::new();
@@ -286,7 +286,7 @@ async fn repair_fixes_each_kind_and_a_second_verify_is_clean() {
 async fn concurrent_repairs_of_a_second_entry_delete_it_once() {
     let (table, store) = store("lbctl_verify_race").await;
     let (board, _) = board_with(&store, "race", Order::Desc, 999, entries(10, 10)).await;
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
     let sk = score_item_copy(&table, "race", 2, None, 1).await;
     let id = board.board_id.clone();
     let repairs = futures::future::join_all((0..4).map(|_| store.repair_entry(&id, &sk))).await;
@@ -311,7 +311,7 @@ async fn concurrent_repairs_of_a_second_entry_delete_it_once() {
 async fn a_score_item_lost_under_its_pointer_is_found_by_player_and_put_back() {
     let (table, store) = store("lbctl_verify_lost").await;
     let (board, truth) = board_with(&store, "lost", Order::Desc, 999, entries(30, 30)).await;
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
     let player = truth[6].0.to_string();
     let item = scores(&table, "lost").await[6].clone();
     assert_eq!(s(&item, "playerId"), Some(player.as_str()));

@@ -49,7 +49,7 @@ async fn a_total_off_is_found_and_recounted() {
         .await
         .unwrap()
         .unwrap();
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
     let totals = |p: &str| {
         let table = table.clone();
         let pk = format!("PLAYER#{p}");

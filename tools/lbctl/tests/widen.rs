@@ -22,7 +22,7 @@ async fn widen_plans_runs_to_the_end_and_leaves_a_board_that_verifies() {
     let imported = entries(30, 20);
     store.import_entries(&board, &imported).await.unwrap();
     let ranked = ranked(imported, Order::Asc);
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
     let before = table.dump().await;
     // The dry run: the plan, and nothing written.
     let plan: Value = serde_json::from_str(

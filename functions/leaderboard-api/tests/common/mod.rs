@@ -249,7 +249,7 @@ pub async fn populate(h: &Harness, board: &Board, n: usize) -> Vec<(PlayerId, u6
     // No stream here: the rank index is built from the board (one made before the index has
     // none: it is counted).
     if board.indexed() {
-        h.store.build_rank_index(board).await.unwrap();
+        h.store.rank().build_rank_index(board).await.unwrap();
     }
     entries
 }

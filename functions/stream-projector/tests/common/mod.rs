@@ -475,7 +475,7 @@ pub async fn built_v2_board(
 ) -> (leaderboard_store::model::Board, StreamReader) {
     let board = open_v2_board(store, id).await;
     store.import_entries(&board, entries).await.unwrap();
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
     let mut reader =
         StreamReader::for_table(&table.endpoint, &table.name, StartingPosition::TrimHorizon)
             .await

@@ -5,7 +5,7 @@
 //!
 //! A `Scan` with a filter, a page (1 MB read) at a time, at most [`ListingPassOptions::max_pages`]
 //! pages a run, its position kept on `LISTPASS` / `#CURSOR` under a lease as the rank layout
-//! pass keeps its own (`rank_maintenance::sweep`): `done` once a Scan has reached the end, after
+//! pass keeps its own (`rank::maintenance::sweep`): `done` once a Scan has reached the end, after
 //! which a run costs one read. A board listed meanwhile (by another run, or made since) fails
 //! its transaction's condition and is passed over, so a repeated or overlapping run lists no
 //! board twice.

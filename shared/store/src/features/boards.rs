@@ -108,7 +108,7 @@ impl Store {
     /// batched writes. For seeding, migrations and benchmarks, never beside live plays on the
     /// same board: it is not conditional, and a player must appear once. Entries must be in the
     /// board's score range. The lanes count the entries but carry no change for them, so a
-    /// board's index shows them as lag until [`Store::build_rank_index`] runs (or the
+    /// board's index shows them as lag until [`Rank::build_rank_index`] runs (or the
     /// repair run, which the first play after the import asks for).
     pub async fn import_entries(
         &self,

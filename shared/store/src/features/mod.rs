@@ -11,4 +11,3 @@ pub(crate) mod listings;
 pub(crate) mod moderation;
 pub(crate) mod plays;
 pub(crate) mod projection;
-pub(crate) mod rank_maintenance;

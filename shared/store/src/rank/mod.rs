@@ -8,6 +8,8 @@
 //! - [`apply`]: a batch of lane changes applied to the trie (with [`journal`] and [`lead`]).
 //! - [`lookup`], [`count`], [`entry`]: a rank, the counts it stands on, a player's ranked entry.
 //! - [`second_layout`]: the changes a widening board also writes at its new width.
+//! - [`maintenance`]: the runs that keep the index whole beside live plays (rebuild, repair,
+//!   grouping, migration, sweep, widening), as methods of [`Rank`].
 
 pub(crate) mod apply;
 pub(crate) mod count;
@@ -16,4 +18,19 @@ pub(crate) mod journal;
 pub(crate) mod lanes;
 pub(crate) mod lead;
 pub(crate) mod lookup;
+pub(crate) mod maintenance;
 pub(crate) mod second_layout;
+
+use std::time::Duration;
+
+use crate::table::Table;
+
+/// The rank index's maintenance, from [`Store::rank`](crate::Store::rank): a handle on the
+/// store's table and its lane pause, so that a call names where its code lives
+/// (`store.rank().rebuild_lane_index(&board)`).
+#[derive(Clone, Copy)]
+pub struct Rank<'a> {
+    pub(crate) table: &'a Table,
+    /// The longest a rebuild or a lane grouping holds a lane's plays back.
+    pub(crate) lane_pause: Duration,
+}

@@ -64,7 +64,7 @@ async fn ap10_exact_ranks_from_the_index_on_a_board_of_15000() {
     eprintln!("imported 15,000 entries in {:?}", started.elapsed());
     let expected = rank_order(Order::Desc, entries);
     // AND its rank index (layout v2, the default) built from its entries
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
     let big = stored_board(&store, "big").await;
 
     // WHEN the last player's rank is read
@@ -156,7 +156,7 @@ async fn ap10_exact_rank_on_an_asc_board() {
         .map(|i| (pid(&format!("g{i}")), 60 + i * 7 % 21, at(i * 11 % 6)))
         .collect();
     import(&store, &board, &entries).await;
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
     let mut all = entries;
     for (i, (player, score)) in [("pa", 59), ("pb", 60), ("pc", 200), ("pd", 0)]
         .into_iter()

@@ -172,7 +172,7 @@ pub async fn imported_board(
         })
         .collect();
     store.import_entries(&board, &entries).await.unwrap();
-    store.build_rank_index(&board).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
 }
 
 /// `player`'s rank on `board` as answered, its true rank among `keys` (the board's Score sort

@@ -14,8 +14,8 @@ use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, key_string, s};
 use crate::ground::model::Board;
 use crate::ground::widening::{WideningCursor, WideningRun, WideningStep};
+use crate::rank::Rank;
 use crate::rank::second_layout::{GSI1_PK, GSI1_SK, SecondLayout, WIDENING_ATTR};
-use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
 
@@ -26,14 +26,14 @@ const COPY_CHUNK: usize = 25;
 /// Rounds of reading an entry again after a change beat its copy.
 const COPY_ROUNDS: u32 = 8;
 
-impl Store {
+impl Rank<'_> {
     /// Copies the next page (at most `page` entries, 1 MB) of the board's entries in service
     /// into the generation `run` builds, and moves the cursor past it (to the step `index` after
     /// the last page of the last shard): the entries copied, and the step now. Requests: 1 Query, 1 transaction a
     /// [`COPY_CHUNK`] entries (more, one entry at a time, where a change beat the copy), 1
     /// UpdateItem.
     pub(super) async fn copy_page(
-        &self,
+        self,
         board: &Board,
         run: &WideningRun,
         page: usize,
@@ -59,7 +59,7 @@ impl Store {
     /// Copies `items` (old Score items) into the partition `new_pk`: one transaction, or, if a
     /// change beat it, one entry at a time. The entries copied.
     async fn copy_chunk(
-        &self,
+        self,
         board: &Board,
         layout: &SecondLayout,
         new_pk: &str,
@@ -91,7 +91,7 @@ impl Store {
     /// when the entry's old item is gone (a change moved or removed it, and wrote the new
     /// generation itself).
     async fn copy_one(
-        &self,
+        self,
         board: &Board,
         layout: &SecondLayout,
         new_pk: &str,
@@ -136,7 +136,7 @@ impl Store {
     /// put of its copy: the same attributes under the new generation's partition `new_pk`, the
     /// sort key at the new width, and the GSI1 key (see `second_layout`).
     fn copy_items(
-        &self,
+        self,
         board: &Board,
         layout: &SecondLayout,
         new_pk: &str,
@@ -171,7 +171,7 @@ impl Store {
     /// that it is over (the step `index`), on condition that the run is still this one's copy:
     /// the step now.
     async fn save_copy_cursor(
-        &self,
+        self,
         board: &Board,
         run: &WideningRun,
         next: WideningCursor,

@@ -10,13 +10,13 @@ use aws_sdk_dynamodb::types::TransactWriteItem;
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::time::Timestamp;
 
-use crate::features::rank_maintenance::lane_holds::SwitchTarget;
 use crate::ground::error::StoreError;
 use crate::ground::items::item_key;
 use crate::ground::model::{Board, BoardStatus};
 use crate::ground::widening::{WideningRun, WideningStep};
+use crate::rank::Rank;
+use crate::rank::maintenance::lane_holds::SwitchTarget;
 use crate::rank::second_layout::WIDENING_ATTR;
-use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 
 /// How long the old generation's entries stay after the switch: longer than any read's time
@@ -24,13 +24,13 @@ use crate::table::request::{Params, WithParams};
 /// names.
 pub const WIDEN_GRACE: Duration = Duration::from_secs(60);
 
-impl Store {
+impl Rank<'_> {
     /// The index step: the live rebuild (`rebuild_into`) over the new generation's entries at
     /// the new width, whose switch transaction also switches the board (see
-    /// [`Store::widening_switch`]). Its cost is the rebuild's; its pause, if the lanes do not
+    /// [`Rank::widening_switch`]). Its cost is the rebuild's; its pause, if the lanes do not
     /// settle, the rebuild's.
     pub(super) async fn widen_index(
-        &self,
+        self,
         board: &Board,
         run: &WideningRun,
     ) -> Result<(), StoreError> {
@@ -45,7 +45,7 @@ impl Store {
     /// entries, the run at its step `retire`, on condition that the board is open and the run
     /// still this one's, at its step `index`.
     pub(super) fn widening_switch(
-        &self,
+        self,
         board: &Board,
         run: &WideningRun,
     ) -> Result<TransactWriteItem, StoreError> {
@@ -75,7 +75,7 @@ impl Store {
     /// removes the run from the board item. Whether the run is over. Requests: 1 Query, the
     /// deletes (25 a request), 1 UpdateItem.
     pub(super) async fn widen_retire(
-        &self,
+        self,
         board: &Board,
         run: &WideningRun,
         page: usize,

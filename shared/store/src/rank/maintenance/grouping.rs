@@ -15,7 +15,7 @@
 //! lane still has the count and the generation read, and while no repair request is open on
 //! the board (a repair's rebuild may have read the board before and would write the old
 //! lanes). A board whose index is a little behind (at most [`PAUSED_LAG`] changes) is paused
-//! for at most the store's lane pause ([`Store::with_lane_pause`]) while the stream consumer
+//! for at most the store's lane pause ([`Store::with_lane_pause`](crate::Store::with_lane_pause)) while the stream consumer
 //! catches up; one that does not catch up in time, is further behind, or waits for a repair, is
 //! left for a later run with no pause left behind.
 
@@ -33,8 +33,8 @@ use crate::ground::board::groups_lanes;
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, key_item, n};
 use crate::ground::model::{Board, BoardStatus};
+use crate::rank::Rank;
 use crate::rank::lanes::{GROUPED_ATTR, LaneKeys, lanes_lag};
-use crate::store::Store;
 use crate::table::request::Params;
 
 /// How often a paused board's root is read while the index catches up.
@@ -91,14 +91,14 @@ impl Sent {
     }
 }
 
-impl Store {
+impl Rank<'_> {
     /// Groups board `id`'s lanes (see the module documentation). Requests: 1 board read, per
     /// try 1 lane read, 1 root read and 1 transaction (at most [`UNPAUSED_TRIES`] tries), then,
     /// for a board at most [`PAUSED_LAG`] changes behind, 1 repair request read, 10 pause
     /// writes, and every 200 ms a lane read and a root read (and the transaction once they
     /// agree) for at most the lane pause less 2 s, and 1 transaction lifting the pauses if it
     /// did not group.
-    pub async fn group_lanes(&self, id: &BoardId) -> Result<LaneGrouping, StoreError> {
+    pub async fn group_lanes(self, id: &BoardId) -> Result<LaneGrouping, StoreError> {
         let Some(board) = self.table.board(id).await? else {
             return Ok(LaneGrouping::Skipped);
         };
@@ -162,13 +162,13 @@ impl Store {
 
     /// The changes the index has still to apply of those counted in `lanes` (the root read
     /// after them).
-    async fn lag(&self, id: &BoardId, lanes: &OldLanes) -> Result<u64, StoreError> {
+    async fn lag(self, id: &BoardId, lanes: &OldLanes) -> Result<u64, StoreError> {
         let root = self.table.get_raw(&root_key(id)).await?.unwrap_or_default();
         Ok(lanes_lag(lanes, &root))
     }
 
     /// The grouping's transaction from the old lanes as read (see the module documentation).
-    async fn group_transaction(&self, board: &Board, lanes: &OldLanes) -> Result<Sent, StoreError> {
+    async fn group_transaction(self, board: &Board, lanes: &OldLanes) -> Result<Sent, StoreError> {
         let id = &board.board_id;
         let old = LaneKeys::of(board);
         let mut tx = Vec::with_capacity(2 * LANES as usize + 2);

@@ -11,15 +11,15 @@ use leaderboard_keys::rank_index::LANES;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_keys::widen::{self, Widening};
 
-use crate::features::rank_maintenance::widen_switch::WIDEN_GRACE;
 use crate::ground::board::groups_lanes;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, item_key, key_item};
 use crate::ground::model::{Board, BoardStatus};
 use crate::ground::widening::{WideningCursor, WideningRun, WideningStep};
+use crate::rank::Rank;
 use crate::rank::lanes::{LaneKeys, lane_counts};
+use crate::rank::maintenance::widen_switch::WIDEN_GRACE;
 use crate::rank::second_layout::WIDENING_ATTR;
-use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
 
@@ -45,7 +45,7 @@ pub struct WidenPlan {
     pub write_units: u64,
 }
 
-/// How [`Store::widen_step`] goes about it.
+/// How [`Rank::widen_step`] goes about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WidenOptions {
     /// Entries a step of the copy or of the retirement handles.
@@ -67,7 +67,7 @@ impl Default for WidenOptions {
     }
 }
 
-/// What one call of [`Store::widen_step`] did.
+/// What one call of [`Rank::widen_step`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WidenProgress {
     /// The board is at the `maxScore` asked for (it was, it was raised, or the run switched
@@ -82,11 +82,11 @@ pub enum WidenProgress {
     },
 }
 
-impl Store {
+impl Rank<'_> {
     /// The plan of widening `id` to `max_score`, refused as the run itself would refuse it:
     /// 1 board read and the lanes' (1 Query).
     pub async fn widen_plan(
-        &self,
+        self,
         id: &BoardId,
         max_score: u64,
         now: Timestamp,
@@ -114,7 +114,7 @@ impl Store {
     /// `maxScore`; and the new `maxScore` when it is narrower or out of range. With what the
     /// new `maxScore` asks of it.
     async fn widening_board(
-        &self,
+        self,
         id: &BoardId,
         max_score: u64,
         now: Timestamp,
@@ -165,7 +165,7 @@ impl Store {
     /// page of the copy; the index's build and the switch; one page of the old generation's
     /// deletion (after the grace period). Safe to call again after any failure.
     pub async fn widen_step(
-        &self,
+        self,
         id: &BoardId,
         max_score: u64,
         options: &WidenOptions,
@@ -212,9 +212,9 @@ impl Store {
     }
 
     /// Raises the `maxScore` of a board whose keys stay as they are: one conditional
-    /// UpdateItem (see [`Store::update_board_as_read`]).
+    /// UpdateItem (see [`Rank::update_board_as_read`]).
     async fn raise_max_score(
-        &self,
+        self,
         board: Board,
         max_score: u64,
     ) -> Result<WidenProgress, StoreError> {
@@ -229,9 +229,9 @@ impl Store {
     }
 
     /// The begin: the board item's `widening` (generation = the one in service + 1, step
-    /// `copy`; see [`Store::update_board_as_read`]), then the lanes' fence. 1 UpdateItem and 10.
+    /// `copy`; see [`Rank::update_board_as_read`]), then the lanes' fence. 1 UpdateItem and 10.
     async fn begin_widening(
-        &self,
+        self,
         board: Board,
         max_score: u64,
     ) -> Result<WidenProgress, StoreError> {
@@ -262,7 +262,7 @@ impl Store {
     /// board that moved since (a close began, another run began or raised it first) is
     /// refused: the run is started again.
     async fn update_board_as_read(
-        &self,
+        self,
         board: &Board,
         update: &str,
         params: Params,
@@ -294,7 +294,7 @@ impl Store {
     /// Sets every lane's `widening` to `generation` (creating lanes never written): from then
     /// on a change holds only if it read the board's `widening` (see `Table::written_update`).
     /// 10 UpdateItems, each idempotent.
-    async fn fence_lanes(&self, board: &Board, generation: u64) -> Result<(), StoreError> {
+    async fn fence_lanes(self, board: &Board, generation: u64) -> Result<(), StoreError> {
         let lanes = LaneKeys::of(board);
         futures::future::try_join_all((0..LANES).map(|lane| {
             let key = lanes.key(lane);
@@ -325,13 +325,13 @@ fn invalid(e: widen::WidenError) -> StoreError {
     StoreError::Invalid(e.to_string())
 }
 
-impl Store {
+impl Rank<'_> {
     /// One page (at most `page` items, 1 MB) of the Score items in the partitions `pks` (a
     /// generation's, one a write shard) from `at` (`projection`: the attributes read, all when
     /// `None`), strongly consistent, and where the next page starts (a shard past the last
     /// when this one was the last): 1 Query (none past the last shard).
     pub(super) async fn entries_page(
-        &self,
+        self,
         pks: &[String],
         at: &WideningCursor,
         page: usize,
@@ -364,9 +364,9 @@ impl Store {
     }
 }
 
-impl Store {
+impl Rank<'_> {
     /// The board `id` as stored (1 consistent GetItem); not found when there is none.
-    async fn stored_board(&self, id: &BoardId) -> Result<Board, StoreError> {
+    async fn stored_board(self, id: &BoardId) -> Result<Board, StoreError> {
         self.table
             .board(id)
             .await?

@@ -22,12 +22,12 @@ use std::time::{Duration, Instant};
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::BoardId;
 
-use crate::features::rank_maintenance::grouping::LaneGrouping;
 use crate::ground::error::StoreError;
 use crate::ground::items::{item_key, key_item};
 use crate::ground::model::BoardStatus;
 use crate::primitives::lease::{CloseLease, PassStart, pass_after};
-use crate::store::Store;
+use crate::rank::Rank;
+use crate::rank::maintenance::grouping::LaneGrouping;
 use crate::table::request::{Params, WithParams};
 
 /// The cursor item's partition.
@@ -85,12 +85,12 @@ enum Found {
     Board(BoardId),
 }
 
-impl Store {
+impl Rank<'_> {
     /// One run of the pass (see the module documentation), until its pages or `deadline` run
     /// out. Requests: 1 read of the cursor (all a run does once the pass is over), 1 lease,
     /// per page 1 Scan, a delete per 25 old items and 1 checkpoint, and each board's migration.
     pub async fn sweep_rank_layout(
-        &self,
+        self,
         options: &SweepOptions,
         deadline: Option<Instant>,
     ) -> Result<SweepOutcome, StoreError> {
@@ -188,7 +188,7 @@ impl Store {
 
     /// Board `id` moved onto the current layout if it is not on it yet (whether it was), then
     /// its lanes grouped.
-    async fn move_board(&self, id: &BoardId) -> Result<(bool, LaneGrouping), StoreError> {
+    async fn move_board(self, id: &BoardId) -> Result<(bool, LaneGrouping), StoreError> {
         let moved = !self.migrate_board(id).await?.is_empty();
         Ok((moved, self.group_lanes(id).await?))
     }
@@ -196,7 +196,7 @@ impl Store {
     /// One page of the pass's Scan after `after`: what it found, in order, with each one's key,
     /// and the key the next page starts after (`None` at the end of the table).
     async fn sweep_page(
-        &self,
+        self,
         after: Option<Key>,
         limit: Option<u32>,
     ) -> Result<(Vec<(Key, Found)>, Option<Key>), StoreError> {
@@ -246,7 +246,7 @@ impl Store {
     /// is to start over at the end (`again`), or that it is over, on condition that this run
     /// still holds the lease.
     async fn checkpoint(
-        &self,
+        self,
         cursor: &Key,
         by: &str,
         at: Option<&Key>,

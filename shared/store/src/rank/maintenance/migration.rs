@@ -27,13 +27,13 @@ use leaderboard_keys::rank_index::{
     GENERATION_ATTR, LANES, LOGGED_ATTR, MIGRATING_ATTR, RESERVED_ATTR, root_key,
 };
 
-use crate::features::rank_maintenance::rebuild::RebuildOutcome;
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
 use crate::ground::items::{ItemExt, key_item};
 use crate::ground::model::{Board, BoardStatus, RankLayout};
+use crate::rank::Rank;
 use crate::rank::lanes::LaneKeys;
-use crate::store::Store;
+use crate::rank::maintenance::rebuild::RebuildOutcome;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
 
@@ -60,13 +60,13 @@ pub fn needs_migration(board: &Board) -> bool {
     board.status == BoardStatus::Open && board.rank_layout != RankLayout::V2
 }
 
-impl Store {
+impl Rank<'_> {
     /// Moves board `id` onto the current layout (see the module documentation): the steps this
     /// call did, none for a board with nothing to do. Requests: 2 to start (a board read and
     /// a transaction, again on conflicts with plays in flight on its lanes); the rebuild's (see
-    /// [`Store::rebuild_lane_index`]); 2 to switch, and 100 Queries per generation left by a run
+    /// [`Rank::rebuild_lane_index`]); 2 to switch, and 100 Queries per generation left by a run
     /// that died part-way.
-    pub async fn migrate_board(&self, id: &BoardId) -> Result<Vec<MigrationStep>, StoreError> {
+    pub async fn migrate_board(self, id: &BoardId) -> Result<Vec<MigrationStep>, StoreError> {
         let mut steps = Vec::new();
         // Three steps; a start that lost to another run's is read again once.
         for _ in 0..4 {
@@ -79,7 +79,7 @@ impl Store {
     }
 
     /// The next step of board `id`'s migration, done; `None` when there is none to do.
-    pub async fn migration_step(&self, id: &BoardId) -> Result<Option<MigrationStep>, StoreError> {
+    pub async fn migration_step(self, id: &BoardId) -> Result<Option<MigrationStep>, StoreError> {
         let Some(board) = self.table.board(id).await? else {
             return Ok(None);
         };
@@ -133,7 +133,7 @@ impl Store {
     /// Step 1: the transaction that starts the migration (see the module documentation),
     /// again while it only meets plays in flight on the lanes. `None` when the board's
     /// condition failed: another run started it, or the board closed.
-    async fn start_migration(&self, board: &Board) -> Result<Option<MigrationStep>, StoreError> {
+    async fn start_migration(self, board: &Board) -> Result<Option<MigrationStep>, StoreError> {
         let id = &board.board_id;
         let lanes = LaneKeys::of(board);
         let mut tx = Vec::with_capacity(BOARD_UPDATE + 1);

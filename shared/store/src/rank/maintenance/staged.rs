@@ -11,7 +11,7 @@
 //!    are only those that differ from the base's ([`node_puts`]); the first one puts them all;
 //! 3. once a catch-up put at most [`FINAL_PUTS`] nodes, the last one: every lane is paused for
 //!    its scan, so that every lane settles in it, its few nodes are put and the root switched
-//!    as [`Store::rebuild_lane_index`] switches it, the pauses lifted in the same transaction;
+//!    as [`Rank::rebuild_lane_index`] switches it, the pauses lifted in the same transaction;
 //! 4. after the switch, the generation replaced is deleted one node partition at a time, then
 //!    the staged scans.
 //!
@@ -32,13 +32,13 @@ use leaderboard_keys::rank_index::{CountedKey, Counters, LANES, NODE_PARTITIONS,
 use leaderboard_keys::time::Timestamp;
 
 use super::rebuild::{IN_FLIGHT, RebuildOutcome, Switch, settled_lanes};
-use crate::features::rank_maintenance::lane_holds::SwitchTarget;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item};
 use crate::ground::model::Board;
+use crate::rank::Rank;
 use crate::rank::apply::counter_item;
 use crate::rank::lanes::LaneKeys;
-use crate::store::Store;
+use crate::rank::maintenance::lane_holds::SwitchTarget;
 use crate::table::batch::BATCH_WRITE_SIZE;
 use crate::table::request::Params;
 
@@ -179,11 +179,11 @@ impl Holder<'_> {
     }
 }
 
-impl Store {
+impl Rank<'_> {
     /// One run of the staged rebuild of `board` (`None`: a board no longer served, whose
     /// rebuild is given up): see the module documentation.
     pub(super) async fn run_stage(
-        &self,
+        self,
         id: &BoardId,
         board: Option<&Board>,
         stage: &mut Stage,
@@ -216,7 +216,7 @@ impl Store {
 
     /// Steps 1 to 3: the outcome once the root is switched, `None` when out of time.
     async fn build_stage(
-        &self,
+        self,
         board: &Board,
         stage: &mut Stage,
         holder: &Holder<'_>,
@@ -339,7 +339,7 @@ impl Store {
     /// `result`, after lifting `paused`'s pauses if it is an error (they end by themselves
     /// too; lifting them spares the plays the wait).
     async fn or_lift<T>(
-        &self,
+        self,
         lanes: LaneKeys<'_>,
         paused: &BTreeSet<u8>,
         result: Result<T, StoreError>,
@@ -352,7 +352,7 @@ impl Store {
 
     /// The target's node puts from the checkpointed count on: whether all are made.
     async fn put_stage_nodes(
-        &self,
+        self,
         id: &BoardId,
         stage: &mut Stage,
         puts: &[(String, Counters)],
@@ -392,7 +392,7 @@ impl Store {
     /// scans and the retired generation's journal item: whether all is done (the checkpoint
     /// is then empty).
     async fn retire_stage(
-        &self,
+        self,
         id: &BoardId,
         stage: &mut Stage,
         holder: &Holder<'_>,
@@ -428,7 +428,7 @@ impl Store {
     }
 
     /// Writes the checkpoint, on condition that this run still holds the lease.
-    async fn save_stage(&self, holder: &Holder<'_>, stage: &Stage) -> Result<(), StoreError> {
+    async fn save_stage(self, holder: &Holder<'_>, stage: &Stage) -> Result<(), StoreError> {
         let mut sets = Vec::new();
         let mut removes = Vec::new();
         let mut params = Params::new();
@@ -461,7 +461,7 @@ impl Store {
 
     /// Stages `keys` (sorted) in `slot`: the items written.
     async fn stage_keys(
-        &self,
+        self,
         id: &BoardId,
         slot: u8,
         keys: &[CountedKey],
@@ -483,7 +483,7 @@ impl Store {
     }
 
     /// The keys staged in `slot` (items past its count are an earlier use's, and ignored).
-    async fn staged_keys(&self, id: &BoardId, slot: Slot) -> Result<Vec<CountedKey>, StoreError> {
+    async fn staged_keys(self, id: &BoardId, slot: Slot) -> Result<Vec<CountedKey>, StoreError> {
         let keys: Vec<Key> = (0..slot.items)
             .map(|i| stage_key(id, slot.slot, i))
             .collect();

@@ -5,7 +5,7 @@
 //! season-close schedule, rebuilds each board whose request has waited
 //! [`RepairOptions::min_age`] and whose lanes are still stopped there, while plays go on: a
 //! rebuild staged over as many runs as it needs (`staged.rs`), switched as
-//! [`Store::rebuild_lane_index`] switches. Until then the lag shows in `rankLag` and nothing
+//! [`Rank::rebuild_lane_index`] switches. Until then the lag shows in `rankLag` and nothing
 //! behind it is answered as exact.
 
 use std::time::{Duration, Instant};
@@ -14,14 +14,14 @@ use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::{LANES, REPAIR_PK, repair_key};
 use leaderboard_keys::time::Timestamp;
 
-use crate::features::rank_maintenance::rebuild::RebuildOutcome;
-use crate::features::rank_maintenance::staged::{Holder, Stage, Staged};
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_string};
 use crate::ground::model::{BoardStatus, RankLayout};
 use crate::primitives::lease::CloseLease;
+use crate::rank::Rank;
 use crate::rank::lanes::{missing_attr, past_gap_attr};
-use crate::store::Store;
+use crate::rank::maintenance::rebuild::RebuildOutcome;
+use crate::rank::maintenance::staged::{Holder, Stage, Staged};
 use crate::table::request::{Index, Params, WithParams};
 
 /// How a repair run chooses its work.
@@ -74,13 +74,13 @@ enum Repaired {
     NotServed,
 }
 
-impl Store {
+impl Rank<'_> {
     /// Repairs the boards whose lanes stopped at a missing change: see the module
     /// documentation. Stops starting rebuilds at `deadline`. Requests: one Query of at most
     /// `max_boards` requests, then per board one root read, and for a board still stopped a
-    /// board read and a rebuild ([`Store::rebuild_lane_index`]), and one delete of its request.
+    /// board read and a rebuild ([`Rank::rebuild_lane_index`]), and one delete of its request.
     pub async fn repair_rank_indexes(
-        &self,
+        self,
         now: Timestamp,
         options: &RepairOptions,
         deadline: Option<Instant>,
@@ -136,7 +136,7 @@ impl Store {
     /// (the later one's reservation would cancel the earlier one's switch). The rebuild is
     /// staged: a run out of time leaves its checkpoint on the request for the next.
     async fn repair_board(
-        &self,
+        self,
         board: &BoardId,
         request: &Item,
         deadline: Option<Instant>,
@@ -211,7 +211,7 @@ impl Store {
     /// once it is applied up to the latest change a batch met past its gap (its missing change
     /// came late, and so did the ones after it); a request from before that attribute existed
     /// knows only the missing change.
-    async fn still_stopped(&self, board: &BoardId, request: &Item) -> Result<bool, StoreError> {
+    async fn still_stopped(self, board: &BoardId, request: &Item) -> Result<bool, StoreError> {
         let applied = self.table.read_root(board).await?.watermarks;
         Ok((0..LANES).any(|lane| {
             let past = request.number::<u64>(&past_gap_attr(lane));
@@ -223,7 +223,7 @@ impl Store {
 
     /// Deletes `board`'s repair request unless a batch saw a gap again after `seen` (that one
     /// is looked at by the next run).
-    async fn drop_repair_request(&self, board: &BoardId, seen: u64) -> Result<(), StoreError> {
+    async fn drop_repair_request(self, board: &BoardId, seen: u64) -> Result<(), StoreError> {
         let sent = self
             .table
             .delete_request(&repair_key(board))

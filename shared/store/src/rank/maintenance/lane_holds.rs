@@ -12,9 +12,9 @@ use leaderboard_keys::time::Timestamp;
 use crate::ground::error::StoreError;
 use crate::ground::model::Board;
 use crate::ground::widening::WideningRun;
+use crate::rank::Rank;
 use crate::rank::lanes::{GROUPED_ATTR, LaneKeys};
 use crate::rank::second_layout::WIDENING_ATTR;
-use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 
 /// What a rebuild's switch puts in service with its index: the board's entries of
@@ -43,10 +43,10 @@ impl<'a> SwitchTarget<'a> {
     }
 }
 
-impl Store {
+impl Rank<'_> {
     /// Holds `lane`'s plays back until `until` or until the switch lifts it.
     pub(super) async fn pause_lane(
-        &self,
+        self,
         lanes: LaneKeys<'_>,
         lane: u8,
         until: Timestamp,
@@ -65,7 +65,7 @@ impl Store {
     }
 
     /// The transaction item lifting `lane`'s pause.
-    fn lift_pause(&self, lanes: LaneKeys<'_>, lane: u8) -> Result<TransactWriteItem, StoreError> {
+    fn lift_pause(self, lanes: LaneKeys<'_>, lane: u8) -> Result<TransactWriteItem, StoreError> {
         self.table.tx_update(
             &lanes.key(lane),
             "REMOVE #p",
@@ -80,7 +80,7 @@ impl Store {
     /// not grouped since the rebuild read the board: the grouped lane would miss the
     /// generation, and the rebuild settled counts plays no longer write.
     pub(super) fn lane_at_switch(
-        &self,
+        self,
         lanes: LaneKeys<'_>,
         lane: u8,
         generation: u64,
@@ -119,7 +119,7 @@ impl Store {
 
     /// Lifts the pauses of a rebuild that gave up (one transaction).
     pub(super) async fn lift_pauses(
-        &self,
+        self,
         lanes: LaneKeys<'_>,
         paused: &BTreeSet<u8>,
     ) -> Result<(), StoreError> {

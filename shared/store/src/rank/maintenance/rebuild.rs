@@ -21,7 +21,7 @@
 //! *paused* and the board scanned once more: a paused lane's plays fail a condition of their
 //! transaction and retry (the play's own retry budget, about 9 s), until the switch lifts the
 //! pause, or until it ends by itself after the store's lane pause
-//! ([`LANE_PAUSE`](crate::LANE_PAUSE) unless [`Store::with_lane_pause`] says otherwise) whatever
+//! ([`LANE_PAUSE`](crate::LANE_PAUSE) unless [`Store::with_lane_pause`](crate::Store::with_lane_pause) says otherwise) whatever
 //! becomes of the rebuild. With every lane paused, every lane settles in that scan and the old
 //! index cannot pass any of them, so the switch succeeds unless the pause ran out first (a
 //! board whose scan and node writes take longer than the pause) or another rebuild took over.
@@ -48,14 +48,14 @@ use leaderboard_keys::rank_index::{
 
 use leaderboard_keys::time::Timestamp;
 
-use crate::features::rank_maintenance::lane_holds::SwitchTarget;
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item, key_string, n};
 use crate::ground::model::Board;
+use crate::rank::Rank;
 use crate::rank::apply::{counter_item, root_watermarks};
 use crate::rank::lanes::LaneKeys;
-use crate::store::Store;
+use crate::rank::maintenance::lane_holds::SwitchTarget;
 use crate::table::request::{Index, Params, WithParams};
 use crate::table::retry::Retry;
 
@@ -69,7 +69,7 @@ pub const MAX_SCANS: u32 = FREE_SCANS + 2;
 /// is their number of rounds, not of requests.
 pub(super) const IN_FLIGHT: usize = 8;
 
-/// What [`Store::rebuild_lane_index`] did.
+/// What [`Rank::rebuild_lane_index`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RebuildOutcome {
     /// The generation now in service.
@@ -133,21 +133,21 @@ pub(super) enum Switch {
     Superseded,
 }
 
-impl Store {
+impl Rank<'_> {
     /// Rebuilds a board's index into a new generation and switches to it, safe while
     /// plays go on (see the module documentation). Requests: per scan, 2 lane reads and
     /// `ceil(N / 4,681)` Query pages; per switch attempt, 1 reservation, the node puts
     /// (`ceil(nodes / 25)`), 1 transaction and, if it fails, 1 root read; one pause write per
     /// lane paused. At most [`MAX_SCANS`] scans.
-    pub async fn rebuild_lane_index(&self, board: &Board) -> Result<RebuildOutcome, StoreError> {
+    pub async fn rebuild_lane_index(self, board: &Board) -> Result<RebuildOutcome, StoreError> {
         self.rebuild_into(board, SwitchTarget::in_service(board))
             .await
     }
 
-    /// [`Store::rebuild_lane_index`] over the entries of `target`, switching them in with the
+    /// [`Rank::rebuild_lane_index`] over the entries of `target`, switching them in with the
     /// index when they are a widening's.
     pub(super) async fn rebuild_into(
-        &self,
+        self,
         board: &Board,
         target: SwitchTarget<'_>,
     ) -> Result<RebuildOutcome, StoreError> {
@@ -224,7 +224,7 @@ impl Store {
     /// One scan: the lanes, the board's keys by lane (its Score items in the partitions
     /// `pks`), the lanes again.
     pub(super) async fn scan_lanes(
-        &self,
+        self,
         lanes: LaneKeys<'_>,
         pks: Vec<String>,
         out: &mut RebuildOutcome,
@@ -247,7 +247,7 @@ impl Store {
     /// Writes the settled keys' nodes under a new generation and switches the root to them, on
     /// condition that the old index applied no lane past its settled number.
     async fn switch_generation(
-        &self,
+        self,
         lanes: LaneKeys<'_>,
         settled: &BTreeMap<u8, Settled>,
         paused: &BTreeSet<u8>,
@@ -306,7 +306,7 @@ impl Store {
     /// entries in service in the same transaction.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn switch_root(
-        &self,
+        self,
         lanes: LaneKeys<'_>,
         generation: u64,
         root_counters: &Counters,
@@ -394,7 +394,7 @@ impl Store {
     /// generation, and the one in service when it was reserved (none on a board no apply or
     /// build ever wrote to, which has no nodes).
     pub(super) async fn reserve_generation(
-        &self,
+        self,
         id: &BoardId,
     ) -> Result<(u64, Option<u64>), StoreError> {
         let root = root_key(id);
@@ -416,7 +416,7 @@ impl Store {
     /// Deletes the nodes this rebuild wrote under a generation that will not serve. The
     /// rebuild's outcome does not depend on it: a failure is logged and leaves unused items.
     pub(super) async fn clear_nodes(
-        &self,
+        self,
         id: &BoardId,
         generation: u64,
         keys: &[Key],
@@ -435,9 +435,9 @@ impl Store {
     /// Deletes every node of a retired generation: one Query per node partition (and one per
     /// further 1 MB page), then the deletes, 25 a request (the keys of a generation are held
     /// in memory, as the rebuild holds the board's). Failures are logged, as for
-    /// [`Store::clear_nodes`].
+    /// [`Rank::clear_nodes`].
     pub(crate) async fn clear_generation(
-        &self,
+        self,
         id: &BoardId,
         generation: u64,
         out: &mut RebuildOutcome,
@@ -452,7 +452,7 @@ impl Store {
     /// The keys of every node of `generation`, one Query per node partition and 1 MB page
     /// ([`IN_FLIGHT`] partitions at a time), and of its journal item.
     async fn generation_nodes(
-        &self,
+        self,
         id: &BoardId,
         generation: u64,
         out: &mut RebuildOutcome,
@@ -472,7 +472,7 @@ impl Store {
     /// The keys of the nodes of `generation` in one node partition, and the Queries it took (one
     /// a 1 MB page).
     pub(super) async fn partition_nodes(
-        &self,
+        self,
         id: &BoardId,
         generation: u64,
         partition: u8,
@@ -485,7 +485,7 @@ impl Store {
 
     /// A strongly consistent Query of the Score items of partition `pk`.
     pub(super) fn scores_query(
-        &self,
+        self,
         pk: &str,
     ) -> Result<aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder, StoreError> {
         Ok(self
@@ -504,7 +504,7 @@ impl Store {
     /// shard: the attributes of `projection`), read strongly consistent a 1 MB page at a time,
     /// a shard after another: the requests made.
     pub(crate) async fn scan_scores(
-        &self,
+        self,
         pks: Vec<String>,
         projection: &str,
         mut each: impl FnMut(&Item) -> Result<(), StoreError>,
@@ -525,7 +525,7 @@ impl Store {
     /// The switch's transaction, sent again while it only meets plays in flight on its lanes
     /// (a condition that fails, or anything else, ends it).
     async fn transact_switch(
-        &self,
+        self,
         tx: Vec<aws_sdk_dynamodb::types::TransactWriteItem>,
     ) -> Result<(), StoreError> {
         for attempt in Retry::ITEM_UPDATE.attempts() {
@@ -548,7 +548,7 @@ impl Store {
     }
 }
 
-/// What [`Store::build_rank_index`] wrote.
+/// What [`Rank::build_rank_index`] wrote.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RankBuildStats {
     /// Entries indexed.
@@ -561,12 +561,12 @@ pub struct RankBuildStats {
     pub requests: u32,
 }
 
-impl Store {
+impl Rank<'_> {
     /// Builds a board's rank index from its entries, safe while plays go on: for a board whose
     /// entries were imported, to repair one, or to load a benchmark (see
-    /// [`Store::rebuild_lane_index`]). A board made before the index is moved onto it by its
+    /// [`Rank::rebuild_lane_index`]). A board made before the index is moved onto it by its
     /// migration, not built: [`StoreError::Invalid`].
-    pub async fn build_rank_index(&self, board: &Board) -> Result<RankBuildStats, StoreError> {
+    pub async fn build_rank_index(self, board: &Board) -> Result<RankBuildStats, StoreError> {
         if !board.indexed() {
             return Err(StoreError::Invalid(format!(
                 "leaderboard {} was made before the rank index's layout 2; the migration moves \
