@@ -12,7 +12,7 @@ use aws_lambda_events::event::streams::DynamoDbBatchItemFailure;
 use futures::StreamExt;
 use leaderboard_keys::entity::ItemKey;
 use leaderboard_keys::ids::BoardId;
-use leaderboard_keys::rank_index::change::{ChangeKeys, ChangeMap};
+use leaderboard_keys::rank_index::change::ChangeMap;
 use leaderboard_keys::rank_index::{CHANGE_ATTR, LaneChange, WIDE_CHANGE_ATTR, WRITTEN_ATTR};
 use leaderboard_store::{LaneApplyOutcome, Store, StoreError};
 use serde_dynamo::AttributeValue;
@@ -83,34 +83,20 @@ fn lane_change(record: &EventRecord) -> Option<(BoardId, Result<LaneChange, Stri
     let chg = image.get(CHANGE_ATTR)?;
     let seq = count_attr(&change.new_image, WRITTEN_ATTR);
     let read = || -> Result<LaneChange, String> {
-        let (old, new, score, generation) = change_keys(CHANGE_ATTR, chg)?;
-        // The same change at a widening board's new width, of the next generation.
-        let wide = match image.get(WIDE_CHANGE_ATTR) {
-            None => None,
-            Some(chgw) => {
-                let (o, n, _, g) = change_keys(WIDE_CHANGE_ATTR, chgw)?;
-                (Some(g) == generation.checked_add(1)).then_some((o, n))
-            }
-        };
-        Ok(LaneChange {
-            lane,
-            seq: seq.ok_or("written is not a count")?,
-            old,
-            new,
-            score,
-            generation,
-            wide,
-        })
+        let wide = image.get(WIDE_CHANGE_ATTR);
+        let wide = wide.map(|w| change_map(WIDE_CHANGE_ATTR, w)).transpose()?;
+        let seq = seq.ok_or("written is not a count")?;
+        change_map(CHANGE_ATTR, chg)?
+            .lane_change(lane, seq, wide.as_ref())
+            .map_err(|e| e.to_string())
     };
     Some((board, read()))
 }
 
-/// The keys `{o, n}`, score `s` and entry generation `g` (0 when absent) of the lane change
-/// map `attr` ([`ChangeMap`], the encoding the play wrote).
-fn change_keys(attr: &str, chg: &AttributeValue) -> Result<ChangeKeys, String> {
-    let change: ChangeMap = serde_dynamo::from_attribute_value(chg.clone())
-        .map_err(|e| format!("{attr} is not a lane change: {e}"))?;
-    change.decoded().map_err(|e| format!("{attr}: {e}"))
+/// The lane change map `attr` ([`ChangeMap`], the encoding the play wrote).
+fn change_map(attr: &str, chg: &AttributeValue) -> Result<ChangeMap, String> {
+    serde_dynamo::from_attribute_value(chg.clone())
+        .map_err(|e| format!("{attr} is not a lane change: {e}"))
 }
 
 /// Sorts out a batch's lane changes (pure; the records are left as they are).
@@ -246,9 +232,11 @@ mod tests {
         let mut names: Vec<&str> = fields.keys().map(String::as_str).collect();
         names.sort();
         assert_eq!(names, [NEW_FIELD, OLD_FIELD, "s"], "g is left out at 0");
-        let (old, new, score, generation) = change_keys(CHANGE_ATTR, &av).unwrap();
+        let read = change_map(CHANGE_ATTR, &av).unwrap();
+        assert_eq!(read, written);
+        let change = read.lane_change(5, 3, None).unwrap();
         assert_eq!(
-            (old, new, score, generation),
+            (change.old, change.new, change.score, change.generation),
             (
                 Some(CountedKey::parse(K1).unwrap()),
                 Some(CountedKey::parse(K2).unwrap()),

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 use leaderboard_keys::entity::{self, ItemKey, Key, LANE_SK};
 use leaderboard_keys::ids::{BoardId, PlayerId};
-use leaderboard_keys::rank_index::change::{ChangeKeys, ChangeMap};
+use leaderboard_keys::rank_index::change::ChangeMap;
 use leaderboard_keys::rank_index::{
     self, CHANGE_ATTR, CREATED_ATTR, GENERATION_ATTR, Gap, LANE_GENERATION_ATTR, LANES,
     LOGGED_ATTR, LaneChange, LanesRead, PAUSE_ATTR, WIDE_CHANGE_ATTR, WRITTEN_ATTR, lane_of,
@@ -135,27 +135,19 @@ pub(crate) fn switched_since(items: &[Item], root: &Item) -> bool {
 /// `generation`; `None` when it has none or it cannot be read (the lookup then treats the
 /// player's own change as unknown, in the lag).
 fn latest_change(lane: u8, item: &Item, generation: u64) -> Option<LaneChange> {
-    let (old, new, score, g) = change_keys(item.get(CHANGE_ATTR)?)?;
-    let wide = match item.get(WIDE_CHANGE_ATTR).map(change_keys) {
-        Some(Some((o, n, _, w))) if Some(w) == g.checked_add(1) => Some((o, n)),
-        _ => None,
+    let wide = match item.get(WIDE_CHANGE_ATTR) {
+        None => None,
+        Some(chgw) => Some(change_map(chgw)?),
     };
-    LaneChange {
-        lane,
-        seq: item.number(WRITTEN_ATTR)?,
-        old,
-        new,
-        score,
-        generation: g,
-        wide,
-    }
-    .in_generation(generation)
+    change_map(item.get(CHANGE_ATTR)?)?
+        .lane_change(lane, item.number(WRITTEN_ATTR)?, wide.as_ref())
+        .ok()?
+        .in_generation(generation)
 }
 
-/// The keys, score and generation of a lane change map; `None` when it cannot be read.
-fn change_keys(chg: &AttributeValue) -> Option<ChangeKeys> {
-    let change: ChangeMap = serde_dynamo::from_attribute_value(chg.clone()).ok()?;
-    change.decoded().ok()
+/// A lane change map; `None` when it cannot be read.
+fn change_map(chg: &AttributeValue) -> Option<ChangeMap> {
+    serde_dynamo::from_attribute_value(chg.clone()).ok()
 }
 
 impl Table {
