@@ -53,6 +53,7 @@ async fn play_and_apply(table: &TestTable, store: &Store, board: &str, player: &
         ..LaneChange::default()
     };
     store
+        .rank()
         .apply_lane_changes(&bid(board), &[change])
         .await
         .unwrap();

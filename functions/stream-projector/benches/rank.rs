@@ -211,6 +211,7 @@ async fn run(n: usize, quick: bool) -> Row {
             ..LaneChange::default()
         };
         let out = store
+            .rank()
             .apply_lane_changes(&board_id, &[change])
             .await
             .unwrap();

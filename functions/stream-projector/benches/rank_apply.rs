@@ -93,7 +93,7 @@ impl LaneIndex for Tally {
         board: &BoardId,
         changes: &[LaneChange],
     ) -> Result<LaneApplyOutcome, StoreError> {
-        let out = self.store.apply_lane_changes(board, changes).await?;
+        let out = self.store.rank().apply_lane_changes(board, changes).await?;
         self.applied.fetch_add(out.applied, Ordering::Relaxed);
         self.items.fetch_add(out.items_written, Ordering::Relaxed);
         Ok(out)

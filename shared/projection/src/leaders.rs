@@ -60,6 +60,7 @@ impl LaneIndex for Announcing {
             publisher: &self.publisher,
         };
         self.store
+            .rank()
             .apply_lane_changes_watched(board, changes, &announcer)
             .await
     }

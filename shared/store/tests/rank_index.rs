@@ -121,14 +121,30 @@ async fn batches_applied_in_reverse_halves_partly_and_again_leave_exactly_the_bu
 
     // Board a: the batch's second half before its first, then the whole batch again.
     let (first, second) = a.split_at(a.len() / 2);
-    let late = store.apply_lane_changes(&bid("ra"), second).await.unwrap();
+    let late = store
+        .rank()
+        .apply_lane_changes(&bid("ra"), second)
+        .await
+        .unwrap();
     assert!(!late.gaps.is_empty(), "every lane waits for its first half");
-    let early = store.apply_lane_changes(&bid("ra"), first).await.unwrap();
+    let early = store
+        .rank()
+        .apply_lane_changes(&bid("ra"), first)
+        .await
+        .unwrap();
     assert_eq!(early.applied, first.len());
-    let rest = store.apply_lane_changes(&bid("ra"), second).await.unwrap();
+    let rest = store
+        .rank()
+        .apply_lane_changes(&bid("ra"), second)
+        .await
+        .unwrap();
     assert_eq!(late.applied + rest.applied, second.len());
     assert!(rest.gaps.is_empty());
-    let again = store.apply_lane_changes(&bid("ra"), &a).await.unwrap();
+    let again = store
+        .rank()
+        .apply_lane_changes(&bid("ra"), &a)
+        .await
+        .unwrap();
     assert_eq!(
         (again.applied, again.already_applied, again.items_written),
         (0, a.len(), 0)
@@ -149,15 +165,27 @@ async fn batches_applied_in_reverse_halves_partly_and_again_leave_exactly_the_bu
         .filter(|c| c.seq % 3 != 0 || c.seq < 10)
         .cloned()
         .collect();
-    let partial = store.apply_lane_changes(&bid("rb"), &part).await.unwrap();
+    let partial = store
+        .rank()
+        .apply_lane_changes(&bid("rb"), &part)
+        .await
+        .unwrap();
     assert!(partial.applied < b.len() && !partial.gaps.is_empty());
-    let whole = store.apply_lane_changes(&bid("rb"), &b).await.unwrap();
+    let whole = store
+        .rank()
+        .apply_lane_changes(&bid("rb"), &b)
+        .await
+        .unwrap();
     assert_eq!(partial.applied + whole.applied, b.len());
     assert!(
         whole.requests > 2,
         "a batch this size needs several chunks: {whole:?}"
     );
-    store.apply_lane_changes(&bid("rb"), &b).await.unwrap();
+    store
+        .rank()
+        .apply_lane_changes(&bid("rb"), &b)
+        .await
+        .unwrap();
     let want_b = expected_index(&table, &store, "rb", &players).await;
     assert_eq!(stored_index(&table, "rb").await, want_b);
 
@@ -179,24 +207,30 @@ async fn batches_applied_in_reverse_halves_partly_and_again_leave_exactly_the_bu
         )
     };
     let once = failing(2, 1)
+        .rank()
         .apply_lane_changes(&bid("rd"), &b)
         .await
         .unwrap();
     assert_eq!(once.applied, b.len());
     assert_eq!(stored_index(&table, "rd").await, want_b);
     let gave_up = failing(3, u64::MAX)
+        .rank()
         .apply_lane_changes(&bid("re"), &b)
         .await;
     assert!(gave_up.is_err());
     assert_ne!(stored_index(&table, "re").await, want_b);
-    let rest = store.apply_lane_changes(&bid("re"), &b).await.unwrap();
+    let rest = store
+        .rank()
+        .apply_lane_changes(&bid("re"), &b)
+        .await
+        .unwrap();
     assert_eq!(rest.applied, b.len(), "{rest:?}");
     assert_eq!(stored_index(&table, "re").await, want_b);
 
     // Board c: the same batch applied by four appliers at once (as when a batch is retried
     // while its first delivery still runs): each change is written by exactly one of them.
     let rc = bid("rc");
-    let applies = (0..4).map(|_| store.apply_lane_changes(&rc, &c));
+    let applies = (0..4).map(|_| store.rank().apply_lane_changes(&rc, &c));
     let outcomes = futures::future::try_join_all(applies).await.unwrap();
     assert_eq!(
         outcomes.iter().map(|o| o.applied).sum::<usize>(),
@@ -227,7 +261,11 @@ async fn a_built_index_is_the_applied_one_takes_later_changes_and_survives_a_riv
     round(0, &mut log).await;
     round(1, &mut log).await;
     let first = std::mem::take(&mut log.changes);
-    store.apply_lane_changes(&bid("bd"), &first).await.unwrap();
+    store
+        .rank()
+        .apply_lane_changes(&bid("bd"), &first)
+        .await
+        .unwrap();
     let applied = stored_index(&table, "bd").await;
     assert_eq!(
         applied,
@@ -246,11 +284,16 @@ async fn a_built_index_is_the_applied_one_takes_later_changes_and_survives_a_riv
     assert_eq!(root["g"].as_n().unwrap(), "1");
 
     // Its watermarks are the lanes' written counts: the changes before it are all in it.
-    let again = store.apply_lane_changes(&bid("bd"), &first).await.unwrap();
+    let again = store
+        .rank()
+        .apply_lane_changes(&bid("bd"), &first)
+        .await
+        .unwrap();
     assert_eq!((again.applied, again.items_written), (0, 0));
     // and later changes apply on top of it.
     round(2, &mut log).await;
     let later = store
+        .rank()
         .apply_lane_changes(&bid("bd"), &log.changes)
         .await
         .unwrap();
@@ -393,6 +436,7 @@ async fn ranks_from_the_index_are_exact_when_settled_and_within_their_lag_when_b
 
     // Applied: exact again.
     store
+        .rank()
         .apply_lane_changes(&bid("lk"), &log.changes)
         .await
         .unwrap();

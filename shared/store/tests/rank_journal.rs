@@ -72,7 +72,7 @@ async fn an_apply_killed_after_any_write_leaves_answers_within_their_lag_and_is_
         let killed = store_with_client(&table, client);
         let board = bid("jc");
         let batch = [change.clone()];
-        let apply = killed.apply_lane_changes(&board, &batch);
+        let apply = killed.rank().apply_lane_changes(&board, &batch);
         tokio::pin!(apply);
         let finished = loop {
             tokio::select! {
@@ -115,6 +115,7 @@ async fn an_apply_killed_after_any_write_leaves_answers_within_their_lag_and_is_
         .await;
         for half in [&later, &change, &later] {
             store
+                .rank()
                 .apply_lane_changes(&board, std::slice::from_ref(half))
                 .await
                 .unwrap();
@@ -152,9 +153,9 @@ async fn two_appliers_of_one_batch_cut_differently_write_each_change_once() {
         let batch = std::mem::take(&mut log.changes);
         let (early, late): (Vec<LaneChange>, Vec<LaneChange>) =
             batch.iter().cloned().partition(|c| c.lane < LANES / 2);
-        let (whole, cut) = tokio::join!(store.apply_lane_changes(&board, &batch), async {
-            let e = store.apply_lane_changes(&board, &early).await?;
-            let l = store.apply_lane_changes(&board, &late).await?;
+        let (whole, cut) = tokio::join!(store.rank().apply_lane_changes(&board, &batch), async {
+            let e = store.rank().apply_lane_changes(&board, &early).await?;
+            let l = store.rank().apply_lane_changes(&board, &late).await?;
             Ok::<_, StoreError>(e.applied + l.applied)
         });
         let (whole, cut) = (whole.unwrap(), cut.unwrap());

@@ -104,6 +104,7 @@ async fn a_lost_lane_change_is_repaired_while_plays_go_on_and_every_answer_is_ex
     play_and_log(&store, &table, "rp", &players, 30, 1_000_000, &mut log).await;
     let lost: LaneChange = log.changes.remove(followed(&log.changes));
     let out = store
+        .rank()
         .apply_lane_changes(&bid("rp"), &log.changes)
         .await
         .unwrap();
@@ -155,6 +156,7 @@ async fn a_lost_lane_change_is_repaired_while_plays_go_on_and_every_answer_is_ex
                 let from = 2_000_000 + round * 100;
                 play_and_log(&store, &table, "rp", &players, 10, from, &mut log).await;
                 store
+                    .rank()
                     .apply_lane_changes(&bid("rp"), &log.changes)
                     .await
                     .unwrap();
@@ -180,6 +182,7 @@ async fn a_lost_lane_change_is_repaired_while_plays_go_on_and_every_answer_is_ex
     // The stream's last deliveries: then the index is exactly the entries, every lane at its
     // written count, and every answer exact.
     let last = store
+        .rank()
         .apply_lane_changes(&bid("rp"), &log.changes)
         .await
         .unwrap();
@@ -222,11 +225,20 @@ async fn a_request_whose_lane_caught_up_by_itself_is_dropped_without_a_rebuild()
     play_and_log(&store, &table, "rl", &players, 12, 1_000_000, &mut log).await;
     let mut late = log.changes.clone();
     let lost = late.remove(followed(&late));
-    store.apply_lane_changes(&bid("rl"), &late).await.unwrap();
+    store
+        .rank()
+        .apply_lane_changes(&bid("rl"), &late)
+        .await
+        .unwrap();
     assert!(table.raw(REPAIR_PK, "rl").await.is_some());
     // The missing record comes after all (a redelivery).
-    store.apply_lane_changes(&bid("rl"), &[lost]).await.unwrap();
     store
+        .rank()
+        .apply_lane_changes(&bid("rl"), &[lost])
+        .await
+        .unwrap();
+    store
+        .rank()
         .apply_lane_changes(&bid("rl"), &log.changes)
         .await
         .unwrap();
@@ -287,6 +299,7 @@ async fn two_repair_runs_together_rebuild_a_board_once_and_a_run_out_of_time_lea
     let mut delivered = log.changes.clone();
     delivered.remove(followed(&delivered));
     store
+        .rank()
         .apply_lane_changes(&bid("rx"), &delivered)
         .await
         .unwrap();

@@ -326,7 +326,9 @@ async fn index_lookups_plays_rebuild_and_apply() {
     };
     let (r, c) = census(
         &counter,
-        store.apply_lane_changes(&bid("pv"), std::slice::from_ref(&change)),
+        store
+            .rank()
+            .apply_lane_changes(&bid("pv"), std::slice::from_ref(&change)),
     )
     .await;
     assert_eq!(r.unwrap().applied, 1);
@@ -338,7 +340,11 @@ async fn index_lookups_plays_rebuild_and_apply() {
         &c,
         "GetItem 2, PutItem 1, Query 1, UpdateItem 8",
     );
-    let (r, c) = census(&counter, store.apply_lane_changes(&bid("pv"), &[change])).await;
+    let (r, c) = census(
+        &counter,
+        store.rank().apply_lane_changes(&bid("pv"), &[change]),
+    )
+    .await;
     assert_eq!(r.unwrap().already_applied, 1);
     m.expect("apply_lane_changes again", &c, "GetItem 1");
     // A rebuild replaces a generation: it lists the old one's nodes, one Query per partition,

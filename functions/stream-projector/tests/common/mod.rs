@@ -408,14 +408,14 @@ impl LaneIndex for FailOnce {
             let Some(half_way) = &self.lanes_failing_half_way else {
                 return Err(FailOnce::injected());
             };
-            let outcome = half_way.apply_lane_changes(board, changes).await;
+            let outcome = half_way.rank().apply_lane_changes(board, changes).await;
             assert!(
                 outcome.is_err(),
                 "the half-way failure happened: {outcome:?}"
             );
             return outcome;
         }
-        self.store.apply_lane_changes(board, changes).await
+        self.store.rank().apply_lane_changes(board, changes).await
     }
 }
 

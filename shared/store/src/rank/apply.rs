@@ -16,13 +16,14 @@ use leaderboard_keys::rank_index::{
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, n};
+use crate::rank::Rank;
 use crate::rank::journal::{Begun, root_last_journal, watermarks_in};
-use crate::rank::lead::{LeadStep, LeaderWatch};
+use crate::rank::lead::{LeadStep, LeaderWatch, Unwatched};
 use crate::table::Table;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
 
-/// What `Store::apply_lane_changes` did.
+/// What [`Rank::apply_lane_changes`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LaneApplyOutcome {
     /// Changes written to the index by this call.
@@ -93,6 +94,33 @@ fn in_generation<'a>(
         .into()
 }
 
+impl Rank<'_> {
+    /// Applies a batch of one board's lane changes (any order, repeats allowed) to its rank
+    /// index, exactly once, following its leader without telling anyone. Requests: see
+    /// `Table::apply_changes` below.
+    pub async fn apply_lane_changes(
+        self,
+        board: &BoardId,
+        changes: &[LaneChange],
+    ) -> Result<LaneApplyOutcome, StoreError> {
+        self.table.apply_changes(board, changes, &Unwatched).await
+    }
+
+    /// The same, telling `watch` of every change of the board's leader before the index
+    /// records it (`NewLeader`): a change is told at least once, the same on every telling; a
+    /// telling that fails fails the apply. At most one more read than the apply's: the board's
+    /// top entry, when the changes moved the leader's own entry down or removed it with
+    /// nothing better (`rank::lead`).
+    pub async fn apply_lane_changes_watched<W: LeaderWatch>(
+        self,
+        board: &BoardId,
+        changes: &[LaneChange],
+        watch: &W,
+    ) -> Result<LaneApplyOutcome, StoreError> {
+        self.table.apply_changes(board, changes, watch).await
+    }
+}
+
 impl Table {
     /// Applies a batch of lane changes (any order, repeats allowed) to a board's index, exactly
     /// once, by journals ([`leaderboard_keys::rank_index::journal`]): one consistent read of
@@ -105,7 +133,7 @@ impl Table {
     /// fails), one update per node and one of the root. Each journal that changes the
     /// board's leader records it on the root, and one that changes hands tells `watch` before
     /// (`lead`; the only read it may add is the board's top entry).
-    pub(crate) async fn apply_lane_changes<W: LeaderWatch>(
+    pub(crate) async fn apply_changes<W: LeaderWatch>(
         &self,
         board: &BoardId,
         changes: &[LaneChange],

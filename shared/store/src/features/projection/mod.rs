@@ -44,15 +44,13 @@ use std::fmt;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::entity;
-use leaderboard_keys::ids::{BoardId, PlayerId};
-use leaderboard_keys::rank_index::LaneChange;
+use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{n, s};
 use crate::ground::model::LIFETIME_SCORE_CEILING;
-use crate::rank::apply::LaneApplyOutcome;
-use crate::rank::lead::{LeaderWatch, Unwatched};
+
 use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
@@ -230,33 +228,6 @@ enum Guard<'a> {
 }
 
 impl Store {
-    /// Applies a batch of one board's lane changes (any order, repeats allowed) to its rank
-    /// index, exactly once, following its leader without telling anyone. Requests: see
-    /// `rank::apply`.
-    pub async fn apply_lane_changes(
-        &self,
-        board: &BoardId,
-        changes: &[LaneChange],
-    ) -> Result<LaneApplyOutcome, StoreError> {
-        self.table
-            .apply_lane_changes(board, changes, &Unwatched)
-            .await
-    }
-
-    /// The same, telling `watch` of every change of the board's leader before the index
-    /// records it (`NewLeader`): a change is told at least once, the same on every telling; a
-    /// telling that fails fails the apply. At most one more read than the apply's: the board's
-    /// top entry, when the changes moved the leader's own entry down or removed it with
-    /// nothing better (`rank::lead`).
-    pub async fn apply_lane_changes_watched<W: LeaderWatch>(
-        &self,
-        board: &BoardId,
-        changes: &[LaneChange],
-        watch: &W,
-    ) -> Result<LaneApplyOutcome, StoreError> {
-        self.table.apply_lane_changes(board, changes, watch).await
-    }
-
     /// Counts `sessions` (one player's Session INSERTs of a stream batch, any order) into the
     /// player's `lifetimeScore`, `gamesPlayed` and `lastPlayedAt`, exactly once: sessions whose
     /// sequence number is at or below the player's watermark are skipped. Creates the Player
