@@ -223,6 +223,7 @@ async fn assert_exact(table: &TestTable, store: &Store, id: &str) {
     }
     for (p, mine) in keys.iter().step_by(10) {
         let (entry, _) = store
+            .rank()
             .player_rank_counted(&board, &pid(p))
             .await
             .unwrap()

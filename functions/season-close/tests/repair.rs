@@ -90,6 +90,7 @@ async fn the_scheduled_run_rebuilds_a_board_whose_lane_stopped_and_only_that_one
     let fine_root = table.raw("RANKV2#fine", "#ROOT").await;
 
     let (before, _) = store
+        .rank()
         .player_rank_counted(&board, &pid("s0100"))
         .await
         .unwrap()
@@ -126,6 +127,7 @@ async fn the_scheduled_run_rebuilds_a_board_whose_lane_stopped_and_only_that_one
 
     // Every rank exact now: above s0100, 1,099 imported entries and s0007's play.
     let (after, _) = store
+        .rank()
         .player_rank_counted(&board, &pid("s0100"))
         .await
         .unwrap()

@@ -3,7 +3,7 @@
 //!
 //! For N = 10,000 and 100,000 players (heavy ties: 100,000 distinct scores at most, times within
 //! one minute): import the entries, build the index, then for a sample of players ask the rank
-//! through the index (`Store::player_rank_counted`: one BatchGetItem of the pointer and the
+//! through the index (`Rank::player_rank_counted`: one BatchGetItem of the pointer and the
 //! root, one BatchGetItem of the path's nodes, a group's tail count when it holds others, the
 //! lanes) and by counting (the seed's AP10, kept here as the baseline: a paged `Select=COUNT`
 //! Query, plus its pointer read). Every index rank
@@ -154,7 +154,12 @@ async fn run(n: usize, quick: bool) -> Row {
     let (mut index_requests, mut index_items) = (Vec::new(), Vec::new());
     for p in &sample {
         counter.reset();
-        let (entry, cost) = store.player_rank_counted(&board, p).await.unwrap().unwrap();
+        let (entry, cost) = store
+            .rank()
+            .player_rank_counted(&board, p)
+            .await
+            .unwrap()
+            .unwrap();
         let fresh = entry.freshness.unwrap();
         // At most the tail count of the player's group (a score within 100 s).
         assert!(
@@ -293,6 +298,7 @@ async fn busy(
     for i in 0..out.lookups {
         let (player, want) = ranked[i * (ranked.len() - 1) / (out.lookups - 1)];
         let (entry, cost) = store
+            .rank()
             .player_rank_counted(board, player)
             .await
             .unwrap()

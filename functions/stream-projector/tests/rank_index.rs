@@ -70,6 +70,7 @@ async fn check_sample(
     let results: Vec<(PlayerId, RankedEntry, RankCost)> = futures::stream::iter(sample.iter())
         .map(|p| async move {
             let (entry, cost) = store
+                .rank()
                 .player_rank_counted(board, p)
                 .await
                 .unwrap()
@@ -227,6 +228,7 @@ async fn ranks_from_the_index_equal_counted_ranks_at_4k_players() {
     // Before delivery the index has applied nothing: the answer says how far off it may be.
     let all = listing(&store, &board_id).await;
     let (entry, _) = store
+        .rank()
         .player_rank_counted(&board, &entries[0].0)
         .await
         .unwrap()

@@ -77,6 +77,7 @@ async fn answers(
         let mine = keys.iter().find(|k| k.ends_with(&format!("#{p}"))).unwrap();
         let truth = keys.iter().filter(|k| *k > mine).count() as u64 + 1;
         let (entry, _) = store
+            .rank()
             .player_rank_counted(&board, &pid(p))
             .await
             .unwrap()

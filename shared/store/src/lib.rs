@@ -11,7 +11,7 @@
 //! | --- | --- | --- |
 //! | 6 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `entry_repair`, `inspect` | what the functions ask: `impl Store` methods, a room each |
 //! | 5 store | `store` | [`Store`]: the handle the features hang their methods on |
-//! | 4 rank | `lanes`, `apply`, `journal`, `lead`, `lookup`, `count`, `entry`, `second_layout`, `maintenance` | the rank index's home ([`Rank`], its maintenance runs): a board's lanes, applying their changes to the index (its journal, and who leads after them), rank reads and counts, a player's ranked entry, a widening board's second layout |
+//! | 4 rank | `lanes`, `apply`, `journal`, `lead`, `lookup`, `count`, `entry`, `inspect`, `second_layout`, `maintenance` | the rank index's home ([`Rank`], its maintenance runs): a board's lanes, applying their changes to the index (its journal, and who leads after them), rank reads and counts, a player's ranked entry, a widening board's second layout |
 //! | 3 primitives | `boards`, `lease` | the domain pieces features and the rank index share, as `Table` methods: board reads and writes, a lease on a board |
 //! | 2 table | `Table`, `request`, `retry`, `batch`, `query`, `merge`, `cursor` | the one way a request reaches the table: builders, retry budgets, batches, listings (a sharded board's merged), and cursors |
 //! | 1 ground | [`config`], `error`, [`secrets`], [`tls`], `board`, [`model`], `items`, [`names`], [`metadata`], [`freshness`], [`rollover`], [`successor`], [`widening`], `session_id` | errors, configuration and secrets, the TLS client, the stored entities and the pure rules |
@@ -31,7 +31,7 @@ pub use features::board_listing::{LISTING_PASS_PK, ListingPassOptions, ListingPa
 pub use features::boards::MAX_BOARDS_PAGE;
 pub use features::close::{CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
 pub use features::entry_repair::EntryRepair;
-pub use features::inspect::{BUCKET_NODES, IndexState, ScoreBuckets, StoredEntry, StoredPage};
+pub use features::inspect::{StoredEntry, StoredPage};
 pub use features::listings::friends::{self, MAX_PLAYER_IDS};
 pub use features::listings::players::EmailChange;
 pub use features::listings::scores::{BoardRank, MAX_AROUND};
@@ -64,6 +64,7 @@ pub use primitives::lease::{LEASE_MARGIN, LEASE_WITHOUT_DEADLINE};
 pub use rank::Rank;
 pub use rank::apply::LaneApplyOutcome;
 pub use rank::count::{RankCost, UNINDEXED_LAG, UNINDEXED_TOP};
+pub use rank::inspect::{BUCKET_NODES, IndexState, ScoreBuckets};
 pub use rank::lead::{LeaderChange, LeaderWatch, Unwatched};
 pub use rank::maintenance::grouping::LaneGrouping;
 pub use rank::maintenance::migration::{MigrationStep, needs_migration};

@@ -353,6 +353,7 @@ async fn looked_up(
     keys: &[String],
 ) -> (u64, Freshness, RankCost, u64) {
     let (entry, cost) = store
+        .rank()
         .player_rank_counted(&stored_board(store, board).await, &pid(player))
         .await
         .unwrap()

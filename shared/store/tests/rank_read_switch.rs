@@ -55,6 +55,7 @@ async fn lookup_across_a_switch(id: &str, gate_on: &'static str, extra: u32) {
         .score_sk;
     let truth = keys.iter().filter(|k| **k > mine).count() as u64 + 1;
     let (quiet, quiet_cost) = store
+        .rank()
         .player_rank_counted(&board, &pid(&player))
         .await
         .unwrap()
@@ -67,7 +68,7 @@ async fn lookup_across_a_switch(id: &str, gate_on: &'static str, extra: u32) {
     let gated = store_with_client(&table, client);
     let reading = {
         let (board, player) = (board.clone(), pid(&player));
-        tokio::spawn(async move { gated.player_rank_counted(&board, &player).await })
+        tokio::spawn(async move { gated.rank().player_rank_counted(&board, &player).await })
     };
     assert!(gate.reached().await, "the lookup reached {gate_on}");
     store.rank().build_rank_index(&board).await.unwrap();

@@ -51,6 +51,7 @@ async fn a_board_without_an_index_counts_only_the_first_thousand() {
         counter.reset();
         // WHEN a player's rank is read
         let (entry, cost) = counted
+            .rank()
             .player_rank_counted(&old, &pid(&format!("p{i:04}")))
             .await
             .unwrap()

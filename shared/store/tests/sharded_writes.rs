@@ -67,7 +67,7 @@ async fn every_entry_is_in_its_players_shard_once() {
         shards.insert(pk.clone());
     }
     assert_eq!(shards.len(), 8, "40 players use every shard");
-    assert_eq!(store.rank_index_state(&board).await.unwrap().entries, 40);
+    assert_eq!(store.rank().index_state(&board).await.unwrap().entries, 40);
 
     // An admin's removal deletes the player's item from their shard.
     assert!(
@@ -156,7 +156,7 @@ async fn thirty_two_players_racing_keep_one_exact_entry_each() {
         // Six plays of i + 1 each, every one counted once.
         assert_eq!((&pointer.score_sk, pointer.entry.score), (sk, 6 * (i + 1)));
     }
-    let state = store.rank_index_state(&board).await.unwrap();
+    let state = store.rank().index_state(&board).await.unwrap();
     assert_eq!(state.entries, 32);
     assert_eq!(state.written.values().sum::<u64>(), 192, "a change a play");
 }
@@ -262,6 +262,6 @@ async fn a_hot_boards_lanes_keep_a_partition_key_each() {
         calm.map(|i| s(i, "pk").unwrap())
             .all(|pk| pk == "RANKSEQ#calm")
     );
-    let state = store.rank_index_state(&board).await.unwrap();
+    let state = store.rank().index_state(&board).await.unwrap();
     assert_eq!(state.entries, 40);
 }

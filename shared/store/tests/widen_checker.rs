@@ -147,7 +147,11 @@ async fn rank_and_window(store: &Store, player: &PlayerId) -> (RankedEntry, Vec<
     loop {
         let board = stored_board(store, "checked").await;
         let read = async {
-            let (me, _) = store.player_rank_counted(&board, player).await?.unwrap();
+            let (me, _) = store
+                .rank()
+                .player_rank_counted(&board, player)
+                .await?
+                .unwrap();
             let window = store.around_player(&board, player, 3).await?.unwrap();
             Ok::<_, StoreError>((me, window))
         };

@@ -1,5 +1,5 @@
 //! `lbctl stats`: a board's shape (entries, score percentiles, the score distribution as a
-//! terminal histogram) read from the rank index's upper levels ([`Store::score_buckets`]) in a
+//! terminal histogram) read from the rank index's upper levels ([`Rank::score_buckets`]) in a
 //! bounded number of requests: never a scan of the board, whatever its size.
 
 use std::io::Write;
@@ -68,7 +68,7 @@ pub async fn stats(store: &Store, board: &BoardId) -> CtlResult<(Board, Stats)> 
         .get_board(board)
         .await?
         .ok_or_else(|| CtlError::NotFound(format!("no board {board}")))?;
-    let read = store.score_buckets(&found, WANT_BUCKETS).await?;
+    let read = store.rank().score_buckets(&found, WANT_BUCKETS).await?;
     let buckets = score_ranges(&read, found.order, found.max_score);
     let stats = Stats {
         leaderboard_id: board.clone(),

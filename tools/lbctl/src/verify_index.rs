@@ -57,12 +57,12 @@ impl<'a> IndexCheck<'a> {
         settle: Duration,
     ) -> CtlResult<IndexCheck<'a>> {
         let layout = Layout::new(usize::from(board.spec()?.width().digits()));
-        let first = store.rank_index_state(board).await?;
+        let first = store.rank().index_state(board).await?;
         let deadline = Instant::now() + settle;
         let mut state = first.clone();
         while !state.pending().is_empty() && Instant::now() < deadline {
             tokio::time::sleep(POLL.min(deadline - Instant::now())).await;
-            state = store.rank_index_state(board).await?;
+            state = store.rank().index_state(board).await?;
         }
         let mut check = IndexCheck {
             store,
@@ -123,7 +123,8 @@ impl<'a> IndexCheck<'a> {
         let prefixes: Vec<String> = nodes.iter().map(|(p, _)| p.clone()).collect();
         let stored = self
             .store
-            .rank_index_nodes(self.board, self.before.generation, &prefixes)
+            .rank()
+            .index_nodes(self.board, self.before.generation, &prefixes)
             .await?;
         for ((prefix, counted), (_, stored)) in nodes.iter().zip(stored) {
             self.note(prefix, &stored.unwrap_or_default(), counted);
@@ -154,7 +155,7 @@ impl<'a> IndexCheck<'a> {
         let tally = std::mem::replace(&mut self.tally, Tally::new(self.layout));
         self.completed.extend(tally.finish());
         self.compare_completed().await?;
-        let after = self.store.rank_index_state(self.board).await?;
+        let after = self.store.rank().index_state(self.board).await?;
         let quiet = after == self.before && after.pending().is_empty();
         let mut violations = std::mem::take(&mut self.violations);
         let mut notes = std::mem::take(&mut self.notes);

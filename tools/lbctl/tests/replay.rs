@@ -258,7 +258,7 @@ async fn a_batch_is_applied_exactly_once_however_often_it_is_replayed() {
     assert_eq!(queue.len().await, 0);
     let (code, found, _) = verify_report(&store, &["season_1"]).await;
     assert_eq!((code, found), (0, vec![]));
-    assert_eq!(store.rank_index_state(&board).await.unwrap().entries, 2);
+    assert_eq!(store.rank().index_state(&board).await.unwrap().entries, 2);
 
     // What cannot be replayed stays, with its reason, and exits 4.
     queue.send("not json").await;

@@ -302,7 +302,7 @@ async fn concurrent_repairs_of_a_second_entry_delete_it_once() {
     assert_eq!(scores(&table, "race").await.len(), 10);
     // The lane took the removal once: the lanes count one entry fewer, which the rebuild of
     // the repair run corrects to the entries.
-    let state = store.rank_index_state(&board).await.unwrap();
+    let state = store.rank().index_state(&board).await.unwrap();
     assert_eq!(state.entries, 9);
     assert_eq!(state.pending().len(), 1);
 }

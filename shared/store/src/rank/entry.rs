@@ -10,6 +10,7 @@ use crate::ground::error::StoreError;
 use crate::ground::freshness::{Estimate, Freshness};
 use crate::ground::items::from_item;
 use crate::ground::model::{Board, EntryPointer, RankedEntry};
+use crate::rank::Rank;
 use crate::rank::count::{Prefetch, RankCost};
 use crate::table::Table;
 
@@ -24,22 +25,29 @@ pub(crate) fn own_entry(pointer: &EntryPointer, estimate: &Estimate) -> (RankedE
     )
 }
 
-impl Table {
+impl Rank<'_> {
     /// The player's ranked entry on `board` (`None`: the player has none), with what the rank
-    /// cost, the pointer's read included.
-    pub(crate) async fn player_rank_counted(
-        &self,
+    /// cost, the pointer's read included: the rank every route answers, read as the AP4
+    /// lookup reads it.
+    pub async fn player_rank_counted(
+        self,
         board: &Board,
         player: &PlayerId,
     ) -> Result<Option<(RankedEntry, RankCost)>, StoreError> {
         let mut cost = RankCost::default();
-        let Some((pointer, before)) = self.pointer_and_size(board, player, &mut cost).await? else {
+        let Some((pointer, before)) = self
+            .table
+            .pointer_and_size(board, player, &mut cost)
+            .await?
+        else {
             return Ok(None);
         };
-        let (entry, _, rank_cost) = self.rank_pointer(board, &pointer, before).await?;
+        let (entry, _, rank_cost) = self.table.rank_pointer(board, &pointer, before).await?;
         Ok(Some((entry, cost.plus(rank_cost))))
     }
+}
 
+impl Table {
     /// The player's entry pointer (consistent) and, on an indexed board, in the same
     /// `BatchGetItem`, what its rank starts from: the index's root (its generation and the
     /// entries it counts).

@@ -69,6 +69,7 @@ async fn ap10_exact_ranks_from_the_index_on_a_board_of_15000() {
 
     // WHEN the last player's rank is read
     let (last, cost) = store
+        .rank()
         .player_rank_counted(&big, &expected[14_999].player_id)
         .await
         .unwrap()
@@ -84,6 +85,7 @@ async fn ap10_exact_ranks_from_the_index_on_a_board_of_15000() {
     for i in (0..15_000).step_by(500) {
         counter.reset();
         let (entry, cost) = counted
+            .rank()
             .player_rank_counted(&big, &expected[i].player_id)
             .await
             .unwrap()
@@ -111,7 +113,7 @@ async fn ap10_exact_ranks_from_the_index_on_a_board_of_15000() {
             let player = expected[i].player_id.clone();
             async move {
                 let big = stored_board(&store, "big").await;
-                let r = store.player_rank_counted(&big, &player).await?;
+                let r = store.rank().player_rank_counted(&big, &player).await?;
                 Ok::<_, StoreError>((i, r))
             }
         }))

@@ -185,6 +185,7 @@ pub async fn rank_answer(
 ) -> (u64, u64, bool, u64) {
     let b = stored_board(store, board).await;
     let (entry, _) = store
+        .rank()
         .player_rank_counted(&b, &pid(player))
         .await
         .unwrap()

@@ -123,6 +123,7 @@ impl Store {
         player: &PlayerId,
     ) -> Result<Option<RankedEntry>, StoreError> {
         Ok(self
+            .rank()
             .player_rank_counted(board, player)
             .await?
             .map(|(entry, _)| entry))
@@ -170,15 +171,6 @@ impl Store {
             )
             .await?;
         Ok(BoardRank::Open(board, Some(entry)))
-    }
-
-    /// [`Store::player_rank`] with what the rank cost (the pointer's read included).
-    pub async fn player_rank_counted(
-        &self,
-        board: &Board,
-        player: &PlayerId,
-    ) -> Result<Option<(RankedEntry, RankCost)>, StoreError> {
-        self.table.player_rank_counted(board, player).await
     }
 
     /// Up to `n` (1..=50) entries above the player, the player's own, and up to `n` below, in

@@ -157,7 +157,7 @@ impl Store {
         if let Some(board) = board.filter(|b| b.status != BoardStatus::Closed) {
             exported.board_status = "open";
             if let Some((ranked, _)) = self
-                .table
+                .rank()
                 .player_rank_counted(&board, &pointer.entry.player_id)
                 .await?
             {

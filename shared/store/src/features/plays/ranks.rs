@@ -167,7 +167,7 @@ impl Store {
                 let Some(board) = self.table.board(&outcome.board_id).await? else {
                     return Ok(None);
                 };
-                self.table
+                self.rank()
                     .player_rank_counted(&board, &session.player_id)
                     .await
             };
