@@ -151,6 +151,7 @@ async fn a_board_past_its_end_reads_ended_until_its_close_begins() {
     assert_eq!(stored["status"].as_s().unwrap(), "open");
     // The close that begins moves it on.
     h.store
+        .close()
         .close_board(
             &leaderboard_keys::ids::BoardId::parse("past_end").unwrap(),
             leaderboard_keys::time::Timestamp::now(),

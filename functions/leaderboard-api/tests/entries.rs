@@ -161,6 +161,7 @@ async fn every_listing_names_its_entries_as_they_were_when_they_last_changed() {
     let id = BoardId::parse("names_b").unwrap();
     let after_end = Timestamp::now().plus_millis(2 * 86_400_000);
     h.store
+        .close()
         .close_board(&id, after_end, &Default::default())
         .await
         .unwrap();

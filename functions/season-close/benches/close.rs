@@ -87,6 +87,7 @@ async fn main() {
         ..CloseOptions::default()
     };
     store
+        .close()
         .close_board(
             &BoardId::parse("season_1").unwrap(),
             Timestamp::now(),

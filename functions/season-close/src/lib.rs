@@ -1,6 +1,6 @@
 //! The season-close function, run by an EventBridge schedule: it finds every open board whose
 //! `endsAt` has passed (GSI2's sparse `BOARDS#OPEN` index, never a Scan) and closes each one with
-//! [`Store::close_board`]: rollover, snapshot, archive. Boards take turns of
+//! [`Close::close_board`]: rollover, snapshot, archive. Boards take turns of
 //! [`PAGES_PER_TURN`] snapshot pages, oldest first, so no due board waits behind another's long
 //! snapshot. A board another run is closing (it holds the board's close lease) is left to that
 //! run. Then, with the time left, it repairs the
@@ -286,7 +286,7 @@ async fn run_measured(
 ) -> Result<CloseSummary, leaderboard_store::StoreError> {
     let now = (app.clock)();
     keep_key_check(app).await;
-    let due = app.store.due_boards_ending(now).await?;
+    let due = app.store.close().due_boards_ending(now).await?;
     metrics.due(&due);
     let due: Vec<BoardId> = due.into_iter().map(|(_, board)| board).collect();
     let due_order = due.clone();
@@ -313,7 +313,7 @@ async fn run_measured(
             stop_before_finish: app.publisher.is_on(),
             ..options.clone()
         };
-        let mut outcome = app.store.close_board(&board, now, &options).await;
+        let mut outcome = app.store.close().close_board(&board, now, &options).await;
         if let Ok(CloseProgress::Snapshotted {
             player_count, next, ..
         }) = &outcome
@@ -329,7 +329,7 @@ async fn run_measured(
                 stop_before_finish: false,
                 ..options.clone()
             };
-            outcome = app.store.close_board(&board, now, &finish).await;
+            outcome = app.store.close().close_board(&board, now, &finish).await;
         }
         match outcome {
             Ok(CloseProgress::Closed {

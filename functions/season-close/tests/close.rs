@@ -172,7 +172,11 @@ async fn interrupted_resumed_and_concurrent_closes_give_the_same_snapshot() {
     let at = Timestamp::now();
     // Reference: uninterrupted.
     let (ref_table, ref_store) = &tables[0];
-    let done = ref_store.close_board(&id, at, &options).await.unwrap();
+    let done = ref_store
+        .close()
+        .close_board(&id, at, &options)
+        .await
+        .unwrap();
     assert!(
         matches!(
             done,
@@ -196,7 +200,7 @@ async fn interrupted_resumed_and_concurrent_closes_give_the_same_snapshot() {
             max_pages: Some(pages),
             ..options.clone()
         };
-        match store.close_board(&id, at, &o).await.unwrap() {
+        match store.close().close_board(&id, at, &o).await.unwrap() {
             CloseProgress::Paused { done, total, .. } => {
                 assert!(done < total && total == 1500);
                 // Mid-close, the board refuses plays (status closing).
@@ -218,8 +222,8 @@ async fn interrupted_resumed_and_concurrent_closes_give_the_same_snapshot() {
     let (client, counter) = counting_client(&table.endpoint);
     let store = store_over(table, client);
     let (a, b) = tokio::join!(
-        store.close_board(&id, at, &options),
-        store.close_board(&id, at, &options)
+        store.close().close_board(&id, at, &options),
+        store.close().close_board(&id, at, &options)
     );
     let outcomes = [a.unwrap(), b.unwrap()];
     assert!(
@@ -302,6 +306,7 @@ async fn submissions_during_and_after_close_are_refused_and_leave_nothing() {
         ..CloseOptions::default()
     };
     let paused = store
+        .close()
         .close_board(&bid("b"), Timestamp::now(), &options)
         .await
         .unwrap();
@@ -320,6 +325,7 @@ async fn submissions_during_and_after_close_are_refused_and_leave_nothing() {
         ..CloseOptions::default()
     };
     store
+        .close()
         .close_board(&bid("b"), Timestamp::now(), &options)
         .await
         .unwrap();
@@ -408,6 +414,7 @@ async fn race_the_end(label: &str, shards: u8) {
         ..CloseOptions::default()
     };
     let closed = store
+        .close()
         .close_board(&bid("race"), Timestamp::now(), &options)
         .await
         .unwrap();
@@ -498,10 +505,11 @@ async fn only_ended_boards_are_due() {
         .await
         .unwrap();
     assert_eq!(
-        store.due_boards(Timestamp::now()).await.unwrap(),
+        store.close().due_boards(Timestamp::now()).await.unwrap(),
         [bid("ended")]
     );
     let not_due = store
+        .close()
         .close_board(&bid("open"), Timestamp::now(), &CloseOptions::default())
         .await
         .unwrap();

@@ -118,6 +118,7 @@ async fn a_top_player_erased_during_the_close_is_published_by_pseudonym_only() {
         ..CloseOptions::default()
     };
     store
+        .close()
         .close_board(&bid("cup_erased"), Timestamp::now(), &begun)
         .await
         .unwrap();

@@ -79,6 +79,7 @@ async fn late_play_is_refused(label: &str, shards: u8, late: &str, score: u64) {
     // The play read the board open and is about to write; the close runs to the end meanwhile.
     assert!(gate.reached().await);
     let closed = store
+        .close()
         .close_board(&bid("b"), Timestamp::now(), &CloseOptions::default())
         .await
         .unwrap();

@@ -160,7 +160,8 @@ async fn a_run_whose_lease_was_taken_over_stops_at_its_next_checkpoint() {
     let (client, gate) = gated_client(&table.endpoint, "BatchWriteItem");
     let slow = store_over(&table, client);
     let close = tokio::spawn(async move {
-        slow.close_board(&bid("slow"), Timestamp::now(), &small_pages())
+        slow.close()
+            .close_board(&bid("slow"), Timestamp::now(), &small_pages())
             .await
     });
     assert!(gate.reached().await);

@@ -64,6 +64,7 @@ async fn the_successor_takes_plays_as_soon_as_the_close_begins() {
         ..small_pages()
     };
     let progress = store
+        .close()
         .close_board(&bid("season_3"), Timestamp::now(), &first_page)
         .await
         .unwrap();
@@ -96,6 +97,7 @@ async fn the_successor_takes_plays_as_soon_as_the_close_begins() {
     plain.record_play(&play, at).await.unwrap();
     // Finished, the close names the same successor.
     let done = store
+        .close()
         .close_board(&bid("season_3"), Timestamp::now(), &small_pages())
         .await
         .unwrap();
@@ -115,6 +117,7 @@ async fn closing_is_retried_when_a_transaction_in_flight_conflicts() {
     let (client, updates) = faulty_client(&table.endpoint, &["UpdateItem"], Fault::ItemConflict, 4);
     let conflicted = store_over(&table, client);
     let closed = conflicted
+        .close()
         .close_board(&bid("busy"), Timestamp::now(), &CloseOptions::default())
         .await
         .unwrap();

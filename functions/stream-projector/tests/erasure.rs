@@ -95,6 +95,7 @@ async fn a_closed_boards_rank_index_forgets_an_erased_leader() {
     for board in BOARDS {
         let progress = sc
             .store
+            .close()
             .close_board(
                 &BoardId::parse(board).unwrap(),
                 end,

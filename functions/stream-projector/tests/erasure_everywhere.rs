@@ -201,6 +201,7 @@ async fn an_erased_player_is_in_no_item_of_the_whole_table() {
     look(&sc).await;
     let end = at(366 * DAY);
     let closed = store
+        .close()
         .close_board(&season, end, &CloseOptions::default())
         .await
         .unwrap();

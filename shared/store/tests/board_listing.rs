@@ -141,6 +141,7 @@ async fn a_successor_joins_its_predecessors_series_and_a_chosen_series_is_kept()
     let board = store.create_board(nb, at(0)).await.unwrap();
     assert_eq!(board.series().as_str(), "tetris-days");
     let progress = store
+        .close()
         .close_board(&board.board_id, at(DAY + 1), &Default::default())
         .await
         .unwrap();

@@ -72,6 +72,7 @@ async fn boards_with_the_player(store: &Store, player: &str) {
     submit(store, player, 200, &["live", "sum", "past"], 2_000).await;
     submit(store, player, 250, &["live", "sum"], DAY + 1_000).await;
     let closed = store
+        .close()
         .close_board(&bid("past"), at(DAY + 2_000), &CloseOptions::default())
         .await
         .unwrap();

@@ -88,6 +88,7 @@ async fn the_export_holds_what_a_scan_finds_of_the_player() {
     }
     submit(&store, ME, 450, &["live", "past"], 2_000).await;
     store
+        .close()
         .close_board(&bid("past"), at(DAY + 1), &CloseOptions::default())
         .await
         .unwrap();

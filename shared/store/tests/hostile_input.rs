@@ -222,6 +222,7 @@ async fn a_rollover_that_fails_anyway_closes_the_board_and_says_why_on_it() {
     store.create_board(daily(&first), at(0)).await.unwrap();
     let options = CloseOptions::default();
     let closed = store
+        .close()
         .close_board(&bid(&first), at(DAY), &options)
         .await
         .unwrap();
@@ -231,6 +232,7 @@ async fn a_rollover_that_fails_anyway_closes_the_board_and_says_why_on_it() {
     );
     // WHEN the successor closes
     let closed = store
+        .close()
         .close_board(&bid(&second), at(2 * DAY), &options)
         .await
         .unwrap();
@@ -248,6 +250,7 @@ async fn a_rollover_that_fails_anyway_closes_the_board_and_says_why_on_it() {
     assert_eq!(stored_board(&store, &first).await.rollover_error, None);
     // AND closing it again changes nothing
     let again = store
+        .close()
         .close_board(&bid(&second), at(3 * DAY), &options)
         .await
         .unwrap();

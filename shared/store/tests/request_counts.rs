@@ -452,7 +452,7 @@ async fn projection_import_and_close() {
         "BatchWriteItem 3, UpdateItem 10",
     );
 
-    let (r, c) = census(&counter, store.due_boards(at(61_000))).await;
+    let (r, c) = census(&counter, store.close().due_boards(at(61_000))).await;
     assert_eq!(r.unwrap(), vec![bid("cl")]);
     m.expect("due_boards", &c, "Query 1");
     let options = CloseOptions {
@@ -461,7 +461,7 @@ async fn projection_import_and_close() {
     };
     let (r, c) = census(
         &counter,
-        store.close_board(&bid("cl"), at(61_000), &options),
+        store.close().close_board(&bid("cl"), at(61_000), &options),
     )
     .await;
     assert!(matches!(

@@ -163,6 +163,7 @@ async fn closed(store: &Store, board: &Board, players: &[String]) -> Vec<String>
     let end = Timestamp::from_millis(T0 + 366 * 86_400_000).unwrap();
     loop {
         let progress = store
+            .close()
             .close_board(&board.board_id, end, &Default::default())
             .await
             .unwrap();

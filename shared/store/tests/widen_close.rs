@@ -47,6 +47,7 @@ fn score_items<'a>(dump: &'a [RawItem], pk: &str) -> Vec<&'a RawItem> {
 /// board no run.
 async fn close_and_check(t: &TestTable, store: &Store, id: &str, in_service: &str, other: &str) {
     let progress = store
+        .close()
         .close_board(&bid(id), at(ENDS + 1), &CloseOptions::default())
         .await
         .unwrap();

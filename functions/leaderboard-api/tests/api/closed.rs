@@ -14,6 +14,7 @@ async fn after_close_the_reads_come_from_the_snapshot() {
         ..Default::default()
     };
     h.store
+        .close()
         .close_board(&id, Timestamp::now(), &options)
         .await
         .unwrap();

@@ -175,6 +175,7 @@ impl Harness {
         let board = self.ended_board(id).await;
         let entries = populate(self, &board, n).await;
         self.store
+            .close()
             .close_board(&board.board_id, Timestamp::now(), &Default::default())
             .await
             .unwrap();

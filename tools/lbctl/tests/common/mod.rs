@@ -89,6 +89,7 @@ pub async fn lbctl(store: &Store, json: bool, args: &[&str]) -> Result<String, l
 pub async fn close(store: &Store, board: &BoardId) {
     loop {
         let progress = store
+            .close()
             .close_board(board, at(366 * 86_400_000), &Default::default())
             .await
             .unwrap();

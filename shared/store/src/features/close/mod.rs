@@ -126,21 +126,36 @@ pub enum CloseProgress {
 /// none.
 type Rolled = Result<Option<BoardId>, String>;
 
+/// Season close's handle on the store ([`Store::close`]): the boards due, and a board's close,
+/// a bounded turn at a time.
+#[derive(Clone, Copy)]
+pub struct Close<'a> {
+    pub(crate) store: &'a Store,
+}
+
 impl Store {
+    /// Season close: the boards due, and a board's close, a bounded turn at a time.
+    pub fn close(&self) -> Close<'_> {
+        Close { store: self }
+    }
+}
+
+impl Close<'_> {
     /// The open (or closing) boards whose `endsAt` is at or before `now`, from GSI2's sparse
     /// `BOARDS#OPEN` partition (never a Scan), oldest end first.
-    pub async fn due_boards(&self, now: Timestamp) -> Result<Vec<BoardId>, StoreError> {
+    pub async fn due_boards(self, now: Timestamp) -> Result<Vec<BoardId>, StoreError> {
         let due = self.due_boards_ending(now).await?;
         Ok(due.into_iter().map(|(_, board)| board).collect())
     }
 
-    /// [`Store::due_boards`], each with its `endsAt`.
+    /// [`Close::due_boards`], each with its `endsAt`.
     pub async fn due_boards_ending(
-        &self,
+        self,
         now: Timestamp,
     ) -> Result<Vec<(Timestamp, BoardId)>, StoreError> {
         let mut due = Vec::new();
         let query = self
+            .store
             .table
             .query_request(Index::Gsi2)
             .key_condition_expression("gsi2pk = :pk AND gsi2sk < :end")
@@ -149,7 +164,8 @@ impl Store {
                     .value(":pk", entity::BOARDS_OPEN)
                     .value(":end", entity::boards_open_ended_by(now)),
             )?;
-        self.table
+        self.store
+            .table
             .query_pages("Query(GSI2 due boards)", query, |out| {
                 for item in out.items.unwrap_or_default() {
                     let sk = key_string(&item, "gsi2sk");
@@ -166,13 +182,14 @@ impl Store {
     /// lease and the other answers [`CloseProgress::Busy`] without writing.
     #[tracing::instrument(skip(self, options), fields(board = %id))]
     pub async fn close_board(
-        &self,
+        self,
         id: &BoardId,
         now: Timestamp,
         options: &CloseOptions,
     ) -> Result<CloseProgress, StoreError> {
         let key = entity::board(id);
         let raw = self
+            .store
             .table
             .get_raw(&key)
             .await?
@@ -188,7 +205,7 @@ impl Store {
             return Ok(CloseProgress::NotDue { board: id.clone() });
         }
         let lease = CloseLease::new(options.deadline);
-        let raw = match self.table.take_close_lease(id, &lease).await? {
+        let raw = match self.store.table.take_close_lease(id, &lease).await? {
             Taken::Held(raw) => raw,
             Taken::Busy(until) => {
                 tracing::info!(board = %id, until = %until, "another run is closing the board");
@@ -202,14 +219,14 @@ impl Store {
         let progress = self.close_leased(id, raw, now, options, &lease).await;
         // The finished close removed the lease; anything else gives it back.
         if !matches!(progress, Ok(CloseProgress::Closed { .. })) {
-            self.table.release_close_lease(id, &lease).await;
+            self.store.table.release_close_lease(id, &lease).await;
         }
         progress
     }
 
     /// The close of board `id` under `lease`, from `raw`, its item as the lease was taken.
     async fn close_leased(
-        &self,
+        self,
         id: &BoardId,
         raw: Item,
         now: Timestamp,
@@ -224,8 +241,8 @@ impl Store {
         // not counted them: closing lanes twice changes nothing). The board as stored now that
         // it is closing: its lanes' layout cannot change any more.
         if board.player_count.is_none() {
-            board = self.table.board(id).await?.unwrap_or(board);
-            self.table.close_lanes(&board, now).await?;
+            board = self.store.table.board(id).await?.unwrap_or(board);
+            self.store.table.close_lanes(&board, now).await?;
         }
         // The successor first, so that the next board takes plays while this one's snapshot
         // is written (a resumed close finds it there).
@@ -274,6 +291,7 @@ impl Store {
                 .unwrap_or_else(|| SCORE_UPPER_BOUND.to_owned());
             // One Query a write shard, merged: the checkpoint is one key whatever the shards.
             let mut items: Vec<Item> = self
+                .store
                 .table
                 .read_merged(
                     &pks,
@@ -332,12 +350,13 @@ impl Store {
                 pointer_archived.insert("ttl".into(), n(ttl));
                 writes.push(pointer_archived);
             }
-            self.table.put_all(writes).await?;
+            self.store.table.put_all(writes).await?;
             let last_sk = key_string(items.last().unwrap_or(&Item::new()), "sk");
             done += items.len() as u64;
             cursor = Some(last_sk);
             pages += 1;
             match self
+                .store
                 .table
                 .checkpoint_under_lease(id, lease, done, cursor)
                 .await?
@@ -379,14 +398,15 @@ impl Store {
 
     /// `open` -> `closing`; a close already under way is fine. Retried when a play's
     /// transaction in flight on the board item conflicts with it, or on throttling.
-    async fn begin_closing(&self, id: &BoardId, now: Timestamp) -> Result<(), StoreError> {
+    async fn begin_closing(self, id: &BoardId, now: Timestamp) -> Result<(), StoreError> {
         Retry::ITEM_UPDATE
             .run("closing the board", || self.try_begin_closing(id, now))
             .await
     }
 
-    async fn try_begin_closing(&self, id: &BoardId, now: Timestamp) -> Result<(), StoreError> {
+    async fn try_begin_closing(self, id: &BoardId, now: Timestamp) -> Result<(), StoreError> {
         let result = self
+            .store
             .table
             .update_request(
                 &entity::board(id),
@@ -411,17 +431,19 @@ impl Store {
 
     /// Counts the frozen board's entries and records `playerCount` (the same number for every
     /// concurrent close).
-    async fn count_entries(&self, board: &Board) -> Result<u64, StoreError> {
+    async fn count_entries(self, board: &Board) -> Result<u64, StoreError> {
         let id = &board.board_id;
         let mut count = 0;
         for pk in board.score_pks() {
             count += self
+                .store
                 .table
                 .count_range(&pk, SCORE_PREFIX, SCORE_UPPER_BOUND)
                 .await?
                 .0;
         }
-        self.table
+        self.store
+            .table
             .update_request(
                 &entity::board(id),
                 "SET playerCount = if_not_exists(playerCount, :count)",
@@ -435,7 +457,7 @@ impl Store {
 
     /// Creates the successor of a recurring board unless it exists: its id, `None` if the board
     /// does not recur, or why it can have no successor (the board then closes without one).
-    async fn roll_over(&self, board: &Board) -> Result<Rolled, StoreError> {
+    async fn roll_over(self, board: &Board) -> Result<Rolled, StoreError> {
         let next = match crate::ground::successor::successor(board) {
             Ok(Some(next)) => next,
             Ok(None) => return Ok(Ok(None)),
@@ -446,7 +468,7 @@ impl Store {
             Ok(successor) => successor,
             Err(e) => return Ok(Err(format!("the successor {id} is not a valid board: {e}"))),
         };
-        match self.table.put_new_board(&successor).await {
+        match self.store.table.put_new_board(&successor).await {
             Ok(()) | Err(StoreError::AlreadyExists { .. }) => Ok(Ok(Some(id))),
             Err(e) => Err(e),
         }
@@ -456,7 +478,7 @@ impl Store {
     /// Score sort key of the last entry snapshotted, which names a player (and must not outlive
     /// their erasure).
     async fn finish_closing(
-        &self,
+        self,
         id: &BoardId,
         now: Timestamp,
         player_count: u64,
@@ -483,7 +505,8 @@ impl Store {
                 params = params.value(":why", why);
             }
         }
-        self.table
+        self.store
+            .table
             .update_request(&entity::board(id), update)
             .condition_expression("#status IN (:closing, :closed)")
             .params(params)?

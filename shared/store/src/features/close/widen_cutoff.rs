@@ -16,23 +16,23 @@ use std::time::Instant;
 
 use leaderboard_keys::entity;
 
+use crate::features::close::Close;
 use crate::ground::error::StoreError;
 use crate::ground::items::item_key;
 use crate::ground::model::Board;
 use crate::ground::widening::WideningStep;
 use crate::rank::second_layout::WIDENING_ATTR;
-use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 
 /// Entries of the other generation one page deletes.
 const PAGE: i32 = 500;
 
-impl Store {
+impl Close<'_> {
     /// Clears the widening run of `board` (closing, read after its lanes closed), if it has
     /// one, until `deadline`: `false` when the deadline came first (the close's next run goes
     /// on), `true` once no run is left.
     pub(crate) async fn clear_cut_off_widening(
-        &self,
+        self,
         board: &Board,
         deadline: Option<Instant>,
     ) -> Result<bool, StoreError> {
@@ -49,6 +49,7 @@ impl Store {
                     return Ok(false);
                 }
                 let out = self
+                    .store
                     .table
                     .query_request(Index::Table)
                     .key_condition_expression("pk = :pk AND begins_with(sk, :score)")
@@ -67,10 +68,11 @@ impl Store {
                 if keys.is_empty() {
                     break;
                 }
-                self.table.delete_all(&keys).await?;
+                self.store.table.delete_all(&keys).await?;
             }
         }
         let sent = self
+            .store
             .table
             .update_request(&entity::board(&board.board_id), "REMOVE #wid")
             .condition_expression("#wid.#gen = :g")
