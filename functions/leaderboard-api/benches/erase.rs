@@ -79,7 +79,7 @@ async fn with_the_player(
             duration_sec: None,
             board_ids: vec![board.clone()],
         };
-        store.record_play(&play, now).await.unwrap();
+        store.plays().record_play(&play, now).await.unwrap();
     }
     let template = table
         .dump()

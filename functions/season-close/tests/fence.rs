@@ -62,6 +62,7 @@ async fn late_play_is_refused(label: &str, shards: u8, late: &str, score: u64) {
     for i in 1..=5u64 {
         let early = play("b", &format!("p{i}"), 10 * i, played + i);
         store
+            .plays()
             .record_play(&early, Timestamp::from_millis(played + i).unwrap())
             .await
             .unwrap();
@@ -73,6 +74,7 @@ async fn late_play_is_refused(label: &str, shards: u8, late: &str, score: u64) {
     let late_play = play("b", late, score, end - 1);
     let held = tokio::spawn(async move {
         gated
+            .plays()
             .record_play(&late_play, Timestamp::from_millis(end - 1).unwrap())
             .await
     });

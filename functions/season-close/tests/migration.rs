@@ -156,7 +156,7 @@ async fn play(store: &Store, who: &str, score: u64, boards: &[&str]) {
     // busy machine can make happen) is sent again with its session id, as a game client does
     // on a 503; anything else is a failure.
     for _ in 0..RETRIES {
-        match store.record_play(&play, now).await {
+        match store.plays().record_play(&play, now).await {
             Ok(_) => return,
             Err(e) if e.is_retryable() => tokio::time::sleep(Duration::from_millis(200)).await,
             Err(e) => panic!("{who}'s play refused: {e}"),

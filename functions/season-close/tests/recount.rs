@@ -29,7 +29,7 @@ async fn the_schedule_works_a_requested_recount_to_exact_totals_within_its_polic
                 duration_sec: None,
                 board_ids: vec![bid("b")],
             };
-            store.record_play(&play, now).await.unwrap();
+            store.plays().record_play(&play, now).await.unwrap();
         }
     }
     // A player left for later by an earlier run, whose time has come.

@@ -35,7 +35,7 @@ async fn play_and_apply(table: &TestTable, store: &Store, board: &str, player: &
         duration_sec: None,
         board_ids: vec![bid(board)],
     };
-    store.record_play(&play, now).await.unwrap();
+    store.plays().record_play(&play, now).await.unwrap();
     let lane = lane_of(player);
     let key = entity::grouped_lane(&bid(board), lane);
     let item = table.raw(&key.pk, &key.sk).await.unwrap();

@@ -94,7 +94,7 @@ async fn the_successor_takes_plays_as_soon_as_the_close_begins() {
         board_ids: vec![bid("season_4")],
         metadata: None,
     };
-    plain.record_play(&play, at).await.unwrap();
+    plain.plays().record_play(&play, at).await.unwrap();
     // Finished, the close names the same successor.
     let done = store
         .close()

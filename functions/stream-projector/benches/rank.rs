@@ -240,7 +240,7 @@ async fn run(n: usize, quick: bool) -> Row {
     }
 }
 
-/// Plays on the board through `Store::record_play` whose changes are never applied to the index
+/// Plays on the board through `Plays::record_play` whose changes are never applied to the index
 /// (nothing delivers the stream here), then lookups spread over the board, each checked within
 /// its `rankLag` of the true rank from a full listing.
 async fn busy(
@@ -269,7 +269,7 @@ async fn busy(
             duration_sec: None,
             board_ids: vec![board.board_id.clone()],
         };
-        let outcome = store.record_play(&play, now).await.unwrap();
+        let outcome = store.plays().record_play(&play, now).await.unwrap();
         rank_requests.push(outcome.rank_cost.requests);
         queries += outcome.rank_cost.count_queries;
         let fresh = outcome.session.outcomes[0].freshness.unwrap();
@@ -438,7 +438,7 @@ async fn main() {
     }
     md.push_str(
         "\nA busy board (issue 26): after the lookups above, plays of random existing players are \
-         recorded through the write path (`Store::record_play`, `best`) and none of their changes \
+         recorded through the write path (`Plays::record_play`, `best`) and none of their changes \
          is applied to the index, as when plays arrive faster than the stream projector applies \
          them. Each submission reads its rank once, after its write; a capped count (one \
          `Select=COUNT` Query, at most 100 keys) runs only when the player may be within the \

@@ -4,7 +4,7 @@
 //!
 //! A board of N players (imported and indexed before the table's stream is enabled), `latest`,
 //! so that a play replaces its player's entry. P plays of random players, 32 at once, through
-//! the store's write path (`Store::record_play`, the calls the submit-score function makes):
+//! the store's write path (`Plays::record_play`, the calls the submit-score function makes):
 //! the stack's submission rate. Then the board's lane records from the table's stream, in
 //! batches of 100 as the event source mapping delivers them, one batch after another as on one
 //! shard, applied by the projector's own index half (`rank_index::index`) through a client
@@ -183,7 +183,7 @@ async fn play(store: &Store, board: &BoardId, players: &[PlayerId], plays: usize
                 duration_sec: None,
                 board_ids: vec![board.clone()],
             };
-            store.record_play(&play, now).await.unwrap();
+            store.plays().record_play(&play, now).await.unwrap();
         })
         .buffer_unordered(CONCURRENT_PLAYS)
         .collect::<Vec<()>>()
@@ -386,7 +386,7 @@ fn report(n: usize, rows: &[Row], quick: bool) {
         "## Rank index apply rate (issues 30 and 55)\n\n\
          One run on one DynamoDB Local{}: a `latest` board of {n} players (imported and \
          indexed before the table's stream was enabled); {} plays of random players, \
-         {CONCURRENT_PLAYS} at once through `Store::record_play` (the submit-score function's \
+         {CONCURRENT_PLAYS} at once through `Plays::record_play` (the submit-score function's \
          calls; `latest`: a play replaces its player's entry): the submission rate. Then the \
          board's lane records from the table's stream, in batches of {BATCH} one after another \
          (one shard), applied by the projector's `rank_index::index` (one lane record per \

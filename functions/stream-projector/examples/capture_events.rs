@@ -85,7 +85,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .map(BoardId::parse)
                 .collect::<Result<_, _>>()?,
         };
-        store.record_play(&play, at(ms)).await?;
+        store.plays().record_play(&play, at(ms)).await?;
     }
 
     let mut reader =

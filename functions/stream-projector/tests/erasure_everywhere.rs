@@ -107,7 +107,7 @@ async fn play(
         board_ids: boards.iter().map(|b| BoardId::parse(b).unwrap()).collect(),
         metadata: key.map(|_| Metadata::parse(serde_json::json!({ "loadout": META })).unwrap()),
     };
-    store.record_play(&play, at(ms)).await.unwrap();
+    store.plays().record_play(&play, at(ms)).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -56,7 +56,10 @@ async fn play_on(
 ) -> (SessionId, Result<PlayOutcome, StoreError>) {
     let boards = boards.iter().map(|b| BoardId::parse(b).unwrap()).collect();
     let (play, now) = play_at(player, score, ms, boards);
-    (play.session_id.clone(), store.record_play(&play, now).await)
+    (
+        play.session_id.clone(),
+        store.plays().record_play(&play, now).await,
+    )
 }
 
 /// A play of `player` to `score` on the board, at `ms`, which must be accepted.

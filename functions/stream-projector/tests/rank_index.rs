@@ -283,7 +283,7 @@ async fn ranks_from_the_index_equal_counted_ranks_at_4k_players() {
                     duration_sec: None,
                     board_ids: vec![board_id.clone()],
                 };
-                store.record_play(&play, now).await.unwrap();
+                store.plays().record_play(&play, now).await.unwrap();
             }
         })
         .buffer_unordered(8)
@@ -353,7 +353,7 @@ async fn ranks_from_the_index_equal_counted_ranks_at_4k_players() {
         duration_sec: None,
         board_ids: vec![board_id.clone()],
     };
-    let outcome = counted.record_play(&play, now).await.unwrap();
+    let outcome = counted.plays().record_play(&play, now).await.unwrap();
     let ops = counter.snapshot();
     assert!(
         (1..=2).contains(&ops.get("Query").copied().unwrap_or(0)),

@@ -78,7 +78,7 @@ async fn lane_records_failed_half_way_replayed_and_reversed_leave_exactly_the_bu
             let boards = vec![delivered.clone(), reversed.clone()];
             async move {
                 let (play, now) = play_at(p, *score, *ms, boards);
-                store.record_play(&play, now).await.unwrap();
+                store.plays().record_play(&play, now).await.unwrap();
             }
         })
         .buffer_unordered(8)

@@ -38,7 +38,7 @@ async fn play(store: &Store, players: &[String], n: usize, from: u64) {
             duration_sec: None,
             board_ids: vec![BoardId::parse("lost").unwrap()],
         };
-        store.record_play(&play, now).await.unwrap();
+        store.plays().record_play(&play, now).await.unwrap();
     }
 }
 

@@ -60,7 +60,7 @@ async fn play_until(
             duration_sec: None,
             board_ids: vec![BoardId::parse("big").unwrap()],
         };
-        if let Err(e) = store.record_play(&play, now).await {
+        if let Err(e) = store.plays().record_play(&play, now).await {
             eprintln!("play refused: {e}");
             refused += 1;
         }

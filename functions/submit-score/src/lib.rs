@@ -3,7 +3,7 @@
 //!
 //! A play is one Session posted to every board it counts on, atomically: the handler checks the
 //! request (identity from the verified JWT's `sub` only, the body's shape, identifiers, the
-//! ULID), then [`Store::record_play`] does one consistent read and one transaction. Any refusal
+//! ULID), then [`Plays::record_play`] does one consistent read and one transaction. Any refusal
 //! (unknown board 404, closed board 409, a board's score rules 400, a board the caller may not
 //! write 403, past the rate limit 429) writes nothing on any board. A game server (`server` in
 //! `cognito:groups`) names the player of its play in the body (`playerId`) and writes only
@@ -140,7 +140,7 @@ async fn submit(
         (who.player_id, Writers::Players)
     };
     let play = play(player_id, session_id.clone(), boards, req, body).map_err(with_session)?;
-    let commit = app.store().commit_play_by(&play, by, now);
+    let commit = app.store().plays().commit_play_by(&play, by, now);
     let committed = match tokio::time::timeout_at(deadline, commit).await {
         Ok(committed) => committed.map_err(|e| {
             // An id or key that names another play: the error names that play's session.
@@ -168,7 +168,11 @@ async fn submit(
         };
         return Err(ApiError::from(e).with_session(first.as_str()));
     }
-    let outcome = app.store().rank_play(committed, Some(deadline)).await;
+    let outcome = app
+        .store()
+        .plays()
+        .rank_play(committed, Some(deadline))
+        .await;
     metrics.recorded(&outcome);
     tracing::info!(
         player = %play.player_id,

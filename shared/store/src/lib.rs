@@ -29,7 +29,7 @@ mod table;
 
 pub use features::board_listing::{LISTING_PASS_PK, ListingPassOptions, ListingPassOutcome};
 pub use features::boards::MAX_BOARDS_PAGE;
-pub use features::close::{CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
+pub use features::close::{Close, CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
 pub use features::entry_repair::EntryRepair;
 pub use features::inspect::{StoredEntry, StoredPage};
 pub use features::listings::friends::{self, MAX_PLAYER_IDS};
@@ -44,7 +44,7 @@ pub use features::moderation::export::{
 pub use features::moderation::key_check::KeyCheck;
 pub use features::plays::idempotency;
 pub use features::plays::ranks::{CommittedPlay, PlayOutcome};
-pub use features::plays::{MAX_BOARDS_PER_PLAY, Play};
+pub use features::plays::{MAX_BOARDS_PER_PLAY, Play, Plays};
 pub use features::projection::recount::{
     PLAY_SETTLE, Recount, RecountOutcome, RecountPages, TotalsCheck,
 };

@@ -25,7 +25,7 @@ async fn a_play_read_before_the_ban_cannot_commit_after_it() {
     let gated = store_with_client(&table, client);
     let playing = tokio::spawn(async move {
         let p = play("cheat", 99, &["gate_b"], sid(2_000, 1));
-        gated.record_play(&p, at(2_000)).await
+        gated.plays().record_play(&p, at(2_000)).await
     });
     assert!(gate.reached().await);
     let ban = store
@@ -70,6 +70,7 @@ async fn a_play_read_before_the_ban_cannot_commit_after_it() {
     );
     assert!(store.get_ban(&pid("cheat")).await.unwrap().is_none());
     let again = store
+        .plays()
         .record_play(
             &play("cheat", 99, &["gate_a", "gate_b"], sid(4_000, 2)),
             at(4_000),
@@ -101,6 +102,7 @@ async fn a_play_between_the_ban_and_its_listing_is_refused() {
     });
     assert!(gate.reached().await);
     let late = store
+        .plays()
         .record_play(&play("cheat", 50, &["gate_q"], sid(3_500, 3)), at(3_500))
         .await;
     assert!(matches!(late, Err(StoreError::Banned { .. })), "{late:?}");

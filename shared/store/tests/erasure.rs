@@ -107,7 +107,11 @@ async fn an_erased_player_is_nowhere_but_a_pseudonym_in_final_standings() {
         .unwrap();
     let mut keyed = play(GONE, 7, &["live"], sid(DAY + 5_000, 9));
     keyed.idempotency_key = Some(IdempotencyKey::parse("retry-1").unwrap());
-    store.record_play(&keyed, at(DAY + 5_000)).await.unwrap();
+    store
+        .plays()
+        .record_play(&keyed, at(DAY + 5_000))
+        .await
+        .unwrap();
     let others = ["ann", "bo", "cy"];
     let live_before = ranks(&store, "live", &others).await;
     // A recount run waits for the player's plays to settle (its item names them).
@@ -127,7 +131,7 @@ async fn an_erased_player_is_nowhere_but_a_pseudonym_in_final_standings() {
                     &["live", "sum"],
                     sid(DAY + 10_000 + i, i.into()),
                 );
-                store.record_play(&p, at(DAY + 10_000 + i)).await
+                store.plays().record_play(&p, at(DAY + 10_000 + i)).await
             })
         })
         .collect();
@@ -210,6 +214,7 @@ async fn an_erased_player_is_nowhere_but_a_pseudonym_in_final_standings() {
 
     // The id is refused from now on, with nothing written.
     let late = store
+        .plays()
         .record_play(
             &play(GONE, 5, &["live"], sid(DAY + 30_000, 1)),
             at(DAY + 30_000),

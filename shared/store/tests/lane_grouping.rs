@@ -61,6 +61,7 @@ async fn a_play_that_read_the_board_before_its_lanes_were_grouped_writes_the_gro
     let gated = store_with_client(&table, client);
     let playing = tokio::spawn(async move {
         gated
+            .plays()
             .record_play(&play("late", 500, &["ga"], sid(9_000, 1)), at(9_000))
             .await
     });

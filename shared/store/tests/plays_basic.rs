@@ -22,6 +22,7 @@ async fn a_play_writes_the_contract_items_exactly() {
     let now = leaderboard_keys::time::Timestamp::from_millis(1_719_100_800_000).unwrap();
     // WHEN it is recorded
     let out = store
+        .plays()
         .record_play(&play("p_bob", 9850, &["s_old"], session.clone()), now)
         .await
         .unwrap();
@@ -85,6 +86,7 @@ async fn a_closed_board_refuses_the_whole_play() {
     store.create_board(nb, at(0)).await.unwrap();
     let before = table.dump().await;
     let err = store
+        .plays()
         .record_play(&play("p1", 5, &["open", "ended"], sid(20, 1)), at(20))
         .await
         .unwrap_err();
@@ -102,18 +104,19 @@ async fn a_repeat_of_a_recorded_play_is_answered_after_its_board_ended_and_write
     nb.ends_at = Some(at(100));
     store.create_board(nb, at(0)).await.unwrap();
     let first = play("p1", 7, &["ends"], sid(20, 1));
-    let recorded = store.record_play(&first, at(20)).await.unwrap();
+    let recorded = store.plays().record_play(&first, at(20)).await.unwrap();
     assert!(!recorded.duplicate);
 
     // The board has ended: a new play is refused, the repeat answered with its first outcome
     // (the Session is read only once the play is refused); another play under its id is 409.
     let before = table.dump().await;
     let err = store
+        .plays()
         .record_play(&play("p1", 9, &["ends"], sid(200, 2)), at(200))
         .await
         .unwrap_err();
     assert!(matches!(err, StoreError::BoardClosed { .. }), "{err:?}");
-    let again = store.record_play(&first, at(200)).await.unwrap();
+    let again = store.plays().record_play(&first, at(200)).await.unwrap();
     assert!(again.duplicate);
     assert_eq!(again.session.outcomes[0].best, 7);
     assert_eq!(
@@ -122,7 +125,11 @@ async fn a_repeat_of_a_recorded_play_is_answered_after_its_board_ended_and_write
     );
     let mut other = first.clone();
     other.score = 8;
-    let err = store.record_play(&other, at(200)).await.unwrap_err();
+    let err = store
+        .plays()
+        .record_play(&other, at(200))
+        .await
+        .unwrap_err();
     assert!(
         matches!(err, StoreError::IdempotencyMismatch { .. }),
         "{err:?}"

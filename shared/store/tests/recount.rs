@@ -33,7 +33,7 @@ async fn play(store: &Store, player: &str, score: u64, ms: u64, seq: u64) -> Pro
         duration_sec: None,
         board_ids: vec![bid("b")],
     };
-    store.record_play(&play, now).await.unwrap();
+    store.plays().record_play(&play, now).await.unwrap();
     ProjectedSession {
         sequence_number: SequenceNumber::parse(&seq.to_string()).unwrap(),
         score,

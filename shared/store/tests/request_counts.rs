@@ -134,7 +134,7 @@ async fn plays_and_rank_reads() {
     // A first play on two boards, an improvement on one of them, one that improves nothing,
     // and the same session again.
     let first = play("ada", 50, &["pa", "pb"], sid(1_000, 1));
-    let (r, c) = census(&counter, store.record_play(&first, at(1_000))).await;
+    let (r, c) = census(&counter, store.plays().record_play(&first, at(1_000))).await;
     assert!(!r.unwrap().duplicate);
     m.expect(
         "first play",
@@ -142,20 +142,20 @@ async fn plays_and_rank_reads() {
         "BatchGetItem 1, Query 4, TransactWriteItems 1, UpdateItem 1",
     );
     let better = play("ada", 60, &["pa", "pb"], sid(2_000, 2));
-    let (_, c) = census(&counter, store.record_play(&better, at(2_000))).await;
+    let (_, c) = census(&counter, store.plays().record_play(&better, at(2_000))).await;
     m.expect(
         "improves one",
         &c,
         "BatchGetItem 1, Query 4, TransactWriteItems 1, UpdateItem 1",
     );
     let worse = play("ada", 1, &["pa"], sid(3_000, 3));
-    let (_, c) = census(&counter, store.record_play(&worse, at(3_000))).await;
+    let (_, c) = census(&counter, store.plays().record_play(&worse, at(3_000))).await;
     m.expect(
         "improves none",
         &c,
         "BatchGetItem 1, Query 2, TransactWriteItems 1, UpdateItem 1",
     );
-    let (r, c) = census(&counter, store.record_play(&first, at(4_000))).await;
+    let (r, c) = census(&counter, store.plays().record_play(&first, at(4_000))).await;
     assert!(r.unwrap().duplicate);
     // The Session is not read with the play: its put in the transaction fails on its
     // condition, and the Session read then answers the repeat.
@@ -169,7 +169,7 @@ async fn plays_and_rank_reads() {
     // session the key names.
     let mut keyed = play("ada", 1, &["pa"], sid(5_000, 5));
     keyed.idempotency_key = Some(IdempotencyKey::parse("k-1").unwrap());
-    let (r, c) = census(&counter, store.record_play(&keyed, at(5_000))).await;
+    let (r, c) = census(&counter, store.plays().record_play(&keyed, at(5_000))).await;
     assert!(!r.unwrap().duplicate);
     m.expect(
         "a play with an Idempotency-Key",
@@ -177,7 +177,7 @@ async fn plays_and_rank_reads() {
         "BatchGetItem 1, Query 2, TransactWriteItems 1, UpdateItem 1",
     );
     keyed.session_id = sid(5_001, 6);
-    let (r, c) = census(&counter, store.record_play(&keyed, at(5_001))).await;
+    let (r, c) = census(&counter, store.plays().record_play(&keyed, at(5_001))).await;
     assert_eq!(r.unwrap().session.session_id, sid(5_000, 5));
     m.expect("the same key again", &c, "BatchGetItem 1, GetItem 1");
     // Under the rate limit: the player's rate log is one item more in the read and in the
@@ -185,7 +185,7 @@ async fn plays_and_rank_reads() {
     // of its Session (a repeat would be answered, whatever the window says).
     let limited = store.clone().with_plays_per_minute(1);
     let rated = play("bo", 1, &["pa"], sid(6_000, 7));
-    let (r, c) = census(&counter, limited.record_play(&rated, at(6_000))).await;
+    let (r, c) = census(&counter, limited.plays().record_play(&rated, at(6_000))).await;
     assert!(!r.unwrap().duplicate);
     m.expect(
         "a play under the rate limit",
@@ -193,7 +193,7 @@ async fn plays_and_rank_reads() {
         "BatchGetItem 1, Query 2, TransactWriteItems 1, UpdateItem 1",
     );
     let past = play("bo", 2, &["pa"], sid(6_001, 8));
-    let (r, c) = census(&counter, limited.record_play(&past, at(6_001))).await;
+    let (r, c) = census(&counter, limited.plays().record_play(&past, at(6_001))).await;
     assert!(matches!(r, Err(StoreError::RateLimited { .. })), "{r:?}");
     m.expect(
         "a play past the rate limit",
@@ -296,7 +296,7 @@ async fn index_lookups_plays_rebuild_and_apply() {
     m.expect("board_and_rank, no such board", &c, "BatchGetItem 1");
 
     let first = play("ada", 7, &["pv"], sid(6_000_000, 1));
-    let (r, c) = census(&counter, store.record_play(&first, at(6_000_000))).await;
+    let (r, c) = census(&counter, store.plays().record_play(&first, at(6_000_000))).await;
     assert_eq!(r.unwrap().session.outcomes[0].rank, 1_103);
     // (the root read with the play's own read, before its transaction: no request more)
     m.expect(
@@ -359,7 +359,7 @@ async fn index_lookups_plays_rebuild_and_apply() {
     // The rebuild switched generations: the play's own read brings the root naming the new one,
     // so its snapshot is read once, as the next play's.
     let second = play("ada", 8, &["pv"], sid(6_100_000, 2));
-    let (r, c) = census(&counter, store.record_play(&second, at(6_100_000))).await;
+    let (r, c) = census(&counter, store.plays().record_play(&second, at(6_100_000))).await;
     assert_eq!(r.unwrap().session.outcomes[0].rank, 1_103);
     m.expect(
         "a play after a rebuild",
@@ -367,7 +367,7 @@ async fn index_lookups_plays_rebuild_and_apply() {
         "BatchGetItem 2, Query 1, TransactWriteItems 1, UpdateItem 1",
     );
     let third = play("ada", 9, &["pv"], sid(6_200_000, 3));
-    let (r, c) = census(&counter, store.record_play(&third, at(6_200_000))).await;
+    let (r, c) = census(&counter, store.plays().record_play(&third, at(6_200_000))).await;
     assert_eq!(r.unwrap().session.outcomes[0].rank, 1_103);
     m.expect(
         "the play after it",

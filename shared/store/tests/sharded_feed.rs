@@ -73,10 +73,10 @@ async fn the_feed_of_a_hot_game_lists_as_an_unsharded_one() {
         expected.push(session.clone());
         let on = if i % 3 == 0 { "calm" } else { "hot" };
         let tetris = play(&format!("q{i:02}"), 10 + i, &[on], session.clone());
-        store.record_play(&tetris, at(ms)).await.unwrap();
+        store.plays().record_play(&tetris, at(ms)).await.unwrap();
         let mut chess = play(&format!("p{i:02}"), 10 + i, &["plain"], session);
         chess.game_id = Some(gid("chess"));
-        store.record_play(&chess, at(ms)).await.unwrap();
+        store.plays().record_play(&chess, at(ms)).await.unwrap();
     }
     expected.reverse();
 

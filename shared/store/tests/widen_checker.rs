@@ -79,7 +79,7 @@ async fn listing(store: &Store) -> Vec<RankedEntry> {
 async fn play_as_a_client(store: &Store, player: &str, score: u64, ms: u64) {
     let play = play(player, score, &["checked"], sid(ms, rand::random()));
     for _ in 0..CLIENT_RETRIES {
-        match store.record_play(&play, at(ms)).await {
+        match store.plays().record_play(&play, at(ms)).await {
             Ok(_) => return,
             Err(StoreError::Contention { .. }) => {
                 tokio::time::sleep(Duration::from_secs(1)).await;

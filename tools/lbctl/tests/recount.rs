@@ -32,7 +32,7 @@ async fn recounted_totals_equal_the_sessions() {
                 duration_sec: Some(60),
                 board_ids: vec![BoardId::parse("season_1").unwrap()],
             };
-            store.record_play(&play, at(ms)).await.unwrap();
+            store.plays().record_play(&play, at(ms)).await.unwrap();
             sum += score;
             count += 1;
         }

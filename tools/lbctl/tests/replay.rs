@@ -135,7 +135,7 @@ async fn record(store: &Store, player: &str, ms: u64, score: u64) {
         duration_sec: Some(60),
         board_ids: vec![BoardId::parse("season_1").unwrap()],
     };
-    store.record_play(&play, at(ms)).await.unwrap();
+    store.plays().record_play(&play, at(ms)).await.unwrap();
 }
 
 /// The stream's records so far, its shard and ARN.

@@ -36,6 +36,7 @@ async fn a_total_off_is_found_and_recounted() {
         for k in 0..plays {
             ms += 1_000;
             store
+                .plays()
                 .record_play(&play(player, T0 + ms, 10 + k), at(ms))
                 .await
                 .unwrap();
@@ -111,6 +112,7 @@ async fn a_total_off_is_found_and_recounted() {
     // bringing the play to the totals): a note, not a problem.
     let now = Timestamp::from_millis(Timestamp::now().as_millis() - 150_000).unwrap();
     store
+        .plays()
         .record_play(&play("p_d", now.as_millis(), 5), now)
         .await
         .unwrap();

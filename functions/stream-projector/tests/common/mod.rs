@@ -307,7 +307,7 @@ async fn record(store: &Store, player: &str, score: u64, boards: usize, ms: u64)
         duration_sec: Some(60),
         board_ids: ids.iter().map(|b| BoardId::parse(b).unwrap()).collect(),
     };
-    let out = store.record_play(&play, at(ms)).await.unwrap();
+    let out = store.plays().record_play(&play, at(ms)).await.unwrap();
     assert!(!out.duplicate);
     Recorded {
         player: player.to_owned(),
@@ -439,7 +439,7 @@ pub fn play_at(player: &str, score: u64, ms: u64, boards: Vec<BoardId>) -> (Play
 /// Records a play of `player` scoring `score` on `board` at `ms` after T0 ([`play_at`]).
 pub async fn play_on(store: &Store, board: &BoardId, player: &str, score: u64, ms: u64) {
     let (play, now) = play_at(player, score, ms, vec![board.clone()]);
-    store.record_play(&play, now).await.unwrap();
+    store.plays().record_play(&play, now).await.unwrap();
 }
 
 /// Delivers `records` to the handler as the event source mapping does (batches of 100,

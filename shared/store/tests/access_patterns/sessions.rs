@@ -17,12 +17,14 @@ async fn ap6_player_sessions_newest_first_in_pages() {
     for i in 0..25u64 {
         let ms = 1_000 * (i + 1);
         let out = store
+            .plays()
             .record_play(&game_play("p1", "tetris", i, ms, i as u128), at(ms))
             .await
             .unwrap();
         p1.push(out.session);
         if i % 5 == 0 {
             store
+                .plays()
                 .record_play(&game_play("p2", "tetris", i, ms + 1, 0), at(ms + 1))
                 .await
                 .unwrap();
@@ -88,12 +90,14 @@ async fn ap7_game_sessions_across_players_newest_first() {
         let player = ["p1", "p2", "p3"][(i % 3) as usize];
         let ms = 500 + 37 * i;
         let out = store
+            .plays()
             .record_play(&game_play(player, "tetris", i, ms, 7), at(ms))
             .await
             .unwrap();
         tetris.push(out.session);
         if i % 5 == 0 {
             let out = store
+                .plays()
                 .record_play(&game_play(player, "chess", i, ms + 1, 9), at(ms + 1))
                 .await
                 .unwrap();
@@ -149,7 +153,7 @@ async fn ap8_get_session_reads_the_play_back() {
     let mut p = play("p1", 420, &["b2", "b1"], session_id.clone());
     p.game_id = Some(gid("chess-960"));
     p.duration_sec = Some(93);
-    let out = store.record_play(&p, at(777)).await.unwrap();
+    let out = store.plays().record_play(&p, at(777)).await.unwrap();
     // WHEN it is read back
     let got = store.get_session(&pid("p1"), &session_id).await.unwrap();
     // THEN it equals what record_play returned
@@ -175,7 +179,7 @@ async fn ap8_get_session_reads_the_play_back() {
     assert_eq!(s(&raw, "attainedAt"), Some("2026-01-01T00:00:00.777Z"));
     // AND a repeat changes nothing and answers the same session
     let before = table.dump().await;
-    let again = store.record_play(&p, at(999)).await.unwrap();
+    let again = store.plays().record_play(&p, at(999)).await.unwrap();
     assert!(again.duplicate);
     assert_eq!(again.session, out.session);
     assert_eq!(table.dump().await, before);
@@ -200,7 +204,7 @@ async fn ap7_a_game_some_board_names_lists_only_the_plays_its_boards_took() {
     let record = async |player: &str, game: &str, boards: &[&str], ms: u64| {
         let mut p = play(player, 5, boards, sid(ms, 3));
         p.game_id = Some(gid(game));
-        store.record_play(&p, at(ms)).await.unwrap().session
+        store.plays().record_play(&p, at(ms)).await.unwrap().session
     };
     // GIVEN a play naming tetris on a board of no game, and two a tetris board took
     let outside = record("p1", "tetris", &["b"], 100).await;

@@ -125,6 +125,7 @@ pub async fn submit(
     ms: u64,
 ) -> PlayOutcome {
     store
+        .plays()
         .record_play(
             &play(player, score, boards, sid(ms, rand::random())),
             at(ms),

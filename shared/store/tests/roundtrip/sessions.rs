@@ -113,7 +113,7 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
             board_ids: case.boards.iter().map(|b| bid(b)).collect(),
         };
         // WHEN the play is recorded
-        let out = store.record_play(&play, now).await.unwrap();
+        let out = store.plays().record_play(&play, now).await.unwrap();
         // THEN the Session is the one expected, and reads back identically
         let want = Session {
             metadata: None,

@@ -26,11 +26,11 @@ use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::features::plays::Plays;
 use crate::features::plays::{Play, PlayState, Recorded};
 use crate::ground::error::StoreError;
 use crate::ground::items::to_item;
 use crate::ground::model::Session;
-use crate::store::Store;
 use crate::table::request::Params;
 
 /// How long an `Idempotency-Key` names its play: 7 days.
@@ -47,11 +47,11 @@ pub(crate) struct KeyedSession {
     pub(crate) ttl: u64,
 }
 
-impl Store {
+impl Plays<'_> {
     /// The transaction item that puts `play`'s key, naming its session, on condition that the
     /// key is new.
     pub(crate) fn tx_put_key(
-        &self,
+        self,
         play: &Play,
         key: &IdempotencyKey,
         now: Timestamp,
@@ -63,7 +63,7 @@ impl Store {
             ttl: now.as_millis() / 1000 + IDEMPOTENCY_KEY_TTL_SECS,
         };
         let key = entity::idempotency(&play.player_id, key);
-        self.table.tx_put(
+        self.store.table.tx_put(
             to_item(&item, &key, None, None)?,
             Some("attribute_not_exists(pk)"),
             Params::new(),
@@ -127,20 +127,20 @@ fn same_object(x: &Map<String, Value>, y: &Map<String, Value>) -> bool {
             .all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
 }
 
-impl Store {
+impl Plays<'_> {
     /// A refused play that repeats one recorded before is answered with that one's outcome,
     /// whatever its boards or its window say now; any other is refused. The Session is read
     /// only here (one consistent `GetItem`): a new play's read leaves it out, and its
     /// transaction's put of the Session on condition that it does not exist catches a repeat
     /// that gets that far.
     pub(super) async fn repeat_or(
-        &self,
+        self,
         refusal: StoreError,
         play: &Play,
         attempt: u32,
     ) -> Result<Recorded, StoreError> {
         let key = entity::session(&play.player_id, &play.session_id);
-        match self.table.get::<Session>(&key).await? {
+        match self.store.table.get::<Session>(&key).await? {
             Some(session) => {
                 same_play(&session, play)?;
                 Ok(Recorded::Duplicate(session, attempt))
@@ -152,7 +152,7 @@ impl Store {
     /// The Session the play's `Idempotency-Key` names, if the key was used before (then one
     /// consistent `GetItem` more: only a repeat pays it).
     pub(super) async fn recorded(
-        &self,
+        self,
         play: &Play,
         state: &mut PlayState,
     ) -> Result<Option<Session>, StoreError> {
@@ -160,6 +160,7 @@ impl Store {
             return Ok(None);
         };
         match self
+            .store
             .table
             .get(&entity::session(&play.player_id, keyed))
             .await?

@@ -251,17 +251,27 @@ fn plan_board(
     })
 }
 
+/// Plays: record, commit and rank a play, once per idempotency key, at the player's rate (the
+/// handle [`Store::plays`] gives).
+#[derive(Clone, Copy)]
+pub struct Plays<'a> {
+    pub(crate) store: &'a Store,
+}
+
 impl Store {
+    /// Plays: record, commit and rank a play, once per idempotency key, at the player's rate.
+    pub fn plays(&self) -> Plays<'_> {
+        Plays { store: self }
+    }
+}
+
+impl Plays<'_> {
     /// Records a play: the Session, and the player's entry on every board it counts on, all or
     /// nothing. A repeated `session_id` of the same player returns the first outcome with
     /// `duplicate: true` and writes nothing, also when the two requests race. Each board's rank
-    /// is read once, after the write succeeded ([`Store::commit_play`], then
-    /// [`Store::rank_play`] with no deadline).
-    pub async fn record_play(
-        &self,
-        play: &Play,
-        now: Timestamp,
-    ) -> Result<PlayOutcome, StoreError> {
+    /// is read once, after the write succeeded ([`Plays::commit_play`], then
+    /// [`Plays::rank_play`] with no deadline).
+    pub async fn record_play(self, play: &Play, now: Timestamp) -> Result<PlayOutcome, StoreError> {
         let committed = self.commit_play(play, now).await?;
         Ok(self.rank_play(committed, None).await)
     }
@@ -270,7 +280,7 @@ impl Store {
     /// request with the same session id wrote. Every refusal is here, before anything is
     /// written.
     pub async fn commit_play(
-        &self,
+        self,
         play: &Play,
         now: Timestamp,
     ) -> Result<CommittedPlay, StoreError> {
@@ -280,7 +290,7 @@ impl Store {
     /// The same, posted `by` a player (their own play) or a game server (for the player it
     /// names): each board takes plays only from its `writers` ([`StoreError::Forbidden`]).
     pub async fn commit_play_by(
-        &self,
+        self,
         play: &Play,
         by: Writers,
         now: Timestamp,
@@ -293,7 +303,7 @@ impl Store {
     /// Read, decide, write, retried on conflicts: the Session as written (ranks not read yet)
     /// and its plans, or the Session a request with the same id wrote first.
     async fn write_with_retries(
-        &self,
+        self,
         play: &Play,
         by: Writers,
         now: Timestamp,
@@ -331,6 +341,7 @@ impl Store {
                     // session id won. Answer with its outcome.
                     if reasons.first() == Some(&CancelReason::ConditionalCheckFailed)
                         && let Some(session) = self
+                            .store
                             .table
                             .get(&entity::session(&play.player_id, &play.session_id))
                             .await?
@@ -372,7 +383,7 @@ impl Store {
     /// The board rules, the rate limit and the game of a play: its plans, the rate log to write
     /// back (when the limit is on) and its `gameId`, or the refusal.
     fn decide(
-        &self,
+        self,
         play: &Play,
         state: PlayState,
         read_rate: &PlayRate,
@@ -382,7 +393,7 @@ impl Store {
         let plans = self.plan_play(play, state, by, now)?;
         // After the board rules: a play no board takes is refused as such, not as one too
         // many.
-        let rate = match self.plays_per_minute {
+        let rate = match self.store.plays_per_minute {
             0 => None,
             limit => Some(
                 read_rate
@@ -398,7 +409,7 @@ impl Store {
     }
 
     /// The one consistent read of a play.
-    async fn read_play_state(&self, play: &Play) -> Result<PlayState, StoreError> {
+    async fn read_play_state(self, play: &Play) -> Result<PlayState, StoreError> {
         let board_keys: Vec<Key> = play.board_ids.iter().map(entity::board).collect();
         let pointer_keys: Vec<Key> = play
             .board_ids
@@ -409,7 +420,7 @@ impl Store {
         // request more.
         let player_key = entity::player(&play.player_id);
         let ban_key = entity::ban(&play.player_id);
-        let erasure_key = self.erasure_marker(&play.player_id);
+        let erasure_key = self.store.erasure_marker(&play.player_id);
         let mut keys = vec![player_key.clone(), ban_key.clone(), erasure_key.clone()];
         // Each board's index root: items more, no request more (see `PlayState::roots`).
         let root_keys: Vec<Key> = play.board_ids.iter().map(rank_index::root_key).collect();
@@ -421,11 +432,16 @@ impl Store {
             .as_ref()
             .map(|k| entity::idempotency(&play.player_id, k));
         keys.extend(idempotency_key.iter().cloned());
-        let rate_key = (self.plays_per_minute > 0).then(|| entity::play_rate(&play.player_id));
+        let rate_key =
+            (self.store.plays_per_minute > 0).then(|| entity::play_rate(&play.player_id));
         keys.extend(rate_key.iter().cloned());
         let feed_key = play.game_id.as_ref().map(entity::game_feed);
         keys.extend(feed_key.iter().cloned());
-        let mut found = self.table.batch_get(&keys, "BatchGetItem(play)").await?;
+        let mut found = self
+            .store
+            .table
+            .batch_get(&keys, "BatchGetItem(play)")
+            .await?;
         if found.take(&erasure_key).is_some() {
             return Err(StoreError::Erased {
                 player: play.player_id.clone(),
@@ -471,7 +487,7 @@ impl Store {
 
     /// Checks every board and plans every change; the first refusal refuses the whole play.
     fn plan_play(
-        &self,
+        self,
         play: &Play,
         state: PlayState,
         by: Writers,
@@ -503,7 +519,7 @@ impl Store {
 
     /// The one transaction of a play.
     async fn write_play(
-        &self,
+        self,
         play: &Play,
         session: &Session,
         plans: &[BoardPlan],
@@ -521,19 +537,19 @@ impl Store {
             )
         });
         let mut items = vec![
-            self.table.tx_put(
+            self.store.table.tx_put(
                 to_item(session, &session_key, None, gsi2.as_ref())?,
                 Some("attribute_not_exists(pk)"),
                 Params::new(),
             )?,
             // A ban that commits first refuses the play (see `BAN_CHECK`).
-            self.table.tx_check(
+            self.store.table.tx_check(
                 &entity::ban(&session.player_id),
                 "attribute_not_exists(pk)",
                 Params::new(),
             )?,
             // An erasure that commits its marker first refuses the play (see `ERASURE_CHECK`).
-            self.tx_not_erased(&session.player_id)?,
+            self.store.tx_not_erased(&session.player_id)?,
         ];
         // The play's key, if it has one, on condition that it is new (see `KEY_PUT`).
         if let Some(key) = &play.idempotency_key {
@@ -547,31 +563,33 @@ impl Store {
                 Some(old) => ("version = :v", Params::new().value(":v", old.version)),
             };
             items.push(
-                self.table
+                self.store
+                    .table
                     .tx_put(pointer_item(new)?, Some(condition), params)?,
             );
             if let Some(old) = &plan.old
                 && old.score_sk != new.score_sk
             {
-                items.push(self.table.tx_delete(
+                items.push(self.store.table.tx_delete(
                     &score_key(board, &old.entry.player_id, &old.score_sk),
                     "attribute_exists(pk)",
                     Params::new(),
                 )?);
             }
-            items.push(self.table.tx_put(
+            items.push(self.store.table.tx_put(
                 score_item_in_service(board, new)?,
                 None,
                 Params::new(),
             )?);
-            items.extend(
-                self.table
-                    .second_layout_writes(board, plan.old.as_ref(), Some(new))?,
-            );
+            items.extend(self.store.table.second_layout_writes(
+                board,
+                plan.old.as_ref(),
+                Some(new),
+            )?);
             // Every board's lane, indexed or not: a board made before the index counts its
             // changes there too, so that its migration can tell when plays moved it.
             let old_key = plan.old.as_ref().map(|old| old.score_sk.as_str());
-            items.push(self.table.written_update(
+            items.push(self.store.table.written_update(
                 board,
                 &new.entry.player_id,
                 old_key,
@@ -583,7 +601,7 @@ impl Store {
         if let Some((read, times)) = rate {
             items.push(self.tx_play_rate(&play.player_id, read, times, played_at)?);
         }
-        let send = self.table.transact(items, "TransactWriteItems(play)");
+        let send = self.store.table.transact(items, "TransactWriteItems(play)");
         tokio::time::timeout(TRANSACTION_TIMEOUT, send)
             .await
             .map_err(|_| StoreError::Dynamo {

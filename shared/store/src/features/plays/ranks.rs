@@ -14,12 +14,12 @@ use leaderboard_keys::entity;
 use leaderboard_keys::ids::SessionId;
 use tokio::time::Instant;
 
+use crate::features::plays::Plays;
 use crate::features::plays::Recorded;
 use crate::ground::error::StoreError;
 use crate::ground::freshness::Freshness;
 use crate::ground::model::Session;
 use crate::rank::count::{Prefetch, RankCost};
-use crate::store::Store;
 use crate::table::request::{Params, WithParams};
 
 /// What recording a play did.
@@ -36,7 +36,7 @@ pub struct PlayOutcome {
 }
 
 /// A play whose write is settled: written now, or found written by an earlier request with
-/// the same session id or `Idempotency-Key`. [`Store::rank_play`] reads its ranks; from here on the play is
+/// the same session id or `Idempotency-Key`. [`Plays::rank_play`] reads its ranks; from here on the play is
 /// answered as accepted whatever the rank reads do.
 pub struct CommittedPlay {
     recorded: Recorded,
@@ -65,12 +65,12 @@ async fn before<T>(deadline: Option<Instant>, work: impl Future<Output = T>) -> 
     }
 }
 
-impl Store {
+impl Plays<'_> {
     /// The answer to a committed play: each board's rank, read once, until `deadline`. This
     /// never fails: the play is saved, so a rank that cannot be read (an error, or no time
     /// left) stays unread (rank 0, no freshness) and a repeat of the play reads it again.
     pub async fn rank_play(
-        &self,
+        self,
         committed: CommittedPlay,
         deadline: Option<Instant>,
     ) -> PlayOutcome {
@@ -93,7 +93,7 @@ impl Store {
             let Some(entry) = plan.new.as_ref().or(plan.old.as_ref()) else {
                 continue;
             };
-            let read = self.table.own_rank(
+            let read = self.store.table.own_rank(
                 &plan.board,
                 &session.player_id,
                 &entry.score_sk,
@@ -139,9 +139,10 @@ impl Store {
     /// Keeps the ranks read after the write in the Session, so that a repeated request is
     /// answered with them. A Session whose ranks were never stored (the function stopped in
     /// between) is answered with ranks read when it is repeated.
-    async fn store_outcomes(&self, session: &Session) -> Result<(), StoreError> {
+    async fn store_outcomes(self, session: &Session) -> Result<(), StoreError> {
         let key = entity::session(&session.player_id, &session.session_id);
-        self.table
+        self.store
+            .table
             .update_request(&key, "SET outcomes = :o")
             .condition_expression("attribute_exists(pk)")
             .params(Params::new().value(":o", &session.outcomes))?
@@ -154,7 +155,7 @@ impl Store {
     /// A repeated play's answer: the first outcome, with ranks read now (until `deadline`)
     /// for the boards whose rank was not stored with it; one that cannot be read stays unread.
     async fn rank_duplicate(
-        &self,
+        self,
         mut session: Session,
         deadline: Option<Instant>,
     ) -> (Session, RankCost) {
@@ -164,10 +165,11 @@ impl Store {
                 continue;
             }
             let read = async {
-                let Some(board) = self.table.board(&outcome.board_id).await? else {
+                let Some(board) = self.store.table.board(&outcome.board_id).await? else {
                     return Ok(None);
                 };
-                self.rank()
+                self.store
+                    .rank()
                     .player_rank_counted(&board, &session.player_id)
                     .await
             };

@@ -16,9 +16,9 @@ use leaderboard_keys::entity;
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::time::Timestamp;
 
+use crate::features::plays::Plays;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt};
-use crate::store::Store;
 use crate::table::request::Params;
 
 /// The window the limit counts plays in.
@@ -89,11 +89,11 @@ pub(crate) fn rate_limited(player: &PlayerId, wait_ms: u64) -> StoreError {
     }
 }
 
-impl Store {
+impl Plays<'_> {
     /// The transaction's write of `player`'s rate item: `times` as the log, on condition that
     /// the item is still as `read`.
     pub(crate) fn tx_play_rate(
-        &self,
+        self,
         player: &PlayerId,
         read: &PlayRate,
         times: &[u64],
@@ -108,7 +108,7 @@ impl Store {
             .value(":times", times)
             .value(":next", read.version.map_or(1, |v| v + 1))
             .value(":ttl", now.as_millis() / 1000 + KEEP_SECS);
-        self.table.tx_update_if(
+        self.store.table.tx_update_if(
             &entity::play_rate(player),
             "SET times = :times, version = :next, #ttl = :ttl",
             condition,
