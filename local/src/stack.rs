@@ -218,6 +218,7 @@ impl Stack {
         let store = Store::new(client, &config).with_plays_per_minute(settings.plays_per_minute);
         // The check lbctl compares its ERASURE_SECRET with, there from the start.
         store
+            .moderation()
             .keep_erasure_key_check()
             .await
             .map_err(|e| Error::Config(e.to_string()))?;

@@ -91,6 +91,7 @@ async fn erase(
     let deadline = std::time::Instant::now() + time;
     let receipt = app
         .store()
+        .moderation()
         .erase_player(player, by, app.now(), Some(deadline))
         .await?;
     tracing::info!(
@@ -128,6 +129,7 @@ pub(crate) async fn write_route(
             let who = admin(req)?;
             let (id, player) = (board_id(p)?, player_id(p)?);
             if !store
+                .moderation()
                 .remove_entry(&id, &player, &who.player_id, app.now())
                 .await?
             {
@@ -182,6 +184,7 @@ pub(crate) async fn write_route(
                 .reason
                 .ok_or_else(|| ApiError::invalid("reason is required"))?;
             let outcome = store
+                .moderation()
                 .ban_player(&player, &reason, &who.player_id, app.now())
                 .await?;
             ok(&outcome)
@@ -191,6 +194,7 @@ pub(crate) async fn write_route(
             let player = player_id(p)?;
             // Lifting a ban that is not there is done too: 204 either way.
             let lifted = store
+                .moderation()
                 .unban_player(&player, &who.player_id, app.now())
                 .await?;
             tracing::info!(player = %player, by = %who.player_id, lifted, "ban lifted");
@@ -209,6 +213,7 @@ pub(crate) async fn write_route(
             let who = identity(req)?;
             let cursor = query_param(req, "cursor");
             ok(&store
+                .moderation()
                 .export_player(&who.player_id, cursor.as_deref())
                 .await?)
         }
@@ -245,6 +250,7 @@ pub(crate) async fn write_route(
             let limit = int_param(req, "limit", DEFAULT_PLAYER_LIMIT, 1, MAX_PLAYER_LIMIT)?;
             let cursor = query_param(req, "cursor");
             let page = store
+                .moderation()
                 .audit_trail(&subject, limit as usize, cursor.as_deref())
                 .await?;
             ok(&serde_json::json!({

@@ -8,7 +8,7 @@
 //! on with the one pass that moves boards stored before the rank index's current layout onto it
 //! and deletes the replaced layout's items ([`Rank::sweep_rank_layout`]), lists the boards
 //! stored before the board listing ([`Store::list_old_boards`]), and finishes the
-//! player erasures their requests could not ([`Store::continue_erasures`]), and a recount of
+//! player erasures their requests could not ([`Moderation::continue_erasures`]), and a recount of
 //! players' totals an operator asked for ([`Store::run_recount`]). It stops
 //! a safe margin before the Lambda time limit; what it did not finish is checkpointed on the
 //! board and resumed by the next run.
@@ -216,6 +216,7 @@ async fn publish_closed(
     let named: Vec<_> = top.items.iter().map(|f| f.player_id.clone()).collect();
     let erased = app
         .store
+        .moderation()
         .erased_among(&named)
         .await
         .map_err(|e| e.to_string())?;
@@ -248,7 +249,7 @@ async fn publish_closed(
 /// by the first run after a deploy; a check made with another secret is logged, never
 /// replaced, and stops nothing else.
 async fn keep_key_check(app: &App) {
-    match app.store.keep_erasure_key_check().await {
+    match app.store.moderation().keep_erasure_key_check().await {
         Ok(KeyCheck::Differs) => tracing::error!(
             "the table's erasure key check was made with another ERASURE_SECRET: pseudonyms \
              and erasure markers from before do not match this stack's secret"
@@ -418,7 +419,12 @@ async fn run_measured(
         }
     }
     if deadline.is_none_or(|d| Instant::now() < d) {
-        match app.store.continue_erasures(now, deadline).await {
+        match app
+            .store
+            .moderation()
+            .continue_erasures(now, deadline)
+            .await
+        {
             Ok(n) => summary.erasures_finished = n,
             Err(e) => tracing::error!(error = %e, "finishing erasures failed"),
         }

@@ -123,6 +123,7 @@ async fn a_top_player_erased_during_the_close_is_published_by_pseudonym_only() {
         .await
         .unwrap();
     let waiting = store
+        .moderation()
         .erase_player(&top, "player", Timestamp::now(), None)
         .await
         .unwrap();
@@ -142,7 +143,13 @@ async fn a_top_player_erased_during_the_close_is_published_by_pseudonym_only() {
     let published = serde_json::to_string(&events).unwrap();
     assert!(!published.contains(top.as_str()), "{published}");
     assert!(
-        store.erasure_of(&top).await.unwrap().unwrap().finished(),
+        store
+            .moderation()
+            .erasure_of(&top)
+            .await
+            .unwrap()
+            .unwrap()
+            .finished(),
         "the run finished the erasure"
     );
     let left: Vec<_> = table

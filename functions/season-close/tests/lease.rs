@@ -125,7 +125,7 @@ async fn a_board_another_run_holds_is_left_alone_until_its_lease_expires() {
         .unwrap();
     assert!(listing.done && listing.listed.is_empty(), "{listing:?}");
     // And the erasure secret's key check is kept (the first run writes it).
-    store.keep_erasure_key_check().await.unwrap();
+    store.moderation().keep_erasure_key_check().await.unwrap();
     let before = table.dump().await;
     let app = App::new(store.clone(), small_pages());
     let summary = run(&app, None).await.unwrap();

@@ -32,6 +32,7 @@ async fn records_in_flight_never_bring_an_erased_player_back() {
     deliver(&sc.store, &before[..half]).await;
     let receipt = sc
         .store
+        .moderation()
         .erase_player(&pid(GONE), "ops", at(10_000), None)
         .await
         .unwrap();
@@ -111,6 +112,7 @@ async fn a_closed_boards_rank_index_forgets_an_erased_leader() {
     deliver(&sc.store, &sc.stream().await).await;
     let receipt = sc
         .store
+        .moderation()
         .erase_player(&pid(GONE), "ops", end, None)
         .await
         .unwrap();

@@ -149,12 +149,14 @@ async fn an_erased_player_is_in_no_item_of_the_whole_table() {
     let (ops, now) = (pid("p_ops"), at(3_000));
     let reason = format!("cheating, reported by {EMAIL}");
     store
+        .moderation()
         .ban_player(&pid(GONE), &reason, &ops, now)
         .await
         .unwrap();
     look(&sc).await;
     assert!(
         store
+            .moderation()
             .unban_player(&pid(GONE), &ops, at(4_000))
             .await
             .unwrap()
@@ -221,6 +223,7 @@ async fn an_erased_player_is_in_no_item_of_the_whole_table() {
     }
 
     let receipt = store
+        .moderation()
         .erase_player(&pid(GONE), "player", at(366 * DAY + 1), None)
         .await
         .unwrap();

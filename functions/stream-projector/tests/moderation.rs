@@ -98,6 +98,7 @@ async fn removed_entries_leave_the_index_exact_and_never_half_removed() {
     let removals = removed.iter().map(|p| async {
         assert!(
             store
+                .moderation()
                 .remove_entry(&board_id(), &pid(p), &pid("ops"), at(200_000))
                 .await
                 .unwrap()
@@ -178,6 +179,7 @@ async fn a_ban_racing_32_plays_of_the_player_leaves_no_entry_on_any_open_board()
     let banning = async {
         tokio::time::sleep(Duration::from_millis(300)).await;
         store
+            .moderation()
             .ban_player(&cheater, "aimbot", &ops, at(300_000))
             .await
     };

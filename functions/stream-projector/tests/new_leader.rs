@@ -329,6 +329,7 @@ async fn a_leader_removed_hands_rank_one_to_the_next_entry() {
     let board = BoardId::parse(BOARD).unwrap();
     assert!(
         store
+            .moderation()
             .remove_entry(&board, &pid("p_alice"), &pid("p_admin"), at(2_000))
             .await
             .unwrap()
@@ -359,6 +360,7 @@ async fn a_leader_erased_while_the_projector_was_stopped_is_announced_by_pseudon
     play(&store, "p_bob", 200, 2_000).await;
     let bobs_play = reader.read_to_end().await.unwrap();
     let receipt = store
+        .moderation()
         .erase_player(&pid("p_bob"), "player", at(3_000), None)
         .await
         .unwrap();
@@ -409,6 +411,7 @@ async fn a_corrupt_top_entry_leaves_the_leader_unknown_and_the_index_goes_on() {
         .await;
     assert!(
         store
+            .moderation()
             .remove_entry(&board_id, &pid("p_alice"), &pid("p_admin"), at(2_000))
             .await
             .unwrap()

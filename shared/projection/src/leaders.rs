@@ -85,6 +85,7 @@ impl LeaderWatch for Announcer<'_> {
             .collect();
         let erased = self
             .store
+            .moderation()
             .erased_among(&named)
             .await
             .map_err(|e| e.to_string())?;

@@ -35,6 +35,7 @@ pub use features::inspect::{StoredEntry, StoredPage};
 pub use features::listings::friends::{self, MAX_PLAYER_IDS};
 pub use features::listings::players::EmailChange;
 pub use features::listings::scores::{BoardRank, MAX_AROUND};
+pub use features::moderation::Moderation;
 pub use features::moderation::audit::{AuditAction, AuditItem};
 pub use features::moderation::bans::{Ban, BanOutcome, MAX_BAN_REASON};
 pub use features::moderation::erasure::ErasureReceipt;

@@ -15,7 +15,11 @@ use leaderboard_store::{AuditAction, AuditItem, Store, StoreError};
 const BEE: &str = "p_bee_91";
 
 async fn trail(store: &Store, subject: &str) -> Vec<AuditItem> {
-    let page = store.audit_trail(&pid(subject), 100, None).await.unwrap();
+    let page = store
+        .moderation()
+        .audit_trail(&pid(subject), 100, None)
+        .await
+        .unwrap();
     assert!(page.next_cursor.is_none());
     page.items
 }
@@ -36,12 +40,14 @@ async fn every_admin_action_leaves_one_item_and_an_erasure_moves_the_trail() {
     // A removal, then one of nothing: one item.
     assert!(
         store
+            .moderation()
             .remove_entry(&bid("aud"), &pid("p_ann"), &ops, at(2_000))
             .await
             .unwrap()
     );
     assert!(
         !store
+            .moderation()
             .remove_entry(&bid("aud"), &pid("p_ann"), &ops, at(2_001))
             .await
             .unwrap()
@@ -60,18 +66,21 @@ async fn every_admin_action_leaves_one_item_and_an_erasure_moves_the_trail() {
     // A ban (its removal is part of it), two unbans (the second lifts nothing): three items,
     // newest first.
     let ban = store
+        .moderation()
         .ban_player(&pid(BEE), &format!("{BEE} used an aimbot"), &ops, at(3_000))
         .await
         .unwrap();
     assert_eq!(ban.removed_from, vec![bid("aud")]);
     assert!(
         store
+            .moderation()
             .unban_player(&pid(BEE), &ops, at(4_000))
             .await
             .unwrap()
     );
     assert!(
         !store
+            .moderation()
             .unban_player(&pid(BEE), &ops, at(5_000))
             .await
             .unwrap()
@@ -89,6 +98,7 @@ async fn every_admin_action_leaves_one_item_and_an_erasure_moves_the_trail() {
 
     // The erasure: its own item and the moved trail under the pseudonym, nothing under the id.
     let receipt = store
+        .moderation()
         .erase_player(&pid(BEE), "ops", at(6_000), None)
         .await
         .unwrap();
@@ -123,9 +133,15 @@ async fn every_admin_action_leaves_one_item_and_an_erasure_moves_the_trail() {
     assert_eq!(audit_items, 1 + 4, "one item per action");
 
     // Admin actions on the erased id are refused and write nothing.
-    let ban = store.ban_player(&pid(BEE), "again", &ops, at(7_000)).await;
+    let ban = store
+        .moderation()
+        .ban_player(&pid(BEE), "again", &ops, at(7_000))
+        .await;
     assert!(matches!(ban, Err(StoreError::Erased { .. })), "{ban:?}");
-    let unban = store.unban_player(&pid(BEE), &ops, at(7_000)).await;
+    let unban = store
+        .moderation()
+        .unban_player(&pid(BEE), &ops, at(7_000))
+        .await;
     assert!(matches!(unban, Err(StoreError::Erased { .. })), "{unban:?}");
     assert_eq!(table.dump().await, dump);
 }

@@ -29,6 +29,7 @@ async fn a_play_read_before_the_ban_cannot_commit_after_it() {
     });
     assert!(gate.reached().await);
     let ban = store
+        .moderation()
         .ban_player(&pid("cheat"), "aimbot", &pid("ops"), at(3_000))
         .await
         .unwrap();
@@ -51,24 +52,39 @@ async fn a_play_read_before_the_ban_cannot_commit_after_it() {
         );
     }
     assert_eq!(
-        store.get_ban(&pid("cheat")).await.unwrap().unwrap().reason,
+        store
+            .moderation()
+            .get_ban(&pid("cheat"))
+            .await
+            .unwrap()
+            .unwrap()
+            .reason,
         "aimbot"
     );
 
     // Lifted, the same play goes through as the player's first entry on both boards.
     assert!(
         store
+            .moderation()
             .unban_player(&pid("cheat"), &pid("ops"), at(4_000))
             .await
             .unwrap()
     );
     assert!(
         !store
+            .moderation()
             .unban_player(&pid("cheat"), &pid("ops"), at(4_001))
             .await
             .unwrap()
     );
-    assert!(store.get_ban(&pid("cheat")).await.unwrap().is_none());
+    assert!(
+        store
+            .moderation()
+            .get_ban(&pid("cheat"))
+            .await
+            .unwrap()
+            .is_none()
+    );
     let again = store
         .plays()
         .record_play(
@@ -97,6 +113,7 @@ async fn a_play_between_the_ban_and_its_listing_is_refused() {
     submit(&store, "cheat", 10, &["gate_q"], 1_000).await;
     let banning = tokio::spawn(async move {
         gated
+            .moderation()
             .ban_player(&pid("cheat"), "aimbot", &pid("ops"), at(3_000))
             .await
     });

@@ -136,6 +136,7 @@ async fn an_erased_player_is_nowhere_but_a_pseudonym_in_final_standings() {
         })
         .collect();
     let receipt = store
+        .moderation()
         .erase_player(&pid(GONE), "ops", at(DAY + 10_000), None)
         .await
         .unwrap();
@@ -206,6 +207,7 @@ async fn an_erased_player_is_nowhere_but_a_pseudonym_in_final_standings() {
     // A second erasure writes nothing and answers the same receipt.
     let before = table.dump().await;
     let again = store
+        .moderation()
         .erase_player(&pid(GONE), "ops", at(DAY + 20_000), None)
         .await
         .unwrap();
@@ -257,6 +259,7 @@ async fn an_erasure_interrupted_after_any_write_finishes_when_run_again() {
         .await
         .unwrap();
     store
+        .moderation()
         .ban_player(&pid(GONE), "smurfing", &pid("ops"), at(DAY + 3_000))
         .await
         .unwrap();
@@ -279,6 +282,7 @@ async fn an_erasure_interrupted_after_any_write_finishes_when_run_again() {
         .unwrap();
     // Out of time before anything but the marker: blocked, listed as pending, nothing gone.
     let started = store
+        .moderation()
         .erase_player(&pid(GONE), "ops", at(DAY + 4_000), Some(Instant::now()))
         .await
         .unwrap();
@@ -286,6 +290,7 @@ async fn an_erasure_interrupted_after_any_write_finishes_when_run_again() {
     assert!(started.removed.is_empty(), "{started:?}");
     assert_eq!(
         store
+            .moderation()
             .continue_erasures(at(DAY + 4_000), Some(Instant::now()))
             .await
             .unwrap(),
@@ -303,6 +308,7 @@ async fn an_erasure_interrupted_after_any_write_finishes_when_run_again() {
         };
         let cut = store_with_client(&table, failing_client(&table.endpoint, writes_pass));
         match cut
+            .moderation()
             .erase_player(&pid(GONE), "ops", at(DAY + 5_000), None)
             .await
         {
@@ -326,6 +332,7 @@ async fn an_erasure_interrupted_after_any_write_finishes_when_run_again() {
     // The pending listing is gone with the id.
     assert_eq!(
         store
+            .moderation()
             .continue_erasures(at(DAY + 6_000), None)
             .await
             .unwrap(),

@@ -35,10 +35,22 @@ async fn scanned(table: &TestTable, kind: &str) -> BTreeSet<String> {
 
 /// Every document of the export, following the cursors.
 async fn documents(store: &Store) -> Vec<PlayerExport> {
-    let mut docs = vec![store.export_player(&pid(ME), None).await.unwrap()];
+    let mut docs = vec![
+        store
+            .moderation()
+            .export_player(&pid(ME), None)
+            .await
+            .unwrap(),
+    ];
     while let Some(cursor) = docs.last().unwrap().next_cursor.clone() {
         assert!(docs.len() < 10, "the export does not end");
-        docs.push(store.export_player(&pid(ME), Some(&cursor)).await.unwrap());
+        docs.push(
+            store
+                .moderation()
+                .export_player(&pid(ME), Some(&cursor))
+                .await
+                .unwrap(),
+        );
     }
     docs
 }
@@ -149,6 +161,7 @@ async fn the_export_holds_what_a_scan_finds_of_the_player() {
 
     // Banned: the ban is in every document, and the entry the ban removed is not.
     store
+        .moderation()
         .ban_player(&pid(ME), "testing", &pid("ops"), at(DAY + 3_000))
         .await
         .unwrap();
@@ -164,10 +177,13 @@ async fn the_export_holds_what_a_scan_finds_of_the_player() {
 
     // Another player's cursor, or none at all, is refused.
     let cursor = docs[0].next_cursor.clone().unwrap();
-    let theirs = store.export_player(&pid("ann"), Some(&cursor)).await;
+    let theirs = store
+        .moderation()
+        .export_player(&pid("ann"), Some(&cursor))
+        .await;
     assert!(matches!(theirs, Err(StoreError::BadCursor)), "{theirs:?}");
     for bad in ["", "x", "eyJwYXJ0Ijo5fQ"] {
-        let refused = store.export_player(&pid(ME), Some(bad)).await;
+        let refused = store.moderation().export_player(&pid(ME), Some(bad)).await;
         assert!(
             matches!(refused, Err(StoreError::BadCursor)),
             "{bad}: {refused:?}"

@@ -188,6 +188,7 @@ async fn a_player_who_played_too_recently_or_is_erased_is_refused_and_nothing_is
     // An erased player: no profile comes back, nothing is written.
     play(&store, "dee", 5, 0, 1).await;
     store
+        .moderation()
         .erase_player(&pid("dee"), "ops", at(MINUTE), None)
         .await
         .unwrap();

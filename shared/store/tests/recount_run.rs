@@ -94,6 +94,7 @@ async fn the_run_recounts_every_player_a_page_a_run_and_leaves_recent_players_un
     };
     submit(&store, "gone", 9, &["b"], 0).await;
     store
+        .moderation()
         .erase_player(&pid("gone"), "ops", at(1_000), None)
         .await
         .unwrap();

@@ -72,6 +72,7 @@ async fn every_entry_is_in_its_players_shard_once() {
     // An admin's removal deletes the player's item from their shard.
     assert!(
         store
+            .moderation()
             .remove_entry(&bid("hot"), &pid("p07"), &pid("ops_alice"), at(200_000))
             .await
             .unwrap()
@@ -191,6 +192,7 @@ async fn an_erasure_deletes_the_players_entry_from_their_shard() {
         ))
     );
     store
+        .moderation()
         .erase_player(&gone, "ops", at(100_000), None)
         .await
         .unwrap();

@@ -233,6 +233,7 @@ async fn after_the_begin_every_change_writes_both_generations_and_the_lanes_both
     submit(&store, "newcomer", 10, &["both"], 400_001).await;
     assert!(
         store
+            .moderation()
             .remove_entry(&bid("both"), &pid("p4"), &pid("admin"), at(400_002))
             .await
             .unwrap()

@@ -202,6 +202,7 @@ async fn a_removal_on_a_widening_board_of_a_player_being_erased_is_refused_as_er
         .unwrap();
     let before = t.dump().await;
     let removed = store
+        .moderation()
         .remove_entry(&bid("wide"), &player, &pid("ops"), at(1))
         .await;
     assert!(
@@ -213,6 +214,7 @@ async fn a_removal_on_a_widening_board_of_a_player_being_erased_is_refused_as_er
     let other = pid(&players[1]);
     assert!(
         store
+            .moderation()
             .remove_entry(&bid("wide"), &other, &pid("ops"), at(1))
             .await
             .unwrap()

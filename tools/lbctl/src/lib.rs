@@ -383,7 +383,7 @@ impl Ctl {
         let store = store.with_erasure_secret(&secret);
         // Before any write: a marker written or missed under another secret than the
         // functions' would let an erased player play on, or bring their items back.
-        match store.erasure_key_check().await? {
+        match store.moderation().erasure_key_check().await? {
             KeyCheck::Matches => Ok(store),
             KeyCheck::Differs => Err(CtlError::Usage(
                 "ERASURE_SECRET is not this stack's: the table's key check (STACK / \

@@ -77,18 +77,25 @@ pub async fn run(store: &Store, command: Moderation, out: &mut dyn Write, json: 
     let doc = match command {
         Moderation::Ban { player, reason, by } => {
             let (player, by) = (PlayerId::parse(&player)?, PlayerId::parse(&by)?);
-            let outcome = store.ban_player(&player, &reason, &by, now).await?;
+            let outcome = store
+                .moderation()
+                .ban_player(&player, &reason, &by, now)
+                .await?;
             serde_json::to_value(&outcome).unwrap_or_default()
         }
         Moderation::Unban { player, by } => {
             let (player, by) = (PlayerId::parse(&player)?, PlayerId::parse(&by)?);
-            let lifted = store.unban_player(&player, &by, now).await?;
+            let lifted = store.moderation().unban_player(&player, &by, now).await?;
             serde_json::json!({"playerId": player, "lifted": lifted})
         }
         Moderation::Remove { board, player, by } => {
             let board = BoardId::parse(&board)?;
             let (player, by) = (PlayerId::parse(&player)?, PlayerId::parse(&by)?);
-            if !store.remove_entry(&board, &player, &by, now).await? {
+            if !store
+                .moderation()
+                .remove_entry(&board, &player, &by, now)
+                .await?
+            {
                 return Err(CtlError::NotFound(format!(
                     "{player} has no entry on {board}"
                 )));
@@ -97,7 +104,10 @@ pub async fn run(store: &Store, command: Moderation, out: &mut dyn Write, json: 
         }
         Moderation::Erase { player, by } => {
             let (player, by) = (PlayerId::parse(&player)?, PlayerId::parse(&by)?);
-            let receipt = store.erase_player(&player, by.as_str(), now, None).await?;
+            let receipt = store
+                .moderation()
+                .erase_player(&player, by.as_str(), now, None)
+                .await?;
             serde_json::to_value(&receipt).unwrap_or_default()
         }
         Moderation::Audit { player, limit } => {
@@ -105,7 +115,7 @@ pub async fn run(store: &Store, command: Moderation, out: &mut dyn Write, json: 
                 return Err(CtlError::Usage("--limit must be 1 to 100".into()));
             }
             let player = PlayerId::parse(&player)?;
-            let page = store.audit_trail(&player, limit, None).await?;
+            let page = store.moderation().audit_trail(&player, limit, None).await?;
             serde_json::to_value(&page.items).unwrap_or_default()
         }
     };

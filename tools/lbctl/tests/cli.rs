@@ -112,7 +112,7 @@ async fn the_table_is_reached_as_the_functions_reach_it() {
     assert!(String::from_utf8_lossy(&unchecked.stderr).contains("season close"));
     assert_eq!(table.dump().await, before);
     let stack = store.clone().with_erasure_secret(stacks.as_bytes());
-    stack.keep_erasure_key_check().await.unwrap();
+    stack.moderation().keep_erasure_key_check().await.unwrap();
     let checked = table.dump().await;
     let mismatch = ban_as(wrong);
     assert_eq!(mismatch.status.code(), Some(2));
@@ -129,6 +129,7 @@ async fn the_table_is_reached_as_the_functions_reach_it() {
     );
     assert!(
         stack
+            .moderation()
             .get_ban(&leaderboard_keys::ids::PlayerId::parse("p000001").unwrap())
             .await
             .unwrap()
@@ -150,6 +151,7 @@ async fn the_table_is_reached_as_the_functions_reach_it() {
     );
     assert!(
         stack
+            .moderation()
             .get_ban(&leaderboard_keys::ids::PlayerId::parse("p000001").unwrap())
             .await
             .unwrap()

@@ -6,7 +6,7 @@
 //! says who (the admin's `sub`), what, when and why (a ban's reason). An erasure's item lives
 //! under the pseudonym instead, and the erasure moves the player's earlier items there with
 //! the pseudonym in place of the id (in their reasons too, and the email), so the trail
-//! outlives the player without naming them. [`Store::audit_trail`] lists a trail newest first.
+//! outlives the player without naming them. [`Moderation::audit_trail`] lists a trail newest first.
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
 use leaderboard_keys::entity::{self, Key};
@@ -14,11 +14,11 @@ use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
+use crate::features::moderation::Moderation;
 use crate::ground::error::StoreError;
 use crate::ground::items::to_item;
 use crate::ground::model::Page;
 use crate::ground::session_id::new_session_id;
-use crate::store::Store;
 use crate::table::query::Listing;
 use crate::table::request::{Index, Params};
 
@@ -84,10 +84,10 @@ impl AuditItem {
     }
 }
 
-impl Store {
+impl Moderation<'_> {
     /// The audit trail of `subject` (a playerId, or a pseudonym), newest first, `limit` a page.
     pub async fn audit_trail(
-        &self,
+        self,
         subject: &PlayerId,
         limit: usize,
         cursor: Option<&str>,
@@ -99,21 +99,21 @@ impl Store {
             entity::ACTION_PREFIX,
         )
         .descending();
-        self.table.list_page(&listing, limit, cursor).await
+        self.store.table.list_page(&listing, limit, cursor).await
     }
 
     /// The transaction's put of `item`, under a key no other item has.
-    pub(crate) fn tx_audit(&self, item: &AuditItem) -> Result<TransactWriteItem, StoreError> {
+    pub(crate) fn tx_audit(self, item: &AuditItem) -> Result<TransactWriteItem, StoreError> {
         self.tx_audit_at(item, &item.key()?)
     }
 
     /// The transaction's put of `item` at `key` (one of [`AuditItem::key`]).
     pub(crate) fn tx_audit_at(
-        &self,
+        self,
         item: &AuditItem,
         key: &Key,
     ) -> Result<TransactWriteItem, StoreError> {
-        self.table.tx_put(
+        self.store.table.tx_put(
             to_item(item, key, None, None)?,
             Some("attribute_not_exists(pk)"),
             Params::new(),

@@ -26,10 +26,10 @@ use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
+use crate::features::moderation::Moderation;
 use crate::features::moderation::audit::{AuditAction, AuditItem};
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{from_item, to_item};
-use crate::store::Store;
 use crate::table::request::Params;
 
 /// The longest ban reason, in characters.
@@ -76,13 +76,13 @@ fn check_reason(reason: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
-impl Store {
+impl Moderation<'_> {
     /// Bans `player` (see the module doc): writes the ban, then removes the player's entries
     /// on every open board. Banning a banned player writes the ban again (its reason, time and
     /// admin) and removes anything left, so a ban that failed part-way is finished by banning
     /// again. An invalid reason is `Invalid`, with nothing written.
     pub async fn ban_player(
-        &self,
+        self,
         player: &PlayerId,
         reason: &str,
         by: &PlayerId,
@@ -98,8 +98,8 @@ impl Store {
         let mut audit = AuditItem::new(AuditAction::Banned, player, by.as_str(), now);
         audit.reason = Some(reason.to_owned());
         let items = vec![
-            self.tx_not_erased(player)?,
-            self.table.tx_put(
+            self.store.tx_not_erased(player)?,
+            self.store.table.tx_put(
                 to_item(&ban, &entity::ban(player), None, None)?,
                 None,
                 Params::new(),
@@ -112,7 +112,7 @@ impl Store {
             ban,
             removed_from: Vec::new(),
         };
-        for board in self.table.live_entry_boards(player).await? {
+        for board in self.store.table.live_entry_boards(player).await? {
             match self.remove_entry_audited(&board, player, None).await {
                 Ok(true) => outcome.removed_from.push(board),
                 // Gone already (removed, or the board deleted), or final: nothing to do.
@@ -132,16 +132,19 @@ impl Store {
     /// Lifts `player`'s ban for the admin `by`, with its audit item: `Ok(true)` when there was
     /// one (lifting none is an action too, and leaves its item). An erased player is `Erased`.
     pub async fn unban_player(
-        &self,
+        self,
         player: &PlayerId,
         by: &PlayerId,
         now: Timestamp,
     ) -> Result<bool, StoreError> {
         let audit = AuditItem::new(AuditAction::Unbanned, player, by.as_str(), now);
         let lift = vec![
-            self.tx_not_erased(player)?,
-            self.table
-                .tx_delete(&entity::ban(player), "attribute_exists(pk)", Params::new())?,
+            self.store.tx_not_erased(player)?,
+            self.store.table.tx_delete(
+                &entity::ban(player),
+                "attribute_exists(pk)",
+                Params::new(),
+            )?,
             self.tx_audit(&audit)?,
         ];
         match self
@@ -153,7 +156,7 @@ impl Store {
             Err(StoreError::TransactionCanceled { reasons })
                 if reasons.get(1) == Some(&CancelReason::ConditionalCheckFailed) =>
             {
-                let alone = vec![self.tx_not_erased(player)?, self.tx_audit(&audit)?];
+                let alone = vec![self.store.tx_not_erased(player)?, self.tx_audit(&audit)?];
                 self.transact_admin(player, alone, "TransactWriteItems(unban)")
                     .await?;
                 Ok(false)
@@ -165,12 +168,12 @@ impl Store {
     /// An admin action's transaction whose first item is the check that `player` is not
     /// being erased: that check failing is `Erased`.
     async fn transact_admin(
-        &self,
+        self,
         player: &PlayerId,
         items: Vec<aws_sdk_dynamodb::types::TransactWriteItem>,
         what: &'static str,
     ) -> Result<(), StoreError> {
-        match self.table.transact(items, what).await {
+        match self.store.table.transact(items, what).await {
             Err(StoreError::TransactionCanceled { reasons })
                 if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
             {
@@ -183,8 +186,9 @@ impl Store {
     }
 
     /// `player`'s ban, if banned (read strongly consistently).
-    pub async fn get_ban(&self, player: &PlayerId) -> Result<Option<Ban>, StoreError> {
-        self.table
+    pub async fn get_ban(self, player: &PlayerId) -> Result<Option<Ban>, StoreError> {
+        self.store
+            .table
             .get_raw(&entity::ban(player))
             .await?
             .map(from_item)

@@ -24,7 +24,7 @@
 //! **Resumable.** An erasure that runs out of time (or meets a board in the middle of its
 //! close, whose entry the close is about to archive) answers "not finished" and leaves its
 //! marker listed under `ERASURES#PENDING` (GSI2); running it again carries on from what is left,
-//! and the schedule finishes what a request could not ([`Store::continue_erasures`]). The last
+//! and the schedule finishes what a request could not ([`Moderation::continue_erasures`]). The last
 //! step removes the `playerId` and the listing from the marker and sets `finishedAt`; an
 //! erasure of a finished player writes nothing.
 
@@ -38,10 +38,10 @@ use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
+use crate::features::moderation::Moderation;
 use crate::features::moderation::audit::{AuditAction, AuditItem};
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, from_item, s, to_item};
-use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 use crate::table::retry::Retry;
 
@@ -90,18 +90,18 @@ pub(crate) enum Pass {
     Wait,
 }
 
-impl Store {
+impl Moderation<'_> {
     /// Erases `player` (see the module doc), working until `deadline` if one is given. Returns
     /// the receipt: finished, or not yet (run it again, or let the schedule finish it). An
     /// erasure of a player erased before returns its receipt and writes nothing.
     pub async fn erase_player(
-        &self,
+        self,
         player: &PlayerId,
         requested_by: &str,
         now: Timestamp,
         deadline: Option<Instant>,
     ) -> Result<ErasureReceipt, StoreError> {
-        let pseudonym = self.pseudonym(player);
+        let pseudonym = self.store.pseudonym(player);
         if let Some(done) = self
             .start_erasure(player, &pseudonym, requested_by, now)
             .await?
@@ -134,11 +134,12 @@ impl Store {
     /// Finishes the erasures that requests left unfinished, oldest first, until `deadline`:
     /// how many finished.
     pub async fn continue_erasures(
-        &self,
+        self,
         now: Timestamp,
         deadline: Option<Instant>,
     ) -> Result<usize, StoreError> {
         let out = self
+            .store
             .table
             .query_request(Index::Gsi2)
             .key_condition_expression("gsi2pk = :p")
@@ -173,15 +174,19 @@ impl Store {
     /// before this read is seen here. One consistent BatchGetItem of the markers (`players`
     /// deduplicated: an event names at most 11, the top 10 and a leader before).
     pub async fn erased_among(
-        &self,
+        self,
         players: &[PlayerId],
     ) -> Result<BTreeMap<PlayerId, Pseudonym>, StoreError> {
         let unique: std::collections::BTreeSet<&PlayerId> = players.iter().collect();
-        let keys: Vec<Key> = unique.iter().map(|p| self.erasure_marker(p)).collect();
+        let keys: Vec<Key> = unique
+            .iter()
+            .map(|p| self.store.erasure_marker(p))
+            .collect();
         if keys.is_empty() {
             return Ok(BTreeMap::new());
         }
         let mut found = self
+            .store
             .table
             .batch_get_all(&keys, "BatchGetItem(erasure markers)")
             .await?;
@@ -189,17 +194,15 @@ impl Store {
             .into_iter()
             .zip(&keys)
             .filter(|(_, key)| found.take(key).is_some())
-            .map(|(player, _)| (player.clone(), self.pseudonym(player)))
+            .map(|(player, _)| (player.clone(), self.store.pseudonym(player)))
             .collect())
     }
 
     /// The receipt of `player`'s erasure, if they were erased (or are being erased).
-    pub async fn erasure_of(
-        &self,
-        player: &PlayerId,
-    ) -> Result<Option<ErasureReceipt>, StoreError> {
-        self.table
-            .get_raw(&self.erasure_marker(player))
+    pub async fn erasure_of(self, player: &PlayerId) -> Result<Option<ErasureReceipt>, StoreError> {
+        self.store
+            .table
+            .get_raw(&self.store.erasure_marker(player))
             .await?
             .map(receipt_of)
             .transpose()
@@ -210,14 +213,14 @@ impl Store {
     /// audit item (under the pseudonym), in one transaction; a run that resumes writes nothing
     /// here (the marker names the player until the end).
     async fn start_erasure(
-        &self,
+        self,
         player: &PlayerId,
         pseudonym: &Pseudonym,
         requested_by: &str,
         now: Timestamp,
     ) -> Result<Option<ErasureReceipt>, StoreError> {
         let marker = entity::erasure(pseudonym);
-        if let Some(begun) = self.table.get_raw(&marker).await? {
+        if let Some(begun) = self.store.table.get_raw(&marker).await? {
             let begun = receipt_of(begun)?;
             return Ok(begun.finished().then_some(begun));
         }
@@ -240,11 +243,13 @@ impl Store {
         item.insert("playerId".into(), s(player.as_str()));
         item.insert(AUDIT_SK.into(), s(&audit_key.sk));
         let first = vec![
-            self.table
+            self.store
+                .table
                 .tx_put(item, Some("attribute_not_exists(pk)"), Params::new())?,
             self.tx_audit_at(&audit, &audit_key)?,
         ];
         match self
+            .store
             .table
             .transact(first, "TransactWriteItems(erasure marker)")
             .await
@@ -264,7 +269,7 @@ impl Store {
     /// Deletes `keys` (each with the kind it is counted as), on condition that each exists, and
     /// adds them to the marker's tally in the same transaction.
     pub(crate) async fn delete_counted(
-        &self,
+        self,
         marker: &Key,
         keys: &[(Key, &'static str)],
     ) -> Result<(), StoreError> {
@@ -273,13 +278,15 @@ impl Store {
             let mut items = Vec::with_capacity(chunk.len() + 1);
             for (key, kind) in chunk {
                 *counts.entry(*kind).or_insert(0u64) += 1;
-                items.push(
-                    self.table
-                        .tx_delete(key, "attribute_exists(pk)", Params::new())?,
-                );
+                items.push(self.store.table.tx_delete(
+                    key,
+                    "attribute_exists(pk)",
+                    Params::new(),
+                )?);
             }
             items.push(self.erasure_tally(marker, &counts)?);
-            self.table
+            self.store
+                .table
                 .transact(items, "TransactWriteItems(erase items)")
                 .await?;
         }
@@ -289,7 +296,7 @@ impl Store {
     /// The marker's update adding `counts` to its tally, on condition that the
     /// erasure is still running.
     pub(crate) fn erasure_tally(
-        &self,
+        self,
         marker: &Key,
         counts: &BTreeMap<&'static str, u64>,
     ) -> Result<TransactWriteItem, StoreError> {
@@ -304,7 +311,7 @@ impl Store {
                 .name(format!("#k{i}"), format!("{REMOVED_PREFIX}{kind}"))
                 .value(format!(":n{i}"), *n);
         }
-        self.table.tx_update_if(
+        self.store.table.tx_update_if(
             marker,
             &update,
             "attribute_exists(pk) AND attribute_not_exists(finishedAt)",
@@ -315,11 +322,12 @@ impl Store {
     /// Sets `finishedAt` and takes the `playerId` and the pending listing off the marker, and
     /// writes the receipt's counts on the erasure's audit item, in one transaction.
     async fn finish_erasure(
-        &self,
+        self,
         marker: &Key,
         now: Timestamp,
     ) -> Result<ErasureReceipt, StoreError> {
         let raw = self
+            .store
             .table
             .get_raw(marker)
             .await?
@@ -327,7 +335,7 @@ impl Store {
         if raw.contains_key("finishedAt") {
             return receipt_of(raw);
         }
-        let mut items = vec![self.table.tx_update_if(
+        let mut items = vec![self.store.table.tx_update_if(
             marker,
             "SET finishedAt = :now REMOVE playerId, gsi2pk, gsi2sk",
             "attribute_exists(pk) AND attribute_not_exists(finishedAt)",
@@ -351,11 +359,13 @@ impl Store {
                 )
             };
             items.push(
-                self.table
+                self.store
+                    .table
                     .tx_update(&audit, update, params.value(":now", now))?,
             );
         }
         match self
+            .store
             .table
             .transact(items, "TransactWriteItems(erasure finished)")
             .await
@@ -370,8 +380,9 @@ impl Store {
     }
 
     /// The marker's receipt, read consistently.
-    async fn receipt(&self, marker: &Key) -> Result<ErasureReceipt, StoreError> {
+    async fn receipt(self, marker: &Key) -> Result<ErasureReceipt, StoreError> {
         let item = self
+            .store
             .table
             .get_raw(marker)
             .await?

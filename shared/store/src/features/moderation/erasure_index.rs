@@ -16,21 +16,21 @@ use leaderboard_keys::erasure::Pseudonym;
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_index::root_key;
 
+use crate::features::moderation::Moderation;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, item_key};
 use crate::rank::lead::naming;
-use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 use crate::table::retry::Retry;
 
 /// Items of the root partition a Query reads at once.
 const PAGE: i32 = 25;
 
-impl Store {
+impl Moderation<'_> {
     /// Makes `board`'s rank index name `pseudonym` wherever its root or a journal names
     /// `player` (see the module doc).
     pub(crate) async fn pseudonymise_rank_index(
-        &self,
+        self,
         board: &BoardId,
         player: &PlayerId,
         pseudonym: &Pseudonym,
@@ -39,6 +39,7 @@ impl Store {
         let mut start = None;
         loop {
             let out = self
+                .store
                 .table
                 .query_request(Index::Table)
                 .key_condition_expression("pk = :pk")
@@ -67,7 +68,7 @@ impl Store {
     /// still holds what was read; a projector's write in between is read again and looked at
     /// anew.
     async fn pseudonymise_index_item(
-        &self,
+        self,
         key: &Key,
         mut item: Item,
         player: &PlayerId,
@@ -90,6 +91,7 @@ impl Store {
                     .attr(format!(":o{i}"), AttributeValue::S(old));
             }
             let sent = self
+                .store
                 .table
                 .update_request(key, format!("SET {}", sets.join(", ")))
                 .condition_expression(conditions.join(" AND "))
@@ -100,7 +102,7 @@ impl Store {
             match sent {
                 Ok(_) => return Ok(()),
                 Err(e) if e.is_conditional_check_failed() => {
-                    let Some(now) = self.table.get_raw(key).await? else {
+                    let Some(now) = self.store.table.get_raw(key).await? else {
                         return Ok(());
                     };
                     item = now;

@@ -12,18 +12,18 @@ use leaderboard_keys::erasure::{Pseudonym, pseudonymous_sort_key};
 use leaderboard_keys::ids::{BoardId, Email, PlayerId};
 use leaderboard_keys::rank_index::{CHANGE_ATTR, WRITTEN_ATTR, lane_of};
 
+use crate::features::moderation::Moderation;
 use crate::features::moderation::erasure::{CHUNK, Pass};
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, from_item, s};
 use crate::ground::model::{Board, BoardStatus, EntryPointer};
 use crate::rank::lanes::LaneKeys;
-use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 
-impl Store {
+impl Moderation<'_> {
     /// One pass over the player's partition, oldest key first, 99 items a page.
     pub(crate) async fn erase_partition(
-        &self,
+        self,
         player: &PlayerId,
         pseudonym: &Pseudonym,
         out_of_time: &impl Fn() -> bool,
@@ -36,6 +36,7 @@ impl Store {
                 return Ok(Pass::Wait);
             }
             let out = self
+                .store
                 .table
                 .query_request(Index::Table)
                 .key_condition_expression("pk = :pk")
@@ -79,7 +80,7 @@ impl Store {
                 }
                 // A recount run's wait for the player's plays to settle names them too.
                 let busy = entity::recount_wait(player);
-                if self.table.get_raw(&busy).await?.is_some() {
+                if self.store.table.get_raw(&busy).await?.is_some() {
                     self.delete_counted(&marker, &[(busy, "recountWaits")])
                         .await?;
                 }
@@ -92,14 +93,14 @@ impl Store {
     /// Erases the entry `pointer` points at: `Ok(false)` when it must wait for the board's
     /// close to finish (the close archives it, and the next run erases the archive).
     async fn erase_entry(
-        &self,
+        self,
         board_id: &BoardId,
         pointer: &EntryPointer,
         archived: bool,
         pseudonym: &Pseudonym,
     ) -> Result<bool, StoreError> {
         let marker = entity::erasure(pseudonym);
-        let raw = self.table.get_raw(&entity::board(board_id)).await?;
+        let raw = self.store.table.get_raw(&entity::board(board_id)).await?;
         let cursor = raw
             .as_ref()
             .and_then(|r| r.string("closeCursor"))
@@ -136,7 +137,7 @@ impl Store {
             None => Key::new(entity::score_pk(board_id, 1, player), &pointer.score_sk),
         };
         let mut keys = vec![(entity::entry(player, board_id), "entryPointers")];
-        if self.table.get_raw(&score).await?.is_some() {
+        if self.store.table.get_raw(&score).await?.is_some() {
             keys.push((score, "scores"));
         }
         self.delete_counted(&marker, &keys).await?;
@@ -149,7 +150,7 @@ impl Store {
     /// keeps it (grouping dropped the old items' changes); with the board item gone, both of
     /// the lane's keys are looked at.
     async fn pseudonymise_lane(
-        &self,
+        self,
         board: &BoardId,
         stored: Option<&Board>,
         player: &PlayerId,
@@ -168,12 +169,12 @@ impl Store {
 
     /// [`Store::pseudonymise_lane`] for one of the lane's keys.
     async fn pseudonymise_lane_item(
-        &self,
+        self,
         lane: &Key,
         player: &PlayerId,
         pseudonym: &Pseudonym,
     ) -> Result<(), StoreError> {
-        let Some(item) = self.table.get_raw(lane).await? else {
+        let Some(item) = self.store.table.get_raw(lane).await? else {
             return Ok(());
         };
         let Some(AttributeValue::M(change)) = item.get(CHANGE_ATTR) else {
@@ -194,6 +195,7 @@ impl Store {
         }
         let written: u64 = item.number(WRITTEN_ATTR).unwrap_or(0);
         let sent = self
+            .store
             .table
             .update_request(lane, "SET #chg = :chg")
             .condition_expression("#w = :w")
@@ -217,8 +219,9 @@ impl Store {
     /// Removes a closed board's close checkpoint cursor, `cursor`, on condition that it is
     /// still that (boards closed before the close removed it on finishing keep the Score sort
     /// key of the last entry snapshotted, which may be the player's).
-    async fn drop_close_cursor(&self, board: &BoardId, cursor: &str) -> Result<(), StoreError> {
+    async fn drop_close_cursor(self, board: &BoardId, cursor: &str) -> Result<(), StoreError> {
         let sent = self
+            .store
             .table
             .update_request(&entity::board(board), "REMOVE closeCursor")
             .condition_expression("closeCursor = :c")
@@ -235,7 +238,7 @@ impl Store {
     /// Gives the final standing a season result names the pseudonym (no name, no metadata) and
     /// deletes the result, in one transaction with the tally.
     async fn erase_result(
-        &self,
+        self,
         player: &PlayerId,
         board: &BoardId,
         result: &Item,
@@ -249,7 +252,7 @@ impl Store {
         if let Some(standing) = standing {
             let counts = BTreeMap::from([("finalStandings", 1), ("seasonResults", 1)]);
             let items = vec![
-                self.table.tx_update_if(
+                self.store.table.tx_update_if(
                     &standing,
                     "SET playerId = :ps REMOVE #name, metadata",
                     "playerId = :p",
@@ -258,11 +261,13 @@ impl Store {
                         .value(":ps", pseudonym.as_str())
                         .value(":p", player.as_str()),
                 )?,
-                self.table
+                self.store
+                    .table
                     .tx_delete(&result_key, "attribute_exists(pk)", Params::new())?,
                 self.erasure_tally(&marker, &counts)?,
             ];
             match self
+                .store
                 .table
                 .transact(items, "TransactWriteItems(erase result)")
                 .await
@@ -280,18 +285,18 @@ impl Store {
 
     /// Deletes the profile and its email's owner item, with the tally.
     pub(crate) async fn erase_profile(
-        &self,
+        self,
         player: &PlayerId,
         marker: &Key,
     ) -> Result<(), StoreError> {
         let profile = entity::player(player);
-        let Some(item) = self.table.get_raw(&profile).await? else {
+        let Some(item) = self.store.table.get_raw(&profile).await? else {
             return Ok(());
         };
         let mut keys = vec![(profile, "profile")];
         if let Some(email) = item.string("email").and_then(|e| Email::parse(e).ok()) {
             let owner = entity::email_owner(&email);
-            let held = self.table.get_raw(&owner).await?;
+            let held = self.store.table.get_raw(&owner).await?;
             if held.is_some_and(|o| o.string("playerId") == Some(player.as_str())) {
                 keys.push((owner, "emailOwner"));
             }
@@ -303,12 +308,13 @@ impl Store {
     /// copy, delete the original) with the tally: each copy names the pseudonym, and a reason
     /// that quoted the id or the email quotes the pseudonym instead.
     async fn move_audit_trail(
-        &self,
+        self,
         player: &PlayerId,
         pseudonym: &Pseudonym,
     ) -> Result<(), StoreError> {
         let marker = entity::erasure(pseudonym);
         let email = self
+            .store
             .table
             .get_raw(&entity::player(player))
             .await?
@@ -316,6 +322,7 @@ impl Store {
         let to = entity::audit_pk(&pseudonym.as_player_id());
         loop {
             let out = self
+                .store
                 .table
                 .query_request(Index::Table)
                 .key_condition_expression("pk = :pk")
@@ -344,12 +351,12 @@ impl Store {
                     }
                     copy.insert("reason".into(), s(clean));
                 }
-                writes.push(self.table.tx_put(
+                writes.push(self.store.table.tx_put(
                     copy,
                     Some("attribute_not_exists(pk)"),
                     Params::new(),
                 )?);
-                writes.push(self.table.tx_delete(
+                writes.push(self.store.table.tx_delete(
                     &Key::new(pk, sk),
                     "attribute_exists(pk)",
                     Params::new(),
@@ -357,7 +364,8 @@ impl Store {
             }
             let counts = BTreeMap::from([("auditItemsMoved", (writes.len() / 2) as u64)]);
             writes.push(self.erasure_tally(&marker, &counts)?);
-            self.table
+            self.store
+                .table
                 .transact(writes, "TransactWriteItems(move audit trail)")
                 .await?;
         }

@@ -13,6 +13,7 @@ use leaderboard_keys::entity::{self, ENTRY_PREFIX, RESULT_PREFIX, SESSION_PREFIX
 use leaderboard_keys::ids::PlayerId;
 use serde::{Deserialize, Serialize};
 
+use crate::features::moderation::Moderation;
 use crate::features::moderation::bans::Ban;
 use crate::ground::error::StoreError;
 use crate::ground::freshness::Freshness;
@@ -20,7 +21,6 @@ use crate::ground::items::from_item;
 use crate::ground::model::{
     Board, BoardStatus, Entry, EntryPointer, Player, SeasonResult, Session,
 };
-use crate::store::Store;
 use crate::table::query::Listing;
 use crate::table::request::Index;
 
@@ -79,11 +79,11 @@ struct ExportCursor {
     at: Option<String>,
 }
 
-impl Store {
+impl Moderation<'_> {
     /// One document of `player`'s export (see the module doc), from `cursor` (a previous
     /// document's `nextCursor`) or from the start.
     pub async fn export_player(
-        &self,
+        self,
         player: &PlayerId,
         cursor: Option<&str>,
     ) -> Result<PlayerExport, StoreError> {
@@ -91,8 +91,8 @@ impl Store {
             None => ExportCursor::default(),
             Some(c) => decode(c)?,
         };
-        let profile = self.table.get(&entity::player(player)).await?;
-        let ban = self.table.get(&entity::ban(player)).await?;
+        let profile = self.store.table.get(&entity::player(player)).await?;
+        let ban = self.store.table.get(&entity::ban(player)).await?;
         let mut export = PlayerExport {
             player_id: player.clone(),
             profile,
@@ -111,7 +111,11 @@ impl Store {
                 _ => return Ok(export),
             };
             let listing = Listing::new(name, Index::Table, partition.clone(), prefix);
-            let page = self.table.list(&listing, cap, at.at.as_deref()).await?;
+            let page = self
+                .store
+                .table
+                .list(&listing, cap, at.at.as_deref())
+                .await?;
             let next = page.next_cursor.clone();
             match at.part {
                 0 => {
@@ -143,8 +147,9 @@ impl Store {
     }
 
     /// An entry as exported: ranked now on an open board; as archived otherwise.
-    async fn exported_entry(&self, pointer: EntryPointer) -> Result<ExportedEntry, StoreError> {
+    async fn exported_entry(self, pointer: EntryPointer) -> Result<ExportedEntry, StoreError> {
         let board: Option<Board> = self
+            .store
             .table
             .get(&entity::board(&pointer.entry.board_id))
             .await?;
@@ -157,6 +162,7 @@ impl Store {
         if let Some(board) = board.filter(|b| b.status != BoardStatus::Closed) {
             exported.board_status = "open";
             if let Some((ranked, _)) = self
+                .store
                 .rank()
                 .player_rank_counted(&board, &pointer.entry.player_id)
                 .await?

@@ -11,9 +11,9 @@
 use leaderboard_keys::entity;
 use leaderboard_keys::erasure::key_check;
 
+use crate::features::moderation::Moderation;
 use crate::ground::error::StoreError;
 use crate::ground::items::{ItemExt, key_item, s};
-use crate::store::Store;
 
 /// The attribute holding the check.
 const MAC: &str = "mac";
@@ -29,13 +29,17 @@ pub enum KeyCheck {
     Absent,
 }
 
-impl Store {
+impl Moderation<'_> {
     /// Compares the store's erasure secret with the table's check: one consistent GetItem.
-    pub async fn erasure_key_check(&self) -> Result<KeyCheck, StoreError> {
-        let held = self.table.get_raw(&entity::erasure_key_check()).await?;
+    pub async fn erasure_key_check(self) -> Result<KeyCheck, StoreError> {
+        let held = self
+            .store
+            .table
+            .get_raw(&entity::erasure_key_check())
+            .await?;
         Ok(match held.as_ref().and_then(|i| i.string(MAC)) {
             None => KeyCheck::Absent,
-            Some(mac) if mac == key_check(&self.erasure_secret) => KeyCheck::Matches,
+            Some(mac) if mac == key_check(&self.store.erasure_secret) => KeyCheck::Matches,
             Some(_) => KeyCheck::Differs,
         })
     }
@@ -43,14 +47,15 @@ impl Store {
     /// Writes the table's check under the store's secret unless one is there: what it found
     /// ([`KeyCheck::Absent`]: written now). One GetItem, and the first time a conditional
     /// PutItem (a check written meanwhile by another run is read again).
-    pub async fn keep_erasure_key_check(&self) -> Result<KeyCheck, StoreError> {
+    pub async fn keep_erasure_key_check(self) -> Result<KeyCheck, StoreError> {
         let found = self.erasure_key_check().await?;
         if found != KeyCheck::Absent {
             return Ok(found);
         }
         let mut item = key_item(&entity::erasure_key_check());
-        item.insert(MAC.into(), s(key_check(&self.erasure_secret)));
+        item.insert(MAC.into(), s(key_check(&self.store.erasure_secret)));
         let put = self
+            .store
             .table
             .put_request(item)
             .condition_expression("attribute_not_exists(pk)")

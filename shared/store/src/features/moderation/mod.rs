@@ -36,14 +36,29 @@ use crate::store::Store;
 use crate::table::request::Params;
 use crate::table::retry::Retry;
 
+/// Moderation and data rights: bans, a player's erasure and export, the audit trail, and the
+/// erasure key's check (the handle [`Store::moderation`] gives).
+#[derive(Clone, Copy)]
+pub struct Moderation<'a> {
+    pub(crate) store: &'a Store,
+}
+
 impl Store {
+    /// Moderation and data rights: bans, a player's erasure and export, the audit trail, and
+    /// the erasure key's check.
+    pub fn moderation(&self) -> Moderation<'_> {
+        Moderation { store: self }
+    }
+}
+
+impl Moderation<'_> {
     /// Removes `player`'s entry from the open board `id` for the admin `by`, with its audit
     /// item: `Ok(true)` when removed, `Ok(false)` when the player has none there (nothing
     /// written). An unknown board is `NotFound`; a board that is not open (closing or closed)
     /// is `BoardClosed`; a player being erased is `Erased`. Retried, as a play is, when a
     /// concurrent write cancels it.
     pub async fn remove_entry(
-        &self,
+        self,
         id: &BoardId,
         player: &PlayerId,
         by: &PlayerId,
@@ -57,7 +72,7 @@ impl Store {
     /// The removal, with `audit` (and the check that the player is not being erased) in its
     /// transaction when given: a ban's removals are part of the ban's one audited action.
     pub(crate) async fn remove_entry_audited(
-        &self,
+        self,
         id: &BoardId,
         player: &PlayerId,
         audit: Option<&AuditItem>,
@@ -65,6 +80,7 @@ impl Store {
         for attempt in Retry::PLAY.attempts() {
             let keys = [entity::board(id), entity::entry(player, id)];
             let mut found = self
+                .store
                 .table
                 .batch_get(&keys, "BatchGetItem(board, pointer)")
                 .await?;
@@ -88,7 +104,7 @@ impl Store {
             let pointer: EntryPointer = from_item(pointer)?;
             let mut more = Vec::new();
             if let Some(audit) = audit {
-                more.push(self.tx_not_erased(player)?);
+                more.push(self.store.tx_not_erased(player)?);
                 more.push(self.tx_audit(audit)?);
             }
             match self.remove_pointed(&board, &pointer, more).await {
@@ -119,7 +135,7 @@ impl Store {
     /// `more` written in the same transaction, first: a caller finds its items' cancellation
     /// reasons at their own indexes, whatever the removal's size.
     async fn remove_pointed(
-        &self,
+        self,
         board: &Board,
         pointer: &EntryPointer,
         more: Vec<TransactWriteItem>,
@@ -127,36 +143,40 @@ impl Store {
         let id = &board.board_id;
         let pointer = &pointer.clone().on_board(board)?;
         let player = &pointer.entry.player_id;
-        let logged = pseudonymous_sort_key(&pointer.score_sk, player, &self.pseudonym(player))
-            .ok_or_else(|| {
-                StoreError::corrupt(
-                    &pointer.score_sk,
-                    format!("the entry pointer of {player} names another player's Score item"),
-                )
-            })?;
+        let logged =
+            pseudonymous_sort_key(&pointer.score_sk, player, &self.store.pseudonym(player))
+                .ok_or_else(|| {
+                    StoreError::corrupt(
+                        &pointer.score_sk,
+                        format!("the entry pointer of {player} names another player's Score item"),
+                    )
+                })?;
         let mut items = more;
         items.extend([
-            self.table.tx_board_open(id)?,
-            self.table.tx_delete(
+            self.store.table.tx_board_open(id)?,
+            self.store.table.tx_delete(
                 &entity::entry(&pointer.entry.player_id, id),
                 "version = :v",
                 Params::new().value(":v", pointer.version),
             )?,
-            self.table.tx_delete(
+            self.store.table.tx_delete(
                 &score_key(board, player, &pointer.score_sk),
                 "attribute_exists(pk)",
                 Params::new(),
             )?,
         ]);
         items.push(
-            self.table
+            self.store
+                .table
                 .written_update(board, player, Some(&logged), None)?,
         );
         items.extend(
-            self.table
+            self.store
+                .table
                 .second_layout_writes(board, Some(pointer), None)?,
         );
-        self.table
+        self.store
+            .table
             .transact(items, "TransactWriteItems(remove entry)")
             .await
     }
