@@ -220,15 +220,17 @@ pub(crate) async fn write_route(
         Route::StartRecount => {
             let who = admin(req)?;
             store
+                .projection()
                 .request_recount(who.player_id.as_str(), app.now())
                 .await?;
             tracing::info!(by = %who.player_id, "recount of every player asked for");
-            let status = store.recount_status().await?;
+            let status = store.projection().recount_status().await?;
             Ok(json(StatusCode::ACCEPTED, &status))
         }
         Route::GetRecount => {
             admin(req)?;
             let status = store
+                .projection()
                 .recount_status()
                 .await?
                 .ok_or_else(|| ApiError::not_found("no recount was asked for"))?;

@@ -32,6 +32,7 @@ async fn an_admin_asks_for_a_recount_and_sees_it_and_no_one_else_can() {
     // The schedule's runs work it to the end (nothing to recount on this table).
     let run = h
         .store
+        .projection()
         .run_recount(&Default::default(), None)
         .await
         .unwrap();

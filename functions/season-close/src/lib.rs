@@ -9,7 +9,7 @@
 //! and deletes the replaced layout's items ([`Rank::sweep_rank_layout`]), lists the boards
 //! stored before the board listing ([`Store::list_old_boards`]), and finishes the
 //! player erasures their requests could not ([`Moderation::continue_erasures`]), and a recount of
-//! players' totals an operator asked for ([`Store::run_recount`]). It stops
+//! players' totals an operator asked for ([`Projection::run_recount`]). It stops
 //! a safe margin before the Lambda time limit; what it did not finish is checkpointed on the
 //! board and resumed by the next run.
 //!
@@ -430,7 +430,12 @@ async fn run_measured(
         }
     }
     if deadline.is_none_or(|d| Instant::now() < d) {
-        match app.store.run_recount(&app.recount, deadline).await {
+        match app
+            .store
+            .projection()
+            .run_recount(&app.recount, deadline)
+            .await
+        {
             Ok(run) => {
                 summary.players_recounted = run.recounted as usize;
                 summary.recount_done = run.done;

@@ -45,6 +45,7 @@ async fn the_schedule_works_a_requested_recount_to_exact_totals_within_its_polic
         .await
         .unwrap();
     store
+        .projection()
         .request_recount("ops", Timestamp::now())
         .await
         .unwrap();

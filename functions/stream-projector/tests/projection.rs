@@ -349,7 +349,10 @@ impl Projection for FailingFor {
                 .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
                 .is_ok();
         let store = if fail { &self.missing } else { &self.store };
-        store.project_sessions(player, sessions, now).await
+        store
+            .projection()
+            .project_sessions(player, sessions, now)
+            .await
     }
 }
 
@@ -439,7 +442,10 @@ impl Projection for Flaky {
             self.failed.fetch_add(1, Ordering::SeqCst);
         }
         let store = if fail { &self.missing } else { &self.store };
-        store.project_sessions(player, sessions, now).await
+        store
+            .projection()
+            .project_sessions(player, sessions, now)
+            .await
     }
 }
 

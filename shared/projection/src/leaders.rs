@@ -45,7 +45,10 @@ impl Projection for Announcing {
         sessions: &[ProjectedSession],
         now: Timestamp,
     ) -> Result<ProjectionOutcome, StoreError> {
-        self.store.project_sessions(player, sessions, now).await
+        self.store
+            .projection()
+            .project_sessions(player, sessions, now)
+            .await
     }
 }
 

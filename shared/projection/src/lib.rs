@@ -13,7 +13,7 @@
 //!    store's [`Session`] (or that names another player or session than its key, or has no
 //!    numeric sequence number) is *poison*.
 //! 2. **Group** the sessions by player, in stream order.
-//! 3. **Write** one [`Store::project_sessions`] per player, up to [`MAX_CONCURRENT_PLAYERS`] at
+//! 3. **Write** one [`Projection::project_sessions`] per player, up to [`MAX_CONCURRENT_PLAYERS`] at
 //!    a time: normally one UpdateItem per player, whatever the number of sessions.
 //! 4. **Answer** a `DynamoDbEventResponse` whose `batchItemFailures` name every poisoned record
 //!    and, for every player whose write failed, the player's first record of the batch.
@@ -71,7 +71,7 @@ pub const MAX_CONCURRENT_PLAYERS: usize = 16;
 /// inject failures.
 pub trait Projection: Sync {
     /// Counts `sessions` (one player's, in stream order) exactly once; see
-    /// [`Store::project_sessions`] for the contract.
+    /// [`Projection::project_sessions`] for the contract.
     fn project(
         &self,
         player: &PlayerId,
@@ -87,7 +87,7 @@ impl Projection for Store {
         sessions: &[ProjectedSession],
         now: Timestamp,
     ) -> impl Future<Output = Result<ProjectionOutcome, StoreError>> + Send {
-        self.project_sessions(player, sessions, now)
+        self.projection().project_sessions(player, sessions, now)
     }
 }
 

@@ -53,7 +53,7 @@ pub use features::projection::recount_run::{
     RECOUNT_PK, RecountRunOptions, RecountRunOutcome, RecountStatus,
 };
 pub use features::projection::{
-    ProjectedSession, ProjectionOutcome, SEQUENCE_DIGITS, SequenceNumber,
+    ProjectedSession, Projection, ProjectionOutcome, SEQUENCE_DIGITS, SequenceNumber,
 };
 pub use ground::config::{self, Config};
 pub use ground::error::{CancelReason, StoreError};

@@ -239,6 +239,7 @@ async fn an_erased_player_is_nowhere_but_a_pseudonym_in_final_standings() {
         attained_at: at(2_000),
     };
     store
+        .projection()
         .project_sessions(&pid(GONE), &[in_flight], at(DAY + 40_000))
         .await
         .unwrap();

@@ -97,6 +97,7 @@ async fn lifetime_score_saturates_at_its_ceiling_and_stays_exactly_once() {
     // WHEN 19 sessions at the largest score are projected one batch each (19 x top > u64::MAX)
     for seq in 1..=19 {
         let o = store
+            .projection()
             .project_sessions(&p, &[session(seq, top)], at(0))
             .await
             .unwrap();
@@ -110,7 +111,11 @@ async fn lifetime_score_saturates_at_its_ceiling_and_stays_exactly_once() {
     assert_eq!(raw["lifetimeScore"].as_n().unwrap(), &i64::MAX.to_string());
     // WHEN the whole stream is delivered again in one batch
     let sessions: Vec<_> = (1..=19).map(|seq| session(seq, top)).collect();
-    let o = store.project_sessions(&p, &sessions, at(0)).await.unwrap();
+    let o = store
+        .projection()
+        .project_sessions(&p, &sessions, at(0))
+        .await
+        .unwrap();
     // THEN nothing is counted twice
     assert_eq!((o.applied, o.already_applied), (0, 19));
     let again = store.get_player(&p).await.unwrap().unwrap();
@@ -121,13 +126,18 @@ async fn lifetime_score_saturates_at_its_ceiling_and_stays_exactly_once() {
     // AND a batch that only partly fits saturates in one go, counting all its sessions
     let q = pid("p_near");
     store
+        .projection()
         .project_sessions(&q, &[session(1, top), session(2, top)], at(0))
         .await
         .unwrap();
     let near = store.get_player(&q).await.unwrap().unwrap();
     assert_eq!((near.lifetime_score, near.games_played), (2 * top, 2));
     let many: Vec<_> = (3..=40).map(|seq| session(seq, top)).collect();
-    store.project_sessions(&q, &many, at(0)).await.unwrap();
+    store
+        .projection()
+        .project_sessions(&q, &many, at(0))
+        .await
+        .unwrap();
     let full = store.get_player(&q).await.unwrap().unwrap();
     assert_eq!(
         (full.lifetime_score, full.games_played),
@@ -164,6 +174,7 @@ async fn a_stored_total_beyond_any_integer_reads_as_the_ceiling_and_keeps_counti
     }
     // AND a new session is counted on top of what reads as the stored total
     store
+        .projection()
         .project_sessions(&p, &[session(1, 42)], at(0))
         .await
         .unwrap();

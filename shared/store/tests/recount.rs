@@ -44,6 +44,7 @@ async fn play(store: &Store, player: &str, score: u64, ms: u64, seq: u64) -> Pro
 /// A recount of `player` started at `now`, read whole in one call.
 async fn recount(store: &Store, player: &str, now: Timestamp) -> RecountOutcome {
     store
+        .projection()
         .recount_player(Recount::start(pid(player), now), RecountPages::default())
         .await
         .unwrap()
@@ -51,6 +52,7 @@ async fn recount(store: &Store, player: &str, now: Timestamp) -> RecountOutcome 
 
 async fn project(store: &Store, player: &str, sessions: &[ProjectedSession]) -> usize {
     store
+        .projection()
         .project_sessions(&pid(player), sessions, at(0))
         .await
         .unwrap()
@@ -143,7 +145,12 @@ async fn a_recount_paused_after_every_page_goes_on_to_the_same_totals() {
     let mut progress = Recount::start(pid("bo"), at(10 * MINUTE));
     let mut pauses = 0;
     let outcome = loop {
-        match store.recount_player(progress, pages).await.unwrap() {
+        match store
+            .projection()
+            .recount_player(progress, pages)
+            .await
+            .unwrap()
+        {
             RecountOutcome::Paused(p) => {
                 pauses += 1;
                 assert!(table.raw("PLAYER#bo", "#METADATA").await.is_none());

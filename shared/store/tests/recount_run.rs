@@ -42,6 +42,7 @@ async fn project(store: &Store, player: &str, score: u64, attained: Timestamp, s
         attained_at: attained,
     };
     store
+        .projection()
         .project_sessions(&pid(player), &[session], at(0))
         .await
         .unwrap();
@@ -100,14 +101,20 @@ async fn the_run_recounts_every_player_a_page_a_run_and_leaves_recent_players_un
         .unwrap();
 
     // Nothing asked: a run does nothing.
-    let idle = store.run_recount(&options(), None).await.unwrap();
+    let idle = store
+        .projection()
+        .run_recount(&options(), None)
+        .await
+        .unwrap();
     assert!(idle.idle && idle.pages == 0, "{idle:?}");
     store
+        .projection()
         .request_recount("ops", Timestamp::now())
         .await
         .unwrap();
     // A run with no time left starts nothing and loses nothing.
     let late = store
+        .projection()
         .run_recount(&options(), Some(Instant::now()))
         .await
         .unwrap();
@@ -118,8 +125,8 @@ async fn the_run_recounts_every_player_a_page_a_run_and_leaves_recent_players_un
     loop {
         let opts = options();
         let (a, b) = tokio::join!(
-            store.run_recount(&opts, None),
-            store.run_recount(&opts, None)
+            store.projection().run_recount(&opts, None),
+            store.projection().run_recount(&opts, None)
         );
         for run in [a.unwrap(), b.unwrap()] {
             assert!(run.pages <= 1, "{run:?}");
@@ -164,7 +171,11 @@ async fn the_run_recounts_every_player_a_page_a_run_and_leaves_recent_players_un
     assert!(due <= settled, "{due} {settled}");
     let wait = settled.saturating_sub(Timestamp::now().as_millis()) + 50;
     tokio::time::sleep(Duration::from_millis(wait)).await;
-    let last = store.run_recount(&options(), None).await.unwrap();
+    let last = store
+        .projection()
+        .run_recount(&options(), None)
+        .await
+        .unwrap();
     assert!(last.done && last.recounted == 1, "{last:?}");
     assert_eq!(
         totals(&table, "recent").await,
@@ -176,6 +187,10 @@ async fn the_run_recounts_every_player_a_page_a_run_and_leaves_recent_players_un
     for attr in ["lastPlayer", "pagePk", "pageSk", "current"] {
         assert!(!run.contains_key(attr), "{attr}: {run:?}");
     }
-    let after = store.run_recount(&options(), None).await.unwrap();
+    let after = store
+        .projection()
+        .run_recount(&options(), None)
+        .await
+        .unwrap();
     assert!(after.idle, "{after:?}");
 }

@@ -412,7 +412,9 @@ async fn projection_import_and_close() {
         .collect();
     let (r, c) = census(
         &counter,
-        store.project_sessions(&pid("ada"), &sessions, at(9_000)),
+        store
+            .projection()
+            .project_sessions(&pid("ada"), &sessions, at(9_000)),
     )
     .await;
     assert_eq!(r.unwrap().applied, 3);
@@ -425,14 +427,18 @@ async fn projection_import_and_close() {
     }];
     let (r, c) = census(
         &counter,
-        store.project_sessions(&pid("ada"), &next, at(9_000)),
+        store
+            .projection()
+            .project_sessions(&pid("ada"), &next, at(9_000)),
     )
     .await;
     assert_eq!(r.unwrap().applied, 1);
     m.expect("project_sessions", &c, "UpdateItem 1");
     let (r, c) = census(
         &counter,
-        store.project_sessions(&pid("ada"), &sessions, at(9_000)),
+        store
+            .projection()
+            .project_sessions(&pid("ada"), &sessions, at(9_000)),
     )
     .await;
     assert_eq!(r.unwrap().applied, 0);

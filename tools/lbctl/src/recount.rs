@@ -27,6 +27,7 @@ pub(crate) async fn to_the_end(store: &Store, player: &PlayerId) -> CtlResult<(u
     let mut progress = Recount::start(player.clone(), Timestamp::now());
     loop {
         match store
+            .projection()
             .recount_player(progress, RecountPages::default())
             .await?
         {
@@ -51,11 +52,14 @@ pub(crate) async fn to_the_end(store: &Store, player: &PlayerId) -> CtlResult<(u
 /// run holds it, or a run makes no progress (players who played too recently): then the
 /// schedule finishes it.
 pub async fn all(store: &Store, by: &str, out: &mut dyn Write, json: bool) -> CtlResult {
-    store.request_recount(by, Timestamp::now()).await?;
+    store
+        .projection()
+        .request_recount(by, Timestamp::now())
+        .await?;
     let options = RecountRunOptions::default();
     let (mut recounted, mut erased, mut runs) = (0u64, 0u64, 0u32);
     let done = loop {
-        let run = store.run_recount(&options, None).await?;
+        let run = store.projection().run_recount(&options, None).await?;
         runs += 1;
         recounted += u64::from(run.recounted);
         erased += u64::from(run.erased);

@@ -10,7 +10,7 @@
 //! its player's watermark is skipped. But the mapping goes on past a batch it gave up on, so a
 //! player who played since has a watermark past the lost sessions, and skipping them would
 //! lose them: such a player (any with a session skipped) is recounted from their sessions
-//! instead, which is exact whatever was counted before (`Store::recount_player`). The lanes'
+//! instead, which is exact whatever was counted before (`Projection::recount_player`). The lanes'
 //! changes go to the rank index through its own watermarks, and a lane that passed a lost
 //! change has already asked for its repair. So replaying a message twice, or two replays at
 //! once, count each session once.
@@ -235,6 +235,7 @@ async fn replay_one(
         .collect();
     for group in &plan.groups {
         let projected = store
+            .projection()
             .project_sessions(&group.player, &group.sessions, Timestamp::now())
             .await?;
         if projected.already_applied == 0 {

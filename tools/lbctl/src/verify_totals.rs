@@ -1,5 +1,5 @@
 //! Players' totals in `lbctl verify`: a player's stored `lifetimeScore` and `gamesPlayed`
-//! against their sessions' ([`Store::check_totals`], which writes nothing), and with
+//! against their sessions' ([`Projection::check_totals`], which writes nothing), and with
 //! `--repair` the store's recount of them. A player who played in the last minutes cannot be
 //! compared exactly (a play may still be on its way to the totals): a note says when to ask
 //! again.
@@ -20,7 +20,10 @@ pub async fn check(
     report: &mut Report,
 ) -> CtlResult {
     report.players += 1;
-    let check = store.check_totals(player, Timestamp::now()).await?;
+    let check = store
+        .projection()
+        .check_totals(player, Timestamp::now())
+        .await?;
     let (stored, counted) = match check {
         TotalsCheck::Off { stored, counted } => (stored, counted),
         TotalsCheck::Busy(at) => {

@@ -394,7 +394,10 @@ impl Projection for FailOnce {
         sessions: &[ProjectedSession],
         now: Timestamp,
     ) -> Result<ProjectionOutcome, StoreError> {
-        self.store.project_sessions(player, sessions, now).await
+        self.store
+            .projection()
+            .project_sessions(player, sessions, now)
+            .await
     }
 }
 

@@ -118,7 +118,7 @@ pub struct ProjectedSession {
     pub attained_at: Timestamp,
 }
 
-/// What one [`Store::project_sessions`] call did.
+/// What one [`Projection::project_sessions`] call did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ProjectionOutcome {
     /// Sessions counted by this call.
@@ -227,7 +227,22 @@ enum Guard<'a> {
     Unchanged(&'a Seen),
 }
 
+/// The stream projection's totals: a player's sessions counted once, and recounts that check
+/// and mend them (the handle [`Store::projection`] gives).
+#[derive(Clone, Copy)]
+pub struct Projection<'a> {
+    pub(crate) store: &'a Store,
+}
+
 impl Store {
+    /// The stream projection's totals: a player's sessions counted once, and recounts that
+    /// check and mend them.
+    pub fn projection(&self) -> Projection<'_> {
+        Projection { store: self }
+    }
+}
+
+impl Projection<'_> {
     /// Counts `sessions` (one player's Session INSERTs of a stream batch, any order) into the
     /// player's `lifetimeScore`, `gamesPlayed` and `lastPlayedAt`, exactly once: sessions whose
     /// sequence number is at or below the player's watermark are skipped. Creates the Player
@@ -236,7 +251,7 @@ impl Store {
     /// One UpdateItem when every session is new (the usual case); after a re-delivery, one
     /// failed conditional write, one consistent read, and one write if any session was new.
     pub async fn project_sessions(
-        &self,
+        self,
         player: &PlayerId,
         sessions: &[ProjectedSession],
         now: Timestamp,
@@ -298,7 +313,7 @@ impl Store {
     /// Deletes the Player item a projection `created` when the player was erased (see the
     /// module doc): one consistent read of the marker, and a delete if there is one.
     async fn undo_if_erased(
-        &self,
+        self,
         player: &PlayerId,
         created: bool,
         outcome: &mut ProjectionOutcome,
@@ -308,15 +323,17 @@ impl Store {
         }
         outcome.reads += 1;
         if self
+            .store
             .table
-            .get_raw(&self.erasure_marker(player))
+            .get_raw(&self.store.erasure_marker(player))
             .await?
             .is_none()
         {
             return Ok(());
         }
         outcome.writes += 1;
-        self.table
+        self.store
+            .table
             .delete_request(&entity::player(player))
             .send()
             .await
@@ -326,8 +343,9 @@ impl Store {
     }
 
     /// The player's watermark and `lastPlayedAt`, read consistently.
-    async fn read_watermark(&self, player: &PlayerId) -> Result<Seen, StoreError> {
+    async fn read_watermark(self, player: &PlayerId) -> Result<Seen, StoreError> {
         let out = self
+            .store
             .table
             .get_request(&entity::player(player))
             .projection_expression("projectedSeq, lastPlayedAt, lifetimeScore, recountBefore")
@@ -371,7 +389,7 @@ impl Store {
     /// it fits under the ceiling; the slow path sets the saturated total of what it read.
     /// `Ok(true)` when the write created the Player item.
     async fn write_totals(
-        &self,
+        self,
         player: &PlayerId,
         t: &Totals,
         now: Timestamp,
@@ -429,7 +447,7 @@ impl Store {
     /// One conditional UpdateItem of the Player item that sets `playerId` (a projection's or a
     /// recount's): `Ok(true)` when it created the item.
     async fn write_player(
-        &self,
+        self,
         player: &PlayerId,
         update: String,
         condition: String,
@@ -437,6 +455,7 @@ impl Store {
         what: &'static str,
     ) -> Result<bool, StoreError> {
         let out = self
+            .store
             .table
             .update_request(&entity::player(player), update)
             .condition_expression(condition)

@@ -35,10 +35,10 @@ use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use super::{RECOUNT_BEFORE, Seen};
+use crate::features::projection::Projection;
 use crate::ground::error::StoreError;
 use crate::ground::items::{ItemExt, key_item, n};
 use crate::ground::model::LIFETIME_SCORE_CEILING;
-use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 use crate::table::retry::Retry;
 
@@ -95,7 +95,7 @@ impl Recount {
     }
 }
 
-/// How much of a player's sessions one [`Store::recount_player`] call reads.
+/// How much of a player's sessions one [`Projection::recount_player`] call reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecountPages {
     /// Query pages read at most (each up to 1 MB, 128 read units).
@@ -113,7 +113,7 @@ impl Default for RecountPages {
     }
 }
 
-/// What [`Store::recount_player`] did.
+/// What [`Projection::recount_player`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RecountOutcome {
     /// The totals are written: the player's `lifetimeScore` (saturated at the ceiling) and
@@ -132,7 +132,7 @@ pub enum RecountOutcome {
     Erased,
 }
 
-/// What [`Store::check_totals`] found: a player's stored totals against their sessions'.
+/// What [`Projection::check_totals`] found: a player's stored totals against their sessions'.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TotalsCheck {
     /// The stored totals are the sessions'.
@@ -155,27 +155,29 @@ pub enum TotalsCheck {
     Erased,
 }
 
-impl Store {
+impl Projection<'_> {
     /// Compares `player`'s stored totals with their sessions', writing nothing: the sessions
-    /// attained before `now - PLAY_SETTLE`, counted as [`Store::recount_player`] counts them
+    /// attained before `now - PLAY_SETTLE`, counted as [`Projection::recount_player`] counts them
     /// (every page of them, one at a time). A player whose newest counted or projected session
     /// is too recent for the stream to have surely brought it is `Busy`, as a recount is.
     pub async fn check_totals(
-        &self,
+        self,
         player: &PlayerId,
         now: Timestamp,
     ) -> Result<TotalsCheck, StoreError> {
         let mut progress = Recount::start(player.clone(), now);
         while self.count_sessions_page(&mut progress, None).await? {}
         if self
+            .store
             .table
-            .get_raw(&self.erasure_marker(player))
+            .get_raw(&self.store.erasure_marker(player))
             .await?
             .is_some()
         {
             return Ok(TotalsCheck::Erased);
         }
         let item = self
+            .store
             .table
             .get_raw(&entity::player(player))
             .await?
@@ -215,7 +217,7 @@ impl Store {
     /// Recounts `progress.player`'s totals (see the module documentation), reading at most
     /// `pages.max` pages of sessions this call.
     pub async fn recount_player(
-        &self,
+        self,
         mut progress: Recount,
         pages: RecountPages,
     ) -> Result<RecountOutcome, StoreError> {
@@ -232,8 +234,9 @@ impl Store {
         // Read once: an erasure that starts after this deletes what the write makes, and a
         // profile the write creates is undone below.
         if self
+            .store
             .table
-            .get_raw(&self.erasure_marker(&progress.player))
+            .get_raw(&self.store.erasure_marker(&progress.player))
             .await?
             .is_some()
         {
@@ -283,7 +286,7 @@ impl Store {
     /// Adds one page of the player's sessions attained before `before` to `progress`: whether
     /// there are more.
     async fn count_sessions_page(
-        &self,
+        self,
         progress: &mut Recount,
         items: Option<u32>,
     ) -> Result<bool, StoreError> {
@@ -293,6 +296,7 @@ impl Store {
             .as_ref()
             .map(|sk| key_item(&entity::Key::new(pk.clone(), sk.clone())));
         let out = self
+            .store
             .table
             .query_request(Index::Table)
             .key_condition_expression("pk = :pk AND begins_with(sk, :session)")
@@ -337,7 +341,7 @@ impl Store {
 
     /// The recount's one write: the totals, `lastPlayedAt` and `recountBefore`, on condition
     /// that the Player item holds what `seen` read. `Ok(true)` when it created the item.
-    async fn write_recount(&self, progress: &Recount, seen: &Seen) -> Result<bool, StoreError> {
+    async fn write_recount(self, progress: &Recount, seen: &Seen) -> Result<bool, StoreError> {
         let player = &progress.player;
         let total = progress.sum().min(u128::from(LIFETIME_SCORE_CEILING));
         let mut update = "SET lifetimeScore = :total, gamesPlayed = :count, #recount = :before, \

@@ -1,7 +1,7 @@
 //! The recount run: every player's totals recounted from their sessions (`recount`), the
 //! recovery after an outage longer than the stream's retention or a dead-letter queue whose
 //! players are not known. An operator asks for it with one item, `RECOUNT` / `#RUN`
-//! ([`Store::request_recount`]); season close's schedule then works it, a bounded piece a run.
+//! ([`Projection::request_recount`]); season close's schedule then works it, a bounded piece a run.
 //!
 //! The run is a `Scan` for Session items (a page, 1 MB read, at a time; at most
 //! [`RecountRunOptions::scan_pages`] a run) whose players are recounted one by one, in the order
@@ -23,10 +23,10 @@ use leaderboard_keys::time::Timestamp;
 use serde::Serialize;
 
 use super::recount::{Recount, RecountOutcome, RecountPages};
+use crate::features::projection::Projection;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, item_key, key_item, key_string, n, s};
 use crate::primitives::lease::CloseLease;
-use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 
 pub use leaderboard_keys::entity::RECOUNT_PK;
@@ -123,18 +123,19 @@ impl Position {
     }
 }
 
-impl Store {
+impl Projection<'_> {
     /// Asks for a recount of every player, from the start (one PutItem): a run in progress
     /// loses its lease and stops at its next checkpoint.
     pub async fn request_recount(
-        &self,
+        self,
         requested_by: &str,
         now: Timestamp,
     ) -> Result<(), StoreError> {
         let mut item = key_item(&Key::new(RECOUNT_PK, RUN_SK));
         item.insert("requestedAt".into(), n(now.as_millis()));
         item.insert("requestedBy".into(), s(requested_by));
-        self.table
+        self.store
+            .table
             .put_request(item)
             .send()
             .await
@@ -143,8 +144,13 @@ impl Store {
     }
 
     /// The recount asked for last, as its run item shows it (one consistent GetItem).
-    pub async fn recount_status(&self) -> Result<Option<RecountStatus>, StoreError> {
-        let Some(item) = self.table.get_raw(&Key::new(RECOUNT_PK, RUN_SK)).await? else {
+    pub async fn recount_status(self) -> Result<Option<RecountStatus>, StoreError> {
+        let Some(item) = self
+            .store
+            .table
+            .get_raw(&Key::new(RECOUNT_PK, RUN_SK))
+            .await?
+        else {
             return Ok(None);
         };
         let time = |name: &str| {
@@ -163,7 +169,7 @@ impl Store {
     /// run out. Requests: 1 lease (all a run does when none is asked for), per Scan page 1
     /// Scan, per player its recount and 1 checkpoint, per busy player 1 write.
     pub async fn run_recount(
-        &self,
+        self,
         options: &RecountRunOptions,
         deadline: Option<Instant>,
     ) -> Result<RecountRunOutcome, StoreError> {
@@ -171,6 +177,7 @@ impl Store {
         let run = Key::new(RECOUNT_PK, RUN_SK);
         let lease = CloseLease::new(deadline);
         let taken = self
+            .store
             .table
             .take_item_lease(
                 &run,
@@ -196,6 +203,7 @@ impl Store {
         let result = self.work_recount(&mut work, &mut at).await;
         if !out.done {
             let _ = self
+                .store
                 .table
                 .release_item_lease(&run, lease.by(), "UpdateItem(recount release)")
                 .await;
@@ -203,7 +211,7 @@ impl Store {
         result.map(|()| out)
     }
 
-    async fn work_recount(&self, work: &mut Work<'_>, at: &mut Position) -> Result<(), StoreError> {
+    async fn work_recount(self, work: &mut Work<'_>, at: &mut Position) -> Result<(), StoreError> {
         if let Some(current) = at.current.take() {
             let player = current.player.to_string();
             if !self.recount_one(current, work, at).await? {
@@ -247,7 +255,7 @@ impl Store {
     /// Recounts one player to the end, or until the time runs out (its progress then kept on
     /// the run item): whether it finished.
     async fn recount_one(
-        &self,
+        self,
         mut progress: Recount,
         work: &mut Work<'_>,
         at: &mut Position,
@@ -281,7 +289,7 @@ impl Store {
     }
 
     /// Records where the run is, on condition that it still holds the lease.
-    async fn checkpoint_recount(&self, work: &Work<'_>, at: &Position) -> Result<(), StoreError> {
+    async fn checkpoint_recount(self, work: &Work<'_>, at: &Position) -> Result<(), StoreError> {
         let mut sets = Vec::new();
         let mut removes = Vec::new();
         let mut params = Params::new();
@@ -317,7 +325,8 @@ impl Store {
         if !removes.is_empty() {
             update.push_str(&format!(" REMOVE {}", removes.join(", ")));
         }
-        self.table
+        self.store
+            .table
             .update_under_lease(
                 work.run,
                 work.by,
@@ -329,8 +338,9 @@ impl Store {
     }
 
     /// Leaves `player` for a later run, to recount at `until`.
-    async fn put_busy(&self, player: &PlayerId, until: Timestamp) -> Result<(), StoreError> {
-        self.table
+    async fn put_busy(self, player: &PlayerId, until: Timestamp) -> Result<(), StoreError> {
+        self.store
+            .table
             .update_request(&entity::recount_wait(player), "SET #at = :at")
             .params(
                 Params::new()
@@ -343,8 +353,9 @@ impl Store {
         Ok(())
     }
 
-    async fn drop_busy(&self, player: &PlayerId) -> Result<(), StoreError> {
-        self.table
+    async fn drop_busy(self, player: &PlayerId) -> Result<(), StoreError> {
+        self.store
+            .table
             .delete_request(&entity::recount_wait(player))
             .send()
             .await
@@ -354,8 +365,9 @@ impl Store {
 
     /// Once the Scan is over: recounts the busy players whose time has come, and ends the run
     /// when none is left.
-    async fn recount_busy(&self, work: &mut Work<'_>, at: &mut Position) -> Result<(), StoreError> {
+    async fn recount_busy(self, work: &mut Work<'_>, at: &mut Position) -> Result<(), StoreError> {
         let out = self
+            .store
             .table
             .query_request(Index::Table)
             .key_condition_expression("pk = :pk AND begins_with(sk, :busy)")
@@ -400,7 +412,8 @@ impl Store {
             left |= work.out.busy > busy;
         }
         if !left {
-            self.table
+            self.store
+                .table
                 .update_under_lease(
                     work.run,
                     work.by,
@@ -421,11 +434,12 @@ impl Store {
     /// The players of one Scan page of Session items after `after`, in the order met, and the
     /// key the next page starts after (`None` at the end of the table).
     async fn session_players(
-        &self,
+        self,
         after: Option<&Key>,
         options: &RecountRunOptions,
     ) -> Result<(Vec<PlayerId>, Option<Key>), StoreError> {
         let page = self
+            .store
             .table
             .scan_request()
             .filter_expression("begins_with(sk, :session)")
