@@ -103,6 +103,7 @@ fn now_ms() -> u64 {
 async fn board(store: &Store, id: &str, starts: u64, ends: u64, entries: usize) {
     let now = Timestamp::now();
     let b = store
+        .boards()
         .create_board(
             NewBoard {
                 board_id: BoardId::parse(id).expect("a board id"),
@@ -136,6 +137,7 @@ async fn board(store: &Store, id: &str, starts: u64, ends: u64, entries: usize) 
             })
             .collect();
         store
+            .boards()
             .import_entries(&b, &list)
             .await
             .unwrap_or_else(|e| panic!("entries of {id}: {e}"));

@@ -64,6 +64,7 @@ fn priced(exchanges: &[Exchange]) -> Read {
 async fn board(store: &Store, shards: u8, entries: usize) -> Result<Board, String> {
     let now = Timestamp::from_millis(1_800_000_000_000).map_err(err)?;
     let board = store
+        .boards()
         .create_board(
             NewBoard {
                 board_id: BoardId::parse(&format!("top_{shards}")).map_err(err)?,
@@ -95,7 +96,11 @@ async fn board(store: &Store, shards: u8, entries: usize) -> Result<Board, Strin
         })
         .collect::<Result<_, String>>()?;
     for chunk in list.chunks(5_000) {
-        store.import_entries(&board, chunk).await.map_err(err)?;
+        store
+            .boards()
+            .import_entries(&board, chunk)
+            .await
+            .map_err(err)?;
     }
     Ok(board)
 }

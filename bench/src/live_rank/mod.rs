@@ -1,7 +1,7 @@
 //! The live-rank benchmark (issue 32): rank cost that does not grow with the board, under the
 //! stack's maximum load, in one run on one DynamoDB Local.
 //!
-//! 1. **Boards**: one `best` board per size, imported in bulk (`Store::import_entries`) with
+//! 1. **Boards**: one `best` board per size, imported in bulk (`Boards::import_entries`) with
 //!    its v2 index built (`Rank::build_rank_index`) before the table's stream is enabled.
 //!    Scores are distinct (a score's last five digits are its player's number), so the true
 //!    ranking has no ties. A hundred *observers* spread over each ranking never play.
@@ -112,6 +112,7 @@ async fn load_board(store: &Store, n: usize) -> Result<BoardRun, String> {
     let id = BoardId::parse(&format!("live_{n}")).map_err(err)?;
     let now = Timestamp::now();
     let board = store
+        .boards()
         .create_board(
             NewBoard {
                 board_id: id.clone(),
@@ -148,7 +149,11 @@ async fn load_board(store: &Store, n: usize) -> Result<BoardRun, String> {
         .collect::<Result<_, String>>()?;
     let clock = Instant::now();
     for chunk in entries.chunks(5_000) {
-        store.import_entries(&board, chunk).await.map_err(err)?;
+        store
+            .boards()
+            .import_entries(&board, chunk)
+            .await
+            .map_err(err)?;
     }
     let import = clock.elapsed().as_secs_f64();
     let clock = Instant::now();

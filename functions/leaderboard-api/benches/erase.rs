@@ -46,6 +46,7 @@ async fn with_the_player(
     let now = Timestamp::now();
     let board = BoardId::parse("season").unwrap();
     store
+        .boards()
         .create_board(
             NewBoard {
                 board_id: board.clone(),

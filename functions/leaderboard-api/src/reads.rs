@@ -64,7 +64,11 @@ struct Sessions<'a> {
 }
 
 async fn board(app: &App, id: &BoardId) -> Result<Board, ApiError> {
-    app.store().get_board(id).await?.ok_or_else(|| no_board(id))
+    app.store()
+        .boards()
+        .get_board(id)
+        .await?
+        .ok_or_else(|| no_board(id))
 }
 
 fn no_board(id: &BoardId) -> ApiError {
@@ -124,6 +128,7 @@ async fn list_boards(app: &App, req: &Request) -> Result<Response<Body>, ApiErro
     let now = app.now();
     let page = app
         .store()
+        .boards()
         .list_boards(series.as_ref(), limit, cursor.as_deref(), |b| {
             game.as_ref().is_none_or(|g| b.game_id.as_ref() == Some(g))
                 && status.as_deref().is_none_or(|s| shown_status(b, now) == s)

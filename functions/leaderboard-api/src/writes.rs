@@ -121,7 +121,7 @@ pub(crate) async fn write_route(
             admin(req)?;
             let new: NewBoard = json_body(req)?;
             let now = app.now();
-            let board = store.create_board(new, now).await?;
+            let board = store.boards().create_board(new, now).await?;
             tracing::info!(board = %board.board_id, "board created");
             Ok(json(StatusCode::CREATED, &shown_board(&board, now)))
         }

@@ -91,6 +91,7 @@ async fn every_listing_names_its_entries_as_they_were_when_they_last_changed() {
     let old = PlayerId::parse("p_old").unwrap();
     let at = Timestamp::from_millis(Timestamp::now().as_millis() - 60_000).unwrap();
     h.store
+        .boards()
         .import_entries(&b, &[(old.clone(), 5, at)])
         .await
         .unwrap();

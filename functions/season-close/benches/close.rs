@@ -40,6 +40,7 @@ async fn board(
     );
     let now = Timestamp::now().as_millis();
     let b = store
+        .boards()
         .create_board(
             NewBoard {
                 board_id: BoardId::parse("season_1").unwrap(),
@@ -72,7 +73,7 @@ async fn board(
             )
         })
         .collect();
-    store.import_entries(&b, &entries).await.unwrap();
+    store.boards().import_entries(&b, &entries).await.unwrap();
     counter.reset();
     (table, store, counter)
 }

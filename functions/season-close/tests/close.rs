@@ -43,8 +43,13 @@ async fn a_5000_player_board_closes_with_exact_ranks_and_results() {
     // Five pages of 1,000, each a Query and a checkpoint: every boundary the close has; a
     // larger board only repeats them (the close's rate is BENCHMARKS.md's).
     let all = entries(5_000, now - 2 * HOUR);
-    let b = store.get_board(&bid("season_3")).await.unwrap().unwrap();
-    store.import_entries(&b, &all).await.unwrap();
+    let b = store
+        .boards()
+        .get_board(&bid("season_3"))
+        .await
+        .unwrap()
+        .unwrap();
+    store.boards().import_entries(&b, &all).await.unwrap();
     let want = ranked(all, Order::Desc);
 
     // WHEN the scheduled function runs
@@ -119,13 +124,19 @@ async fn a_5000_player_board_closes_with_exact_ranks_and_results() {
         "ttl {ttl} not in {earliest}..={latest}"
     );
     assert!(live.iter().all(|i| n(i, "ttl") == n(live[0], "ttl")));
-    let next = store.get_board(&bid("season_4")).await.unwrap().unwrap();
+    let next = store
+        .boards()
+        .get_board(&bid("season_4"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(next.status, BoardStatus::Open);
     assert_eq!(next.starts_at, b.ends_at.unwrap());
     assert_eq!(next.ends_at.unwrap().as_millis(), now + HOUR);
     // The open board was left alone.
     assert_eq!(
         store
+            .boards()
             .get_board(&bid("still_open"))
             .await
             .unwrap()
@@ -161,11 +172,12 @@ async fn interrupted_resumed_and_concurrent_closes_give_the_same_snapshot() {
         )
         .await;
         let b = store
+            .boards()
             .get_board(&bid("daily_2026-11-21"))
             .await
             .unwrap()
             .unwrap();
-        store.import_entries(&b, &all).await.unwrap();
+        store.boards().import_entries(&b, &all).await.unwrap();
         tables.push((table, store));
     }
     let id = bid("daily_2026-11-21");
@@ -205,7 +217,7 @@ async fn interrupted_resumed_and_concurrent_closes_give_the_same_snapshot() {
                 assert!(done < total && total == 1500);
                 // Mid-close, the board refuses plays (status closing).
                 assert_eq!(
-                    store.get_board(&id).await.unwrap().unwrap().status,
+                    store.boards().get_board(&id).await.unwrap().unwrap().status,
                     BoardStatus::Closing
                 );
             }
@@ -294,8 +306,9 @@ async fn submissions_during_and_after_close_are_refused_and_leave_nothing() {
         now - HOUR,
     )
     .await;
-    let b = store.get_board(&bid("b")).await.unwrap().unwrap();
+    let b = store.boards().get_board(&bid("b")).await.unwrap().unwrap();
     store
+        .boards()
         .import_entries(&b, &entries(400, now - 2 * HOUR))
         .await
         .unwrap();
@@ -482,6 +495,7 @@ async fn only_ended_boards_are_due() {
     )
     .await;
     store
+        .boards()
         .create_board(
             NewBoard {
                 board_id: bid("forever"),

@@ -108,7 +108,12 @@ async fn a_close_stopped_after_publishing_publishes_the_same_id_again_and_finish
 async fn a_top_player_erased_during_the_close_is_published_by_pseudonym_only() {
     let (table, store) = store("events_erased_top").await;
     ended_board(&store, "cup_erased", Recurrence::None, HOUR, 5).await;
-    let board = store.get_board(&bid("cup_erased")).await.unwrap().unwrap();
+    let board = store
+        .boards()
+        .get_board(&bid("cup_erased"))
+        .await
+        .unwrap()
+        .unwrap();
     let top = store.top_scores(&board, 1, None).await.unwrap().items;
     let top = top[0].player_id.clone();
     // The close has begun (closing, lanes closed) and snapshotted nothing yet when the top

@@ -86,7 +86,11 @@ async fn legacy_board(table: &TestTable, store: &Store, id: &str, entries: usize
             (pid(&player(i)), rng.random_range(0..400u64), at)
         })
         .collect();
-    store.import_entries(&board, &imported).await.unwrap();
+    store
+        .boards()
+        .import_entries(&board, &imported)
+        .await
+        .unwrap();
     let remove = if indexed {
         "REMOVE rankLayout"
     } else {
@@ -137,7 +141,7 @@ fn store_failing_transactions(table: &TestTable) -> Store {
 }
 
 async fn stored(store: &Store, id: &str) -> Board {
-    store.get_board(&bid(id)).await.unwrap().unwrap()
+    store.boards().get_board(&bid(id)).await.unwrap().unwrap()
 }
 
 async fn play(store: &Store, who: &str, score: u64, boards: &[&str]) {

@@ -73,7 +73,12 @@ async fn the_scheduled_run_rebuilds_a_board_whose_lane_stopped_and_only_that_one
     open_board(&store, "fine").await;
     // "stuck": 1,200 entries imported whose lane records were never applied, then a play:
     // its change is far past its lane's watermark, a gap.
-    let board = store.get_board(&bid("stuck")).await.unwrap().unwrap();
+    let board = store
+        .boards()
+        .get_board(&bid("stuck"))
+        .await
+        .unwrap()
+        .unwrap();
     let start = Timestamp::now().as_millis() - DAY / 2;
     let entries: Vec<_> = (0..1_200u64)
         .map(|i| {
@@ -81,7 +86,11 @@ async fn the_scheduled_run_rebuilds_a_board_whose_lane_stopped_and_only_that_one
             (pid(&format!("s{i:04}")), i * 5, at)
         })
         .collect();
-    store.import_entries(&board, &entries).await.unwrap();
+    store
+        .boards()
+        .import_entries(&board, &entries)
+        .await
+        .unwrap();
     play_and_apply(&table, &store, "stuck", "s0007", 100_000).await;
     assert!(table.raw(REPAIR_PK, "stuck").await.is_some());
     // "fine": plays applied as they come, no gap.

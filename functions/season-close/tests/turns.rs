@@ -79,7 +79,12 @@ async fn the_successor_takes_plays_as_soon_as_the_close_begins() {
         ),
         "{progress:?}"
     );
-    let next = store.get_board(&bid("season_4")).await.unwrap().unwrap();
+    let next = store
+        .boards()
+        .get_board(&bid("season_4"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(next.status, BoardStatus::Open);
     let at = Timestamp::from_millis(now - HOUR + 60_000)
         .unwrap()

@@ -88,6 +88,7 @@ async fn run(n: usize, quick: bool) -> Row {
     let board_id = BoardId::parse("big").unwrap();
     let at = |ms: u64| Timestamp::from_millis(T0 + ms).unwrap();
     let board = store
+        .boards()
         .create_board(
             NewBoard {
                 board_id: board_id.clone(),
@@ -125,14 +126,14 @@ async fn run(n: usize, quick: bool) -> Row {
     };
     eprintln!("N = {n}: importing");
     for chunk in entries.chunks(5_000) {
-        store.import_entries(&board, chunk).await.unwrap();
+        store.boards().import_entries(&board, chunk).await.unwrap();
     }
     eprintln!("N = {n}: building the index");
     let clock = Instant::now();
     let built = store.rank().build_rank_index(&board).await.unwrap();
     let build_secs = clock.elapsed().as_secs_f64();
     assert_eq!(built.entries, n);
-    let board = store.get_board(&board_id).await.unwrap().unwrap();
+    let board = store.boards().get_board(&board_id).await.unwrap().unwrap();
 
     // The truth, from the generated entries.
     let mut sks: Vec<(String, &PlayerId)> = entries

@@ -130,6 +130,7 @@ impl Row {
 async fn board(store: &Store, id: &str) -> BoardId {
     let board = BoardId::parse(id).unwrap();
     store
+        .boards()
         .create_board(
             NewBoard {
                 board_id: board.clone(),
@@ -323,9 +324,9 @@ async fn main() {
         })
         .collect();
     eprintln!("importing {n} entries and building the index");
-    let board = store.get_board(&id).await.unwrap().unwrap();
+    let board = store.boards().get_board(&id).await.unwrap().unwrap();
     for chunk in entries.chunks(5_000) {
-        store.import_entries(&board, chunk).await.unwrap();
+        store.boards().import_entries(&board, chunk).await.unwrap();
     }
     store.rank().build_rank_index(&board).await.unwrap();
     table.set_stream(true).await;

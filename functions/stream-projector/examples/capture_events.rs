@@ -34,6 +34,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     for board in ["season_3", "daily_2026-01-01", "weekly_2026-w01"] {
         store
+            .boards()
             .create_board(
                 NewBoard {
                     board_id: BoardId::parse(board)?,

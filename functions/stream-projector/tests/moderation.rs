@@ -142,7 +142,12 @@ async fn removed_entries_leave_the_index_exact_and_never_half_removed() {
         assert_index_exact(&table, &store, "mod", &players).await,
         left
     );
-    let board = store.get_board(&board_id()).await.unwrap().unwrap();
+    let board = store
+        .boards()
+        .get_board(&board_id())
+        .await
+        .unwrap()
+        .unwrap();
     for p in removed.iter().skip(10) {
         assert!(store.player_rank(&board, &pid(p)).await.unwrap().is_none());
     }
@@ -153,6 +158,7 @@ async fn a_ban_racing_32_plays_of_the_player_leaves_no_entry_on_any_open_board()
     let (table, store, players, mut reader) = tied_board("bans").await;
     // A second open board, where the cheater and 100 others have played.
     store
+        .boards()
         .create_board(
             new_board("mod2", Order::Desc, Operator::Best, RankLayout::V2),
             at(0),
@@ -281,6 +287,7 @@ async fn assert_index_exact(
     );
     let (scores, _) = entries(table, board).await;
     let stored = store
+        .boards()
         .get_board(&BoardId::parse(board).unwrap())
         .await
         .unwrap()

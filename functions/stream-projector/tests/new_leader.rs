@@ -420,7 +420,7 @@ async fn a_corrupt_top_entry_leaves_the_leader_unknown_and_the_index_goes_on() {
     applied(&target, &mut reader).await;
     play(&store, "p_carol", 60, 3_000).await;
     applied(&target, &mut reader).await;
-    let board = store.get_board(&board_id).await.unwrap().unwrap();
+    let board = store.boards().get_board(&board_id).await.unwrap().unwrap();
     let state = store.rank().index_state(&board).await.unwrap();
     assert_eq!(state.pending(), [], "every change applied");
     assert_eq!(state.entries, 2);

@@ -34,7 +34,7 @@ const PLAYS: usize = 300;
 
 /// Every entry's rank, from one full read of the board in rank order (the listing AP10 counts).
 async fn listing(store: &Store, board: &BoardId) -> Vec<RankedEntry> {
-    let board = store.get_board(board).await.unwrap().unwrap();
+    let board = store.boards().get_board(board).await.unwrap().unwrap();
     let mut all = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
@@ -219,7 +219,11 @@ async fn ranks_from_the_index_equal_counted_ranks_at_4k_players() {
     };
     let clock = std::time::Instant::now();
     let step = |what: &str| eprintln!("{:>7.1} s  {what}", clock.elapsed().as_secs_f64());
-    store.import_entries(&board, &entries).await.unwrap();
+    store
+        .boards()
+        .import_entries(&board, &entries)
+        .await
+        .unwrap();
     step("imported");
     // The import's lanes carry no change: the index is built from the board instead (the
     // real-stream path is what the plays below take).

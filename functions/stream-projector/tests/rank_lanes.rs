@@ -57,8 +57,12 @@ async fn lane_records_failed_half_way_replayed_and_reversed_leave_exactly_the_bu
         })
         .collect();
     for id in [&delivered, &reversed] {
-        let board = store.get_board(id).await.unwrap().unwrap();
-        store.import_entries(&board, &entries).await.unwrap();
+        let board = store.boards().get_board(id).await.unwrap().unwrap();
+        store
+            .boards()
+            .import_entries(&board, &entries)
+            .await
+            .unwrap();
         store.rank().build_rank_index(&board).await.unwrap();
     }
     let plays: Vec<(String, u64, u64)> = {

@@ -60,6 +60,7 @@ async fn answers(
     players: &[String],
 ) -> Vec<(u64, u64, bool, u64)> {
     let board = store
+        .boards()
         .get_board(&BoardId::parse("lost").unwrap())
         .await
         .unwrap()

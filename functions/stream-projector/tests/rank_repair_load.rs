@@ -144,7 +144,11 @@ async fn a_3000_entry_board_is_repaired_under_full_load_by_runs_that_each_stop_a
         .collect();
     // Imported and never indexed: every lane's written count is ahead of the index, so the
     // first change delivered on each lane finds a gap.
-    store.import_entries(&board, &entries).await.unwrap();
+    store
+        .boards()
+        .import_entries(&board, &entries)
+        .await
+        .unwrap();
     let mut reader =
         StreamReader::for_table(&table.endpoint, &table.name, StartingPosition::TrimHorizon)
             .await

@@ -64,7 +64,7 @@ async fn changes_between_the_index_steps_scan_and_its_switch_reach_the_new_index
     let store = store_for(&table, table.client.clone());
     let mut new = new_board("wide", Order::Desc, Operator::Best, RankLayout::V2);
     new.max_score = 999;
-    let board = store.create_board(new, at(0)).await.unwrap();
+    let board = store.boards().create_board(new, at(0)).await.unwrap();
     let entries: Vec<_> = (0..ENTRIES)
         .map(|i| {
             (
@@ -74,7 +74,11 @@ async fn changes_between_the_index_steps_scan_and_its_switch_reach_the_new_index
             )
         })
         .collect();
-    store.import_entries(&board, &entries).await.unwrap();
+    store
+        .boards()
+        .import_entries(&board, &entries)
+        .await
+        .unwrap();
     store.rank().build_rank_index(&board).await.unwrap();
     let id = board.board_id.clone();
     let options = WidenOptions {
@@ -166,7 +170,7 @@ async fn changes_between_the_index_steps_scan_and_its_switch_reach_the_new_index
     assert_eq!(stored_index(&table, "wide").await, want);
     // AND a score above the old maxScore ranks first
     play_on(&store, &id, "record", 50_000, 1_000_000).await;
-    let board = store.get_board(&id).await.unwrap().unwrap();
+    let board = store.boards().get_board(&id).await.unwrap().unwrap();
     let ranked = store
         .player_rank(&board, &pid("record"))
         .await

@@ -61,6 +61,7 @@ async fn main() {
     let boards = ["b1", "b2", "b3"];
     for b in boards {
         let board = store
+            .boards()
             .create_board(
                 NewBoard {
                     board_id: BoardId::parse(b).unwrap(),
@@ -92,7 +93,11 @@ async fn main() {
                 )
             })
             .collect();
-        store.import_entries(&board, &entries).await.unwrap();
+        store
+            .boards()
+            .import_entries(&board, &entries)
+            .await
+            .unwrap();
         store.rank().build_rank_index(&board).await.unwrap();
     }
     // The same function with the rate limit on (at the template's default, which no player here

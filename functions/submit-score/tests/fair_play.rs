@@ -27,10 +27,18 @@ async fn a_boards_score_rules_refuse_plays_past_their_edges_and_write_nothing() 
     ruled.min_score = 10;
     ruled.min_duration_sec = Some(30);
     ruled.game_id = Some(GameId::parse("tetris").unwrap());
-    h.store.create_board(ruled, Timestamp::now()).await.unwrap();
+    h.store
+        .boards()
+        .create_board(ruled, Timestamp::now())
+        .await
+        .unwrap();
     let mut other = new_board("other_game", Order::Desc, Operator::Best, 1000);
     other.game_id = Some(GameId::parse("pong").unwrap());
-    h.store.create_board(other, Timestamp::now()).await.unwrap();
+    h.store
+        .boards()
+        .create_board(other, Timestamp::now())
+        .await
+        .unwrap();
     h.board("no_game", Order::Desc, Operator::Best, 1000).await;
     let play = |extra: Value| {
         let mut body = json!({"score": 10, "durationSec": 30, "gameId": "tetris",
@@ -307,6 +315,7 @@ async fn a_servers_board_takes_only_a_game_servers_plays_for_the_player_it_names
     let mut servers = new_board("srv", Order::Desc, Operator::Best, 1000);
     servers.writers = Writers::Servers;
     h.store
+        .boards()
         .create_board(servers, Timestamp::now())
         .await
         .unwrap();
@@ -386,6 +395,7 @@ async fn a_game_servers_plays_are_rate_limited_per_player() {
     let mut servers = new_board("srv", Order::Desc, Operator::Best, 1000);
     servers.writers = Writers::Servers;
     h.store
+        .boards()
         .create_board(servers, Timestamp::now())
         .await
         .unwrap();
@@ -408,6 +418,7 @@ async fn the_sample_game_server_event_plays_for_the_player_it_names() {
     servers.writers = Writers::Servers;
     servers.game_id = Some(GameId::parse("tetris").unwrap());
     h.store
+        .boards()
         .create_board(servers, Timestamp::now())
         .await
         .unwrap();

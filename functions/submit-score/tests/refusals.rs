@@ -38,6 +38,7 @@ async fn refusals_write_nothing_on_any_board() {
         new.starts_at = Some(Timestamp::from_millis(start).unwrap());
         new.ends_at = Some(Timestamp::from_millis(end).unwrap());
         h.store
+            .boards()
             .create_board(new, Timestamp::from_millis(start).unwrap())
             .await
             .unwrap();
@@ -316,7 +317,7 @@ async fn a_play_without_a_game_takes_its_boards_game_only_when_they_agree() {
     ] {
         let mut new = new_board(id, Order::Desc, Operator::Best, 1000);
         new.game_id = game.map(|g| leaderboard_keys::ids::GameId::parse(g).unwrap());
-        h.store.create_board(new, now).await.unwrap();
+        h.store.boards().create_board(new, now).await.unwrap();
     }
     let before = h.table.dump().await;
     for boards in [

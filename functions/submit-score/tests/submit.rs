@@ -312,6 +312,7 @@ async fn ties_rank_the_earlier_first_and_asc_boards_rank_lower_first() {
         .store
         .top_scores(
             &h.store
+                .boards()
                 .get_board(&BoardId::parse("desc").unwrap())
                 .await
                 .unwrap()
@@ -337,6 +338,7 @@ async fn ties_rank_the_earlier_first_and_asc_boards_rank_lower_first() {
         .store
         .top_scores(
             &h.store
+                .boards()
                 .get_board(&BoardId::parse("asc").unwrap())
                 .await
                 .unwrap()

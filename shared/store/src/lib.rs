@@ -28,7 +28,7 @@ mod store;
 mod table;
 
 pub use features::board_listing::{LISTING_PASS_PK, ListingPassOptions, ListingPassOutcome};
-pub use features::boards::MAX_BOARDS_PAGE;
+pub use features::boards::{Boards, MAX_BOARDS_PAGE};
 pub use features::close::{Close, CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
 pub use features::entry_repair::EntryRepair;
 pub use features::inspect::{StoredEntry, StoredPage};

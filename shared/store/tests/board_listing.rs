@@ -36,6 +36,7 @@ async fn all_pages(
     let (mut out, mut pages, mut cursor) = (Vec::new(), 0, None::<String>);
     loop {
         let page = store
+            .boards()
             .list_boards(series, limit, cursor.as_deref(), keep)
             .await
             .unwrap();
@@ -68,7 +69,11 @@ async fn every_board_lists_newest_first_and_a_series_in_one_query() {
         if id.starts_with("season") {
             nb.game_id = Some(gid("chess"));
         }
-        store.create_board(nb, at(i as u64 * 60_000)).await.unwrap();
+        store
+            .boards()
+            .create_board(nb, at(i as u64 * 60_000))
+            .await
+            .unwrap();
         made.push(id.to_owned());
     }
     let newest_first: Vec<String> = made.iter().rev().cloned().collect();
@@ -81,6 +86,7 @@ async fn every_board_lists_newest_first_and_a_series_in_one_query() {
     // A series: its own boards, newest first, with their default series.
     let daily_series = SeriesId::parse("daily").unwrap();
     let page = store
+        .boards()
         .list_boards(Some(&daily_series), 10, None, |_| true)
         .await
         .unwrap();
@@ -115,11 +121,15 @@ async fn every_board_lists_newest_first_and_a_series_in_one_query() {
     // A bad limit or a cursor of another listing is refused.
     for limit in [0, 101] {
         assert!(matches!(
-            store.list_boards(None, limit, None, |_| true).await,
+            store
+                .boards()
+                .list_boards(None, limit, None, |_| true)
+                .await,
             Err(StoreError::Invalid(_))
         ));
     }
     let cursor = store
+        .boards()
         .list_boards(None, 1, None, |_| true)
         .await
         .unwrap()
@@ -127,6 +137,7 @@ async fn every_board_lists_newest_first_and_a_series_in_one_query() {
         .unwrap();
     assert!(
         store
+            .boards()
             .list_boards(Some(&daily_series), 1, Some(&cursor), |_| true)
             .await
             .is_err()
@@ -138,7 +149,7 @@ async fn a_successor_joins_its_predecessors_series_and_a_chosen_series_is_kept()
     let (_table, store) = store_without_stream("board_listing_rollover").await;
     let mut nb = daily("tetris_daily_2026-01-01", 0);
     nb.series_id = Some(SeriesId::parse("tetris-days").unwrap());
-    let board = store.create_board(nb, at(0)).await.unwrap();
+    let board = store.boards().create_board(nb, at(0)).await.unwrap();
     assert_eq!(board.series().as_str(), "tetris-days");
     let progress = store
         .close()
@@ -151,10 +162,11 @@ async fn a_successor_joins_its_predecessors_series_and_a_chosen_series_is_kept()
     else {
         panic!("{progress:?}");
     };
-    let successor = store.get_board(&next).await.unwrap().unwrap();
+    let successor = store.boards().get_board(&next).await.unwrap().unwrap();
     assert_eq!(successor.series_id, board.series_id);
     let series = SeriesId::parse("tetris-days").unwrap();
     let open = store
+        .boards()
         .list_boards(Some(&series), 10, None, |b| b.status == BoardStatus::Open)
         .await
         .unwrap();
@@ -173,6 +185,7 @@ async fn concurrent_creations_of_one_id_leave_one_board_and_one_listing_item() {
         let store = store.clone();
         async move {
             store
+                .boards()
                 .create_board(daily("raced", 0), Timestamp::from_millis(T0 + i).unwrap())
                 .await
         }
@@ -231,6 +244,7 @@ async fn the_pass_lists_boards_stored_before_the_listing_once_however_often_it_r
     ];
     for (i, id) in made.iter().enumerate() {
         store
+            .boards()
             .create_board(daily(id, 0), at(i as u64 * 1_000))
             .await
             .unwrap();
@@ -284,6 +298,7 @@ async fn the_pass_lists_boards_stored_before_the_listing_once_however_often_it_r
     );
     let series = SeriesId::parse("old_daily").unwrap();
     let page = store
+        .boards()
         .list_boards(Some(&series), 10, None, |_| true)
         .await
         .unwrap();
@@ -303,6 +318,7 @@ async fn a_listing_cut_off_by_a_conflict_fails_the_run_and_the_next_one_lists_th
     let (table, store) = store_without_stream("board_listing_conflict").await;
     for (i, id) in ["old_a", "old_b"].iter().enumerate() {
         store
+            .boards()
             .create_board(daily(id, 0), at(i as u64 * 1_000))
             .await
             .unwrap();

@@ -57,7 +57,7 @@ async fn boards_with_the_player(store: &Store, player: &str) {
     board(store, "sum", Order::Desc, Operator::Increment).await;
     let mut past = new_board("past", Order::Desc, Operator::Best, 9_999_999_999);
     past.ends_at = Some(at(DAY));
-    store.create_board(past, at(0)).await.unwrap();
+    store.boards().create_board(past, at(0)).await.unwrap();
     for (i, other) in ["ann", "bo", "cy"].iter().enumerate() {
         let score = [500, 300, 100][i];
         submit(

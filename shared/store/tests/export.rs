@@ -94,7 +94,7 @@ async fn the_export_holds_what_a_scan_finds_of_the_player() {
     board(&store, "live", Order::Desc, Operator::Best).await;
     let mut past = new_board("past", Order::Desc, Operator::Best, 9_999_999_999);
     past.ends_at = Some(at(DAY));
-    store.create_board(past, at(0)).await.unwrap();
+    store.boards().create_board(past, at(0)).await.unwrap();
     for (i, p) in ["ann", "bo"].iter().enumerate() {
         submit(&store, p, 500 - 100 * i as u64, &["live", "past"], 1_000).await;
     }

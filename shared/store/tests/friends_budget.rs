@@ -21,12 +21,16 @@ async fn a_hundred_players_of_one_score_count_at_most_the_budget() {
     let (table, store) = store_without_stream("friends_budget").await;
     let mut new = new_board("tied", Order::Desc, Operator::Best, 9_999_999_999);
     new.rank_layout = RankLayout::V2;
-    let board = store.create_board(new, at(0)).await.unwrap();
+    let board = store.boards().create_board(new, at(0)).await.unwrap();
     // One score, attained within 50 ms: the index holds them all in one group.
     let entries: Vec<_> = (0..ENTRIES)
         .map(|i| (pid(&format!("t{i:04}")), 500, at(10_000 + i % 50)))
         .collect();
-    store.import_entries(&board, &entries).await.unwrap();
+    store
+        .boards()
+        .import_entries(&board, &entries)
+        .await
+        .unwrap();
     store.rank().build_rank_index(&board).await.unwrap();
     let board = stored_board(&store, "tied").await;
 

@@ -61,7 +61,10 @@ async fn names_with_format_or_separator_characters_are_refused_and_nothing_is_wr
         // AND a board of that name is refused too
         let mut nb = new_board("b_new", Order::Desc, Operator::Best, 100);
         nb.name = bad.to_owned();
-        assert!(is_invalid(store.create_board(nb, at(7)).await), "{bad:?}");
+        assert!(
+            is_invalid(store.boards().create_board(nb, at(7)).await),
+            "{bad:?}"
+        );
     }
     // AND the table is exactly as it was
     assert_eq!(table.dump().await, before);
@@ -199,7 +202,7 @@ async fn a_recurring_board_whose_successor_id_would_be_too_long_is_refused_and_n
     // 64 characters that end in 9 (the next needs 65), and 63 without a number (`_2` makes 65)
     for id in [format!("{}_9", "s".repeat(62)), "p".repeat(63)] {
         // WHEN it is created as a daily board
-        let r = store.create_board(daily(&id), at(0)).await;
+        let r = store.boards().create_board(daily(&id), at(0)).await;
         // THEN Invalid, saying why
         match r {
             Err(StoreError::Invalid(why)) => assert!(why.contains("cannot recur"), "{why}"),
@@ -213,7 +216,7 @@ async fn a_recurring_board_whose_successor_id_would_be_too_long_is_refused_and_n
         let mut endless = new_board("endless", Order::Desc, Operator::Best, 100);
         endless.recurrence = recurrence;
         endless.ends_at = None;
-        match store.create_board(endless, at(0)).await {
+        match store.boards().create_board(endless, at(0)).await {
             Err(StoreError::Invalid(why)) => assert!(why.contains("needs endsAt"), "{why}"),
             other => panic!("{recurrence:?}: {other:?}"),
         }
@@ -221,7 +224,7 @@ async fn a_recurring_board_whose_successor_id_would_be_too_long_is_refused_and_n
     assert_eq!(table.dump().await, before);
     // while the same ids are fine on boards that do not recur
     let plain = new_board(&"p".repeat(63), Order::Desc, Operator::Best, 100);
-    store.create_board(plain, at(0)).await.unwrap();
+    store.boards().create_board(plain, at(0)).await.unwrap();
 }
 
 #[tokio::test]
@@ -230,7 +233,11 @@ async fn a_rollover_that_fails_anyway_closes_the_board_and_says_why_on_it() {
     // GIVEN a daily board whose successor (`_9`, 64 characters) is valid but whose successor's
     // successor (`_10`, 65) cannot be
     let first = format!("{}_8", "s".repeat(62));
-    store.create_board(daily(&first), at(0)).await.unwrap();
+    store
+        .boards()
+        .create_board(daily(&first), at(0))
+        .await
+        .unwrap();
     let options = CloseOptions::default();
     let closed = store
         .close()

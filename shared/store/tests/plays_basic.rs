@@ -17,7 +17,7 @@ async fn a_play_writes_the_contract_items_exactly() {
     assert!(t < 0); // the example predates T0: use a board that started earlier
     let mut nb = new_board("s_old", Order::Desc, Operator::Best, 9_999_999_999);
     nb.starts_at = Some(leaderboard_keys::time::Timestamp::from_millis(1_700_000_000_000).unwrap());
-    store.create_board(nb, at(0)).await.unwrap();
+    store.boards().create_board(nb, at(0)).await.unwrap();
     let session = leaderboard_keys::ids::SessionId::from_parts(1_719_100_800_000, 7).unwrap();
     let now = leaderboard_keys::time::Timestamp::from_millis(1_719_100_800_000).unwrap();
     // WHEN it is recorded
@@ -83,7 +83,7 @@ async fn a_closed_board_refuses_the_whole_play() {
     board(&store, "open", Order::Desc, Operator::Best).await;
     let mut nb = new_board("ended", Order::Desc, Operator::Best, 9_999_999_999);
     nb.ends_at = Some(at(10));
-    store.create_board(nb, at(0)).await.unwrap();
+    store.boards().create_board(nb, at(0)).await.unwrap();
     let before = table.dump().await;
     let err = store
         .plays()
@@ -102,7 +102,7 @@ async fn a_repeat_of_a_recorded_play_is_answered_after_its_board_ended_and_write
     let (table, store) = store("repeat_ended").await;
     let mut nb = new_board("ends", Order::Desc, Operator::Best, 9_999_999_999);
     nb.ends_at = Some(at(100));
-    store.create_board(nb, at(0)).await.unwrap();
+    store.boards().create_board(nb, at(0)).await.unwrap();
     let first = play("p1", 7, &["ends"], sid(20, 1));
     let recorded = store.plays().record_play(&first, at(20)).await.unwrap();
     assert!(!recorded.duplicate);

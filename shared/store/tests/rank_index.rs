@@ -21,7 +21,7 @@ use rand::{Rng, SeedableRng};
 async fn indexed_board(store: &Store, id: &str) {
     let mut new = new_board(id, Order::Desc, Operator::Best, 9_999_999_999);
     new.rank_layout = RankLayout::V2;
-    let board = store.create_board(new, at(0)).await.unwrap();
+    let board = store.boards().create_board(new, at(0)).await.unwrap();
     assert_eq!(board.rank_layout, RankLayout::V2);
 }
 
@@ -389,7 +389,11 @@ async fn ranks_from_the_index_are_exact_when_settled_and_within_their_lag_when_b
             )
         })
         .collect();
-    store.import_entries(&board, &entries).await.unwrap();
+    store
+        .boards()
+        .import_entries(&board, &entries)
+        .await
+        .unwrap();
     store.rank().build_rank_index(&board).await.unwrap();
     let sample: Vec<&String> = players.iter().step_by(20).collect();
 

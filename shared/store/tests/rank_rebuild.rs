@@ -267,7 +267,11 @@ async fn a_build_counts_a_play_that_lands_during_its_scan() {
     let entries: Vec<_> = (0..50u64)
         .map(|i| (pid(&format!("w{i:02}")), i * 10, at(i)))
         .collect();
-    store.import_entries(&board, &entries).await.unwrap();
+    store
+        .boards()
+        .import_entries(&board, &entries)
+        .await
+        .unwrap();
 
     // The build's first scan (its first Query) waits while a play lands: that lane moves, so
     // the build scans again, and its index counts the play.

@@ -37,7 +37,7 @@ async fn a_board_without_an_index_counts_only_the_first_thousand() {
     let entries: Vec<_> = (0..1_200u64)
         .map(|i| (pid(&format!("p{i:04}")), 1_200 - i, at(i)))
         .collect();
-    store.import_entries(&old, &entries).await.unwrap();
+    store.boards().import_entries(&old, &entries).await.unwrap();
 
     let (client, counter) = counting_client(&table.endpoint);
     let counted = Store::new(

@@ -64,7 +64,7 @@ async fn the_run_recounts_every_player_a_page_a_run_and_leaves_recent_players_un
         ends_at: None,
         ..new_board("open", Order::Desc, Operator::Best, 1_000_000)
     };
-    store.create_board(open, at(0)).await.unwrap();
+    store.boards().create_board(open, at(0)).await.unwrap();
     // 9 players with 3 old sessions each; the projection saw the first of each only.
     let players: Vec<String> = (0..9).map(|i| format!("p{i}")).collect();
     for (i, p) in players.iter().enumerate() {

@@ -67,12 +67,14 @@ async fn players_boards_and_sessions() {
     let (_t, store, counter) = counted("census_reads").await;
     let (_, c) = census(
         &counter,
-        store.create_board(new_board("cb", Order::Desc, Operator::Best, 1000), at(0)),
+        store
+            .boards()
+            .create_board(new_board("cb", Order::Desc, Operator::Best, 1000), at(0)),
     )
     .await;
     // The board and its listing item, together.
     m.expect("create_board", &c, "TransactWriteItems 1");
-    let (_, c) = census(&counter, store.get_board(&bid("cb"))).await;
+    let (_, c) = census(&counter, store.boards().get_board(&bid("cb"))).await;
     m.expect("get_board", &c, "GetItem 1");
 
     let email = Email::parse("ada@example.com").unwrap();
@@ -201,7 +203,7 @@ async fn plays_and_rank_reads() {
         "BatchGetItem 1, GetItem 1",
     );
 
-    let pa = store.get_board(&bid("pa")).await.unwrap().unwrap();
+    let pa = store.boards().get_board(&bid("pa")).await.unwrap().unwrap();
     let (r, c) = census(
         &counter,
         store.top_scores(&stored_board(&store, "pa").await, 3, None),
@@ -244,7 +246,7 @@ async fn index_lookups_plays_rebuild_and_apply() {
         .collect();
     entries.push((pid("tie"), 11, at(5_000_000)));
     entries.push((pid("tie2"), 11, at(5_000_000)));
-    store.import_entries(&pv, &entries).await.unwrap();
+    store.boards().import_entries(&pv, &entries).await.unwrap();
     let (r, c) = census(&counter, store.rank().build_rank_index(&pv)).await;
     assert_eq!(r.unwrap().entries, 1_102);
     // (no generation served before it: nothing to list and delete)
@@ -446,11 +448,11 @@ async fn projection_import_and_close() {
 
     let mut short = new_board("cl", Order::Desc, Operator::Best, 1000);
     short.ends_at = Some(at(60_000));
-    let cl = store.create_board(short, at(0)).await.unwrap();
+    let cl = store.boards().create_board(short, at(0)).await.unwrap();
     let entries: Vec<_> = (0..30)
         .map(|i| (pid(&format!("q{i:02}")), i, at(i)))
         .collect();
-    let (r, c) = census(&counter, store.import_entries(&cl, &entries)).await;
+    let (r, c) = census(&counter, store.boards().import_entries(&cl, &entries)).await;
     r.unwrap();
     m.expect(
         "import_entries of 30",
@@ -509,7 +511,7 @@ async fn friends_listing_of_a_hundred_players_on_5000_entries() {
     let entries: Vec<_> = (0..5_000u64)
         .map(|i| (pid(&format!("e{i:04}")), 10 + i * 3, at(i * 1_000)))
         .collect();
-    store.import_entries(&fr, &entries).await.unwrap();
+    store.boards().import_entries(&fr, &entries).await.unwrap();
     store.rank().build_rank_index(&fr).await.unwrap();
     // 95 players spread over the whole board, and 5 who never played.
     let mut players: Vec<_> = (0..95u64)

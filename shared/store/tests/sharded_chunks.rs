@@ -67,8 +67,12 @@ async fn pair(
             1 << 20,
         );
         nb.write_shards = shards;
-        let board = store.create_board(nb, at(0)).await.unwrap();
-        store.import_entries(&board, entries).await.unwrap();
+        let board = store.boards().create_board(nb, at(0)).await.unwrap();
+        store
+            .boards()
+            .import_entries(&board, entries)
+            .await
+            .unwrap();
         out.push(board);
     }
     let sharded = out.pop().unwrap();

@@ -53,14 +53,17 @@ async fn the_feed_of_a_hot_game_lists_as_an_unsharded_one() {
         nb
     };
     store
+        .boards()
         .create_board(board("hot", "tetris", 8), at(0))
         .await
         .unwrap();
     store
+        .boards()
         .create_board(board("calm", "tetris", 1), at(0))
         .await
         .unwrap();
     store
+        .boards()
         .create_board(board("plain", "chess", 1), at(0))
         .await
         .unwrap();

@@ -37,8 +37,12 @@ async fn boards(store: &Store, prefix: &str, order: Order) -> Vec<Board> {
     for shards in [1u8, 2, 8] {
         let mut nb = new_board(&format!("{prefix}_{shards}"), order, Operator::Best, 999);
         nb.write_shards = shards;
-        let board = store.create_board(nb, at(0)).await.unwrap();
-        store.import_entries(&board, &entries()).await.unwrap();
+        let board = store.boards().create_board(nb, at(0)).await.unwrap();
+        store
+            .boards()
+            .import_entries(&board, &entries())
+            .await
+            .unwrap();
         out.push(board);
     }
     out
@@ -214,7 +218,7 @@ async fn ranks_windows_friends_closes_and_results_of_sharded_boards_are_the_plai
             for shards in [1u8, 2, 8] {
                 let mut nb = new_board(&format!("m_{o}_{op}_{shards}"), order, operator, 9_999);
                 nb.write_shards = shards;
-                boards.push(store.create_board(nb, at(0)).await.unwrap());
+                boards.push(store.boards().create_board(nb, at(0)).await.unwrap());
             }
             let ids: Vec<String> = boards.iter().map(|b| b.board_id.to_string()).collect();
             let ids: Vec<&str> = ids.iter().map(String::as_str).collect();

@@ -39,7 +39,7 @@ async fn every_entry_is_in_its_players_shard_once() {
     let (table, store) = store_without_stream("sharded_writes").await;
     let mut nb = new_board("hot", Order::Desc, Operator::Increment, 9_999_999_999);
     nb.write_shards = 8;
-    let board = store.create_board(nb, at(0)).await.unwrap();
+    let board = store.boards().create_board(nb, at(0)).await.unwrap();
     assert_eq!(board.write_shards, 8);
     assert_eq!(stored_board(&store, "hot").await.write_shards, 8);
     // 40 players, 3 plays each on an increment board: every play moves the entry.
@@ -84,11 +84,15 @@ async fn every_entry_is_in_its_players_shard_once() {
     // A bulk import writes into the shards too.
     let mut nb = new_board("hot_import", Order::Asc, Operator::Best, 999);
     nb.write_shards = 3;
-    let imported = store.create_board(nb, at(0)).await.unwrap();
+    let imported = store.boards().create_board(nb, at(0)).await.unwrap();
     let entries: Vec<_> = (0..30u64)
         .map(|i| (pid(&format!("q{i:02}")), i * 7 % 100, at(i * 1_000)))
         .collect();
-    store.import_entries(&imported, &entries).await.unwrap();
+    store
+        .boards()
+        .import_entries(&imported, &entries)
+        .await
+        .unwrap();
     let items = score_items(&table, "hot_import").await;
     assert_eq!(items.len(), 30);
     for (pk, sk) in &items {
@@ -109,7 +113,7 @@ async fn write_shards_outside_1_to_32_are_refused_and_write_nothing() {
     for shards in [0u8, 33, 255] {
         let mut nb = new_board("bad", Order::Desc, Operator::Best, 999);
         nb.write_shards = shards;
-        let e = store.create_board(nb, at(0)).await.unwrap_err();
+        let e = store.boards().create_board(nb, at(0)).await.unwrap_err();
         assert!(
             matches!(&e, StoreError::Invalid(m) if m.contains("writeShards must be 1 to 32")),
             "{shards}: {e}"
@@ -119,7 +123,12 @@ async fn write_shards_outside_1_to_32_are_refused_and_write_nothing() {
     let mut nb = new_board("widest", Order::Desc, Operator::Best, 999);
     nb.write_shards = 32;
     assert_eq!(
-        store.create_board(nb, at(0)).await.unwrap().write_shards,
+        store
+            .boards()
+            .create_board(nb, at(0))
+            .await
+            .unwrap()
+            .write_shards,
         32
     );
 }
@@ -129,7 +138,7 @@ async fn thirty_two_players_racing_keep_one_exact_entry_each() {
     let (table, store) = store_without_stream("sharded_race").await;
     let mut nb = new_board("race", Order::Desc, Operator::Increment, 9_999_999_999);
     nb.write_shards = 8;
-    let board = store.create_board(nb, at(0)).await.unwrap();
+    let board = store.boards().create_board(nb, at(0)).await.unwrap();
     // 32 players, each from two clients at once, 3 plays a client: every play moves the
     // player's entry, and the two clients' plays race on it.
     let plays = (0..32u64).flat_map(|i| (0..2u64).map(move |c| (i, c)));
@@ -167,7 +176,7 @@ async fn an_erasure_deletes_the_players_entry_from_their_shard() {
     let (table, store) = store_without_stream("sharded_erase").await;
     let mut nb = new_board("hot_erase", Order::Desc, Operator::Best, 9_999);
     nb.write_shards = 8;
-    store.create_board(nb, at(0)).await.unwrap();
+    store.boards().create_board(nb, at(0)).await.unwrap();
     for i in 0..12u64 {
         submit(
             &store,
@@ -213,9 +222,10 @@ async fn a_hot_boards_lanes_keep_a_partition_key_each() {
     let (table, store) = store_without_stream("sharded_lanes").await;
     let mut nb = new_board("hot", Order::Desc, Operator::Increment, 9_999_999_999);
     nb.write_shards = 8;
-    let board = store.create_board(nb, at(0)).await.unwrap();
+    let board = store.boards().create_board(nb, at(0)).await.unwrap();
     assert!(!board.lanes_grouped);
     let plain = store
+        .boards()
         .create_board(new_board("calm", Order::Desc, Operator::Best, 999), at(0))
         .await
         .unwrap();

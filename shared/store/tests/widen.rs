@@ -110,6 +110,7 @@ async fn the_plan_says_what_a_new_max_score_asks_and_costs() {
 async fn a_highest_first_board_of_the_same_width_only_raises_its_max_score() {
     let (t, store) = store("widen_raise").await;
     store
+        .boards()
         .create_board(
             new_board("raised", Order::Desc, Operator::Best, 5_000),
             at(0),
@@ -184,6 +185,7 @@ async fn refused_widenings_write_nothing() {
     assert!(matches!(other, Err(StoreError::Invalid(_))), "{other:?}");
     let board = stored_board(&store, "kept").await;
     let import = store
+        .boards()
         .import_entries(&board, &[(pid("late"), 5, at(9))])
         .await;
     assert!(matches!(import, Err(StoreError::Invalid(_))), "{import:?}");
@@ -329,13 +331,18 @@ async fn a_whole_run_switches_either_order_to_the_new_width_and_retires_the_old_
     let (t, store) = store("widen_whole").await;
     for (id, order) in [("whole_desc", Order::Desc), ("whole_asc", Order::Asc)] {
         let board = store
+            .boards()
             .create_board(new_board(id, order, Operator::Best, 999), at(0))
             .await
             .unwrap();
         let entries: Vec<_> = (0..40u64)
             .map(|i| (pid(&format!("p{i}")), (i * 37) % 1_000, at(i * 1_000)))
             .collect();
-        store.import_entries(&board, &entries).await.unwrap();
+        store
+            .boards()
+            .import_entries(&board, &entries)
+            .await
+            .unwrap();
         store.rank().build_rank_index(&board).await.unwrap();
         let listed = |b| {
             let store = store.clone();

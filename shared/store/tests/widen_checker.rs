@@ -253,6 +253,7 @@ async fn a_board_widened_under_play_reads_right_throughout() {
     let (table, store) = store_without_stream("widen_checker").await;
     let table = Arc::new(table);
     let board = store
+        .boards()
         .create_board(
             new_board("checked", Order::Desc, Operator::Best, OLD_MAX),
             at(0),
@@ -265,7 +266,11 @@ async fn a_board_widened_under_play_reads_right_throughout() {
             (pid(&p), imported_score(&p), at(i))
         })
         .collect();
-    store.import_entries(&board, &entries).await.unwrap();
+    store
+        .boards()
+        .import_entries(&board, &entries)
+        .await
+        .unwrap();
     store.rank().build_rank_index(&board).await.unwrap();
     let model = Arc::new(Mutex::new(Model::default()));
     let quiet = Arc::new(RwLock::new(()));

@@ -30,13 +30,18 @@ fn options() -> WidenOptions {
 /// A lowest-first board of `ENTRIES` imported entries, its index built.
 async fn board_of(store: &Store, id: &str) {
     let board = store
+        .boards()
         .create_board(new_board(id, Order::Asc, Operator::Best, 999), at(0))
         .await
         .unwrap();
     let entries: Vec<_> = (0..ENTRIES)
         .map(|i| (pid(&format!("p{i}")), (i * 83) % 1_000, at(i * 1_000)))
         .collect();
-    store.import_entries(&board, &entries).await.unwrap();
+    store
+        .boards()
+        .import_entries(&board, &entries)
+        .await
+        .unwrap();
     store.rank().build_rank_index(&board).await.unwrap();
 }
 

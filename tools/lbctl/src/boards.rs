@@ -40,6 +40,7 @@ pub async fn boards(store: &Store, filter: &Filter, limit: usize) -> CtlResult<(
     let mut pages = 0;
     loop {
         let page = store
+            .boards()
             .list_boards(
                 filter.series.as_ref(),
                 MAX_BOARDS_PAGE,

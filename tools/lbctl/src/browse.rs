@@ -46,6 +46,7 @@ pub async fn rows(
     limit: usize,
 ) -> CtlResult<(Board, Vec<Row>)> {
     let board = store
+        .boards()
         .get_board(board)
         .await?
         .ok_or_else(|| CtlError::NotFound(format!("no board {board}")))?;

@@ -35,6 +35,7 @@ pub async fn export(
     progress: bool,
 ) -> CtlResult<u64> {
     let found = store
+        .boards()
         .get_board(board)
         .await?
         .ok_or_else(|| CtlError::NotFound(format!("no board {board}")))?;

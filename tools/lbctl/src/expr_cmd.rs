@@ -76,6 +76,7 @@ fn json(q: &expr::QueryInput) -> serde_json::Value {
 async fn read_board(ctl: &Ctl, board: &BoardId) -> CtlResult<leaderboard_store::model::Board> {
     ctl.store()
         .await?
+        .boards()
         .get_board(board)
         .await?
         .ok_or_else(|| CtlError::NotFound(format!("no board {board}")))

@@ -65,6 +65,7 @@ pub struct Stats {
 /// Reads `board`'s shape.
 pub async fn stats(store: &Store, board: &BoardId) -> CtlResult<(Board, Stats)> {
     let found = store
+        .boards()
         .get_board(board)
         .await?
         .ok_or_else(|| CtlError::NotFound(format!("no board {board}")))?;

@@ -128,6 +128,7 @@ async fn open_boards(store: &Store) -> CtlResult<Vec<BoardId>> {
     let mut cursor: Option<String> = None;
     loop {
         let page = store
+            .boards()
             .list_boards(
                 None,
                 leaderboard_store::MAX_BOARDS_PAGE,
@@ -145,6 +146,7 @@ async fn open_boards(store: &Store) -> CtlResult<Vec<BoardId>> {
 
 async fn checked_board(store: &Store, board: &BoardId) -> CtlResult<Board> {
     let found = store
+        .boards()
         .get_board(board)
         .await?
         .ok_or_else(|| CtlError::NotFound(format!("no board {board}")))?;

@@ -40,7 +40,11 @@ async fn boards_list_newest_first_by_status_game_and_series() {
         if id == "cup" {
             nb.series_id = Some(SeriesId::parse("cups").unwrap());
         }
-        store.create_board(nb, at(i as u64 * 60_000)).await.unwrap();
+        store
+            .boards()
+            .create_board(nb, at(i as u64 * 60_000))
+            .await
+            .unwrap();
     }
     close(
         &store,

@@ -199,9 +199,9 @@ async fn a_sharded_boards_pattern_is_one_query_a_shard_that_merge_to_its_answer(
     let id = "ties_shards";
     let mut nb = new_board(id, Order::Desc, 999);
     nb.write_shards = 4;
-    let board = store.create_board(nb, at(0)).await.unwrap();
+    let board = store.boards().create_board(nb, at(0)).await.unwrap();
     let truth = ranked(entries(60, 9), Order::Desc);
-    store.import_entries(&board, &truth).await.unwrap();
+    store.boards().import_entries(&board, &truth).await.unwrap();
     let names: Vec<String> = truth.iter().map(|e| e.0.to_string()).collect();
 
     let top = doc(&store, &["expr", "top", id, "--limit", "10"]).await;

@@ -117,6 +117,7 @@ async fn setup(label: &str) -> (TestTable, Store, Board) {
     };
     let store = Store::new(table.client.clone(), &config);
     let board = store
+        .boards()
         .create_board(new_board("season_1", Order::Desc, 999), at(0))
         .await
         .unwrap();

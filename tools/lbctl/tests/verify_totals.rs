@@ -46,6 +46,7 @@ async fn a_total_off_is_found_and_recounted() {
         lbctl(&store, true, &["recount", player]).await.unwrap();
     }
     let board = store
+        .boards()
         .get_board(&BoardId::parse("season_1").unwrap())
         .await
         .unwrap()

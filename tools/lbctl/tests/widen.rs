@@ -18,9 +18,17 @@ async fn widen_plans_runs_to_the_end_and_leaves_a_board_that_verifies() {
         ends_at: None,
         ..new_board("wide", Order::Asc, 999)
     };
-    let board = store.create_board(open_ended, at(0)).await.unwrap();
+    let board = store
+        .boards()
+        .create_board(open_ended, at(0))
+        .await
+        .unwrap();
     let imported = entries(30, 20);
-    store.import_entries(&board, &imported).await.unwrap();
+    store
+        .boards()
+        .import_entries(&board, &imported)
+        .await
+        .unwrap();
     let ranked = ranked(imported, Order::Asc);
     store.rank().build_rank_index(&board).await.unwrap();
     let before = table.dump().await;
@@ -81,7 +89,12 @@ async fn widen_plans_runs_to_the_end_and_leaves_a_board_that_verifies() {
     // The board verifies clean (keys, pointers, rank index) and lists in the same order.
     let (code, found, _) = verify_report(&store, &["wide"]).await;
     assert_eq!((code, found), (0, vec![]));
-    let board = store.get_board(&board.board_id).await.unwrap().unwrap();
+    let board = store
+        .boards()
+        .get_board(&board.board_id)
+        .await
+        .unwrap()
+        .unwrap();
     let top = store.top_scores(&board, 100, None).await.unwrap();
     let listed: Vec<_> = top.items.iter().map(|e| e.player_id.clone()).collect();
     let want: Vec<_> = ranked.iter().map(|(p, _, _)| p.clone()).collect();

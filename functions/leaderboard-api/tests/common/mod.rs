@@ -195,6 +195,7 @@ impl Harness {
         let starts_at = Timestamp::from_millis(from).unwrap();
         let board = self
             .store
+            .boards()
             .create_board(
                 NewBoard {
                     board_id: BoardId::parse(id).unwrap(),
@@ -224,7 +225,12 @@ impl Harness {
         self.table
             .update_raw(&pk, "#METADATA", "REMOVE rankLayout")
             .await;
-        let stored = self.store.get_board(&board.board_id).await.unwrap();
+        let stored = self
+            .store
+            .boards()
+            .get_board(&board.board_id)
+            .await
+            .unwrap();
         stored.unwrap()
     }
 }
@@ -246,7 +252,11 @@ pub async fn populate(h: &Harness, board: &Board, n: usize) -> Vec<(PlayerId, u6
             )
         })
         .collect();
-    h.store.import_entries(board, &entries).await.unwrap();
+    h.store
+        .boards()
+        .import_entries(board, &entries)
+        .await
+        .unwrap();
     // No stream here: the rank index is built from the board (one made before the index has
     // none: it is counted).
     if board.indexed() {

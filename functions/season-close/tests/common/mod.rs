@@ -72,6 +72,7 @@ pub async fn sharded_board(
     write_shards: u8,
 ) {
     store
+        .boards()
         .create_board(
             NewBoard {
                 board_id: bid(id),
@@ -101,6 +102,7 @@ pub async fn open_board(store: &Store, id: &str) -> leaderboard_store::model::Bo
     const DAY: u64 = 24 * HOUR;
     let now = Timestamp::now().as_millis();
     store
+        .boards()
         .create_board(
             NewBoard {
                 board_id: bid(id),
@@ -171,8 +173,9 @@ pub async fn ended_board(
         now - ended_ms_ago,
     )
     .await;
-    let b = store.get_board(&bid(id)).await.unwrap().unwrap();
+    let b = store.boards().get_board(&bid(id)).await.unwrap().unwrap();
     store
+        .boards()
         .import_entries(&b, &entries(n, now - 3 * HOUR))
         .await
         .unwrap();

@@ -127,6 +127,7 @@ impl Scenario {
         ];
         for (id, (order, operator)) in BOARDS.iter().zip(orders) {
             store
+                .boards()
                 .create_board(new_board(id, order, operator, RankLayout::V2), at(0))
                 .await
                 .unwrap();
@@ -460,6 +461,7 @@ pub async fn deliver<P: Projection + LaneIndex>(target: &P, records: &[EventReco
 /// An open v2 board `id` (highest score first, best kept), made at [`at`]`(0)`.
 pub async fn open_v2_board(store: &Store, id: &str) -> leaderboard_store::model::Board {
     store
+        .boards()
         .create_board(
             new_board(id, Order::Desc, Operator::Best, RankLayout::V2),
             at(0),
@@ -477,7 +479,11 @@ pub async fn built_v2_board(
     entries: &[(PlayerId, u64, Timestamp)],
 ) -> (leaderboard_store::model::Board, StreamReader) {
     let board = open_v2_board(store, id).await;
-    store.import_entries(&board, entries).await.unwrap();
+    store
+        .boards()
+        .import_entries(&board, entries)
+        .await
+        .unwrap();
     store.rank().build_rank_index(&board).await.unwrap();
     let mut reader =
         StreamReader::for_table(&table.endpoint, &table.name, StartingPosition::TrimHorizon)

@@ -60,7 +60,11 @@ pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> 
 /// An open board `id` that started an hour ago and ends in a day.
 pub async fn open_board(store: &Store, id: &str, order: Order, operator: Operator, max_score: u64) {
     let new = new_board(id, order, operator, max_score);
-    store.create_board(new, Timestamp::now()).await.unwrap();
+    store
+        .boards()
+        .create_board(new, Timestamp::now())
+        .await
+        .unwrap();
 }
 
 /// A table, a store over it, and the function over the store.

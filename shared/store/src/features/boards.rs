@@ -14,29 +14,42 @@ use crate::table::batch::BatchStats;
 use crate::table::query::Listing;
 use crate::table::request::Index;
 
-/// The most boards a page of [`Store::list_boards`] reads: one `BatchGetItem`.
+/// The most boards a page of [`Boards::list_boards`] reads: one `BatchGetItem`.
 pub const MAX_BOARDS_PAGE: usize = 100;
 
+/// Boards: create one, read one, list them, and import a board's entries (the handle [`Store::boards`] gives).
+#[derive(Clone, Copy)]
+pub struct Boards<'a> {
+    pub(crate) store: &'a Store,
+}
+
 impl Store {
+    /// Boards: create one, read one, list them, and import a board's entries.
+    pub fn boards(&self) -> Boards<'_> {
+        Boards { store: self }
+    }
+}
+
+impl Boards<'_> {
     /// Creates an open board, in one transaction with its listing item: listed under its
     /// series (GSI1), and under GSI2's sparse `BOARDS#OPEN` while open and has an end. A board
     /// with this id already: [`StoreError::AlreadyExists`], nothing changed. A
     /// recurring board whose successor's id would not be valid is refused
     /// ([`StoreError::Invalid`]), so that its rollover cannot fail at its first close.
-    pub async fn create_board(&self, new: NewBoard, now: Timestamp) -> Result<Board, StoreError> {
+    pub async fn create_board(self, new: NewBoard, now: Timestamp) -> Result<Board, StoreError> {
         let board = Board::create(new, now)?;
         crate::ground::successor::successor(&board).map_err(|why| {
             StoreError::Invalid(format!(
                 "leaderboardId cannot recur: {why}; choose a shorter id"
             ))
         })?;
-        self.table.put_new_board(&board).await?;
+        self.store.table.put_new_board(&board).await?;
         Ok(board)
     }
 
     /// AP9: a board's metadata (GetItem, consistent).
-    pub async fn get_board(&self, board: &BoardId) -> Result<Option<Board>, StoreError> {
-        self.table.board(board).await
+    pub async fn get_board(self, board: &BoardId) -> Result<Option<Board>, StoreError> {
+        self.store.table.board(board).await
     }
 
     /// The boards, newest first, `limit` (1..=100) read a page: a series' (one Query of its
@@ -46,7 +59,7 @@ impl Store {
     /// to follow. A board stored before the listing (no listing item, no series key) is listed
     /// once season close's pass has reached it ([`Store::list_old_boards`]).
     pub async fn list_boards(
-        &self,
+        self,
         series: Option<&SeriesId>,
         limit: usize,
         cursor: Option<&str>,
@@ -60,7 +73,7 @@ impl Store {
         if let Some(series) = series {
             let pk = entity::series_gsi1_pk(series);
             let listing = Listing::new("series", Index::Gsi1, pk, BOARD_PREFIX).descending();
-            let raw = self.table.list(&listing, limit, cursor).await?;
+            let raw = self.store.table.list(&listing, limit, cursor).await?;
             let page: Page<Board> = raw.into_page()?;
             return Ok(Page {
                 items: page.items.into_iter().filter(|b| keep(b)).collect(),
@@ -69,7 +82,7 @@ impl Store {
         }
         let listing =
             Listing::new("boards", Index::Table, BOARD_LIST.to_owned(), BOARD_PREFIX).descending();
-        let raw = self.table.list(&listing, limit, cursor).await?;
+        let raw = self.store.table.list(&listing, limit, cursor).await?;
         let ids: Vec<BoardId> = raw
             .items
             .iter()
@@ -88,7 +101,11 @@ impl Store {
             });
         }
         let keys: Vec<_> = ids.iter().map(entity::board).collect();
-        let mut found = self.table.batch_get(&keys, "BatchGetItem(boards)").await?;
+        let mut found = self
+            .store
+            .table
+            .batch_get(&keys, "BatchGetItem(boards)")
+            .await?;
         let mut items = Vec::with_capacity(keys.len());
         for key in &keys {
             if let Some(item) = found.take(key) {
@@ -111,7 +128,7 @@ impl Store {
     /// board's index shows them as lag until [`Rank::build_rank_index`] runs (or the
     /// repair run, which the first play after the import asks for).
     pub async fn import_entries(
-        &self,
+        self,
         board: &Board,
         entries: &[(PlayerId, u64, Timestamp)],
     ) -> Result<BatchStats, StoreError> {
@@ -147,7 +164,7 @@ impl Store {
         // Counted as written before they are: an import that fails half way leaves the index
         // looking behind (ranks are counted), never ahead. Every board's lanes count, as a
         // play's do.
-        self.table.add_written(board, &written).await?;
-        self.table.put_all(items).await
+        self.store.table.add_written(board, &written).await?;
+        self.store.table.put_all(items).await
     }
 }

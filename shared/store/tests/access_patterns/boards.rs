@@ -12,7 +12,11 @@ async fn create_board_writes_the_contract_item_and_ap9_reads_it_back() {
     nb.recurrence = leaderboard_store::model::Recurrence::Weekly;
     nb.game_id = Some(gid("tetris"));
     // WHEN it is created
-    let created = store.create_board(nb.clone(), at(42)).await.unwrap();
+    let created = store
+        .boards()
+        .create_board(nb.clone(), at(42))
+        .await
+        .unwrap();
     // THEN the raw item is the contract's, listed open under GSI2 by its end, and under GSI1
     // in its series (the id itself: it ends in no date, week or number)
     let raw = table
@@ -43,7 +47,11 @@ async fn create_board_writes_the_contract_item_and_ap9_reads_it_back() {
     assert_eq!(s(&raw, "createdAt"), Some("2026-01-01T00:00:00.042Z"));
     // AND AP9 reads back what create returned
     assert_eq!(
-        store.get_board(&bid("speed_run-1.a")).await.unwrap(),
+        store
+            .boards()
+            .get_board(&bid("speed_run-1.a"))
+            .await
+            .unwrap(),
         Some(created.clone())
     );
 
@@ -51,7 +59,11 @@ async fn create_board_writes_the_contract_item_and_ap9_reads_it_back() {
     let mut open_ended = new_board("forever", Order::Desc, Operator::Best, 9_999_999_999);
     open_ended.starts_at = None;
     open_ended.ends_at = None;
-    let forever = store.create_board(open_ended, at(5)).await.unwrap();
+    let forever = store
+        .boards()
+        .create_board(open_ended, at(5))
+        .await
+        .unwrap();
     // THEN it has no GSI2 attributes at all (only its series' GSI1 key), and startsAt is the
     // creation time
     let raw = table.raw("LEADERBOARD#forever", "#METADATA").await.unwrap();
@@ -72,7 +84,7 @@ async fn create_board_writes_the_contract_item_and_ap9_reads_it_back() {
     assert_eq!(s(&raw, "recurrence"), Some("none"));
     assert_eq!(n(&raw, "maxScore"), Some("9999999999"));
     assert_eq!(
-        store.get_board(&bid("forever")).await.unwrap(),
+        store.boards().get_board(&bid("forever")).await.unwrap(),
         Some(forever)
     );
 
@@ -80,7 +92,11 @@ async fn create_board_writes_the_contract_item_and_ap9_reads_it_back() {
     let before = table.dump().await;
     let mut again = new_board("speed_run-1.a", Order::Desc, Operator::Best, 10);
     again.name = "Other".into();
-    let err = store.create_board(again, at(99)).await.unwrap_err();
+    let err = store
+        .boards()
+        .create_board(again, at(99))
+        .await
+        .unwrap_err();
     // THEN AlreadyExists, and nothing changed
     assert!(
         matches!(&err, StoreError::AlreadyExists { what: "leaderboard", id } if id == "speed_run-1.a"),
@@ -88,12 +104,16 @@ async fn create_board_writes_the_contract_item_and_ap9_reads_it_back() {
     );
     assert_eq!(table.dump().await, before);
     assert_eq!(
-        store.get_board(&bid("speed_run-1.a")).await.unwrap(),
+        store
+            .boards()
+            .get_board(&bid("speed_run-1.a"))
+            .await
+            .unwrap(),
         Some(created)
     );
 
     // AND an unknown board is None
-    assert_eq!(store.get_board(&bid("nope")).await.unwrap(), None);
+    assert_eq!(store.boards().get_board(&bid("nope")).await.unwrap(), None);
 }
 
 #[tokio::test]
@@ -144,15 +164,16 @@ async fn create_board_refuses_invalid_boards_and_writes_nothing() {
     ));
     for (why, nb) in cases {
         // WHEN it is created
-        let r = store.create_board(nb, at(500)).await;
+        let r = store.boards().create_board(nb, at(500)).await;
         // THEN Invalid
         assert!(is_invalid(r), "{why}");
     }
     // AND nothing was written
     assert_eq!(table.dump().await, before);
-    assert_eq!(store.get_board(&bid("bad")).await.unwrap(), None);
+    assert_eq!(store.boards().get_board(&bid("bad")).await.unwrap(), None);
     // while the largest maxScore is accepted
     store
+        .boards()
         .create_board(
             new_board(
                 "widest",

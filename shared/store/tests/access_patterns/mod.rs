@@ -75,7 +75,7 @@ async fn import(store: &Store, board: &Board, entries: &[Entry]) {
     futures::future::try_join_all(
         entries
             .chunks(slice)
-            .map(|c| store.import_entries(board, c)),
+            .map(|c| store.boards().import_entries(board, c)),
     )
     .await
     .unwrap();

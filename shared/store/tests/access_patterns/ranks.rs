@@ -150,6 +150,7 @@ fn assert_within_v2_bounds(cost: &RankCost) {
 async fn ap10_exact_rank_on_an_asc_board() {
     let (_table, store) = store("ap10_asc").await;
     let board = store
+        .boards()
         .create_board(new_board("golf", Order::Asc, Operator::Best, 200), at(0))
         .await
         .unwrap();

@@ -200,7 +200,7 @@ async fn ap7_a_game_some_board_names_lists_only_the_plays_its_boards_took() {
     common::board(&store, "b", Order::Desc, Operator::Best).await;
     let mut of_tetris = new_board("tb", Order::Desc, Operator::Best, 1_000);
     of_tetris.game_id = Some(gid("tetris"));
-    store.create_board(of_tetris, at(0)).await.unwrap();
+    store.boards().create_board(of_tetris, at(0)).await.unwrap();
     let record = async |player: &str, game: &str, boards: &[&str], ms: u64| {
         let mut p = play(player, 5, boards, sid(ms, 3));
         p.game_id = Some(gid(game));

@@ -112,6 +112,7 @@ async fn ap3_a_thousand_entries_in_pages_of_137() {
 async fn ap3_asc_board_lists_lower_scores_first() {
     let (_table, store) = store("ap3_asc").await;
     let board = store
+        .boards()
         .create_board(
             new_board("speed", Order::Asc, Operator::Best, 99_999),
             at(0),

@@ -76,6 +76,7 @@ pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> 
 
 pub async fn board(store: &Store, id: &str, order: Order, operator: Operator) -> Board {
     store
+        .boards()
         .create_board(new_board(id, order, operator, 9_999_999_999), at(0))
         .await
         .unwrap()
@@ -136,7 +137,7 @@ pub async fn submit(
 
 /// The stored board `id`, or (for a board that does not exist) the board it would be.
 pub async fn stored_board(store: &Store, id: &str) -> Board {
-    match store.get_board(&bid(id)).await.unwrap() {
+    match store.boards().get_board(&bid(id)).await.unwrap() {
         Some(b) => b,
         None => Board::create(
             new_board(id, Order::Desc, Operator::Best, 9_999_999_999),
@@ -158,6 +159,7 @@ pub async fn imported_board(
 ) {
     use rand::{Rng, SeedableRng};
     let board = store
+        .boards()
         .create_board(new_board(id, Order::Desc, operator, 9_999_999_999), at(0))
         .await
         .unwrap();
@@ -172,7 +174,11 @@ pub async fn imported_board(
             )
         })
         .collect();
-    store.import_entries(&board, &entries).await.unwrap();
+    store
+        .boards()
+        .import_entries(&board, &entries)
+        .await
+        .unwrap();
     store.rank().build_rank_index(&board).await.unwrap();
 }
 

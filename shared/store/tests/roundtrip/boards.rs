@@ -168,7 +168,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             write_shards: 1,
         };
         // WHEN the board is created
-        let created = store.create_board(new, now).await.unwrap();
+        let created = store.boards().create_board(new, now).await.unwrap();
         // THEN it is the open board asked for
         let want = Board {
             board_id: bid(id),
@@ -200,7 +200,11 @@ async fn boards_read_back_identically_with_the_contract_keys() {
         };
         assert_eq!(created, want, "{id}");
         // AND it reads back identically
-        assert_eq!(store.get_board(&bid(id)).await.unwrap(), Some(want), "{id}");
+        assert_eq!(
+            store.boards().get_board(&bid(id)).await.unwrap(),
+            Some(want),
+            "{id}"
+        );
         // AND the raw item has exactly the contract's keys (GSI2 only with an end)
         let pk = format!("LEADERBOARD#{id}");
         let raw = table.raw(&pk, "#METADATA").await.unwrap();

@@ -19,7 +19,7 @@ async fn imported_entries_read_back_identically_at_the_edges_of_the_key_format()
         board("speed", Order::Asc, 999_999),
         board("tiny", Order::Desc, 0),
     ] {
-        let b = store.create_board(nb, at(0)).await.unwrap();
+        let b = store.boards().create_board(nb, at(0)).await.unwrap();
         boards.insert(b.board_id.to_string(), b);
     }
     // (board, player, score, attainedAt, the Score item's sort key by hand)
@@ -88,6 +88,7 @@ async fn imported_entries_read_back_identically_at_the_edges_of_the_key_format()
         // WHEN the entry is imported
         let attained_at = ts(when);
         store
+            .boards()
             .import_entries(&boards[board_id], &[(pid(player), score, attained_at)])
             .await
             .unwrap();

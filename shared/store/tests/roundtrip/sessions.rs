@@ -82,6 +82,7 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
     let (table, store) = store("rt_sessions").await;
     // GIVEN three boards: desc (10 digits), asc (3 digits), increment (7 digits)
     store
+        .boards()
         .create_board(
             new_board("sd", Order::Desc, Operator::Best, 9_999_999_999),
             at(0),
@@ -89,10 +90,12 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
         .await
         .unwrap();
     store
+        .boards()
         .create_board(new_board("sa", Order::Asc, Operator::Best, 999), at(0))
         .await
         .unwrap();
     store
+        .boards()
         .create_board(
             new_board("si", Order::Desc, Operator::Increment, 1_000_000),
             at(0),

@@ -70,10 +70,15 @@ pub async fn board_with(
     entries: Entries,
 ) -> (Board, Entries) {
     let board = store
+        .boards()
         .create_board(new_board(id, order, max_score), at(0))
         .await
         .unwrap();
-    store.import_entries(&board, &entries).await.unwrap();
+    store
+        .boards()
+        .import_entries(&board, &entries)
+        .await
+        .unwrap();
     (board, ranked(entries, order))
 }
 
