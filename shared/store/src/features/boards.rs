@@ -17,7 +17,8 @@ use crate::table::request::Index;
 /// The most boards a page of [`Boards::list_boards`] reads: one `BatchGetItem`.
 pub const MAX_BOARDS_PAGE: usize = 100;
 
-/// Boards: create one, read one, list them, and import a board's entries (the handle [`Store::boards`] gives).
+/// Boards: create one, read one, list them, and import a board's entries (the handle
+/// [`Store::boards`] gives).
 #[derive(Clone, Copy)]
 pub struct Boards<'a> {
     pub(crate) store: &'a Store,
