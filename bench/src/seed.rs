@@ -158,6 +158,7 @@ pub async fn base(store: &Store) {
     .await;
     for p in ["p_alice", "p_bob"] {
         store
+            .players()
             .put_profile(
                 &PlayerId::parse(p).expect("a player id"),
                 p,

@@ -227,6 +227,7 @@ pub(crate) async fn read_route(
         Route::GetPlayer => {
             let player = player_id(p)?;
             let profile = store
+                .players()
                 .get_player(&player)
                 .await?
                 .ok_or_else(|| ApiError::not_found(format!("player {player} not found")))?;

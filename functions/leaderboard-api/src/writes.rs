@@ -151,6 +151,7 @@ pub(crate) async fn write_route(
                 Some(Some(e)) => EmailChange::Set(e),
             };
             let player = store
+                .players()
                 .put_profile_as(&who.player_id, &name, change, app.now())
                 .await?;
             // The caller's own profile: the one place the email is shown.
@@ -160,7 +161,7 @@ pub(crate) async fn write_route(
             let who = identity(req)?;
             // The caller's own profile, email included; before they make one, their player
             // id alone, so a client learns the id its token maps to.
-            match store.get_player(&who.player_id).await? {
+            match store.players().get_player(&who.player_id).await? {
                 Some(player) => ok(&player),
                 None => ok(&serde_json::json!({ "playerId": who.player_id })),
             }
@@ -171,6 +172,7 @@ pub(crate) async fn write_route(
                 .ok_or_else(|| ApiError::invalid("the email parameter is required"))?;
             let email = Email::parse(&raw)?;
             let player = store
+                .players()
                 .find_player_by_email(&email)
                 .await?
                 .ok_or_else(|| ApiError::not_found("no player has that email"))?;

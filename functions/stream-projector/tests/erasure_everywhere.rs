@@ -129,6 +129,7 @@ async fn an_erased_player_is_in_no_item_of_the_whole_table() {
 
     let email = Email::parse(EMAIL).unwrap();
     store
+        .players()
         .put_profile(&pid(GONE), NAME, Some(&email), at(500))
         .await
         .unwrap();

@@ -174,6 +174,7 @@ async fn records_that_are_not_session_inserts_write_nothing() {
     sc.play("p_b", 5, 1, 3_000).await;
     for name in ["Bee", "Bea"] {
         sc.store
+            .players()
             .put_profile(&pid("p_b"), name, None, at(4_000))
             .await
             .unwrap();
@@ -275,6 +276,7 @@ async fn a_player_without_a_profile_gets_one_and_a_profile_keeps_its_name_and_em
     let mut sc = Scenario::new("profiles").await;
     let email = Email::parse("alice@example.com").unwrap();
     sc.store
+        .players()
         .put_profile(&pid("p_alice"), "Alice", Some(&email), at(0))
         .await
         .unwrap();
@@ -286,19 +288,32 @@ async fn a_player_without_a_profile_gets_one_and_a_profile_keeps_its_name_and_em
     assert!(failures(&project(&sc.store, records.clone(), now).await).is_empty());
     sc.assert_totals(&sc.expected(&[])).await;
 
-    let alice = sc.store.get_player(&pid("p_alice")).await.unwrap().unwrap();
+    let alice = sc
+        .store
+        .players()
+        .get_player(&pid("p_alice"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(alice.name, "Alice");
     assert_eq!(alice.email.as_ref(), Some(&email));
     assert_eq!((alice.created_at, alice.updated_at), (at(0), at(0)));
     let by_email = sc
         .store
+        .players()
         .find_player_by_email(&email)
         .await
         .unwrap()
         .unwrap();
     assert_eq!(by_email, alice);
 
-    let bob = sc.store.get_player(&pid("p_bob")).await.unwrap().unwrap();
+    let bob = sc
+        .store
+        .players()
+        .get_player(&pid("p_bob"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(bob.name, "p_bob");
     assert_eq!(bob.email, None);
     assert_eq!((bob.created_at, bob.updated_at), (now, now));
@@ -313,6 +328,7 @@ async fn a_player_without_a_profile_gets_one_and_a_profile_keeps_its_name_and_em
 
     // A profile written after the projection keeps the totals, and the next plays keep the name.
     sc.store
+        .players()
         .put_profile(&pid("p_bob"), "Bob", None, at(100_000))
         .await
         .unwrap();
@@ -320,7 +336,13 @@ async fn a_player_without_a_profile_gets_one_and_a_profile_keeps_its_name_and_em
     let all = sc.stream().await;
     assert!(failures(&project(&sc.store, all, at(200_000)).await).is_empty());
     sc.assert_totals(&sc.expected(&[])).await;
-    let bob = sc.store.get_player(&pid("p_bob")).await.unwrap().unwrap();
+    let bob = sc
+        .store
+        .players()
+        .get_player(&pid("p_bob"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(
         (bob.name.as_str(), bob.created_at, bob.updated_at),
         ("Bob", now, at(100_000))
@@ -555,6 +577,12 @@ async fn last_played_at_never_goes_back() {
     assert_eq!(cost(&counter), (2, 1, 3));
     assert!(deliver(&store, &sessions).await.is_empty());
     sc.assert_totals(&sc.expected(&[])).await;
-    let p = sc.store.get_player(&pid("p_c")).await.unwrap().unwrap();
+    let p = sc
+        .store
+        .players()
+        .get_player(&pid("p_c"))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!((p.games_played, p.last_played_at), (2, Some(at(50_000))));
 }

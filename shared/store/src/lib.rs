@@ -33,7 +33,7 @@ pub use features::close::{Close, CloseOptions, CloseProgress, DEFAULT_RETENTION_
 pub use features::entry_repair::EntryRepair;
 pub use features::inspect::{StoredEntry, StoredPage};
 pub use features::listings::friends::{self, MAX_PLAYER_IDS};
-pub use features::listings::players::EmailChange;
+pub use features::listings::players::{EmailChange, Players};
 pub use features::listings::scores::{BoardRank, MAX_AROUND};
 pub use features::moderation::Moderation;
 pub use features::moderation::audit::{AuditAction, AuditItem};

@@ -26,6 +26,7 @@ async fn players_racing_for_one_address_get_it_once() {
             let address = address.clone();
             async move {
                 store
+                    .players()
                     .put_profile(p, "racer", Some(&address), at(round))
                     .await
             }
@@ -48,11 +49,15 @@ async fn players_racing_for_one_address_get_it_once() {
             .unwrap();
         assert_eq!(s(&owner, "playerId"), Some(winner.player_id.as_str()));
         for p in &players {
-            let profile = store.get_player(p).await.unwrap();
+            let profile = store.players().get_player(p).await.unwrap();
             let has = profile.and_then(|p| p.email).is_some();
             assert_eq!(has, *p == winner.player_id, "{p}");
         }
-        let found = store.find_player_by_email(&address).await.unwrap();
+        let found = store
+            .players()
+            .find_player_by_email(&address)
+            .await
+            .unwrap();
         assert_eq!(found.map(|p| p.player_id), Some(winner.player_id.clone()));
     }
 }
@@ -63,20 +68,27 @@ async fn a_change_or_a_clear_frees_the_old_address_and_a_claim_writes_nothing() 
     let (ada, bo) = (pid("ada"), pid("bo"));
     // Stored lower-cased, and found however it is typed.
     let first = store
+        .players()
         .put_profile(&ada, "Ada", Some(&email("Ada@X.com")), at(0))
         .await
         .unwrap();
     assert_eq!(first.email.as_ref().map(Email::as_str), Some("ada@x.com"));
     let found = store
+        .players()
         .find_player_by_email(&email("ADA@x.COM"))
         .await
         .unwrap();
     assert_eq!(found.map(|p| p.player_id), Some(ada.clone()));
 
     // Another player's address: refused, nothing written.
-    store.put_profile(&bo, "Bo", None, at(1)).await.unwrap();
+    store
+        .players()
+        .put_profile(&bo, "Bo", None, at(1))
+        .await
+        .unwrap();
     let before = table.dump().await;
     let claim = store
+        .players()
         .put_profile(&bo, "Bo", Some(&email("ada@x.com")), at(2))
         .await;
     assert!(
@@ -91,27 +103,32 @@ async fn a_change_or_a_clear_frees_the_old_address_and_a_claim_writes_nothing() 
 
     // Ada moves to another address: the old one is free for Bo, the new one is not.
     store
+        .players()
         .put_profile(&ada, "Ada", Some(&email("ada@new.com")), at(3))
         .await
         .unwrap();
     assert!(table.raw("EMAIL#ada@x.com", "#OWNER").await.is_none());
     let bo_now = store
+        .players()
         .put_profile(&bo, "Bo", Some(&email("ada@x.com")), at(4))
         .await
         .unwrap();
     assert_eq!(bo_now.email.as_ref().map(Email::as_str), Some("ada@x.com"));
     let found = store
+        .players()
         .find_player_by_email(&email("ada@x.com"))
         .await
         .unwrap();
     assert_eq!(found.map(|p| p.player_id), Some(bo.clone()));
     let refused = store
+        .players()
         .put_profile(&bo, "Bo", Some(&email("ada@new.com")), at(5))
         .await;
     assert!(matches!(refused, Err(StoreError::AlreadyExists { .. })));
 
     // A rename keeps the address; a clear frees it and removes it from the profile.
     let renamed = store
+        .players()
         .put_profile(&ada, "Ada L.", None, at(6))
         .await
         .unwrap();
@@ -120,6 +137,7 @@ async fn a_change_or_a_clear_frees_the_old_address_and_a_claim_writes_nothing() 
         Some("ada@new.com")
     );
     let cleared = store
+        .players()
         .put_profile_as(&ada, "Ada L.", EmailChange::Clear, at(7))
         .await
         .unwrap();
@@ -131,12 +149,14 @@ async fn a_change_or_a_clear_frees_the_old_address_and_a_claim_writes_nothing() 
     }
     assert_eq!(
         store
+            .players()
             .find_player_by_email(&email("ada@new.com"))
             .await
             .unwrap(),
         None
     );
     store
+        .players()
         .put_profile(&bo, "Bo", Some(&email("ada@new.com")), at(8))
         .await
         .unwrap();
@@ -146,7 +166,11 @@ async fn a_change_or_a_clear_frees_the_old_address_and_a_claim_writes_nothing() 
 async fn an_address_stored_before_emails_were_lower_cased_can_be_changed() {
     let (table, store) = store_without_stream("emails_legacy").await;
     let leg = pid("leg");
-    store.put_profile(&leg, "Leg", None, at(0)).await.unwrap();
+    store
+        .players()
+        .put_profile(&leg, "Leg", None, at(0))
+        .await
+        .unwrap();
     // As an older version stored it: the address as typed, no owner item.
     table
         .client
@@ -162,6 +186,7 @@ async fn an_address_stored_before_emails_were_lower_cased_can_be_changed() {
         .await
         .unwrap();
     let moved = store
+        .players()
         .put_profile(&leg, "Leg", Some(&email("new@case.com")), at(1))
         .await
         .unwrap();
@@ -170,6 +195,7 @@ async fn an_address_stored_before_emails_were_lower_cased_can_be_changed() {
         Some("new@case.com")
     );
     let found = store
+        .players()
         .find_player_by_email(&email("NEW@case.com"))
         .await
         .unwrap();

@@ -97,6 +97,7 @@ async fn an_erased_player_is_nowhere_but_a_pseudonym_in_final_standings() {
     let store = store.with_plays_per_minute(60);
     boards_with_the_player(&store, GONE).await;
     store
+        .players()
         .put_profile(
             &pid(GONE),
             "Gone Player",
@@ -224,6 +225,7 @@ async fn an_erased_player_is_nowhere_but_a_pseudonym_in_final_standings() {
         .await;
     assert!(matches!(late, Err(StoreError::Erased { .. })), "{late:?}");
     let profile = store
+        .players()
         .put_profile(&pid(GONE), "Back", None, at(DAY + 30_000))
         .await;
     assert!(
@@ -251,6 +253,7 @@ async fn an_erasure_interrupted_after_any_write_finishes_when_run_again() {
     let (table, store) = store_without_stream("erase_resume").await;
     boards_with_the_player(&store, GONE).await;
     store
+        .players()
         .put_profile(
             &pid(GONE),
             "Gone",

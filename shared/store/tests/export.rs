@@ -107,6 +107,7 @@ async fn the_export_holds_what_a_scan_finds_of_the_player() {
     submit(&store, ME, 600, &["live"], DAY + 2_000).await;
     let email = Email::parse("me@example.com").unwrap();
     store
+        .players()
         .put_profile(&pid(ME), "Me", Some(&email), at(DAY))
         .await
         .unwrap();

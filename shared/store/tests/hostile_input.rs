@@ -46,6 +46,7 @@ async fn names_with_format_or_separator_characters_are_refused_and_nothing_is_wr
     let (table, store) = store("names_deceiving").await;
     // GIVEN one player and one board
     store
+        .players()
         .put_profile(&pid("p_a"), "Alice", None, at(0))
         .await
         .unwrap();
@@ -54,7 +55,10 @@ async fn names_with_format_or_separator_characters_are_refused_and_nothing_is_wr
     for bad in DECEIVING_NAMES {
         // WHEN a profile takes the name, for the existing player and for a new one
         for player in ["p_a", "p_new"] {
-            let r = store.put_profile(&pid(player), bad, None, at(7)).await;
+            let r = store
+                .players()
+                .put_profile(&pid(player), bad, None, at(7))
+                .await;
             // THEN Invalid
             assert!(is_invalid(r), "{player} {bad:?}");
         }
@@ -77,6 +81,7 @@ async fn names_with_format_or_separator_characters_are_refused_and_nothing_is_wr
         "A\u{a0}B",
     ] {
         let p = store
+            .players()
             .put_profile(&pid("p_a"), good, None, at(9))
             .await
             .unwrap();
@@ -107,7 +112,7 @@ async fn lifetime_score_saturates_at_its_ceiling_and_stays_exactly_once() {
         assert_eq!(o.applied, 1);
     }
     // THEN the total stopped at the ceiling and every session was counted
-    let player = store.get_player(&p).await.unwrap().unwrap();
+    let player = store.players().get_player(&p).await.unwrap().unwrap();
     assert_eq!(player.lifetime_score, LIFETIME_SCORE_CEILING);
     assert_eq!(player.games_played, 19);
     let raw = table.raw("PLAYER#p_max", "#METADATA").await.unwrap();
@@ -121,7 +126,7 @@ async fn lifetime_score_saturates_at_its_ceiling_and_stays_exactly_once() {
         .unwrap();
     // THEN nothing is counted twice
     assert_eq!((o.applied, o.already_applied), (0, 19));
-    let again = store.get_player(&p).await.unwrap().unwrap();
+    let again = store.players().get_player(&p).await.unwrap().unwrap();
     assert_eq!(
         (again.lifetime_score, again.games_played),
         (LIFETIME_SCORE_CEILING, 19)
@@ -133,7 +138,7 @@ async fn lifetime_score_saturates_at_its_ceiling_and_stays_exactly_once() {
         .project_sessions(&q, &[session(1, top), session(2, top)], at(0))
         .await
         .unwrap();
-    let near = store.get_player(&q).await.unwrap().unwrap();
+    let near = store.players().get_player(&q).await.unwrap().unwrap();
     assert_eq!((near.lifetime_score, near.games_played), (2 * top, 2));
     let many: Vec<_> = (3..=40).map(|seq| session(seq, top)).collect();
     store
@@ -141,7 +146,7 @@ async fn lifetime_score_saturates_at_its_ceiling_and_stays_exactly_once() {
         .project_sessions(&q, &many, at(0))
         .await
         .unwrap();
-    let full = store.get_player(&q).await.unwrap().unwrap();
+    let full = store.players().get_player(&q).await.unwrap().unwrap();
     assert_eq!(
         (full.lifetime_score, full.games_played),
         (LIFETIME_SCORE_CEILING, 40)
@@ -152,7 +157,11 @@ async fn lifetime_score_saturates_at_its_ceiling_and_stays_exactly_once() {
 async fn a_stored_total_beyond_any_integer_reads_as_the_ceiling_and_keeps_counting() {
     let (table, store) = store("lifetime_stored").await;
     let p = pid("p_old");
-    store.put_profile(&p, "Old", None, at(0)).await.unwrap();
+    store
+        .players()
+        .put_profile(&p, "Old", None, at(0))
+        .await
+        .unwrap();
     // GIVEN a total written before the ceiling existed, beyond u64 (DynamoDB holds 38 digits)
     for stored in ["1".to_owned() + &"0".repeat(30), "-5".to_owned()] {
         table
@@ -172,7 +181,7 @@ async fn a_stored_total_beyond_any_integer_reads_as_the_ceiling_and_keeps_counti
         } else {
             LIFETIME_SCORE_CEILING
         };
-        let player = store.get_player(&p).await.unwrap().unwrap();
+        let player = store.players().get_player(&p).await.unwrap().unwrap();
         assert_eq!(player.lifetime_score, want, "{stored}");
     }
     // AND a new session is counted on top of what reads as the stored total
@@ -181,7 +190,7 @@ async fn a_stored_total_beyond_any_integer_reads_as_the_ceiling_and_keeps_counti
         .project_sessions(&p, &[session(1, 42)], at(0))
         .await
         .unwrap();
-    let player = store.get_player(&p).await.unwrap().unwrap();
+    let player = store.players().get_player(&p).await.unwrap().unwrap();
     assert_eq!((player.lifetime_score, player.games_played), (42, 1));
 }
 

@@ -80,7 +80,9 @@ async fn players_boards_and_sessions() {
     let email = Email::parse("ada@example.com").unwrap();
     let (r, c) = census(
         &counter,
-        store.put_profile(&pid("ada"), "Ada", Some(&email), at(1)),
+        store
+            .players()
+            .put_profile(&pid("ada"), "Ada", Some(&email), at(1)),
     )
     .await;
     r.unwrap();
@@ -88,17 +90,21 @@ async fn players_boards_and_sessions() {
     // (one claimed before proof was required is taken over), writes the profile with the
     // address's owner in one transaction, and answers the profile as stored.
     m.expect("put_profile", &c, "GetItem 3, TransactWriteItems 1");
-    let (r, c) = census(&counter, store.put_profile(&pid("ada"), "Ada", None, at(2))).await;
+    let (r, c) = census(
+        &counter,
+        store.players().put_profile(&pid("ada"), "Ada", None, at(2)),
+    )
+    .await;
     r.unwrap();
     m.expect(
         "put_profile, email kept",
         &c,
         "GetItem 1, TransactWriteItems 1",
     );
-    let (r, c) = census(&counter, store.get_player(&pid("ada"))).await;
+    let (r, c) = census(&counter, store.players().get_player(&pid("ada"))).await;
     assert!(r.unwrap().is_some());
     m.expect("get_player", &c, "GetItem 1");
-    let (r, c) = census(&counter, store.find_player_by_email(&email)).await;
+    let (r, c) = census(&counter, store.players().find_player_by_email(&email)).await;
     assert!(r.unwrap().is_some());
     // The address's owner item, then the owner's profile.
     m.expect("find_player_by_email", &c, "GetItem 2");

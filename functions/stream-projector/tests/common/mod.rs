@@ -200,7 +200,13 @@ impl Scenario {
         let mut out = BTreeMap::new();
         for item in self.player_items().await {
             let id = s(&item, "playerId").unwrap().to_owned();
-            let player = self.store.get_player(&pid(&id)).await.unwrap().unwrap();
+            let player = self
+                .store
+                .players()
+                .get_player(&pid(&id))
+                .await
+                .unwrap()
+                .unwrap();
             out.insert(id, player);
         }
         out

@@ -7,10 +7,11 @@ async fn ap1_profile_is_created_read_back_and_updated() {
     let (table, store) = store("ap1").await;
     let alice = pid("p_alice");
     // GIVEN no profile
-    assert_eq!(store.get_player(&alice).await.unwrap(), None);
+    assert_eq!(store.players().get_player(&alice).await.unwrap(), None);
 
     // WHEN alice creates hers with an email
     let created = store
+        .players()
         .put_profile(
             &alice,
             "  Alice  ",
@@ -34,7 +35,7 @@ async fn ap1_profile_is_created_read_back_and_updated() {
         }
     );
     assert_eq!(
-        store.get_player(&alice).await.unwrap(),
+        store.players().get_player(&alice).await.unwrap(),
         Some(created.clone())
     );
     // and the raw item carries the contract's keys, GSI1 included
@@ -59,6 +60,7 @@ async fn ap1_profile_is_created_read_back_and_updated() {
 
     // WHEN she renames herself without giving an email
     let renamed = store
+        .players()
         .put_profile(&alice, "Alice B.", None, at(5_000))
         .await
         .unwrap();
@@ -72,7 +74,7 @@ async fn ap1_profile_is_created_read_back_and_updated() {
         }
     );
     assert_eq!(
-        store.get_player(&alice).await.unwrap(),
+        store.players().get_player(&alice).await.unwrap(),
         Some(renamed.clone())
     );
     let raw = table.raw("PLAYER#p_alice", "#METADATA").await.unwrap();
@@ -81,6 +83,7 @@ async fn ap1_profile_is_created_read_back_and_updated() {
     assert_eq!(s(&raw, "updatedAt"), Some("2026-01-01T00:00:05.000Z"));
     assert_eq!(
         store
+            .players()
             .find_player_by_email(&email("alice@example.com"))
             .await
             .unwrap(),
@@ -89,6 +92,7 @@ async fn ap1_profile_is_created_read_back_and_updated() {
 
     // WHEN she changes her email
     let moved = store
+        .players()
         .put_profile(
             &alice,
             "Alice B.",
@@ -105,6 +109,7 @@ async fn ap1_profile_is_created_read_back_and_updated() {
     assert_eq!(s(&raw, "gsi1sk"), Some("PLAYER#p_alice"));
     assert_eq!(
         store
+            .players()
             .find_player_by_email(&email("ab@new.example"))
             .await
             .unwrap(),
@@ -112,6 +117,7 @@ async fn ap1_profile_is_created_read_back_and_updated() {
     );
     assert_eq!(
         store
+            .players()
             .find_player_by_email(&email("alice@example.com"))
             .await
             .unwrap(),
@@ -120,13 +126,14 @@ async fn ap1_profile_is_created_read_back_and_updated() {
 
     // WHEN a player without an email creates a profile
     let bob = store
+        .players()
         .put_profile(&pid("p_bob"), "Bob", None, at(2_000))
         .await
         .unwrap();
     // THEN the item has no GSI1 attribute at all, and no email
     assert_eq!(bob.email, None);
     assert_eq!(
-        store.get_player(&pid("p_bob")).await.unwrap(),
+        store.players().get_player(&pid("p_bob")).await.unwrap(),
         Some(bob.clone())
     );
     let raw = table.raw("PLAYER#p_bob", "#METADATA").await.unwrap();
@@ -139,7 +146,10 @@ async fn ap1_profile_is_created_read_back_and_updated() {
     assert_eq!(n(&raw, "gamesPlayed"), Some("0"));
 
     // AND an unknown player is None
-    assert_eq!(store.get_player(&pid("p_nobody")).await.unwrap(), None);
+    assert_eq!(
+        store.players().get_player(&pid("p_nobody")).await.unwrap(),
+        None
+    );
 }
 
 #[tokio::test]
@@ -147,6 +157,7 @@ async fn ap1_invalid_names_are_refused_and_nothing_is_written() {
     let (table, store) = store("ap1_invalid").await;
     // GIVEN one existing player
     store
+        .players()
         .put_profile(&pid("p_a"), "A", Some(&email("a@example.com")), at(0))
         .await
         .unwrap();
@@ -168,6 +179,7 @@ async fn ap1_invalid_names_are_refused_and_nothing_is_written() {
     for bad in bad_names {
         for player in ["p_a", "p_new"] {
             let r = store
+                .players()
                 .put_profile(&pid(player), bad, Some(&email("x@example.com")), at(7))
                 .await;
             // THEN Invalid
@@ -176,9 +188,13 @@ async fn ap1_invalid_names_are_refused_and_nothing_is_written() {
     }
     // AND the table is exactly as it was
     assert_eq!(table.dump().await, before);
-    assert_eq!(store.get_player(&pid("p_new")).await.unwrap(), None);
+    assert_eq!(
+        store.players().get_player(&pid("p_new")).await.unwrap(),
+        None
+    );
     // 128 characters (not bytes) is the limit, and it is accepted
     let ok = store
+        .players()
         .put_profile(&pid("p_b"), &"é".repeat(128), None, at(1))
         .await
         .unwrap();
@@ -190,10 +206,12 @@ async fn ap2_player_by_email() {
     let (_table, store) = store("ap2").await;
     // GIVEN three players, two with an email
     let a = store
+        .players()
         .put_profile(&pid("p_a"), "A", Some(&email("a@example.com")), at(1))
         .await
         .unwrap();
     let b = store
+        .players()
         .put_profile(
             &pid("p_b"),
             "B",
@@ -203,12 +221,14 @@ async fn ap2_player_by_email() {
         .await
         .unwrap();
     store
+        .players()
         .put_profile(&pid("p_c"), "C", None, at(3))
         .await
         .unwrap();
     // THEN each email finds its player, however it is typed
     assert_eq!(
         store
+            .players()
             .find_player_by_email(&email("a@example.com"))
             .await
             .unwrap(),
@@ -216,6 +236,7 @@ async fn ap2_player_by_email() {
     );
     assert_eq!(
         store
+            .players()
             .find_player_by_email(&email("B.Smith+x@Example.org"))
             .await
             .unwrap(),
@@ -223,6 +244,7 @@ async fn ap2_player_by_email() {
     );
     assert_eq!(
         store
+            .players()
             .find_player_by_email(&email("b.smith+X@EXAMPLE.org"))
             .await
             .unwrap()
@@ -232,7 +254,11 @@ async fn ap2_player_by_email() {
     // AND an unknown address finds nobody
     for unknown in ["nobody@example.com", "a@example.co"] {
         assert_eq!(
-            store.find_player_by_email(&email(unknown)).await.unwrap(),
+            store
+                .players()
+                .find_player_by_email(&email(unknown))
+                .await
+                .unwrap(),
             None,
             "{unknown}"
         );

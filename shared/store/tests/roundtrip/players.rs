@@ -20,6 +20,7 @@ async fn players_read_back_identically_with_the_contract_keys() {
         let email = email.map(|e| Email::parse(e).unwrap());
         // WHEN the profile is put
         let put = store
+            .players()
             .put_profile(&pid(id), name, email.as_ref(), now)
             .await
             .unwrap();
@@ -36,11 +37,14 @@ async fn players_read_back_identically_with_the_contract_keys() {
         };
         assert_eq!(put, want, "{id}");
         assert_eq!(
-            store.get_player(&pid(id)).await.unwrap(),
+            store.players().get_player(&pid(id)).await.unwrap(),
             Some(want.clone())
         );
         if let Some(e) = &email {
-            assert_eq!(store.find_player_by_email(e).await.unwrap(), Some(want));
+            assert_eq!(
+                store.players().find_player_by_email(e).await.unwrap(),
+                Some(want)
+            );
         }
         // AND the raw item has exactly the contract's keys (GSI1 only with an email)
         let pk = format!("PLAYER#{id}");

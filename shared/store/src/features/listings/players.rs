@@ -14,17 +14,35 @@ use crate::store::Store;
 use crate::table::request::{Index, Params, WithParams};
 use crate::table::retry::Retry;
 
+/// Players: a profile read, found by email, and written (the handle [`Store::players`] gives).
+#[derive(Clone, Copy)]
+pub struct Players<'a> {
+    pub(crate) store: &'a Store,
+}
+
 impl Store {
+    /// Players: a profile read, found by email, and written.
+    pub fn players(&self) -> Players<'_> {
+        Players { store: self }
+    }
+}
+
+impl Players<'_> {
     /// AP1: a player by id (GetItem, consistent).
-    pub async fn get_player(&self, player: &PlayerId) -> Result<Option<Player>, StoreError> {
-        self.table.get(&entity::player(player)).await
+    pub async fn get_player(self, player: &PlayerId) -> Result<Option<Player>, StoreError> {
+        self.store.table.get(&entity::player(player)).await
     }
 
     /// AP2: the player who owns an email address: its owner item names them (GetItem, then
     /// their profile). An address stored before owners were kept has no owner item; it is
     /// looked up on GSI1 instead (one Query), as it was stored.
-    pub async fn find_player_by_email(&self, email: &Email) -> Result<Option<Player>, StoreError> {
-        if let Some(owner) = self.table.get_raw(&entity::email_owner(email)).await? {
+    pub async fn find_player_by_email(self, email: &Email) -> Result<Option<Player>, StoreError> {
+        if let Some(owner) = self
+            .store
+            .table
+            .get_raw(&entity::email_owner(email))
+            .await?
+        {
             let Some(player) = owner
                 .string("playerId")
                 .and_then(|p| PlayerId::parse(p).ok())
@@ -37,6 +55,7 @@ impl Store {
             return self.get_player(&player).await;
         }
         let out = self
+            .store
             .table
             .query_request(Index::Gsi1)
             .key_condition_expression("gsi1pk = :pk")
@@ -53,9 +72,9 @@ impl Store {
     /// never touched here, only initialised when the profile is new. An email given is one the
     /// caller's token proves (the API sets no other): it belongs to one player, and another's
     /// is [`StoreError::AlreadyExists`], unless that player claimed it before addresses had to
-    /// be proven, in which case it is taken over (see [`Store::put_profile_as`]).
+    /// be proven, in which case it is taken over (see [`Players::put_profile_as`]).
     pub async fn put_profile(
-        &self,
+        self,
         player: &PlayerId,
         name: &str,
         email: Option<&Email>,
@@ -74,7 +93,7 @@ impl Store {
     /// that changed since it was read is read again. Then one consistent `GetItem` answers the
     /// profile as stored.
     pub async fn put_profile_as(
-        &self,
+        self,
         player: &PlayerId,
         name: &str,
         email: EmailChange<'_>,
@@ -92,7 +111,7 @@ impl Store {
     }
 
     async fn try_put_profile(
-        &self,
+        self,
         player: &PlayerId,
         name: &str,
         change: EmailChange<'_>,
@@ -112,19 +131,20 @@ impl Store {
             .value(":zero", 0u64);
         let mut items = vec![
             // Item 0: a ban committed first refuses the change.
-            self.table.tx_check(
+            self.store.table.tx_check(
                 &entity::ban(player),
                 "attribute_not_exists(pk)",
                 Params::new(),
             )?,
             // Item 1: an erasure committed first refuses it too.
-            self.tx_not_erased(player)?,
+            self.store.tx_not_erased(player)?,
         ];
         // The email as stored (an address stored before emails were lower-cased keeps its
         // case there), and as the address it is.
         let stored: Option<String> = match change {
             EmailChange::Keep => None,
             _ => self
+                .store
                 .table
                 .get_raw(&entity::player(player))
                 .await?
@@ -157,6 +177,7 @@ impl Store {
             // claim takes it over, off the other player's profile in the same transaction.
             let owner = entity::email_owner(email);
             let unproven = self
+                .store
                 .table
                 .get_raw(&owner)
                 .await?
@@ -171,28 +192,31 @@ impl Store {
             };
             match unproven {
                 Some(other) => {
-                    items.push(self.table.tx_update_if(
+                    items.push(self.store.table.tx_update_if(
                         &owner,
                         set,
                         "playerId = :other AND attribute_not_exists(verified)",
                         owner_params().value(":other", other.as_str()),
                     )?);
-                    items.push(self.table.tx_update_if(
+                    items.push(self.store.table.tx_update_if(
                         &entity::player(&other),
                         "REMOVE email, gsi1pk, gsi1sk",
                         "attribute_exists(pk)",
                         Params::new(),
                     )?);
                 }
-                None => items.push(
-                    self.table
-                        .tx_update_if(&owner, set, owned, owner_params())?,
-                ),
+                None => items.push(self.store.table.tx_update_if(
+                    &owner,
+                    set,
+                    owned,
+                    owner_params(),
+                )?),
             }
         }
         if let Some(old) = old.as_ref().filter(|o| change.set() != Some(*o)) {
             items.push(
-                self.table
+                self.store
+                    .table
                     .tx_delete(&entity::email_owner(old), owned, pid())?,
             );
         }
@@ -201,10 +225,14 @@ impl Store {
         }
         let profile = entity::player(player);
         items.push(match condition {
-            Some(c) => self.table.tx_update_if(&profile, &update, c, params)?,
-            None => self.table.tx_update(&profile, &update, params)?,
+            Some(c) => self
+                .store
+                .table
+                .tx_update_if(&profile, &update, c, params)?,
+            None => self.store.table.tx_update(&profile, &update, params)?,
         });
         match self
+            .store
             .table
             .transact(items, "TransactWriteItems(profile)")
             .await
