@@ -142,7 +142,7 @@ pub async fn run(opts: &Options) -> Result<String, String> {
         md,
         "One run on one DynamoDB Local: boards of 1, 8 and 32 write shards with the same {} \
          entries (players spread over the shards by their hash, as every board's are); a \
-         {LIMIT}-entry page of `GET /leaderboards/{{b}}/scores` read by `Store::top_scores` \
+         {LIMIT}-entry page of `GET /leaderboards/{{b}}/scores` read by `Listings::top_scores` \
          through a recording proxy, the first page and the second (from its cursor). Items \
          read are what the Queries returned, read units by DynamoDB's rules from their sizes \
          (a Query's items summed and rounded up to 4 KB; half a unit when eventually \
@@ -176,6 +176,7 @@ pub async fn run(opts: &Options) -> Result<String, String> {
         for page in 1..=2 {
             stats.start_recording();
             let got = store
+                .listings()
                 .top_scores(&board, LIMIT, cursor.as_deref())
                 .await
                 .map_err(err)?;

@@ -164,7 +164,7 @@ pub(crate) async fn read_route(
                 }
                 let players = player_ids(&ids)?;
                 let board = board(app, &id).await?;
-                let (entries, _) = store.entries_of(&board, &players).await?;
+                let (entries, _) = store.listings().entries_of(&board, &players).await?;
                 metrics.ranks(&entries);
                 return ok(&Entries {
                     entries: &entries,
@@ -173,9 +173,15 @@ pub(crate) async fn read_route(
             }
             let board = board(app, &id).await?;
             let page = if board.status == BoardStatus::Closed {
-                store.final_standings(&id, limit, cursor.as_deref()).await?
+                store
+                    .listings()
+                    .final_standings(&id, limit, cursor.as_deref())
+                    .await?
             } else {
-                store.top_scores(&board, limit, cursor.as_deref()).await?
+                store
+                    .listings()
+                    .top_scores(&board, limit, cursor.as_deref())
+                    .await?
             };
             ok(&Entries {
                 entries: &page.items,
@@ -185,9 +191,10 @@ pub(crate) async fn read_route(
         Route::PlayerRank => {
             let (id, player) = (board_id(p)?, player_id(p)?);
             // The board and the player's entry are read together (one request fewer).
-            let entry = match store.board_and_rank(&id, &player).await? {
+            let entry = match store.listings().board_and_rank(&id, &player).await? {
                 BoardRank::NoBoard => return Err(no_board(&id)),
                 BoardRank::Closed(_) => store
+                    .listings()
                     .season_result(&player, &id)
                     .await?
                     .map(SeasonResult::into_ranked),
@@ -202,10 +209,11 @@ pub(crate) async fn read_route(
             let n = int_param(req, "n", DEFAULT_AROUND, 1, MAX_AROUND as u64)?;
             let board = board(app, &id).await?;
             let entries = if board.status == BoardStatus::Closed {
-                let result = store.season_result(&player, &id).await?;
+                let result = store.listings().season_result(&player, &id).await?;
                 let result = result.ok_or_else(|| no_entry(&id, &player))?;
                 let rank = result.rank;
                 let mut entries = store
+                    .listings()
                     .final_standings_between(&id, rank.saturating_sub(n), rank.saturating_add(n))
                     .await?;
                 for e in &mut entries {
@@ -214,6 +222,7 @@ pub(crate) async fn read_route(
                 entries
             } else {
                 store
+                    .listings()
                     .around_player(&board, &player, n as usize)
                     .await?
                     .ok_or_else(|| no_entry(&id, &player))?
@@ -237,6 +246,7 @@ pub(crate) async fn read_route(
             let player = player_id(p)?;
             let cursor = query_param(req, "cursor");
             let page = store
+                .listings()
                 .player_entries(&player, player_limit(req)?, cursor.as_deref())
                 .await?;
             ok(&serde_json::json!({
@@ -250,6 +260,7 @@ pub(crate) async fn read_route(
             let limit = session_limit(req)?;
             let cursor = query_param(req, "cursor");
             let page = store
+                .listings()
                 .player_sessions(&player, limit, cursor.as_deref())
                 .await?;
             ok(&Sessions {
@@ -260,15 +271,20 @@ pub(crate) async fn read_route(
         Route::GetSession => {
             let player = player_id(p)?;
             let session = SessionId::parse_stored(p.get("sessionId"))?;
-            let found = store.get_session(&player, &session).await?.ok_or_else(|| {
-                ApiError::not_found(format!("session {session} of player {player} not found"))
-            })?;
+            let found = store
+                .listings()
+                .get_session(&player, &session)
+                .await?
+                .ok_or_else(|| {
+                    ApiError::not_found(format!("session {session} of player {player} not found"))
+                })?;
             ok(&found)
         }
         Route::PlayerResults => {
             let player = player_id(p)?;
             let cursor = query_param(req, "cursor");
             let page = store
+                .listings()
                 .player_results(&player, player_limit(req)?, cursor.as_deref())
                 .await?;
             // `results` as the route always answered, `entries` as every paged listing does.
@@ -283,7 +299,10 @@ pub(crate) async fn read_route(
             let game = GameId::parse(p.get("gameId"))?;
             let limit = session_limit(req)?;
             let cursor = query_param(req, "cursor");
-            let page = store.game_sessions(&game, limit, cursor.as_deref()).await?;
+            let page = store
+                .listings()
+                .game_sessions(&game, limit, cursor.as_deref())
+                .await?;
             ok(&Sessions {
                 sessions: &page.items,
                 next_cursor: page.next_cursor.as_deref(),

@@ -208,6 +208,7 @@ async fn publish_closed(
 ) -> Result<(), String> {
     let top = app
         .store
+        .listings()
         .final_standings(board, TOP_COUNT, None)
         .await
         .map_err(|e| e.to_string())?;

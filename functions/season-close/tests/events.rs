@@ -44,6 +44,7 @@ async fn a_close_publishes_one_board_closed_with_its_top_ten_and_next_board() {
     assert_eq!(detail["playerCount"], 12);
     assert_eq!(detail["nextLeaderboardId"], next.as_str());
     let finals = store
+        .listings()
         .final_standings(&bid("daily_7"), 10, None)
         .await
         .unwrap()
@@ -114,7 +115,12 @@ async fn a_top_player_erased_during_the_close_is_published_by_pseudonym_only() {
         .await
         .unwrap()
         .unwrap();
-    let top = store.top_scores(&board, 1, None).await.unwrap().items;
+    let top = store
+        .listings()
+        .top_scores(&board, 1, None)
+        .await
+        .unwrap()
+        .items;
     let top = top[0].player_id.clone();
     // The close has begun (closing, lanes closed) and snapshotted nothing yet when the top
     // player asks to be erased: the erasure waits for the close to archive their entry.

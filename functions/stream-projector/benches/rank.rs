@@ -177,7 +177,12 @@ async fn run(n: usize, quick: bool) -> Row {
     let (mut count_requests, mut count_items) = (Vec::new(), Vec::new());
     for p in sample.iter().step_by(lookups / count_lookups) {
         counter.reset();
-        let pointer = store.entry_pointer(&board_id, p).await.unwrap().unwrap();
+        let pointer = store
+            .listings()
+            .entry_pointer(&board_id, p)
+            .await
+            .unwrap()
+            .unwrap();
         let (above, requests) = count_above(&store, &board_id, &pointer.score_sk).await;
         assert_eq!(above + 1, truth[p], "{p}");
         assert_eq!(counter.total(), u64::from(requests) + 1);
@@ -283,6 +288,7 @@ async fn busy(
     let mut cursor: Option<String> = None;
     loop {
         let page = store
+            .listings()
             .top_scores(board, 1_000, cursor.as_deref())
             .await
             .unwrap();

@@ -130,7 +130,12 @@ async fn removed_entries_leave_the_index_exact_and_never_half_removed() {
     // A removed player has an entry only if their play committed after the removal: then it
     // is that play's (500 and up).
     for (i, p) in removed.iter().enumerate() {
-        if let Some(ptr) = store.entry_pointer(&board_id(), &pid(p)).await.unwrap() {
+        if let Some(ptr) = store
+            .listings()
+            .entry_pointer(&board_id(), &pid(p))
+            .await
+            .unwrap()
+        {
             assert!(i < 10 && ptr.entry.score >= 500, "{p}: {ptr:?}");
         }
     }
@@ -149,7 +154,14 @@ async fn removed_entries_leave_the_index_exact_and_never_half_removed() {
         .unwrap()
         .unwrap();
     for p in removed.iter().skip(10) {
-        assert!(store.player_rank(&board, &pid(p)).await.unwrap().is_none());
+        assert!(
+            store
+                .listings()
+                .player_rank(&board, &pid(p))
+                .await
+                .unwrap()
+                .is_none()
+        );
     }
 }
 
@@ -214,7 +226,11 @@ async fn a_ban_racing_32_plays_of_the_player_leaves_no_entry_on_any_open_board()
     // Each of the cheater's plays committed before the ban or was refused, writing nothing.
     let mut accepted = 0;
     for (session, outcome) in &cheats {
-        let stored = store.get_session(&pid(cheat), session).await.unwrap();
+        let stored = store
+            .listings()
+            .get_session(&pid(cheat), session)
+            .await
+            .unwrap();
         match outcome {
             Ok(_) => {
                 accepted += 1;
@@ -296,6 +312,7 @@ async fn assert_index_exact(
     for (player, key) in scores.iter().step_by(37) {
         let truth = keys.iter().filter(|k| **k > &key[0]).count() as u64 + 1;
         let entry = store
+            .listings()
             .player_rank(&stored, &pid(player))
             .await
             .unwrap()

@@ -398,6 +398,7 @@ async fn a_corrupt_top_entry_leaves_the_leader_unknown_and_the_index_goes_on() {
     // entry is removed, so the index must read the top to know who leads.
     let board_id = BoardId::parse(BOARD).unwrap();
     let pointer = store
+        .listings()
         .entry_pointer(&board_id, &pid("p_bob"))
         .await
         .unwrap()
@@ -425,6 +426,7 @@ async fn a_corrupt_top_entry_leaves_the_leader_unknown_and_the_index_goes_on() {
     assert_eq!(state.pending(), [], "every change applied");
     assert_eq!(state.entries, 2);
     let carol = store
+        .listings()
         .player_rank(&board, &pid("p_carol"))
         .await
         .unwrap()

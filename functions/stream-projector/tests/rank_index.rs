@@ -39,6 +39,7 @@ async fn listing(store: &Store, board: &BoardId) -> Vec<RankedEntry> {
     let mut cursor: Option<String> = None;
     loop {
         let page = store
+            .listings()
             .top_scores(&board, 1000, cursor.as_deref())
             .await
             .unwrap();

@@ -172,13 +172,18 @@ async fn changes_between_the_index_steps_scan_and_its_switch_reach_the_new_index
     play_on(&store, &id, "record", 50_000, 1_000_000).await;
     let board = store.boards().get_board(&id).await.unwrap().unwrap();
     let ranked = store
+        .listings()
         .player_rank(&board, &pid("record"))
         .await
         .unwrap()
         .unwrap();
     assert_eq!((ranked.rank, ranked.score), (1, 50_000));
     // AND the late players rank where the new generation lists them
-    let top = store.top_scores(&board, 100, None).await.unwrap();
+    let top = store
+        .listings()
+        .top_scores(&board, 100, None)
+        .await
+        .unwrap();
     for player in ["late_1", "late_2"] {
         let at = top
             .items
@@ -186,6 +191,7 @@ async fn changes_between_the_index_steps_scan_and_its_switch_reach_the_new_index
             .position(|e| e.player_id.as_str() == player)
             .unwrap();
         let late = store
+            .listings()
             .player_rank(&board, &pid(player))
             .await
             .unwrap()

@@ -310,6 +310,7 @@ async fn ties_rank_the_earlier_first_and_asc_boards_rank_lower_first() {
     assert_eq!(second["results"][0]["rank"], 2);
     let top = h
         .store
+        .listings()
         .top_scores(
             &h.store
                 .boards()
@@ -336,6 +337,7 @@ async fn ties_rank_the_earlier_first_and_asc_boards_rank_lower_first() {
     }
     let top = h
         .store
+        .listings()
         .top_scores(
             &h.store
                 .boards()

@@ -32,6 +32,7 @@ pub use features::boards::{Boards, MAX_BOARDS_PAGE};
 pub use features::close::{Close, CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
 pub use features::entry_repair::EntryRepair;
 pub use features::inspect::{StoredEntry, StoredPage};
+pub use features::listings::Listings;
 pub use features::listings::friends::{self, MAX_PLAYER_IDS};
 pub use features::listings::players::{EmailChange, Players};
 pub use features::listings::scores::{BoardRank, MAX_AROUND};

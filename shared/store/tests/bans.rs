@@ -45,6 +45,7 @@ async fn a_play_read_before_the_ban_cannot_commit_after_it() {
     for id in ["gate_a", "gate_b"] {
         assert!(
             store
+                .listings()
                 .entry_pointer(&bid(id), &pid("cheat"))
                 .await
                 .unwrap()

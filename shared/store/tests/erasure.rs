@@ -84,7 +84,12 @@ async fn ranks(store: &Store, board: &str, players: &[&str]) -> Vec<(String, u64
     let b = stored_board(store, board).await;
     let mut out = Vec::new();
     for p in players {
-        let e = store.player_rank(&b, &pid(p)).await.unwrap().unwrap();
+        let e = store
+            .listings()
+            .player_rank(&b, &pid(p))
+            .await
+            .unwrap()
+            .unwrap();
         let count = e.freshness.as_ref().map_or(0, |f| f.player_count);
         out.push((p.to_string(), e.rank, count));
     }
@@ -153,7 +158,11 @@ async fn an_erased_player_is_nowhere_but_a_pseudonym_in_final_standings() {
     // Nothing holds the id or the email; the final standing holds the pseudonym, unnamed.
     assert_eq!(holding(&table, GONE).await, Vec::<RawItem>::new());
     assert_eq!(holding(&table, GONE_EMAIL).await, Vec::<RawItem>::new());
-    let standings = store.final_standings(&bid("past"), 10, None).await.unwrap();
+    let standings = store
+        .listings()
+        .final_standings(&bid("past"), 10, None)
+        .await
+        .unwrap();
     let shown: Vec<_> = standings
         .items
         .iter()

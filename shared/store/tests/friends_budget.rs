@@ -38,7 +38,7 @@ async fn a_hundred_players_of_one_score_count_at_most_the_budget() {
     let players: Vec<_> = (0..100u64)
         .map(|i| pid(&format!("t{:04}", i * 29 + 7)))
         .collect();
-    let (listed, cost) = store.entries_of(&board, &players).await.unwrap();
+    let (listed, cost) = store.listings().entries_of(&board, &players).await.unwrap();
     eprintln!(
         "friends listing: {} keys counted, {} requests",
         cost.keys_counted, cost.requests

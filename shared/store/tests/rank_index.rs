@@ -28,6 +28,7 @@ async fn indexed_board(store: &Store, id: &str) {
 /// The player's current sort key on `board`.
 async fn key_of(store: &Store, board: &str, player: &str) -> String {
     store
+        .listings()
         .entry_pointer(&bid(board), &pid(player))
         .await
         .unwrap()
@@ -361,6 +362,7 @@ async fn looked_up(
     let truth = true_above(keys, &key_of(store, board, player).await) + 1;
     // The API's read (the board with the pointer, the root with the snapshot) answers the same.
     match store
+        .listings()
         .board_and_rank(&bid(board), &pid(player))
         .await
         .unwrap()

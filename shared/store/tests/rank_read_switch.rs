@@ -48,6 +48,7 @@ async fn lookup_across_a_switch(id: &str, gate_on: &'static str, extra: u32) {
     let keys = score_keys(&table, id).await;
     let player = players[PLAYERS / 2].clone();
     let mine = store
+        .listings()
         .entry_pointer(&bid(id), &pid(&player))
         .await
         .unwrap()
@@ -101,13 +102,13 @@ async fn the_friends_listing_reads_again_across_a_switch() {
     let players = board_of_players(&store, "swf").await;
     let board = stored_board(&store, "swf").await;
     let chosen: Vec<_> = players.iter().step_by(7).map(|p| pid(p)).collect();
-    let (quiet, quiet_cost) = store.entries_of(&board, &chosen).await.unwrap();
+    let (quiet, quiet_cost) = store.listings().entries_of(&board, &chosen).await.unwrap();
 
     let (client, gate) = gated_client(&table.endpoint, "Query:RANKSEQ#");
     let gated = store_with_client(&table, client);
     let reading = {
         let (board, chosen) = (board.clone(), chosen.clone());
-        tokio::spawn(async move { gated.entries_of(&board, &chosen).await })
+        tokio::spawn(async move { gated.listings().entries_of(&board, &chosen).await })
     };
     assert!(gate.reached().await);
     store.rank().build_rank_index(&board).await.unwrap();

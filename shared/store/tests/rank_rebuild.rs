@@ -73,7 +73,12 @@ async fn answers(store: &Store, board: &str, players: &[String]) -> Vec<(u64, u6
 async fn score_keys(store: &Store, board: &str, players: &[String]) -> Vec<String> {
     let mut keys = Vec::new();
     for p in players {
-        if let Some(ptr) = store.entry_pointer(&bid(board), &pid(p)).await.unwrap() {
+        if let Some(ptr) = store
+            .listings()
+            .entry_pointer(&bid(board), &pid(p))
+            .await
+            .unwrap()
+        {
             keys.push(ptr.score_sk);
         }
     }

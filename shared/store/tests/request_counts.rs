@@ -111,15 +111,25 @@ async fn players_boards_and_sessions() {
 
     let outcome = submit(&store, "ada", 10, &["cb"], 10).await;
     let session = outcome.session.session_id.clone();
-    let (r, c) = census(&counter, store.get_session(&pid("ada"), &session)).await;
+    let (r, c) = census(
+        &counter,
+        store.listings().get_session(&pid("ada"), &session),
+    )
+    .await;
     assert!(r.unwrap().is_some());
     m.expect("get_session", &c, "GetItem 1");
-    let (r, c) = census(&counter, store.player_sessions(&pid("ada"), 10, None)).await;
+    let (r, c) = census(
+        &counter,
+        store.listings().player_sessions(&pid("ada"), 10, None),
+    )
+    .await;
     assert_eq!(r.unwrap().items.len(), 1);
     m.expect("player_sessions", &c, "Query 1");
     let (r, c) = census(
         &counter,
-        store.game_sessions(&GameId::parse("tetris").unwrap(), 10, None),
+        store
+            .listings()
+            .game_sessions(&GameId::parse("tetris").unwrap(), 10, None),
     )
     .await;
     assert_eq!(r.unwrap().items.len(), 1);
@@ -212,28 +222,42 @@ async fn plays_and_rank_reads() {
     let pa = store.boards().get_board(&bid("pa")).await.unwrap().unwrap();
     let (r, c) = census(
         &counter,
-        store.top_scores(&stored_board(&store, "pa").await, 3, None),
+        store
+            .listings()
+            .top_scores(&stored_board(&store, "pa").await, 3, None),
     )
     .await;
     assert_eq!(r.unwrap().items.len(), 3);
     m.expect("top_scores", &c, "Query 1");
-    let (r, c) = census(&counter, store.player_entry(&bid("pa"), &pid("ada"))).await;
+    let (r, c) = census(
+        &counter,
+        store.listings().player_entry(&bid("pa"), &pid("ada")),
+    )
+    .await;
     assert!(r.unwrap().is_some());
     m.expect("player_entry", &c, "Query 1");
-    let (r, c) = census(&counter, store.player_entries(&pid("ada"), 50, None)).await;
+    let (r, c) = census(
+        &counter,
+        store.listings().player_entries(&pid("ada"), 50, None),
+    )
+    .await;
     assert_eq!(r.unwrap().items.len(), 2);
     m.expect("player_entries", &c, "Query 1");
-    let (r, c) = census(&counter, store.player_rank(&pa, &pid("p2"))).await;
+    let (r, c) = census(&counter, store.listings().player_rank(&pa, &pid("p2"))).await;
     assert_eq!(r.unwrap().unwrap().rank, 3);
     m.expect("player_rank, small board", &c, "BatchGetItem 1, Query 2");
     // The API's lookup on a small board: the board, the pointer and the root, then the count.
-    let (r, c) = census(&counter, store.board_and_rank(&bid("pa"), &pid("p2"))).await;
+    let (r, c) = census(
+        &counter,
+        store.listings().board_and_rank(&bid("pa"), &pid("p2")),
+    )
+    .await;
     match r.unwrap() {
         BoardRank::Open(_, Some(entry)) => assert_eq!(entry.rank, 3),
         other => panic!("expected the ranked entry, got {other:?}"),
     }
     m.expect("board_and_rank, small board", &c, "BatchGetItem 1, Query 2");
-    let (r, c) = census(&counter, store.around_player(&pa, &pid("p2"), 1)).await;
+    let (r, c) = census(&counter, store.listings().around_player(&pa, &pid("p2"), 1)).await;
     assert_eq!(r.unwrap().unwrap().len(), 3);
     m.expect("around_player, small board", &c, "BatchGetItem 1, Query 4");
 
@@ -262,14 +286,14 @@ async fn index_lookups_plays_rebuild_and_apply() {
         "BatchWriteItem 134, Query 3, TransactWriteItems 1, UpdateItem 1",
     );
 
-    let (r, c) = census(&counter, store.player_rank(&pv, &pid("e0005"))).await;
+    let (r, c) = census(&counter, store.listings().player_rank(&pv, &pid("e0005"))).await;
     assert_eq!(r.unwrap().unwrap().rank, 1_095);
     m.expect(
         "player_rank, v2, alone in its group",
         &c,
         "BatchGetItem 2, Query 1",
     );
-    let (r, c) = census(&counter, store.player_rank(&pv, &pid("tie"))).await;
+    let (r, c) = census(&counter, store.listings().player_rank(&pv, &pid("tie"))).await;
     assert_eq!(r.unwrap().unwrap().rank, 1_101);
     m.expect(
         "player_rank, v2, group shared",
@@ -279,7 +303,11 @@ async fn index_lookups_plays_rebuild_and_apply() {
 
     // The API's lookup: the board, the pointer and the root in one read, then the path's nodes
     // (with the root again) and the lanes.
-    let (r, c) = census(&counter, store.board_and_rank(&bid("pv"), &pid("e0005"))).await;
+    let (r, c) = census(
+        &counter,
+        store.listings().board_and_rank(&bid("pv"), &pid("e0005")),
+    )
+    .await;
     match r.unwrap() {
         BoardRank::Open(_, Some(entry)) => assert_eq!(entry.rank, 1_095),
         other => panic!("expected the ranked entry, got {other:?}"),
@@ -289,7 +317,11 @@ async fn index_lookups_plays_rebuild_and_apply() {
         &c,
         "BatchGetItem 2, Query 1",
     );
-    let (r, c) = census(&counter, store.board_and_rank(&bid("pv"), &pid("tie"))).await;
+    let (r, c) = census(
+        &counter,
+        store.listings().board_and_rank(&bid("pv"), &pid("tie")),
+    )
+    .await;
     match r.unwrap() {
         BoardRank::Open(_, Some(entry)) => assert_eq!(entry.rank, 1_101),
         other => panic!("expected the ranked entry, got {other:?}"),
@@ -299,7 +331,11 @@ async fn index_lookups_plays_rebuild_and_apply() {
         &c,
         "BatchGetItem 2, Query 2",
     );
-    let (r, c) = census(&counter, store.board_and_rank(&bid("nope"), &pid("tie"))).await;
+    let (r, c) = census(
+        &counter,
+        store.listings().board_and_rank(&bid("nope"), &pid("tie")),
+    )
+    .await;
     assert!(matches!(r.unwrap(), BoardRank::NoBoard));
     m.expect("board_and_rank, no such board", &c, "BatchGetItem 1");
 
@@ -320,6 +356,7 @@ async fn index_lookups_plays_rebuild_and_apply() {
         .parse()
         .unwrap();
     let pointer = store
+        .listings()
         .entry_pointer(&bid("pv"), &pid("ada"))
         .await
         .unwrap()
@@ -392,7 +429,7 @@ async fn index_lookups_plays_rebuild_and_apply() {
     let fresh = Store::new(client, &config);
     let (r, c) = census(
         &fresh_counter,
-        fresh.board_and_rank(&bid("pv"), &pid("e0005")),
+        fresh.listings().board_and_rank(&bid("pv"), &pid("e0005")),
     )
     .await;
     match r.unwrap() {
@@ -492,16 +529,32 @@ async fn projection_import_and_close() {
         "BatchWriteItem 6, GetItem 2, Query 4, UpdateItem 17",
     );
 
-    let (r, c) = census(&counter, store.final_standings(&bid("cl"), 5, None)).await;
+    let (r, c) = census(
+        &counter,
+        store.listings().final_standings(&bid("cl"), 5, None),
+    )
+    .await;
     assert_eq!(r.unwrap().items.len(), 5);
     m.expect("final_standings", &c, "Query 1");
-    let (r, c) = census(&counter, store.final_standings_between(&bid("cl"), 3, 7)).await;
+    let (r, c) = census(
+        &counter,
+        store.listings().final_standings_between(&bid("cl"), 3, 7),
+    )
+    .await;
     assert_eq!(r.unwrap().len(), 5);
     m.expect("final_standings_between", &c, "Query 1");
-    let (r, c) = census(&counter, store.season_result(&pid("q05"), &bid("cl"))).await;
+    let (r, c) = census(
+        &counter,
+        store.listings().season_result(&pid("q05"), &bid("cl")),
+    )
+    .await;
     assert!(r.unwrap().is_some());
     m.expect("season_result", &c, "GetItem 1");
-    let (r, c) = census(&counter, store.player_results(&pid("q05"), 50, None)).await;
+    let (r, c) = census(
+        &counter,
+        store.listings().player_results(&pid("q05"), 50, None),
+    )
+    .await;
     assert_eq!(r.unwrap().items.len(), 1);
     m.expect("player_results", &c, "Query 1");
     m.none();
@@ -524,7 +577,7 @@ async fn friends_listing_of_a_hundred_players_on_5000_entries() {
         .map(|i| pid(&format!("e{:04}", i * 52)))
         .collect();
     players.extend((0..5).map(|i| pid(&format!("nobody{i}"))));
-    let (r, c) = census(&counter, store.entries_of(&fr, &players)).await;
+    let (r, c) = census(&counter, store.listings().entries_of(&fr, &players)).await;
     let (listed, cost) = r.unwrap();
     // Best first: e4940 is 5,000 - 4,940 = 60th.
     let want: Vec<_> = (0..95u64).rev().map(|i| i * 52).collect();

@@ -90,6 +90,7 @@ async fn walk(
     loop {
         *asked.lock().unwrap() = Asked::default();
         let page = store
+            .listings()
             .top_scores(board, limit, cursor.as_deref())
             .await
             .unwrap();

@@ -19,6 +19,7 @@ async fn walk(store: &Store, game: &str, limit: usize) -> Vec<SessionId> {
     let mut cursor = None;
     loop {
         let page = store
+            .listings()
             .game_sessions(&gid(game), limit, cursor.as_deref())
             .await
             .unwrap();

@@ -53,6 +53,7 @@ async fn walk(store: &Store, board: &Board, limit: usize) -> (Vec<(u64, String, 
     let (mut all, mut pages, mut cursor) = (Vec::new(), 0, None::<String>);
     loop {
         let page = store
+            .listings()
             .top_scores(board, limit, cursor.as_deref())
             .await
             .unwrap();
@@ -108,10 +109,18 @@ async fn top_n_pages_of_a_sharded_board_are_the_plain_boards() {
 async fn a_cursor_is_bound_to_its_board_and_an_edited_one_is_refused() {
     let (_table, store) = store_without_stream("sharded_cursor").await;
     let boards = boards(&store, "c", Order::Desc).await;
-    let first = store.top_scores(&boards[2], 5, None).await.unwrap();
+    let first = store
+        .listings()
+        .top_scores(&boards[2], 5, None)
+        .await
+        .unwrap();
     let cursor = first.next_cursor.unwrap();
     for other in &boards[..2] {
-        let e = store.top_scores(other, 5, Some(&cursor)).await.unwrap_err();
+        let e = store
+            .listings()
+            .top_scores(other, 5, Some(&cursor))
+            .await
+            .unwrap_err();
         assert!(
             matches!(e, StoreError::BadCursor),
             "{}: {e}",
@@ -123,12 +132,14 @@ async fn a_cursor_is_bound_to_its_board_and_an_edited_one_is_refused() {
     edited[i] = if edited[i] == b'A' { b'B' } else { b'A' };
     let edited = String::from_utf8(edited).unwrap();
     let e = store
+        .listings()
         .top_scores(&boards[2], 5, Some(&edited))
         .await
         .unwrap_err();
     assert!(matches!(e, StoreError::BadCursor), "{e}");
     // On its own board the next page follows on.
     let next = store
+        .listings()
         .top_scores(&boards[2], 5, Some(&cursor))
         .await
         .unwrap();
@@ -141,9 +152,13 @@ async fn a_cursor_is_bound_to_its_board_and_an_edited_one_is_refused() {
 async fn answers(store: &Store, board: &Board, players: &[String]) -> Vec<String> {
     let mut out = vec![format!("{:?}", walk(store, board, 7).await.0)];
     for p in players {
-        let rank = store.player_rank(board, &pid(p)).await.unwrap();
+        let rank = store.listings().player_rank(board, &pid(p)).await.unwrap();
         out.push(format!("{p} {:?}", rank.map(|e| (e.rank, e.score))));
-        let around = store.around_player(board, &pid(p), 3).await.unwrap();
+        let around = store
+            .listings()
+            .around_player(board, &pid(p), 3)
+            .await
+            .unwrap();
         let around: Option<Vec<_>> = around.map(|w| {
             w.iter()
                 .map(|e| (e.rank, e.player_id.to_string()))
@@ -152,7 +167,7 @@ async fn answers(store: &Store, board: &Board, players: &[String]) -> Vec<String
         out.push(format!("{p} around {around:?}"));
     }
     let friends: Vec<_> = players.iter().step_by(5).map(|p| pid(p)).collect();
-    let (entries, _) = store.entries_of(board, &friends).await.unwrap();
+    let (entries, _) = store.listings().entries_of(board, &friends).await.unwrap();
     out.push(format!(
         "friends {:?}",
         entries
@@ -179,6 +194,7 @@ async fn closed(store: &Store, board: &Board, players: &[String]) -> Vec<String>
     let mut cursor: Option<String> = None;
     loop {
         let page = store
+            .listings()
             .final_standings(&board.board_id, 9, cursor.as_deref())
             .await
             .unwrap();
@@ -193,7 +209,11 @@ async fn closed(store: &Store, board: &Board, players: &[String]) -> Vec<String>
         }
     }
     for p in players {
-        let results = store.player_results(&pid(p), 100, None).await.unwrap();
+        let results = store
+            .listings()
+            .player_results(&pid(p), 100, None)
+            .await
+            .unwrap();
         let mine = results
             .items
             .iter()
@@ -261,7 +281,7 @@ async fn a_page_of_a_board_of_k_shards_is_k_queries() {
     let boards = boards(&store, "k", Order::Desc).await;
     for (board, k) in boards.iter().zip([1u64, 2, 8]) {
         counter.reset();
-        let page = store.top_scores(board, 50, None).await.unwrap();
+        let page = store.listings().top_scores(board, 50, None).await.unwrap();
         assert_eq!(page.items.len(), 50);
         assert_eq!(
             counter.snapshot().get("Query"),
@@ -272,6 +292,7 @@ async fn a_page_of_a_board_of_k_shards_is_k_queries() {
         assert_eq!(counter.total(), k, "{}", board.board_id);
         counter.reset();
         let next = store
+            .listings()
             .top_scores(board, 50, page.next_cursor.as_deref())
             .await
             .unwrap();

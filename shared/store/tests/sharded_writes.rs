@@ -56,6 +56,7 @@ async fn every_entry_is_in_its_players_shard_once() {
         let player = pid(sk.rsplit('#').next().unwrap());
         assert_eq!(*pk, entity::score_pk(&bid("hot"), 8, &player), "{sk}");
         let pointer = store
+            .listings()
             .entry_pointer(&bid("hot"), &player)
             .await
             .unwrap()
@@ -158,6 +159,7 @@ async fn thirty_two_players_racing_keep_one_exact_entry_each() {
         let player = pid(sk.rsplit('#').next().unwrap());
         assert_eq!(*pk, entity::score_pk(&bid("race"), 8, &player));
         let pointer = store
+            .listings()
             .entry_pointer(&bid("race"), &player)
             .await
             .unwrap()
@@ -193,6 +195,7 @@ async fn an_erasure_deletes_the_players_entry_from_their_shard() {
         score_items(&table, "hot_erase").await.contains(&(
             shard_pk.clone(),
             store
+                .listings()
                 .entry_pointer(&bid("hot_erase"), &gone)
                 .await
                 .unwrap()
@@ -210,6 +213,7 @@ async fn an_erasure_deletes_the_players_entry_from_their_shard() {
     assert!(items.iter().all(|(_, sk)| !sk.ends_with("#p05")));
     assert!(
         store
+            .listings()
             .entry_pointer(&bid("hot_erase"), &gone)
             .await
             .unwrap()

@@ -134,7 +134,7 @@ async fn a_highest_first_board_of_the_same_width_only_raises_its_max_score() {
     assert_eq!(scores(&t.dump().await, "LEADERBOARD#raised"), before);
     submit(&store, "bob", 9_000, &["raised"], 2_000).await;
     let board = stored_board(&store, "raised").await;
-    let top = store.top_scores(&board, 2, None).await.unwrap();
+    let top = store.listings().top_scores(&board, 2, None).await.unwrap();
     assert_eq!(top.items[0].player_id, pid("bob"));
 }
 
@@ -261,6 +261,7 @@ async fn after_the_begin_every_change_writes_both_generations_and_the_lanes_both
     );
     // AND the lane of the newcomer's play records it at both widths
     let entry = store
+        .listings()
         .entry_pointer(&bid("both"), &pid("newcomer"))
         .await
         .unwrap()
@@ -347,7 +348,7 @@ async fn a_whole_run_switches_either_order_to_the_new_width_and_retires_the_old_
         let listed = |b| {
             let store = store.clone();
             async move {
-                let page = store.top_scores(&b, 100, None).await.unwrap();
+                let page = store.listings().top_scores(&b, 100, None).await.unwrap();
                 page.items
                     .iter()
                     .map(|e| (e.player_id.to_string(), e.score))
@@ -356,6 +357,7 @@ async fn a_whole_run_switches_either_order_to_the_new_width_and_retires_the_old_
         };
         let before = listed(stored_board(&store, id).await).await;
         let cursor = store
+            .listings()
             .top_scores(&stored_board(&store, id).await, 10, None)
             .await
             .unwrap()
@@ -403,7 +405,12 @@ async fn a_whole_run_switches_either_order_to_the_new_width_and_retires_the_old_
         }
         assert_eq!(after, want, "{id}");
         for (i, (p, _)) in after.iter().enumerate() {
-            let ranked = store.player_rank(&done, &pid(p)).await.unwrap().unwrap();
+            let ranked = store
+                .listings()
+                .player_rank(&done, &pid(p))
+                .await
+                .unwrap()
+                .unwrap();
             assert_eq!(ranked.rank, i as u64 + 1, "{id} {p}");
         }
         // AND the old generation is gone, the new one holds each entry once
@@ -420,6 +427,7 @@ async fn a_whole_run_switches_either_order_to_the_new_width_and_retires_the_old_
         // AND a score above the old maxScore counts: first when higher ranks first
         submit(&store, "late", 50_000, &[id], 200_000).await;
         let ranked = store
+            .listings()
             .player_rank(&done, &pid("late"))
             .await
             .unwrap()
@@ -427,7 +435,7 @@ async fn a_whole_run_switches_either_order_to_the_new_width_and_retires_the_old_
         let want_rank = if order == Order::Desc { 1 } else { 41 };
         assert_eq!(ranked.rank, want_rank, "{id}");
         // AND a top-N cursor of before the switch is refused, not read in the new order
-        let stale = store.top_scores(&done, 10, Some(&cursor)).await;
+        let stale = store.listings().top_scores(&done, 10, Some(&cursor)).await;
         assert!(
             matches!(stale, Err(StoreError::BadCursor)),
             "{id}: {stale:?}"

@@ -57,7 +57,11 @@ async fn listing(store: &Store) -> Vec<RankedEntry> {
         let mut all = Vec::new();
         let mut cursor = None;
         loop {
-            match store.top_scores(&board, 1_000, cursor.as_deref()).await {
+            match store
+                .listings()
+                .top_scores(&board, 1_000, cursor.as_deref())
+                .await
+            {
                 Ok(page) => {
                     all.extend(page.items);
                     match page.next_cursor {
@@ -152,7 +156,11 @@ async fn rank_and_window(store: &Store, player: &PlayerId) -> (RankedEntry, Vec<
                 .player_rank_counted(&board, player)
                 .await?
                 .unwrap();
-            let window = store.around_player(&board, player, 3).await?.unwrap();
+            let window = store
+                .listings()
+                .around_player(&board, player, 3)
+                .await?
+                .unwrap();
             Ok::<_, StoreError>((me, window))
         };
         match read.await {
@@ -351,6 +359,7 @@ async fn a_board_widened_under_play_reads_right_throughout() {
     check_quiet(&store, &all).await;
     submit(&store, "record", OLD_MAX * 10, &["checked"], 20_000_000).await;
     let first = store
+        .listings()
         .player_rank(&done, &pid("record"))
         .await
         .unwrap()

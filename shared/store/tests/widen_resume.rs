@@ -90,13 +90,18 @@ async fn assert_widened(table: &TestTable, store: &Store, id: &str, players: u64
     let new = by_player(&table.partition(&new_pk).await, &new_pk);
     assert_eq!(new.len() as u64, players, "{id}: {new:?}");
     assert!(new.values().all(|n| *n == 1), "{id}: {new:?}");
-    let top = store.top_scores(&board, 100, None).await.unwrap();
+    let top = store
+        .listings()
+        .top_scores(&board, 100, None)
+        .await
+        .unwrap();
     assert!(
         top.items.windows(2).all(|w| w[0].score <= w[1].score),
         "{id}"
     );
     for (i, e) in top.items.iter().enumerate() {
         let ranked = store
+            .listings()
             .player_rank(&board, &e.player_id)
             .await
             .unwrap()
@@ -179,6 +184,7 @@ async fn a_play_between_the_copys_read_and_its_transaction_is_not_undone() {
     assert_widened(&table, &store, "gated", ENTRIES).await;
     let board = stored_board(&store, "gated").await;
     let p9 = store
+        .listings()
         .player_rank(&board, &pid("p9"))
         .await
         .unwrap()

@@ -60,10 +60,12 @@ pub async fn export(
     loop {
         let page = if closed {
             store
+                .listings()
                 .final_standings(board, MAX_PAGE_SIZE, cursor.as_deref())
                 .await?
         } else {
             store
+                .listings()
                 .top_scores(&found, MAX_PAGE_SIZE, cursor.as_deref())
                 .await?
         };

@@ -93,7 +93,12 @@ async fn player_sort_key(
         return Ok(k);
     }
     let player = PlayerId::parse(player)?;
-    let pointer = ctl.store().await?.entry_pointer(board, &player).await?;
+    let pointer = ctl
+        .store()
+        .await?
+        .listings()
+        .entry_pointer(board, &player)
+        .await?;
     pointer
         .map(|p| p.score_sk)
         .ok_or_else(|| CtlError::NotFound(format!("{player} has no entry on {board}")))

@@ -89,7 +89,7 @@ async fn each_patterns_query_returns_its_items_on_both_orders() {
         )
         .await;
         assert_eq!(top, names[..10]);
-        let page = store.top_scores(&board, 10, None).await.unwrap();
+        let page = store.listings().top_scores(&board, 10, None).await.unwrap();
         let listed: Vec<String> = page.items.iter().map(|e| e.player_id.to_string()).collect();
         assert_eq!(top, listed);
 
@@ -113,6 +113,7 @@ async fn each_patterns_query_returns_its_items_on_both_orders() {
             assert_eq!(above, names[lo..at_rank - 1], "{id} {player} above");
             assert_eq!(below, names[at_rank - 1..hi], "{id} {player} below");
             let window = store
+                .listings()
                 .around_player(&board, &truth[at_rank - 1].0, 3)
                 .await
                 .unwrap()

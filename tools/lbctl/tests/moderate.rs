@@ -24,7 +24,7 @@ async fn ban_unban_remove_erase_and_the_audit_trail() {
     let entry = |p: &str| {
         let store = store.clone();
         let (b, p) = (board.board_id.clone(), PlayerId::parse(p).unwrap());
-        async move { store.entry_pointer(&b, &p).await.unwrap() }
+        async move { store.listings().entry_pointer(&b, &p).await.unwrap() }
     };
 
     // Refusals first: nothing written by any.

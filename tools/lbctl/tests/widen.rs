@@ -95,7 +95,11 @@ async fn widen_plans_runs_to_the_end_and_leaves_a_board_that_verifies() {
         .await
         .unwrap()
         .unwrap();
-    let top = store.top_scores(&board, 100, None).await.unwrap();
+    let top = store
+        .listings()
+        .top_scores(&board, 100, None)
+        .await
+        .unwrap();
     let listed: Vec<_> = top.items.iter().map(|e| e.player_id.clone()).collect();
     let want: Vec<_> = ranked.iter().map(|(p, _, _)| p.clone()).collect();
     assert_eq!(listed, want);

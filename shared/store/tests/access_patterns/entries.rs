@@ -14,11 +14,13 @@ async fn ap4_player_entry_and_entry_pointer_agree_with_the_score_item() {
 
     // WHEN p1's entry is read through the pointer and through GSI1
     let pointer = store
+        .listings()
         .entry_pointer(&bid("b"), &pid("p1"))
         .await
         .unwrap()
         .unwrap();
     let entry = store
+        .listings()
         .player_entry(&bid("b"), &pid("p1"))
         .await
         .unwrap()
@@ -75,6 +77,7 @@ async fn ap4_player_entry_and_entry_pointer_agree_with_the_score_item() {
     // AND the ranked read agrees
     assert_eq!(
         store
+            .listings()
             .player_rank(&stored_board(&store, "b").await, &pid("p1"))
             .await
             .unwrap()
@@ -93,11 +96,16 @@ async fn ap4_player_entry_and_entry_pointer_agree_with_the_score_item() {
     // A player with no entry, and an unknown board: None everywhere
     for (board, player) in [("b", "p_none"), ("nope", "p1")] {
         assert_eq!(
-            store.player_entry(&bid(board), &pid(player)).await.unwrap(),
+            store
+                .listings()
+                .player_entry(&bid(board), &pid(player))
+                .await
+                .unwrap(),
             None
         );
         assert_eq!(
             store
+                .listings()
                 .entry_pointer(&bid(board), &pid(player))
                 .await
                 .unwrap(),
@@ -105,6 +113,7 @@ async fn ap4_player_entry_and_entry_pointer_agree_with_the_score_item() {
         );
         assert_eq!(
             store
+                .listings()
                 .player_rank(&stored_board(&store, board).await, &pid(player))
                 .await
                 .unwrap(),
@@ -139,7 +148,11 @@ async fn ap5_player_entries_across_boards() {
         session_id: session.clone(),
     };
     // WHEN p1's entries are listed
-    let got = store.player_entries(&pid("p1"), 100, None).await.unwrap();
+    let got = store
+        .listings()
+        .player_entries(&pid("p1"), 100, None)
+        .await
+        .unwrap();
     assert_eq!(got.next_cursor, None);
     let got = got.items;
     // THEN one per board, in board id byte order, each as its operator left it
@@ -154,6 +167,7 @@ async fn ap5_player_entries_across_boards() {
     // AND each agrees with its pointer
     for e in &got {
         let pointer = store
+            .listings()
             .entry_pointer(&e.entry.board_id, &e.entry.player_id)
             .await
             .unwrap()
@@ -162,6 +176,7 @@ async fn ap5_player_entries_across_boards() {
     }
     assert_eq!(
         store
+            .listings()
             .player_entries(&pid("p2"), 100, None)
             .await
             .unwrap()
@@ -169,13 +184,22 @@ async fn ap5_player_entries_across_boards() {
         vec![entry("alpha", "p2", 7, 3, &p2.session.session_id)]
     );
     // AND a player with no entries gets none
-    let none = store.player_entries(&pid("p3"), 100, None).await.unwrap();
+    let none = store
+        .listings()
+        .player_entries(&pid("p3"), 100, None)
+        .await
+        .unwrap();
     assert!(none.items.is_empty() && none.next_cursor.is_none());
     // AND pages of 2 follow one another to the end
-    let first = store.player_entries(&pid("p1"), 2, None).await.unwrap();
+    let first = store
+        .listings()
+        .player_entries(&pid("p1"), 2, None)
+        .await
+        .unwrap();
     assert_eq!(first.items, got[..2]);
     let cursor = first.next_cursor.expect("a second page");
     let second = store
+        .listings()
         .player_entries(&pid("p1"), 2, Some(&cursor))
         .await
         .unwrap();
@@ -186,12 +210,18 @@ async fn ap5_player_entries_across_boards() {
     // AND the cursor is bound to its listing and its player: another player's, another
     // listing's, or an edited one is refused before any read
     for (player, c) in [("p2", cursor.clone()), ("p1", format!("{}x", cursor))] {
-        let refused = store.player_entries(&pid(player), 2, Some(&c)).await;
+        let refused = store
+            .listings()
+            .player_entries(&pid(player), 2, Some(&c))
+            .await;
         assert!(
             matches!(refused, Err(StoreError::BadCursor)),
             "{player}: {refused:?}"
         );
     }
-    let refused = store.player_results(&pid("p1"), 2, Some(&cursor)).await;
+    let refused = store
+        .listings()
+        .player_results(&pid("p1"), 2, Some(&cursor))
+        .await;
     assert!(matches!(refused, Err(StoreError::BadCursor)), "{refused:?}");
 }

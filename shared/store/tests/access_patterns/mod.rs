@@ -88,6 +88,7 @@ async fn top_pages(store: &Store, board: &str, limit: usize) -> Vec<Vec<RankedEn
     let mut cursor: Option<String> = None;
     loop {
         let page = store
+            .listings()
             .top_scores(&stored_board(store, board).await, limit, cursor.as_deref())
             .await
             .unwrap();
@@ -132,6 +133,7 @@ async fn session_pages(store: &Store, player: &str, limit: usize) -> Vec<Vec<Ses
     let mut cursor: Option<String> = None;
     loop {
         let page = store
+            .listings()
             .player_sessions(&pid(player), limit, cursor.as_deref())
             .await
             .unwrap();
@@ -150,6 +152,7 @@ async fn game_pages(store: &Store, game: &str, limit: usize) -> Vec<Vec<Session>
     let mut cursor: Option<String> = None;
     loop {
         let page = store
+            .listings()
             .game_sessions(&gid(game), limit, cursor.as_deref())
             .await
             .unwrap();

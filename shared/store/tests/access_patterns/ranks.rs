@@ -178,7 +178,7 @@ async fn ap10_exact_rank_on_an_asc_board() {
     let got: Vec<_> = futures::stream::iter(
         expected
             .iter()
-            .map(|e| store.player_rank(&golf, &e.player_id)),
+            .map(|e| store.listings().player_rank(&golf, &e.player_id)),
     )
     .buffered(4)
     .try_collect()
@@ -224,6 +224,7 @@ async fn around_player_at_the_top_the_bottom_and_the_middle() {
         for n in 1..=5 {
             // WHEN the window of n around the player at position i is read
             let got = store
+                .listings()
                 .around_player(&stored_board(&store, "b").await, &expected[i].player_id, n)
                 .await
                 .unwrap()
@@ -237,6 +238,7 @@ async fn around_player_at_the_top_the_bottom_and_the_middle() {
     // AND n = 50 on a board of 40 is the whole board, from anywhere
     for i in [0, 21, 39] {
         let got = store
+            .listings()
             .around_player(&stored_board(&store, "b").await, &expected[i].player_id, 50)
             .await
             .unwrap()
@@ -247,6 +249,7 @@ async fn around_player_at_the_top_the_bottom_and_the_middle() {
     // AND a player with no entry gets None; n = 0 and n = 51 are Invalid
     assert_eq!(
         store
+            .listings()
             .around_player(&stored_board(&store, "b").await, &pid("p_none"), 3)
             .await
             .unwrap(),
@@ -254,6 +257,7 @@ async fn around_player_at_the_top_the_bottom_and_the_middle() {
     );
     assert_eq!(
         store
+            .listings()
             .around_player(
                 &stored_board(&store, "nope").await,
                 &expected[0].player_id,
@@ -266,11 +270,13 @@ async fn around_player_at_the_top_the_bottom_and_the_middle() {
     let p = &expected[10].player_id;
     assert!(is_invalid(
         store
+            .listings()
             .around_player(&stored_board(&store, "b").await, p, 0)
             .await
     ));
     assert!(is_invalid(
         store
+            .listings()
             .around_player(&stored_board(&store, "b").await, p, 51)
             .await
     ));
@@ -279,6 +285,7 @@ async fn around_player_at_the_top_the_bottom_and_the_middle() {
     import(&store, &solo, &[(pid("only"), 5, at(1))]).await;
     assert_eq!(
         store
+            .listings()
             .around_player(&stored_board(&store, "solo").await, &pid("only"), 5)
             .await
             .unwrap()

@@ -51,29 +51,46 @@ async fn ap6_player_sessions_newest_first_in_pages() {
     assert_eq!(session_pages(&store, "p2", 3).await.concat().len(), 5);
 
     // A player with no sessions: nothing, no cursor
-    let page = store.player_sessions(&pid("p3"), 10, None).await.unwrap();
+    let page = store
+        .listings()
+        .player_sessions(&pid("p3"), 10, None)
+        .await
+        .unwrap();
     assert!(page.items.is_empty());
     assert_eq!(page.next_cursor, None);
 
     // Bad limits and cursors
-    assert!(is_invalid(store.player_sessions(&pid("p1"), 0, None).await));
     assert!(is_invalid(
-        store.player_sessions(&pid("p1"), 1001, None).await
+        store.listings().player_sessions(&pid("p1"), 0, None).await
+    ));
+    assert!(is_invalid(
+        store
+            .listings()
+            .player_sessions(&pid("p1"), 1001, None)
+            .await
     ));
     let cursor = store
+        .listings()
         .player_sessions(&pid("p1"), 10, None)
         .await
         .unwrap()
         .next_cursor
         .unwrap();
     assert!(is_bad_cursor(
-        store.player_sessions(&pid("p2"), 10, Some(&cursor)).await
-    ));
-    assert!(is_bad_cursor(
-        store.game_sessions(&gid("tetris"), 10, Some(&cursor)).await
+        store
+            .listings()
+            .player_sessions(&pid("p2"), 10, Some(&cursor))
+            .await
     ));
     assert!(is_bad_cursor(
         store
+            .listings()
+            .game_sessions(&gid("tetris"), 10, Some(&cursor))
+            .await
+    ));
+    assert!(is_bad_cursor(
+        store
+            .listings()
             .top_scores(&stored_board(&store, "b").await, 10, Some(&cursor))
             .await
     ));
@@ -120,26 +137,43 @@ async fn ap7_game_sessions_across_players_newest_first() {
     // AND chess has only its own
     assert_eq!(game_pages(&store, "chess", 3).await.concat(), chess);
     // AND an unknown game has none
-    let page = store.game_sessions(&gid("go"), 10, None).await.unwrap();
+    let page = store
+        .listings()
+        .game_sessions(&gid("go"), 10, None)
+        .await
+        .unwrap();
     assert!(page.items.is_empty() && page.next_cursor.is_none());
     // AND a tetris cursor is refused for chess, and limits are checked
     let cursor = store
+        .listings()
         .game_sessions(&gid("tetris"), 4, None)
         .await
         .unwrap()
         .next_cursor
         .unwrap();
     assert!(is_bad_cursor(
-        store.game_sessions(&gid("chess"), 4, Some(&cursor)).await
+        store
+            .listings()
+            .game_sessions(&gid("chess"), 4, Some(&cursor))
+            .await
     ));
     assert!(is_bad_cursor(
-        store.player_sessions(&pid("p1"), 4, Some(&cursor)).await
+        store
+            .listings()
+            .player_sessions(&pid("p1"), 4, Some(&cursor))
+            .await
     ));
     assert!(is_invalid(
-        store.game_sessions(&gid("tetris"), 0, None).await
+        store
+            .listings()
+            .game_sessions(&gid("tetris"), 0, None)
+            .await
     ));
     assert!(is_invalid(
-        store.game_sessions(&gid("tetris"), 1001, None).await
+        store
+            .listings()
+            .game_sessions(&gid("tetris"), 1001, None)
+            .await
     ));
 }
 
@@ -155,7 +189,11 @@ async fn ap8_get_session_reads_the_play_back() {
     p.duration_sec = Some(93);
     let out = store.plays().record_play(&p, at(777)).await.unwrap();
     // WHEN it is read back
-    let got = store.get_session(&pid("p1"), &session_id).await.unwrap();
+    let got = store
+        .listings()
+        .get_session(&pid("p1"), &session_id)
+        .await
+        .unwrap();
     // THEN it equals what record_play returned
     assert_eq!(got, Some(out.session.clone()));
     assert_eq!(out.session.board_ids, [bid("b2"), bid("b1")]);
@@ -185,11 +223,19 @@ async fn ap8_get_session_reads_the_play_back() {
     assert_eq!(table.dump().await, before);
     // AND an unknown session, or this session under another player, is None
     assert_eq!(
-        store.get_session(&pid("p1"), &sid(777, 1)).await.unwrap(),
+        store
+            .listings()
+            .get_session(&pid("p1"), &sid(777, 1))
+            .await
+            .unwrap(),
         None
     );
     assert_eq!(
-        store.get_session(&pid("p2"), &session_id).await.unwrap(),
+        store
+            .listings()
+            .get_session(&pid("p2"), &session_id)
+            .await
+            .unwrap(),
         None
     );
 }
@@ -225,6 +271,10 @@ async fn ap7_a_game_some_board_names_lists_only_the_plays_its_boards_took() {
         .await
         .unwrap();
     assert!(!raw.contains_key("gsi2pk") && !raw.contains_key("gsi2sk"));
-    let page = store.player_sessions(&pid("p1"), 10, None).await.unwrap();
+    let page = store
+        .listings()
+        .player_sessions(&pid("p1"), 10, None)
+        .await
+        .unwrap();
     assert_eq!(page.items, [outside]);
 }

@@ -55,10 +55,12 @@ async fn ap3_top_scores_pages_every_entry_once_in_rank_order() {
 
     // WHEN a cursor is continued with another limit
     let first = store
+        .listings()
         .top_scores(&stored_board(&store, "top").await, 7, None)
         .await
         .unwrap();
     let rest = store
+        .listings()
         .top_scores(
             &stored_board(&store, "top").await,
             1000,
@@ -174,6 +176,7 @@ async fn ap3_a_cursor_outlives_the_entry_it_stopped_at() {
     }
     // AND a first page of 3 that stopped at p7
     let first = store
+        .listings()
         .top_scores(&stored_board(&store, "live").await, 3, None)
         .await
         .unwrap();
@@ -185,6 +188,7 @@ async fn ap3_a_cursor_outlives_the_entry_it_stopped_at() {
     submit(&store, "p7", 5_000, &["live"], 100).await;
     // THEN the cursor still works: it continues below where p7 was, ranks carrying on
     let second = store
+        .listings()
         .top_scores(
             &stored_board(&store, "live").await,
             3,
@@ -199,6 +203,7 @@ async fn ap3_a_cursor_outlives_the_entry_it_stopped_at() {
     );
     // AND a fresh read shows p7 on top
     let fresh = store
+        .listings()
         .top_scores(&stored_board(&store, "live").await, 2, None)
         .await
         .unwrap();
@@ -220,6 +225,7 @@ async fn ap3_empty_board_bad_limits_and_bad_cursors() {
     // An empty board: no items and no cursor, at any limit
     for limit in [1, 100, 1000] {
         let page = store
+            .listings()
             .top_scores(&stored_board(&store, "empty").await, limit, None)
             .await
             .unwrap();
@@ -228,6 +234,7 @@ async fn ap3_empty_board_bad_limits_and_bad_cursors() {
     }
     // An unknown board reads as an empty one
     let page = store
+        .listings()
         .top_scores(&stored_board(&store, "unknown").await, 10, None)
         .await
         .unwrap();
@@ -236,16 +243,19 @@ async fn ap3_empty_board_bad_limits_and_bad_cursors() {
     // limit 0 and 1001: Invalid; 1 and 1000 are fine
     assert!(is_invalid(
         store
+            .listings()
             .top_scores(&stored_board(&store, "full").await, 0, None)
             .await
     ));
     assert!(is_invalid(
         store
+            .listings()
             .top_scores(&stored_board(&store, "full").await, 1001, None)
             .await
     ));
     assert_eq!(
         store
+            .listings()
             .top_scores(&stored_board(&store, "full").await, 1, None)
             .await
             .unwrap()
@@ -256,12 +266,14 @@ async fn ap3_empty_board_bad_limits_and_bad_cursors() {
 
     // GIVEN a genuine cursor of `full` after 5 entries
     let page = store
+        .listings()
         .top_scores(&stored_board(&store, "full").await, 5, None)
         .await
         .unwrap();
     let cursor = page.next_cursor.unwrap();
     assert!(
         store
+            .listings()
             .top_scores(&stored_board(&store, "full").await, 5, Some(&cursor))
             .await
             .is_ok()
@@ -270,20 +282,28 @@ async fn ap3_empty_board_bad_limits_and_bad_cursors() {
     // THEN BadCursor
     assert!(is_bad_cursor(
         store
+            .listings()
             .top_scores(&stored_board(&store, "other").await, 5, Some(&cursor))
             .await
     ));
     assert!(is_bad_cursor(
         store
+            .listings()
             .top_scores(&stored_board(&store, "empty").await, 5, Some(&cursor))
             .await
     ));
     // WHEN it is fed to another listing: BadCursor
     assert!(is_bad_cursor(
-        store.player_sessions(&pid("p1"), 5, Some(&cursor)).await
+        store
+            .listings()
+            .player_sessions(&pid("p1"), 5, Some(&cursor))
+            .await
     ));
     assert!(is_bad_cursor(
-        store.game_sessions(&gid("tetris"), 5, Some(&cursor)).await
+        store
+            .listings()
+            .game_sessions(&gid("tetris"), 5, Some(&cursor))
+            .await
     ));
 
     // WHEN it is tampered with: any character of it flipped
@@ -301,6 +321,7 @@ async fn ap3_empty_board_bad_limits_and_bad_cursors() {
         assert!(
             is_bad_cursor(
                 store
+                    .listings()
                     .top_scores(&stored_board(&store, "full").await, 5, Some(&edited))
                     .await
             ),
@@ -318,11 +339,13 @@ async fn ap3_empty_board_bad_limits_and_bad_cursors() {
         let forged = format!("{}.{tag}", URL_SAFE_NO_PAD.encode(forged));
         assert!(is_bad_cursor(
             store
+                .listings()
                 .top_scores(&stored_board(&store, "full").await, 5, Some(&forged))
                 .await
         ));
         assert!(is_bad_cursor(
             store
+                .listings()
                 .top_scores(&stored_board(&store, "other").await, 5, Some(&forged))
                 .await
         ));
@@ -341,6 +364,7 @@ async fn ap3_empty_board_bad_limits_and_bad_cursors() {
         assert!(
             is_bad_cursor(
                 store
+                    .listings()
                     .top_scores(&stored_board(&store, "full").await, 5, Some(junk))
                     .await
             ),

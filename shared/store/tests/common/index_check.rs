@@ -103,7 +103,12 @@ pub async fn expected_index(
 ) -> (NodeCounters, Watermarks) {
     let mut keys = Vec::new();
     for p in players {
-        if let Some(ptr) = store.entry_pointer(&bid(board), &pid(p)).await.unwrap() {
+        if let Some(ptr) = store
+            .listings()
+            .entry_pointer(&bid(board), &pid(p))
+            .await
+            .unwrap()
+        {
             keys.push(CountedKey::parse(&ptr.score_sk).unwrap());
         }
     }

@@ -198,6 +198,7 @@ pub async fn rank_answer(
         .unwrap()
         .unwrap();
     let mine = store
+        .listings()
         .entry_pointer(&bid(board), &pid(player))
         .await
         .unwrap()

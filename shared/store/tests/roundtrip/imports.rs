@@ -93,6 +93,7 @@ async fn imported_entries_read_back_identically_at_the_edges_of_the_key_format()
             .await
             .unwrap();
         let pointer = store
+            .listings()
             .entry_pointer(&bid(board_id), &pid(player))
             .await
             .unwrap()
@@ -123,6 +124,7 @@ async fn imported_entries_read_back_identically_at_the_edges_of_the_key_format()
     }
     // AND the wide boards list and rank the extremes exactly
     let desc = store
+        .listings()
         .top_scores(&stored_board(&store, "wide_desc").await, 10, None)
         .await
         .unwrap();
@@ -133,6 +135,7 @@ async fn imported_entries_read_back_identically_at_the_edges_of_the_key_format()
         .collect();
     assert_eq!(got, [("p_max", wide, 1), ("p_zero", 0, 2)]);
     let asc = store
+        .listings()
         .top_scores(&stored_board(&store, "wide_asc").await, 10, None)
         .await
         .unwrap();

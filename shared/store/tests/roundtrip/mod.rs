@@ -87,6 +87,7 @@ async fn check_entry(
     assert_eq!(s(&pointer_raw, "scoreSk"), Some(score_sk));
     assert!(!pointer_raw.contains_key("gsi1pk") && !pointer_raw.contains_key("gsi2pk"));
     let pointer = store
+        .listings()
         .entry_pointer(&bid(board), &pid(player))
         .await
         .unwrap()
@@ -95,7 +96,11 @@ async fn check_entry(
     assert_eq!(&pointer.score_entry(), want);
     // AP4 reads the same entry
     assert_eq!(
-        store.player_entry(&bid(board), &pid(player)).await.unwrap(),
+        store
+            .listings()
+            .player_entry(&bid(board), &pid(player))
+            .await
+            .unwrap(),
         Some(want.clone())
     );
 }

@@ -152,6 +152,7 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
         assert_eq!(plain, want, "{}", case.session);
         assert_eq!(
             store
+                .listings()
                 .get_session(&pid(case.player), &session_id)
                 .await
                 .unwrap(),

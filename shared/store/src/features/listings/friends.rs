@@ -21,7 +21,7 @@
 //!      the first [`EXACT_TOP`]: it makes every such answer exact at once, where a rank lookup
 //!      makes one capped count per player.
 //! - **An open board made before the index** (until the migration moves it) ranks each player
-//!   as [`Store::player_rank`] does: one capped count a player.
+//!   as [`Listings::player_rank`] does: one capped count a player.
 
 use std::collections::BTreeSet;
 
@@ -31,6 +31,7 @@ use leaderboard_keys::rank_index::{
     self, CountedKey, LANES, PathRead, TAIL_CAP, TailCount, TailSide, Watermarks,
 };
 
+use crate::features::listings::Listings;
 use crate::ground::error::StoreError;
 use crate::ground::freshness::{EXACT_TOP, Estimate, TopPercent};
 use crate::ground::items::{Item, ItemExt, from_item, key_string};
@@ -41,7 +42,6 @@ use crate::rank::lanes::{lanes_for, switched_since};
 use crate::rank::lookup::{
     GENERATION_ROUNDS, SNAPSHOT_NODES, path_nodes, root_entries, settled_estimate,
 };
-use crate::store::Store;
 use crate::table::merge::Direction;
 
 /// The most players one friends listing names.
@@ -156,11 +156,11 @@ fn in_rank_order(entries: &mut [RankedEntry]) {
     }
 }
 
-impl Store {
+impl Listings<'_> {
     /// The entries of `players` on `board` that exist, in rank order, each ranked board-wide
     /// with its freshness (see the module documentation), and what the ranks cost.
     pub async fn entries_of(
-        &self,
+        self,
         board: &Board,
         players: &[PlayerId],
     ) -> Result<(Vec<RankedEntry>, RankCost), StoreError> {
@@ -173,6 +173,7 @@ impl Store {
                 .map(|p| entity::season_result(p, id))
                 .collect();
             let mut found = self
+                .store
                 .table
                 .batch_get_all(&keys, "BatchGetItem(friends results)")
                 .await?;
@@ -192,6 +193,7 @@ impl Store {
             keys.push(rank_index::root_key(id));
         }
         let mut found = self
+            .store
             .table
             .batch_get_all(&keys, "BatchGetItem(friends pointers)")
             .await?;
@@ -216,6 +218,7 @@ impl Store {
             let mut estimates = Vec::with_capacity(pointers.len());
             for p in &pointers {
                 let (estimate, c) = self
+                    .store
                     .table
                     .own_rank(board, &p.entry.player_id, &p.score_sk, Prefetch::Nothing)
                     .await?;
@@ -236,7 +239,7 @@ impl Store {
     /// Steps 2 to 6 of the module documentation for `pointers` (in rank order) on an indexed
     /// board, given the root read with them.
     async fn indexed_estimates(
-        &self,
+        self,
         board: &Board,
         pointers: &[EntryPointer],
         root: Item,
@@ -251,7 +254,7 @@ impl Store {
             let page = self.top_page(board, cost).await?;
             if page.complete {
                 let (_, entries) = lanes_for(
-                    &self.table.read_lane_items(board, cost).await?,
+                    &self.store.table.read_lane_items(board, cost).await?,
                     &pointers[0].entry.player_id,
                     board.entry_generation,
                 );
@@ -315,7 +318,7 @@ impl Store {
     /// root when the lanes say a switch retired a generation the snapshots read (see
     /// `switched_since`).
     async fn friends_reads(
-        &self,
+        self,
         board: &Board,
         pointers: &[EntryPointer],
         keys: &[CountedKey],
@@ -328,6 +331,7 @@ impl Store {
             for group in snapshot_groups(keys) {
                 // Each group's nodes are read after the root read with the pointers.
                 let (paths, watermarks, used) = self
+                    .store
                     .table
                     .paths_snapshot(board, &keys[group], Some(root.clone()), cost)
                     .await?;
@@ -344,6 +348,7 @@ impl Store {
                         let before = cost.keys_counted;
                         let cap = budget.min(TAIL_CAP);
                         let tail = self
+                            .store
                             .table
                             .count_tail(board, &p.entry.player_id, key, side, cap, cost)
                             .await?;
@@ -353,9 +358,9 @@ impl Store {
                     _ => None,
                 });
             }
-            let lanes = self.table.read_lane_items(board, cost).await?;
+            let lanes = self.store.table.read_lane_items(board, cost).await?;
             if roots.iter().any(|used| switched_since(&lanes, used)) {
-                root = self.table.root_item(&board.board_id, cost).await?;
+                root = self.store.table.root_item(&board.board_id, cost).await?;
                 continue;
             }
             return Ok((reads, tails, lanes));
@@ -370,10 +375,11 @@ impl Store {
     /// 1.3 KB each, metadata included, fit in one page). The page holds the board's last entry
     /// when it holds fewer than [`EXACT_TOP`], as a single Query's page says by ending without
     /// a next key.
-    async fn top_page(&self, board: &Board, cost: &mut RankCost) -> Result<TopPage, StoreError> {
+    async fn top_page(self, board: &Board, cost: &mut RankCost) -> Result<TopPage, StoreError> {
         let pks = board.score_pks();
         let want = EXACT_TOP as usize;
         let items = self
+            .store
             .table
             .read_merged_projected(
                 &pks,

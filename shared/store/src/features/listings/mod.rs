@@ -7,3 +7,5 @@ pub(crate) mod players;
 pub(crate) mod scores;
 pub(crate) mod sessions;
 pub(crate) mod standings;
+
+pub use scores::Listings;

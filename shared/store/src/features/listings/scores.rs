@@ -20,7 +20,7 @@ use crate::table::request::{Index, Params, WithParams};
 pub const MAX_AROUND: usize = 50;
 
 /// A board and, while it is open, the player's ranked entry on it: what
-/// `GET /leaderboards/{b}/players/{p}` answers from, read together ([`Store::board_and_rank`]).
+/// `GET /leaderboards/{b}/players/{p}` answers from, read together ([`Listings::board_and_rank`]).
 #[derive(Debug, Clone)]
 pub enum BoardRank {
     /// No such board.
@@ -31,13 +31,28 @@ pub enum BoardRank {
     Open(Board, Option<RankedEntry>),
 }
 
+/// Listings: the reads a game and its players make (scores, a player's entry and rank, around a
+/// player, friends, standings and results, sessions) (the handle [`Store::listings`] gives).
+#[derive(Clone, Copy)]
+pub struct Listings<'a> {
+    pub(crate) store: &'a Store,
+}
+
 impl Store {
+    /// Listings: the reads a game and its players make (scores, a player's entry and rank,
+    /// around a player, friends, standings and results, sessions).
+    pub fn listings(&self) -> Listings<'_> {
+        Listings { store: self }
+    }
+}
+
+impl Listings<'_> {
     /// AP3: the board's entries in rank order, `limit` (1..=1000) at a time, with their ranks.
     /// Pass the returned cursor for the next page. One Query of at most `limit` + 1 items,
     /// eventually consistent; on a board of K write shards, chunks of each shard, merged
     /// (`table::merge`: K Queries and one a refill, at most `limit` + 1 + K chunks' items).
     pub async fn top_scores(
-        &self,
+        self,
         board: &Board,
         limit: usize,
         cursor: Option<&str>,
@@ -49,6 +64,7 @@ impl Store {
         let listing = Listing::new("top", Index::Table, pk, SCORE_PREFIX).descending();
         let range = (SCORE_PREFIX, SCORE_UPPER_BOUND);
         let raw = self
+            .store
             .table
             .list_merged(&listing, &pks, range, limit, cursor)
             .await?;
@@ -65,23 +81,24 @@ impl Store {
     /// The player's entry pointer on a board (GetItem, consistent): the current Score item's
     /// sort key and its version.
     pub async fn entry_pointer(
-        &self,
+        self,
         board: &BoardId,
         player: &PlayerId,
     ) -> Result<Option<EntryPointer>, StoreError> {
-        self.table.get(&entity::entry(player, board)).await
+        self.store.table.get(&entity::entry(player, board)).await
     }
 
     /// AP4: the player's entry on a board, as seed 002 reads it: GSI1 `PLAYER#<p>` /
-    /// `SCORE#<board>`. GSI reads are eventually consistent; [`Store::player_rank`] reads the
+    /// `SCORE#<board>`. GSI reads are eventually consistent; [`Listings::player_rank`] reads the
     /// entry pointer instead, consistently.
     pub async fn player_entry(
-        &self,
+        self,
         board: &BoardId,
         player: &PlayerId,
     ) -> Result<Option<ScoreEntry>, StoreError> {
         let key = entity::score_gsi1(player, board);
         let out = self
+            .store
             .table
             .query_request(Index::Gsi1)
             .key_condition_expression("gsi1pk = :pk AND gsi1sk = :sk")
@@ -96,7 +113,7 @@ impl Store {
     /// board id order, `limit` at a time after `cursor` (one Query a page, whatever the number
     /// of boards the player has played).
     pub async fn player_entries(
-        &self,
+        self,
         player: &PlayerId,
         limit: usize,
         cursor: Option<&str>,
@@ -107,7 +124,8 @@ impl Store {
             entity::player_pk(player),
             SCORE_PREFIX,
         );
-        let mut page: Page<ScoreEntry> = self.table.list_page(&listing, limit, cursor).await?;
+        let mut page: Page<ScoreEntry> =
+            self.store.table.list_page(&listing, limit, cursor).await?;
         for e in &mut page.items {
             e.entry.name = Some(shown_name(e.entry.name.take(), &e.entry.player_id));
         }
@@ -118,18 +136,19 @@ impl Store {
     /// `None` if the player has no entry there. Reads the entry pointer consistently, then ranks
     /// it from the rank index (see `rank::lookup`): never a count of the board.
     pub async fn player_rank(
-        &self,
+        self,
         board: &Board,
         player: &PlayerId,
     ) -> Result<Option<RankedEntry>, StoreError> {
         Ok(self
+            .store
             .rank()
             .player_rank_counted(board, player)
             .await?
             .map(|(entry, _)| entry))
     }
 
-    /// [`Boards::get_board`] and [`Store::player_rank`] in one: the board, the player's entry
+    /// [`Boards::get_board`] and [`Listings::player_rank`] in one: the board, the player's entry
     /// pointer and the index's root in one consistent `BatchGetItem` (one request fewer). On an
     /// open board the rank then reads the path's nodes (after the root, as the snapshot needs),
     /// the tail when the player's group holds others, and the lanes: 3 requests (4 with the
@@ -137,7 +156,7 @@ impl Store {
     /// (until the migration moves it) is ranked by its capped count alone. A closed board is
     /// answered as it is, unranked.
     pub async fn board_and_rank(
-        &self,
+        self,
         id: &BoardId,
         player: &PlayerId,
     ) -> Result<BoardRank, StoreError> {
@@ -148,6 +167,7 @@ impl Store {
             rank_index::root_key(id),
         ];
         let mut found = self
+            .store
             .table
             .batch_get(&keys, "BatchGetItem(board, pointer)")
             .await?;
@@ -163,6 +183,7 @@ impl Store {
         };
         let before = Prefetch::Root(found.take(&keys[2]).unwrap_or_default());
         let (entry, _, _) = self
+            .store
             .table
             .rank_pointer(
                 &board,
@@ -174,10 +195,10 @@ impl Store {
     }
 
     /// Up to `n` (1..=50) entries above the player, the player's own, and up to `n` below, in
-    /// rank order, ranked from the player's rank (see [`Store::player_rank`]) and as fresh;
+    /// rank order, ranked from the player's rank (see [`Listings::player_rank`]) and as fresh;
     /// `None` if the player has no entry on the board.
     pub async fn around_player(
-        &self,
+        self,
         board: &Board,
         player: &PlayerId,
         n: usize,
@@ -189,6 +210,7 @@ impl Store {
         }
         let mut cost = RankCost::default();
         let Some((pointer, before)) = self
+            .store
             .table
             .pointer_and_size(board, player, &mut cost)
             .await?
@@ -197,7 +219,11 @@ impl Store {
         };
         let pks = board.score_pks();
         let own = &pointer.score_sk;
-        let (me, freshness, _) = self.table.rank_pointer(board, &pointer, before).await?;
+        let (me, freshness, _) = self
+            .store
+            .table
+            .rank_pointer(board, &pointer, before)
+            .await?;
         let rank = me.rank;
         // The neighbours' ranks are the player's plus their position, as fresh as the player's.
         let at = |e: ScoreEntry, rank: u64| e.entry.ranked(rank, Some(freshness.for_rank(rank)));
@@ -239,13 +265,14 @@ impl Store {
     /// Up to `limit` Score entries of the board's partitions `pks` with sort keys in
     /// `lo..=hi`, read consistently in `direction` (one Query a write shard, merged).
     async fn window(
-        &self,
+        self,
         pks: &[String],
         range: (&str, &str),
         direction: Direction,
         limit: usize,
     ) -> Result<Vec<ScoreEntry>, StoreError> {
-        self.table
+        self.store
+            .table
             .read_merged(pks, range, direction, None, limit)
             .await?
             .into_iter()

@@ -4,25 +4,28 @@
 use leaderboard_keys::entity::{self, SESSION_PREFIX};
 use leaderboard_keys::ids::{GameId, PlayerId, SessionId};
 
+use crate::features::listings::Listings;
 use crate::ground::error::StoreError;
 use crate::ground::model::{Page, Session};
-use crate::store::Store;
 use crate::table::query::Listing;
 use crate::table::request::Index;
 
-impl Store {
+impl Listings<'_> {
     /// AP8: one session (GetItem, consistent).
     pub async fn get_session(
-        &self,
+        self,
         player: &PlayerId,
         session: &SessionId,
     ) -> Result<Option<Session>, StoreError> {
-        self.table.get(&entity::session(player, session)).await
+        self.store
+            .table
+            .get(&entity::session(player, session))
+            .await
     }
 
     /// AP6: the player's sessions, newest first (ULIDs sort by time), `limit` at a time.
     pub async fn player_sessions(
-        &self,
+        self,
         player: &PlayerId,
         limit: usize,
         cursor: Option<&str>,
@@ -34,7 +37,7 @@ impl Store {
             SESSION_PREFIX,
         )
         .descending();
-        self.table.list_page(&listing, limit, cursor).await
+        self.store.table.list_page(&listing, limit, cursor).await
     }
 
     /// AP7: a game's sessions across players, newest first: one listing of its GSI2 partition
@@ -43,7 +46,7 @@ impl Store {
     /// items or, across 1 + the most write shards of the game's boards (at most 33), chunks of
     /// each partition merged (`table::merge`: at most `limit` + 1 + 33 chunks' items).
     pub async fn game_sessions(
-        &self,
+        self,
         game: &GameId,
         limit: usize,
         cursor: Option<&str>,
@@ -57,7 +60,8 @@ impl Store {
         .descending();
         let shards = self.game_feed_shards(game).await?;
         let partitions = entity::game_gsi2_pks(game, shards);
-        self.table
+        self.store
+            .table
             .list_merged(
                 &listing,
                 &partitions,
@@ -71,8 +75,8 @@ impl Store {
 
     /// The most write shards a board of `game` was created with (1 when none had more): how
     /// many shards its sessions may be spread over.
-    async fn game_feed_shards(&self, game: &GameId) -> Result<u8, StoreError> {
-        let item = self.table.get_raw(&entity::game_feed(game)).await?;
+    async fn game_feed_shards(self, game: &GameId) -> Result<u8, StoreError> {
+        let item = self.store.table.get_raw(&entity::game_feed(game)).await?;
         let most = item
             .as_ref()
             .and_then(|item| item.get(entity::FEED_SHARDS_ATTR))

@@ -5,29 +5,29 @@
 use leaderboard_keys::entity::{self, FINAL_PREFIX, RESULT_PREFIX};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 
+use crate::features::listings::Listings;
 use crate::ground::error::StoreError;
 use crate::ground::items::from_item;
 use crate::ground::model::{FinalStanding, Page, RankedEntry, SeasonResult};
-use crate::store::Store;
 use crate::table::query::Listing;
 use crate::table::request::{Index, Params};
 
-impl Store {
+impl Listings<'_> {
     /// A closed board's final standings in rank order, `limit` at a time.
     pub async fn final_standings(
-        &self,
+        self,
         board: &BoardId,
         limit: usize,
         cursor: Option<&str>,
     ) -> Result<Page<RankedEntry>, StoreError> {
         let listing = Listing::new("final", Index::Table, entity::board_pk(board), FINAL_PREFIX);
-        let page: Page<FinalStanding> = self.table.list_page(&listing, limit, cursor).await?;
+        let page: Page<FinalStanding> = self.store.table.list_page(&listing, limit, cursor).await?;
         Ok(page.map(|f| f.entry.ranked(f.rank, None)))
     }
 
     /// The final standings ranked `first..=last` of a closed board (by key, one Query).
     pub async fn final_standings_between(
-        &self,
+        self,
         board: &BoardId,
         first: u64,
         last: u64,
@@ -39,6 +39,7 @@ impl Store {
         let lo = entity::final_standing(board, first)?;
         let hi = entity::final_standing(board, last)?;
         let out = self
+            .store
             .table
             .range_query(&lo.pk, &lo.sk, &hi.sk, Params::new())?
             .send()
@@ -53,17 +54,20 @@ impl Store {
 
     /// A player's result on a closed board (GetItem, consistent).
     pub async fn season_result(
-        &self,
+        self,
         player: &PlayerId,
         board: &BoardId,
     ) -> Result<Option<SeasonResult>, StoreError> {
-        self.table.get(&entity::season_result(player, board)).await
+        self.store
+            .table
+            .get(&entity::season_result(player, board))
+            .await
     }
 
     /// A player's results on closed boards, by board id, `limit` at a time after `cursor` (one
     /// Query a page: results never expire, so a daily player's grow without end).
     pub async fn player_results(
-        &self,
+        self,
         player: &PlayerId,
         limit: usize,
         cursor: Option<&str>,
@@ -74,6 +78,6 @@ impl Store {
             entity::player_pk(player),
             RESULT_PREFIX,
         );
-        self.table.list_page(&listing, limit, cursor).await
+        self.store.table.list_page(&listing, limit, cursor).await
     }
 }
