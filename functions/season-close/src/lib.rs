@@ -7,7 +7,7 @@
 //! rank indexes whose lanes stopped at a lost change ([`Rank::repair_rank_indexes`]), and goes
 //! on with the one pass that moves boards stored before the rank index's current layout onto it
 //! and deletes the replaced layout's items ([`Rank::sweep_rank_layout`]), lists the boards
-//! stored before the board listing ([`Store::list_old_boards`]), and finishes the
+//! stored before the board listing ([`BoardListing::list_old_boards`]), and finishes the
 //! player erasures their requests could not ([`Moderation::continue_erasures`]), and a recount of
 //! players' totals an operator asked for ([`Projection::run_recount`]). It stops
 //! a safe margin before the Lambda time limit; what it did not finish is checkpointed on the
@@ -414,7 +414,12 @@ async fn run_measured(
         }
     }
     if deadline.is_none_or(|d| Instant::now() < d) {
-        match app.store.list_old_boards(&app.listing, deadline).await {
+        match app
+            .store
+            .board_listing()
+            .list_old_boards(&app.listing, deadline)
+            .await
+        {
             Ok(pass) => summary.boards_listed = pass.listed,
             Err(e) => tracing::error!(error = %e, "board listing pass failed"),
         }

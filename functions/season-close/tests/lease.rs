@@ -120,6 +120,7 @@ async fn a_board_another_run_holds_is_left_alone_until_its_lease_expires() {
     assert!(pass.done && pass.migrated.is_empty(), "{pass:?}");
     // So is the one that lists boards stored before the board listing (the board is listed).
     let listing = store
+        .board_listing()
         .list_old_boards(&Default::default(), None)
         .await
         .unwrap();

@@ -7,11 +7,15 @@
 //! features, modules of its own floor); features never call each other, so work two of them
 //! share moves down a floor. `tests/floors.rs` reads every `crate::` path and keeps it so.
 //!
+//! A caller reaches a room through its handle, so that a call names where its code lives:
+//! `store.plays().record_play(..)` is in `features/plays`, `store.rank().rebuild_lane_index(..)`
+//! in `rank/maintenance`. [`Store`] itself holds construction and the handles.
+//!
 //! | floor | modules | what it holds |
 //! | --- | --- | --- |
-//! | 6 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `entry_repair`, `inspect` | what the functions ask: `impl Store` methods, a room each |
-//! | 5 store | `store` | [`Store`]: the handle the features hang their methods on |
-//! | 4 rank | `lanes`, `apply`, `journal`, `lead`, `lookup`, `count`, `entry`, `inspect`, `second_layout`, `maintenance` | the rank index's home ([`Rank`], its maintenance runs): a board's lanes, applying their changes to the index (its journal, and who leads after them), rank reads and counts, a player's ranked entry, a widening board's second layout |
+//! | 6 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `entry_repair`, `inspect` | what the functions ask, a room each, reached by its handle (`store.plays()`, `store.boards()`...): `impl <Handle>` methods |
+//! | 5 store | `store` | [`Store`]: construction, and the handles (each feature adds its own) |
+//! | 4 rank | `lanes`, `apply`, `journal`, `lead`, `lookup`, `count`, `entry`, `inspect`, `second_layout`, `maintenance` | the rank index's home, reached by [`Rank`] (`store.rank()`: apply a batch, a rank, the index as stored, each maintenance run): a board's lanes, applying their changes to the index (its journal, and who leads after them), rank reads and counts, a player's ranked entry, a widening board's second layout |
 //! | 3 primitives | `boards`, `lease` | the domain pieces features and the rank index share, as `Table` methods: board reads and writes, a lease on a board |
 //! | 2 table | `Table`, `request`, `retry`, `batch`, `query`, `merge`, `cursor` | the one way a request reaches the table: builders, retry budgets, batches, listings (a sharded board's merged), and cursors |
 //! | 1 ground | [`config`], `error`, [`secrets`], [`tls`], `board`, [`model`], `items`, [`names`], [`metadata`], [`freshness`], [`rollover`], [`successor`], [`widening`], `session_id` | errors, configuration and secrets, the TLS client, the stored entities and the pure rules |
@@ -27,11 +31,13 @@ mod rank;
 mod store;
 mod table;
 
-pub use features::board_listing::{LISTING_PASS_PK, ListingPassOptions, ListingPassOutcome};
+pub use features::board_listing::{
+    BoardListing, LISTING_PASS_PK, ListingPassOptions, ListingPassOutcome,
+};
 pub use features::boards::{Boards, MAX_BOARDS_PAGE};
 pub use features::close::{Close, CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
-pub use features::entry_repair::EntryRepair;
-pub use features::inspect::{StoredEntry, StoredPage};
+pub use features::entry_repair::{EntryRepair, EntryRepairs};
+pub use features::inspect::{Inspect, StoredEntry, StoredPage};
 pub use features::listings::Listings;
 pub use features::listings::friends::{self, MAX_PLAYER_IDS};
 pub use features::listings::players::{EmailChange, Players};

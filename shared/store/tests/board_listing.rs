@@ -262,8 +262,8 @@ async fn the_pass_lists_boards_stored_before_the_listing_once_however_often_it_r
         page_items: Some(2),
     };
     let (a, b) = futures::join!(
-        store.list_old_boards(&options, None),
-        store.list_old_boards(&options, None)
+        store.board_listing().list_old_boards(&options, None),
+        store.board_listing().list_old_boards(&options, None)
     );
     let (a, b) = (a.unwrap(), b.unwrap());
     let mut listed_by_runs: Vec<String> = [a, b]
@@ -273,7 +273,11 @@ async fn the_pass_lists_boards_stored_before_the_listing_once_however_often_it_r
         .collect();
     let mut runs = 0;
     loop {
-        let run = store.list_old_boards(&options, None).await.unwrap();
+        let run = store
+            .board_listing()
+            .list_old_boards(&options, None)
+            .await
+            .unwrap();
         listed_by_runs.extend(run.listed.iter().map(ToString::to_string));
         runs += 1;
         if run.done {
@@ -306,7 +310,11 @@ async fn the_pass_lists_boards_stored_before_the_listing_once_however_often_it_r
     assert_eq!(page.items[0].series_id, Some(series));
     // Done: a run reads the cursor and nothing else.
     let before = table.dump().await;
-    let again = store.list_old_boards(&options, None).await.unwrap();
+    let again = store
+        .board_listing()
+        .list_old_boards(&options, None)
+        .await
+        .unwrap();
     assert!(again.done && again.listed.is_empty() && again.pages == 0);
     assert_eq!(table.dump().await, before);
 }
@@ -331,7 +339,11 @@ async fn a_listing_cut_off_by_a_conflict_fails_the_run_and_the_next_one_lists_th
         let (client, seen) =
             faulty_client(&table.endpoint, &["TransactWriteItems"], fault, u64::MAX);
         let contended = store_with_client(&table, client);
-        let err = contended.list_old_boards(&options, None).await.unwrap_err();
+        let err = contended
+            .board_listing()
+            .list_old_boards(&options, None)
+            .await
+            .unwrap_err();
         assert!(err.is_retryable(), "{fault:?}: {err}");
         assert!(seen.load(std::sync::atomic::Ordering::SeqCst) > 0);
         let (listed, _) = all_pages(&store, None, 10, |_| true).await;
@@ -340,7 +352,11 @@ async fn a_listing_cut_off_by_a_conflict_fails_the_run_and_the_next_one_lists_th
     // The failed runs released the pass: the next run scans the page again and lists both.
     let mut listed = Vec::new();
     for _ in 0..5 {
-        let run = store.list_old_boards(&options, None).await.unwrap();
+        let run = store
+            .board_listing()
+            .list_old_boards(&options, None)
+            .await
+            .unwrap();
         listed.extend(run.listed.iter().map(ToString::to_string));
         if run.done {
             break;

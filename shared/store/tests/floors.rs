@@ -5,7 +5,8 @@
 //!   below the features, or in its own feature; no path climbs with `super::super`.
 //! - `impl Table` blocks live on the table, primitives and rank floors only, `impl Rank` (the
 //!   rank index's handle) on the rank floor, `impl Store` blocks in `store.rs` and the
-//!   features only, and `lib.rs` holds module declarations and re-exports.
+//!   features only (a feature's holds one method, the one that gives its handle), and
+//!   `lib.rs` holds module declarations and re-exports.
 //! - A method is called only from where its module may be used: no feature calls a method
 //!   another feature hangs on `Store` or on its handle (`impl Close<'_>`), and no floor below
 //!   the primitives (or the rank floor) calls a method they add. (A method call needs no
@@ -260,6 +261,13 @@ fn methods_hang_on_their_floors_type_and_lib_only_declares() {
         }
         if source.code.contains("impl Rank<'_> {") && floor != "rank" {
             wrong.push(format!("{}: `impl Rank` off the rank floor", source.file));
+        }
+        let on_store = methods_of(&source.code, "Store");
+        if floor == "features" && on_store.len() > 1 {
+            wrong.push(format!(
+                "{}: a feature adds one method to `Store`, its handle's: {on_store:?}",
+                source.file
+            ));
         }
         if source.code.contains("impl Store {") && !["store", "features"].contains(&floor) {
             wrong.push(format!(

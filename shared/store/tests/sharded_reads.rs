@@ -95,10 +95,20 @@ async fn top_n_pages_of_a_sharded_board_are_the_plain_boards() {
                 let e = page.entries.iter();
                 e.map(|e| (e.rank, e.sort_key.clone())).collect::<Vec<_>>()
             };
-            let plain = keys(store.stored_entries(&boards[0], from, 20).await.unwrap());
+            let plain = keys(
+                store
+                    .inspect()
+                    .stored_entries(&boards[0], from, 20)
+                    .await
+                    .unwrap(),
+            );
             assert_eq!(plain.len(), 20.min(ENTRIES + 1 - from as usize), "{from}");
             for sharded in &boards[1..] {
-                let page = store.stored_entries(sharded, from, 20).await.unwrap();
+                let page = store
+                    .inspect()
+                    .stored_entries(sharded, from, 20)
+                    .await
+                    .unwrap();
                 assert_eq!(keys(page), plain, "{} from {from}", sharded.board_id);
             }
         }

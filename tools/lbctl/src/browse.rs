@@ -51,7 +51,7 @@ pub async fn rows(
         .await?
         .ok_or_else(|| CtlError::NotFound(format!("no board {board}")))?;
     let spec = board.spec()?;
-    let page = store.stored_entries(&board, from, limit).await?;
+    let page = store.inspect().stored_entries(&board, from, limit).await?;
     let rows = page.entries.iter().map(|e| row(&spec, e)).collect();
     Ok((board, rows))
 }

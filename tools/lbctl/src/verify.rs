@@ -9,10 +9,10 @@
 //!
 //! `--repair` fixes what is safely fixable, as it goes and idempotently: a Score item that is
 //! not its player's entry is made it (the pointer rebuilt) or, when the pointer names another
-//! that exists, deleted ([`Store::repair_entry`]); a board with any such repair or any index
+//! that exists, deleted ([`EntryRepairs::repair_entry`]); a board with any such repair or any index
 //! problem has its index rebuilt live from its entries; a player's totals are recounted from
 //! their sessions; a Score item a player's pointer names and that is gone is put back from the
-//! pointer ([`Store::restore_entry`]). A Score item whose key disagrees with its attributes is
+//! pointer ([`EntryRepairs::restore_entry`]). A Score item whose key disagrees with its attributes is
 //! left: which of the two is right is for a person to say.
 
 use std::io::Write;
@@ -104,17 +104,19 @@ async fn lost_entries(
     repair: bool,
     report: &mut Report,
 ) -> CtlResult {
-    for (board, key) in store.lost_entries(player, only).await? {
+    for (board, key) in store.entry_repair().lost_entries(player, only).await? {
         let mut lost = Violation::new(
             "lost_entry",
             key,
             format!("{player}'s entry pointer names a Score item that is gone"),
         );
         if repair {
-            lost.repaired = Some(match store.restore_entry(&board, player).await? {
-                EntryRepair::Restored => "restored from the entry pointer".to_owned(),
-                _ => "nothing to do any more".to_owned(),
-            });
+            lost.repaired = Some(
+                match store.entry_repair().restore_entry(&board, player).await? {
+                    EntryRepair::Restored => "restored from the entry pointer".to_owned(),
+                    _ => "nothing to do any more".to_owned(),
+                },
+            );
         }
         lost.leaderboard_id = Some(board.to_string());
         report.add(lost);
@@ -184,6 +186,7 @@ async fn verify_board(
     let mut after: Option<String> = None;
     loop {
         let (page, pointers) = store
+            .inspect()
             .entries_with_pointers(board, after.as_deref(), MAX_PAGE_SIZE)
             .await?;
         for stored in &page {
@@ -215,16 +218,22 @@ async fn verify_board(
                 Some(_) => continue,
             };
             if repair {
-                broken.repaired = Some(match store.repair_entry(&board.board_id, &key).await? {
-                    EntryRepair::Repointed => "re-pointed: the player's entry now".to_owned(),
-                    EntryRepair::Removed => {
-                        removed += 1;
-                        "deleted: the player's pointer names their entry".to_owned()
-                    }
-                    EntryRepair::Restored | EntryRepair::Unchanged => {
-                        "nothing to do any more".to_owned()
-                    }
-                });
+                broken.repaired = Some(
+                    match store
+                        .entry_repair()
+                        .repair_entry(&board.board_id, &key)
+                        .await?
+                    {
+                        EntryRepair::Repointed => "re-pointed: the player's entry now".to_owned(),
+                        EntryRepair::Removed => {
+                            removed += 1;
+                            "deleted: the player's pointer names their entry".to_owned()
+                        }
+                        EntryRepair::Restored | EntryRepair::Unchanged => {
+                            "nothing to do any more".to_owned()
+                        }
+                    },
+                );
                 repaired = true;
             }
             broken.leaderboard_id = Some(id.clone());

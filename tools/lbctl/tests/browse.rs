@@ -174,7 +174,11 @@ async fn from_far_down_an_indexed_board_the_index_finds_the_rank_and_agrees_with
         );
         // Found by the index: its root, a node a level below (4 at width 3), the lanes, at
         // most one page of the group's keys above, and the page.
-        let seeked = store.stored_entries(&board, 2_222, 7).await.unwrap();
+        let seeked = store
+            .inspect()
+            .stored_entries(&board, 2_222, 7)
+            .await
+            .unwrap();
         assert!((7..=8).contains(&seeked.requests), "{}", seeked.requests);
         // A change the index has not applied yet: the keys are passed instead, same answer.
         let lane = format!("RANKSEQ#{id}");
@@ -183,7 +187,11 @@ async fn from_far_down_an_indexed_board_the_index_finds_the_rank_and_agrees_with
             .await;
         let page = rows(&store, &["browse", id, "--from", "2222", "--limit", "7"]).await;
         assert_eq!(players(page), want(2_222, 7), "{id} lagging");
-        let passed = store.stored_entries(&board, 2_222, 7).await.unwrap();
+        let passed = store
+            .inspect()
+            .stored_entries(&board, 2_222, 7)
+            .await
+            .unwrap();
         // The seek's 6 reads (root, 4 nodes, lanes), then the keys above and the page.
         assert_eq!(passed.requests, 6 + 2);
     }

@@ -289,7 +289,9 @@ async fn concurrent_repairs_of_a_second_entry_delete_it_once() {
     store.rank().build_rank_index(&board).await.unwrap();
     let sk = score_item_copy(&table, "race", 2, None, 1).await;
     let id = board.board_id.clone();
-    let repairs = futures::future::join_all((0..4).map(|_| store.repair_entry(&id, &sk))).await;
+    let repairs =
+        futures::future::join_all((0..4).map(|_| store.entry_repair().repair_entry(&id, &sk)))
+            .await;
     let removed = repairs
         .iter()
         .filter(|r| matches!(r, Ok(leaderboard_store::EntryRepair::Removed)))

@@ -57,12 +57,26 @@ pub struct ListingPassOutcome {
     pub busy: bool,
 }
 
+/// The board listing pass: the boards stored before the board listing, listed (the handle
+/// [`Store::board_listing`] gives).
+#[derive(Clone, Copy)]
+pub struct BoardListing<'a> {
+    pub(crate) store: &'a Store,
+}
+
 impl Store {
+    /// The board listing pass: the boards stored before the board listing, listed.
+    pub fn board_listing(&self) -> BoardListing<'_> {
+        BoardListing { store: self }
+    }
+}
+
+impl BoardListing<'_> {
     /// One run of the pass (see the module documentation), until its pages or `deadline` run
     /// out. Requests: 1 read of the cursor (all a run does once the pass is over), 1 lease, per
     /// page 1 Scan, 1 transaction per board it lists, and 1 checkpoint.
     pub async fn list_old_boards(
-        &self,
+        self,
         options: &ListingPassOptions,
         deadline: Option<Instant>,
     ) -> Result<ListingPassOutcome, StoreError> {
@@ -71,6 +85,7 @@ impl Store {
         let lease = CloseLease::new(deadline);
         let by = lease.by();
         let taken = match self
+            .store
             .table
             .start_pass(&cursor_key, &lease, "UpdateItem(listing pass lease)")
             .await?
@@ -89,6 +104,7 @@ impl Store {
         let result: Result<(), StoreError> = async {
             while out.pages < options.max_pages && deadline.is_none_or(|d| Instant::now() < d) {
                 let page = self
+                    .store
                     .table
                     .scan_request()
                     .filter_expression(
@@ -123,7 +139,8 @@ impl Store {
                         Params::new().value(":pk", &at.pk).value(":sk", &at.sk),
                     ),
                 };
-                self.table
+                self.store
+                    .table
                     .update_under_lease(&cursor_key, by, update, params, "UpdateItem(listing pass)")
                     .await?;
                 if out.done {
@@ -135,6 +152,7 @@ impl Store {
         .await;
         if !out.done {
             let _ = self
+                .store
                 .table
                 .release_item_lease(&cursor_key, by, "UpdateItem(listing pass release)")
                 .await;
@@ -144,7 +162,7 @@ impl Store {
 
     /// Lists the board of Leaderboard item `item` (its keys, `createdAt`, any `seriesId`): its
     /// series and GSI1 key set and its listing item put, together, unless it is listed already.
-    async fn list_old_board(&self, item: &Item) -> Result<Option<BoardId>, StoreError> {
+    async fn list_old_board(self, item: &Item) -> Result<Option<BoardId>, StoreError> {
         let key = item_key(item);
         let id = key
             .pk
@@ -166,7 +184,7 @@ impl Store {
             _ => crate::ground::rollover::series_of(&id),
         };
         let gsi1 = entity::board_series_gsi1(&series, created_at, &id);
-        let set = self.table.tx_update_if(
+        let set = self.store.table.tx_update_if(
             &key,
             "SET seriesId = if_not_exists(seriesId, :series), gsi1pk = :g1pk, gsi1sk = :g1sk",
             "attribute_exists(pk) AND attribute_not_exists(gsi1pk)",
@@ -175,8 +193,9 @@ impl Store {
                 .value(":g1pk", &gsi1.pk)
                 .value(":g1sk", &gsi1.sk),
         )?;
-        let put = self.table.tx_put_listing(created_at, &id)?;
+        let put = self.store.table.tx_put_listing(created_at, &id)?;
         match self
+            .store
             .table
             .transact(vec![set, put], "TransactWriteItems(list board)")
             .await

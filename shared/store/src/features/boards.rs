@@ -58,7 +58,7 @@ impl Boards<'_> {
     /// `BatchGetItem` of their boards, strongly consistent). Only boards `keep` accepts are
     /// answered, so a filtered page may hold fewer than `limit`, even none, with a cursor still
     /// to follow. A board stored before the listing (no listing item, no series key) is listed
-    /// once season close's pass has reached it ([`Store::list_old_boards`]).
+    /// once season close's pass has reached it ([`BoardListing::list_old_boards`]).
     pub async fn list_boards(
         self,
         series: Option<&SeriesId>,

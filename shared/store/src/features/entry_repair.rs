@@ -16,8 +16,8 @@
 //!
 //! A pointer can also outlive its Score item (an item deleted by hand, a restore that missed
 //! it): the pointer holds everything the item does (score, time, player, session), so the item
-//! is put back from it ([`Store::restore_entry`]), on condition that the pointer is as read and
-//! the item still absent. [`Store::lost_entries`] finds them, a player at a time: pointers are
+//! is put back from it ([`EntryRepairs::restore_entry`]), on condition that the pointer is as read and
+//! the item still absent. [`EntryRepairs::lost_entries`] finds them, a player at a time: pointers are
 //! in the player's partition, not the board's.
 //!
 //! The rank index is not adjusted item by item: a Score item outside the invariant may or may
@@ -35,7 +35,7 @@ use crate::store::Store;
 use crate::table::request::Params;
 use crate::table::retry::Retry;
 
-/// What [`Store::repair_entry`] did.
+/// What [`EntryRepairs::repair_entry`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EntryRepair {
     /// The player's pointer now names the Score item.
@@ -48,14 +48,29 @@ pub enum EntryRepair {
     Unchanged,
 }
 
+/// Entry repair: a player's entry and pointer made whole, and the entries a lost play left (the
+/// handle [`Store::entry_repair`] gives).
+#[derive(Clone, Copy)]
+pub struct EntryRepairs<'a> {
+    pub(crate) store: &'a Store,
+}
+
 impl Store {
+    /// Entry repair: a player's entry and pointer made whole, and the entries a lost play
+    /// left.
+    pub fn entry_repair(&self) -> EntryRepairs<'_> {
+        EntryRepairs { store: self }
+    }
+}
+
+impl EntryRepairs<'_> {
     /// Makes the Score item `score_sk` of `board` its player's entry, or deletes it when the
     /// player's pointer names another Score item that exists (see the module documentation).
     /// Reads: the board, the item, the pointer and the item it names (4 consistent reads);
     /// writes: one transaction of 4 or 5 items; again on a race, at most `Retry::PLAY`'s
     /// attempts.
     pub async fn repair_entry(
-        &self,
+        self,
         board: &BoardId,
         score_sk: &str,
     ) -> Result<EntryRepair, StoreError> {
@@ -76,12 +91,12 @@ impl Store {
     /// player's entry pointers (a Query a page of them), then per board the board, the pointer
     /// and the Score item it names (3 consistent GetItems).
     pub async fn lost_entries(
-        &self,
+        self,
         player: &PlayerId,
         only: Option<&BoardId>,
     ) -> Result<Vec<(BoardId, String)>, StoreError> {
         let mut lost = Vec::new();
-        for id in self.table.live_entry_boards(player).await? {
+        for id in self.store.table.live_entry_boards(player).await? {
             if only.is_some_and(|b| *b != id) {
                 continue;
             }
@@ -94,22 +109,23 @@ impl Store {
 
     /// The open board `id` and `player`'s pointer on it, when the Score item it names is gone.
     async fn lost_entry(
-        &self,
+        self,
         id: &BoardId,
         player: &PlayerId,
     ) -> Result<Option<(crate::ground::model::Board, EntryPointer)>, StoreError> {
-        let Some(board) = self.table.board(id).await? else {
+        let Some(board) = self.store.table.board(id).await? else {
             return Ok(None);
         };
         if board.status != BoardStatus::Open {
             return Ok(None);
         }
-        let pointer: Option<EntryPointer> = self.table.get(&entity::entry(player, id)).await?;
+        let pointer: Option<EntryPointer> =
+            self.store.table.get(&entity::entry(player, id)).await?;
         let Some(pointer) = pointer.map(|p| p.on_board(&board)).transpose()? else {
             return Ok(None);
         };
         let key = score_key(&board, player, &pointer.score_sk);
-        Ok(match self.table.get_raw(&key).await? {
+        Ok(match self.store.table.get_raw(&key).await? {
             Some(_) => None,
             None => Some((board, pointer)),
         })
@@ -121,7 +137,7 @@ impl Store {
     /// still absent (and, on a widening board, its item of the generation being built); again
     /// on a race. `Unchanged` when there is no pointer or its item is there.
     pub async fn restore_entry(
-        &self,
+        self,
         id: &BoardId,
         player: &PlayerId,
     ) -> Result<EntryRepair, StoreError> {
@@ -130,16 +146,18 @@ impl Store {
                 return Ok(EntryRepair::Unchanged);
             };
             let mut items = self.open_at_version(id, player, pointer.version)?;
-            items.push(self.table.tx_put(
+            items.push(self.store.table.tx_put(
                 score_item_in_service(&board, &pointer)?,
                 Some("attribute_not_exists(pk)"),
                 Params::new(),
             )?);
             items.extend(
-                self.table
+                self.store
+                    .table
                     .second_layout_writes(&board, None, Some(&pointer))?,
             );
             match self
+                .store
                 .table
                 .transact(items, "TransactWriteItems(restore entry)")
                 .await
@@ -155,11 +173,12 @@ impl Store {
     }
 
     async fn repair_entry_once(
-        &self,
+        self,
         id: &BoardId,
         score_sk: &str,
     ) -> Result<EntryRepair, StoreError> {
         let board = self
+            .store
             .table
             .board(id)
             .await?
@@ -179,7 +198,7 @@ impl Store {
             .and_then(|p| PlayerId::parse(p).ok())
             .ok_or_else(|| StoreError::corrupt(score_sk, "a Score sort key without a playerId"))?;
         let key = score_key(&board, &player, score_sk);
-        let Some(item) = self.table.get_raw(&key).await? else {
+        let Some(item) = self.store.table.get_raw(&key).await? else {
             return Ok(EntryRepair::Unchanged);
         };
         if item.string("playerId") != Some(player.as_str()) {
@@ -189,7 +208,7 @@ impl Store {
             ));
         }
         let pointer_key = entity::entry(&player, id);
-        let pointer: Option<EntryPointer> = self.table.get(&pointer_key).await?;
+        let pointer: Option<EntryPointer> = self.store.table.get(&pointer_key).await?;
         let pointer = pointer.map(|p| p.on_board(&board)).transpose()?;
         let mut rebuilt = pointer_from_score_item(&item)?;
         let (condition, params) = match &pointer {
@@ -197,7 +216,7 @@ impl Store {
             Some(p) if p.score_sk == score_sk => return Ok(EntryRepair::Unchanged),
             Some(p) => {
                 let named = score_key(&board, &player, &p.score_sk);
-                if self.table.get_raw(&named).await?.is_some() {
+                if self.store.table.get_raw(&named).await?.is_some() {
                     self.remove_second_entry(&board, &player, score_sk, p)
                         .await?;
                     return Ok(EntryRepair::Removed);
@@ -208,13 +227,16 @@ impl Store {
             }
         };
         let items = vec![
-            self.table.tx_board_open(id)?,
-            self.table
+            self.store.table.tx_board_open(id)?,
+            self.store
+                .table
                 .tx_check(&key, "attribute_exists(pk)", Params::new())?,
-            self.table
+            self.store
+                .table
                 .tx_put(pointer_item(&rebuilt)?, Some(condition), params)?,
         ];
-        self.table
+        self.store
+            .table
             .transact(items, "TransactWriteItems(re-point entry)")
             .await?;
         Ok(EntryRepair::Repointed)
@@ -223,7 +245,7 @@ impl Store {
     /// Deletes `score_sk`, a Score item of `player` that `pointer` does not name, on condition
     /// that the pointer and the Score item it names are as read.
     async fn remove_second_entry(
-        &self,
+        self,
         board: &crate::ground::model::Board,
         player: &PlayerId,
         score_sk: &str,
@@ -231,27 +253,33 @@ impl Store {
     ) -> Result<(), StoreError> {
         let id = &board.board_id;
         // The lane's change carries the pseudonym, as every removal's does.
-        let logged =
-            pseudonymous_sort_key(score_sk, player, &self.pseudonym(player)).ok_or_else(|| {
+        let logged = pseudonymous_sort_key(score_sk, player, &self.store.pseudonym(player))
+            .ok_or_else(|| {
                 StoreError::corrupt(score_sk, "the Score item's key names another player")
             })?;
         let mut items = self.open_at_version(id, player, pointer.version)?;
         items.extend([
-            self.table.tx_check(
+            self.store.table.tx_check(
                 &score_key(board, player, &pointer.score_sk),
                 "attribute_exists(pk)",
                 Params::new(),
             )?,
-            self.table.tx_delete(
+            self.store.table.tx_delete(
                 &score_key(board, player, score_sk),
                 "attribute_exists(pk)",
                 Params::new(),
             )?,
-            self.table
+            self.store
+                .table
                 .written_update(board, player, Some(&logged), None)?,
         ]);
-        items.extend(self.table.second_layout_removal(board, player, score_sk)?);
-        self.table
+        items.extend(
+            self.store
+                .table
+                .second_layout_removal(board, player, score_sk)?,
+        );
+        self.store
+            .table
             .transact(items, "TransactWriteItems(remove second entry)")
             .await
     }
@@ -259,14 +287,14 @@ impl Store {
     /// A repair's first two transaction items: the board `id` is open, and `player`'s pointer
     /// on it is at `version` (as read).
     fn open_at_version(
-        &self,
+        self,
         id: &BoardId,
         player: &PlayerId,
         version: u64,
     ) -> Result<Vec<aws_sdk_dynamodb::types::TransactWriteItem>, StoreError> {
         Ok(vec![
-            self.table.tx_board_open(id)?,
-            self.table.tx_check(
+            self.store.table.tx_board_open(id)?,
+            self.store.table.tx_check(
                 &entity::entry(player, id),
                 "version = :v",
                 Params::new().value(":v", version),

@@ -42,7 +42,7 @@ pub struct StoredPage {
     pub requests: u32,
 }
 
-/// Ranks from which [`Store::stored_entries`] seeks with the rank index rather than pass the
+/// Ranks from which [`Inspect::stored_entries`] seeks with the rank index rather than pass the
 /// keys above: 1,000 plain keys cost about 55 read units in one Query, the seek's 9 reads
 /// about 9, and their latency is a chain of 9 requests.
 pub const SEEK_FROM: u64 = 1_000;
@@ -50,7 +50,21 @@ pub const SEEK_FROM: u64 = 1_000;
 /// The last sort key a closed board's final standings can have.
 const FINAL_UPPER_BOUND: &str = "FINAL$";
 
+/// Inspect: a board's entries as stored, for an operator's check (the handle [`Store::inspect`]
+/// gives).
+#[derive(Clone, Copy)]
+pub struct Inspect<'a> {
+    pub(crate) store: &'a Store,
+}
+
 impl Store {
+    /// Inspect: a board's entries as stored, for an operator's check.
+    pub fn inspect(&self) -> Inspect<'_> {
+        Inspect { store: self }
+    }
+}
+
+impl Inspect<'_> {
     /// Up to `limit` (1..=1000) entries of `board` from rank `from` (1 = top), in key order,
     /// each with its stored sort key: the Score items of a live (open or closing) board, the
     /// final standings of a closed one. A closed board's rank `from` is one key away; on a live
@@ -59,7 +73,7 @@ impl Store {
     /// keys above it are passed; else the `from - 1` keys above are, by key-only Queries of at
     /// most 1 MB.
     pub async fn stored_entries(
-        &self,
+        self,
         board: &Board,
         from: u64,
         limit: usize,
@@ -101,6 +115,7 @@ impl Store {
         let mut start = None;
         while skip > 0 {
             let out = self
+                .store
                 .table
                 .range_query(&pk, SCORE_PREFIX, &hi, Params::new())?
                 .scan_index_forward(false)
@@ -138,7 +153,7 @@ impl Store {
     /// what a check of the board reads a page at a time, so that its memory stays one page
     /// whatever the board's size. Ranks count from 1 on each page.
     pub async fn entries_with_pointers(
-        &self,
+        self,
         board: &Board,
         after: Option<&str>,
         limit: usize,
@@ -146,6 +161,7 @@ impl Store {
         let limit = limit.clamp(1, MAX_PAGE_SIZE);
         let range = (SCORE_PREFIX, SCORE_UPPER_BOUND);
         let items = self
+            .store
             .table
             .read_merged(&board.score_pks(), range, Direction::Down, after, limit)
             .await?;
@@ -162,6 +178,7 @@ impl Store {
         let mut pointers = HashMap::new();
         if !keys.is_empty() {
             let mut found = self
+                .store
                 .table
                 .batch_get_all(&keys, "BatchGetItem(pointers)")
                 .await?;
@@ -182,7 +199,7 @@ impl Store {
     /// each level's greater labels passed whole: 1 read of the root, at most one a level below
     /// (7 at the default width), and the lanes; with the requests made.
     async fn seek_group(
-        &self,
+        self,
         board: &Board,
         above: u64,
     ) -> Result<(Option<(String, u64)>, u32), StoreError> {
@@ -190,7 +207,7 @@ impl Store {
             return Ok((None, 0));
         }
         let layout = Layout::new(usize::from(board.spec()?.width().digits()));
-        let root = self.table.get_raw(&root_key(&board.board_id)).await?;
+        let root = self.store.table.get_raw(&root_key(&board.board_id)).await?;
         let mut requests = 1;
         let root = root.unwrap_or_default();
         let generation: u64 = root.number(GENERATION_ATTR).unwrap_or(0);
@@ -215,11 +232,11 @@ impl Store {
                 break;
             }
             let key = node_key(&board.board_id, generation, &prefix);
-            node = self.table.get_raw(&key).await?.unwrap_or_default();
+            node = self.store.table.get_raw(&key).await?.unwrap_or_default();
             requests += 1;
         }
         let mut cost = RankCost::default();
-        let lanes = self.table.read_lane_items(board, &mut cost).await?;
+        let lanes = self.store.table.read_lane_items(board, &mut cost).await?;
         requests += cost.requests;
         if switched_since(&lanes, &root) || lanes_lag(&lanes, &root) > 0 {
             return Ok((None, requests));
@@ -233,11 +250,11 @@ impl Store {
         Ok((Some((hi, remaining.max(0) as u64)), requests))
     }
 
-    /// [`Store::stored_entries`] on a board of several write shards: the `skip` keys from
+    /// [`Inspect::stored_entries`] on a board of several write shards: the `skip` keys from
     /// `hi` down passed 1,000 at a time, then the page, each read in chunks of every shard,
     /// merged.
     async fn stored_entries_merged(
-        &self,
+        self,
         board: &Board,
         hi: &str,
         mut skip: u64,
@@ -255,6 +272,7 @@ impl Store {
                 s => s.min(MAX_PAGE_SIZE as u64) as usize,
             };
             let items = self
+                .store
                 .table
                 .read_merged(
                     &pks,
@@ -284,7 +302,7 @@ impl Store {
     }
 
     async fn stored_page(
-        &self,
+        self,
         pk: &str,
         lo: &str,
         hi: &str,
@@ -293,6 +311,7 @@ impl Store {
         limit: i32,
     ) -> Result<Vec<Item>, StoreError> {
         let out = self
+            .store
             .table
             .range_query(pk, lo, hi, Params::new())?
             .scan_index_forward(forward)
