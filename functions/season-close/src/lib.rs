@@ -1,15 +1,15 @@
 //! The season-close function, run by an EventBridge schedule: it finds every open board whose
 //! `endsAt` has passed (GSI2's sparse `BOARDS#OPEN` index, never a Scan) and closes each one with
-//! [`Close::close_board`]: rollover, snapshot, archive. Boards take turns of
+//! [`Close::close_board`](leaderboard_store::Close::close_board): rollover, snapshot, archive. Boards take turns of
 //! [`PAGES_PER_TURN`] snapshot pages, oldest first, so no due board waits behind another's long
 //! snapshot. A board another run is closing (it holds the board's close lease) is left to that
 //! run. Then, with the time left, it repairs the
-//! rank indexes whose lanes stopped at a lost change ([`Rank::repair_rank_indexes`]), and goes
+//! rank indexes whose lanes stopped at a lost change ([`Rank::repair_rank_indexes`](leaderboard_store::Rank::repair_rank_indexes)), and goes
 //! on with the one pass that moves boards stored before the rank index's current layout onto it
-//! and deletes the replaced layout's items ([`Rank::sweep_rank_layout`]), lists the boards
-//! stored before the board listing ([`BoardListing::list_old_boards`]), and finishes the
-//! player erasures their requests could not ([`Moderation::continue_erasures`]), and a recount of
-//! players' totals an operator asked for ([`Projection::run_recount`]). It stops
+//! and deletes the replaced layout's items ([`Rank::sweep_rank_layout`](leaderboard_store::Rank::sweep_rank_layout)), lists the boards
+//! stored before the board listing ([`BoardListing::list_old_boards`](leaderboard_store::BoardListing::list_old_boards)), and finishes the
+//! player erasures their requests could not ([`Moderation::continue_erasures`](leaderboard_store::Moderation::continue_erasures)), and a recount of
+//! players' totals an operator asked for ([`Projection::run_recount`](leaderboard_store::Projection::run_recount)). It stops
 //! a safe margin before the Lambda time limit; what it did not finish is checkpointed on the
 //! board and resumed by the next run.
 //!

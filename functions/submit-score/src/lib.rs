@@ -3,7 +3,7 @@
 //!
 //! A play is one Session posted to every board it counts on, atomically: the handler checks the
 //! request (identity from the verified JWT's `sub` only, the body's shape, identifiers, the
-//! ULID), then [`Plays::record_play`] does one consistent read and one transaction. Any refusal
+//! ULID), then [`Plays::record_play`](leaderboard_store::Plays::record_play) does one consistent read and one transaction. Any refusal
 //! (unknown board 404, closed board 409, a board's score rules 400, a board the caller may not
 //! write 403, past the rate limit 429) writes nothing on any board. A game server (`server` in
 //! `cognito:groups`) names the player of its play in the body (`playerId`) and writes only

@@ -13,7 +13,7 @@
 //!    store's [`Session`] (or that names another player or session than its key, or has no
 //!    numeric sequence number) is *poison*.
 //! 2. **Group** the sessions by player, in stream order.
-//! 3. **Write** one [`Projection::project_sessions`] per player, up to [`MAX_CONCURRENT_PLAYERS`] at
+//! 3. **Write** one [`Projection::project_sessions`](leaderboard_store::Projection::project_sessions) per player, up to [`MAX_CONCURRENT_PLAYERS`] at
 //!    a time: normally one UpdateItem per player, whatever the number of sessions.
 //! 4. **Answer** a `DynamoDbEventResponse` whose `batchItemFailures` name every poisoned record
 //!    and, for every player whose write failed, the player's first record of the batch.
@@ -71,7 +71,7 @@ pub const MAX_CONCURRENT_PLAYERS: usize = 16;
 /// inject failures.
 pub trait Projection: Sync {
     /// Counts `sessions` (one player's, in stream order) exactly once; see
-    /// [`Projection::project_sessions`] for the contract.
+    /// [`Projection::project_sessions`](leaderboard_store::Projection::project_sessions) for the contract.
     fn project(
         &self,
         player: &PlayerId,

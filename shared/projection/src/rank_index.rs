@@ -1,6 +1,6 @@
 //! The rank index's half of the stream consumer: every lane record (a written count whose new
 //! image carries `chg`, the change a play made) is grouped by board and the board's changes
-//! applied a batch at a time with [`Rank::apply_lane_changes`], which counts each change
+//! applied a batch at a time with [`Rank::apply_lane_changes`](leaderboard_store::Rank::apply_lane_changes), which counts each change
 //! exactly once by its lane's watermark. Boards of a batch are applied concurrently. Lanes of
 //! a board made before the index and not yet moved onto it carry no `chg` and are skipped.
 

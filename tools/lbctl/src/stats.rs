@@ -1,5 +1,5 @@
 //! `lbctl stats`: a board's shape (entries, score percentiles, the score distribution as a
-//! terminal histogram) read from the rank index's upper levels ([`Rank::score_buckets`]) in a
+//! terminal histogram) read from the rank index's upper levels ([`Rank::score_buckets`](leaderboard_store::Rank::score_buckets)) in a
 //! bounded number of requests: never a scan of the board, whatever its size.
 
 use std::io::Write;

@@ -9,10 +9,10 @@
 //!
 //! `--repair` fixes what is safely fixable, as it goes and idempotently: a Score item that is
 //! not its player's entry is made it (the pointer rebuilt) or, when the pointer names another
-//! that exists, deleted ([`EntryRepairs::repair_entry`]); a board with any such repair or any index
+//! that exists, deleted ([`EntryRepairs::repair_entry`](leaderboard_store::EntryRepairs::repair_entry)); a board with any such repair or any index
 //! problem has its index rebuilt live from its entries; a player's totals are recounted from
 //! their sessions; a Score item a player's pointer names and that is gone is put back from the
-//! pointer ([`EntryRepairs::restore_entry`]). A Score item whose key disagrees with its attributes is
+//! pointer ([`EntryRepairs::restore_entry`](leaderboard_store::EntryRepairs::restore_entry)). A Score item whose key disagrees with its attributes is
 //! left: which of the two is right is for a person to say.
 
 use std::io::Write;

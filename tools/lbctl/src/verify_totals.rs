@@ -1,5 +1,5 @@
 //! Players' totals in `lbctl verify`: a player's stored `lifetimeScore` and `gamesPlayed`
-//! against their sessions' ([`Projection::check_totals`], which writes nothing), and with
+//! against their sessions' ([`Projection::check_totals`](leaderboard_store::Projection::check_totals), which writes nothing), and with
 //! `--repair` the store's recount of them. A player who played in the last minutes cannot be
 //! compared exactly (a play may still be on its way to the totals): a note says when to ask
 //! again.

@@ -58,7 +58,7 @@ impl Boards<'_> {
     /// `BatchGetItem` of their boards, strongly consistent). Only boards `keep` accepts are
     /// answered, so a filtered page may hold fewer than `limit`, even none, with a cursor still
     /// to follow. A board stored before the listing (no listing item, no series key) is listed
-    /// once season close's pass has reached it ([`BoardListing::list_old_boards`]).
+    /// once season close's pass has reached it ([`BoardListing::list_old_boards`](crate::BoardListing::list_old_boards)).
     pub async fn list_boards(
         self,
         series: Option<&SeriesId>,
@@ -126,7 +126,7 @@ impl Boards<'_> {
     /// batched writes. For seeding, migrations and benchmarks, never beside live plays on the
     /// same board: it is not conditional, and a player must appear once. Entries must be in the
     /// board's score range. The lanes count the entries but carry no change for them, so a
-    /// board's index shows them as lag until [`Rank::build_rank_index`] runs (or the
+    /// board's index shows them as lag until [`Rank::build_rank_index`](crate::Rank::build_rank_index) runs (or the
     /// repair run, which the first play after the import asks for).
     pub async fn import_entries(
         self,

@@ -65,7 +65,7 @@ async fn next_round(round: &mut u32) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Items found by [`Store::batch_get`], by key.
+/// Items found by [`Table::batch_get`], by key.
 #[derive(Default)]
 pub(crate) struct Found(HashMap<(String, String), Item>);
 
@@ -78,7 +78,7 @@ impl Found {
 
 impl Table {
     /// Reads any number of items by key, 100 a `BatchGetItem` (DynamoDB's limit), each as
-    /// [`Store::batch_get`] reads them: consistent, but not one snapshot across requests.
+    /// [`Table::batch_get`] reads them: consistent, but not one snapshot across requests.
     pub(crate) async fn batch_get_all(
         &self,
         keys: &[Key],

@@ -148,7 +148,7 @@ impl Listings<'_> {
             .map(|(entry, _)| entry))
     }
 
-    /// [`Boards::get_board`] and [`Listings::player_rank`] in one: the board, the player's entry
+    /// [`Boards::get_board`](crate::Boards::get_board) and [`Listings::player_rank`] in one: the board, the player's entry
     /// pointer and the index's root in one consistent `BatchGetItem` (one request fewer). On an
     /// open board the rank then reads the path's nodes (after the root, as the snapshot needs),
     /// the tail when the player's group holds others, and the lanes: 3 requests (4 with the

@@ -167,7 +167,7 @@ impl Moderation<'_> {
         Ok(())
     }
 
-    /// [`Store::pseudonymise_lane`] for one of the lane's keys.
+    /// `Moderation::pseudonymise_lane` for one of the lane's keys.
     async fn pseudonymise_lane_item(
         self,
         lane: &Key,

@@ -16,7 +16,7 @@
 //! mistake hears of it instead of being answered with another play's outcome.
 //!
 //! The play's read leaves the Session out: a repeat is found when the play is refused
-//! ([`Store::repeat_or`]) or when its transaction's put of the Session fails on its condition,
+//! (`Plays::repeat_or`) or when its transaction's put of the Session fails on its condition,
 //! and is answered with the first outcome either way.
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
