@@ -1,7 +1,7 @@
-//! The handle every feature hangs its methods on: the [`Table`] (the SDK client, the table's
-//! name, the cursor codec), the generation cache the rank reads keep, and the deployment's
-//! settings of the features (the plays' rate limit, the erasure secret, the rank index's lane
-//! pause). Built once per process.
+//! The repository's one value: the [`Table`] (the SDK client, the table's name, the cursor
+//! codec) and the deployment's settings of the features (the plays' rate limit, the erasure
+//! secret, the rank index's lane pause). Built once per process; each feature, and the rank
+//! index, adds the handle it is reached by (`store.plays()`, `store.rank()`...).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -138,8 +138,8 @@ impl Store {
         Ok(Store::new(Client::new(sdk), &config).with_erasure_secret(&erasure))
     }
 
-    /// The rank index's maintenance runs: rebuild, repair, grouping, migration, sweep and
-    /// widening (`src/rank/maintenance/`).
+    /// The rank index (`src/rank/`): apply a batch, answer a rank, read the index as stored,
+    /// and its maintenance runs (rebuild, repair, grouping, migration, sweep, widening).
     pub fn rank(&self) -> Rank<'_> {
         Rank {
             table: &self.table,

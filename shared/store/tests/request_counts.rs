@@ -65,24 +65,21 @@ async fn census<T>(counter: &RequestCounter, op: impl Future<Output = T>) -> (T,
 async fn players_boards_and_sessions() {
     let mut m = Misses::default();
     let (_t, store, counter) = counted("census_reads").await;
+    let (boards, players, listings) = (store.boards(), store.players(), store.listings());
     let (_, c) = census(
         &counter,
-        store
-            .boards()
-            .create_board(new_board("cb", Order::Desc, Operator::Best, 1000), at(0)),
+        boards.create_board(new_board("cb", Order::Desc, Operator::Best, 1000), at(0)),
     )
     .await;
     // The board and its listing item, together.
     m.expect("create_board", &c, "TransactWriteItems 1");
-    let (_, c) = census(&counter, store.boards().get_board(&bid("cb"))).await;
+    let (_, c) = census(&counter, boards.get_board(&bid("cb"))).await;
     m.expect("get_board", &c, "GetItem 1");
 
     let email = Email::parse("ada@example.com").unwrap();
     let (r, c) = census(
         &counter,
-        store
-            .players()
-            .put_profile(&pid("ada"), "Ada", Some(&email), at(1)),
+        players.put_profile(&pid("ada"), "Ada", Some(&email), at(1)),
     )
     .await;
     r.unwrap();
@@ -92,7 +89,7 @@ async fn players_boards_and_sessions() {
     m.expect("put_profile", &c, "GetItem 3, TransactWriteItems 1");
     let (r, c) = census(
         &counter,
-        store.players().put_profile(&pid("ada"), "Ada", None, at(2)),
+        players.put_profile(&pid("ada"), "Ada", None, at(2)),
     )
     .await;
     r.unwrap();
@@ -101,35 +98,25 @@ async fn players_boards_and_sessions() {
         &c,
         "GetItem 1, TransactWriteItems 1",
     );
-    let (r, c) = census(&counter, store.players().get_player(&pid("ada"))).await;
+    let (r, c) = census(&counter, players.get_player(&pid("ada"))).await;
     assert!(r.unwrap().is_some());
     m.expect("get_player", &c, "GetItem 1");
-    let (r, c) = census(&counter, store.players().find_player_by_email(&email)).await;
+    let (r, c) = census(&counter, players.find_player_by_email(&email)).await;
     assert!(r.unwrap().is_some());
     // The address's owner item, then the owner's profile.
     m.expect("find_player_by_email", &c, "GetItem 2");
 
     let outcome = submit(&store, "ada", 10, &["cb"], 10).await;
     let session = outcome.session.session_id.clone();
-    let (r, c) = census(
-        &counter,
-        store.listings().get_session(&pid("ada"), &session),
-    )
-    .await;
+    let (r, c) = census(&counter, listings.get_session(&pid("ada"), &session)).await;
     assert!(r.unwrap().is_some());
     m.expect("get_session", &c, "GetItem 1");
-    let (r, c) = census(
-        &counter,
-        store.listings().player_sessions(&pid("ada"), 10, None),
-    )
-    .await;
+    let (r, c) = census(&counter, listings.player_sessions(&pid("ada"), 10, None)).await;
     assert_eq!(r.unwrap().items.len(), 1);
     m.expect("player_sessions", &c, "Query 1");
     let (r, c) = census(
         &counter,
-        store
-            .listings()
-            .game_sessions(&GameId::parse("tetris").unwrap(), 10, None),
+        listings.game_sessions(&GameId::parse("tetris").unwrap(), 10, None),
     )
     .await;
     assert_eq!(r.unwrap().items.len(), 1);

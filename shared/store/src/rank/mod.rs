@@ -10,7 +10,10 @@
 //! - [`inspect`]: the index as stored, for an operator's check.
 //! - [`second_layout`]: the changes a widening board also writes at its new width.
 //! - [`maintenance`]: the runs that keep the index whole beside live plays (rebuild, repair,
-//!   grouping, migration, sweep, widening), as methods of [`Rank`].
+//!   grouping, migration, sweep, widening).
+//!
+//! Callers outside the floor reach it through [`Rank`] (`store.rank()`); the features use its
+//! `impl Table` pieces too.
 
 pub(crate) mod apply;
 pub(crate) mod count;
@@ -27,9 +30,12 @@ use std::time::Duration;
 
 use crate::table::Table;
 
-/// The rank index's maintenance, from [`Store::rank`](crate::Store::rank): a handle on the
-/// store's table and its lane pause, so that a call names where its code lives
-/// (`store.rank().rebuild_lane_index(&board)`).
+/// The rank index, from [`Store::rank`](crate::Store::rank): a handle on the store's table
+/// and its lane pause, so that a call names where its code lives. Apply a batch of lane
+/// changes (`apply_lane_changes`), answer a rank (`player_rank_counted`), read the index as
+/// stored (`index_state`, `score_buckets`), and each maintenance run, a bounded step at a time
+/// (`rebuild_lane_index`, `repair_rank_indexes`, `group_lanes`, `migration_step`,
+/// `sweep_rank_layout`, `widen_step`).
 #[derive(Clone, Copy)]
 pub struct Rank<'a> {
     pub(crate) table: &'a Table,

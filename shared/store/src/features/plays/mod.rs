@@ -146,25 +146,6 @@ pub(crate) struct BoardPlan {
     pub(crate) outcome: BoardOutcome,
 }
 
-impl Play {
-    fn check(&self) -> Result<(), StoreError> {
-        let ids = &self.board_ids;
-        if ids.is_empty() || ids.len() > MAX_BOARDS_PER_PLAY {
-            return Err(StoreError::Invalid(format!(
-                "leaderboardIds must list 1 to {MAX_BOARDS_PER_PLAY} boards"
-            )));
-        }
-        for (i, id) in ids.iter().enumerate() {
-            if ids[..i].contains(id) {
-                return Err(StoreError::Invalid(format!(
-                    "leaderboardIds lists {id} twice"
-                )));
-            }
-        }
-        Ok(())
-    }
-}
-
 /// The new entry of `board` after a play of `score` at `now`, given the current one.
 fn plan_board(
     (board, root): (Board, Item),

@@ -1,12 +1,33 @@
-//! A board's rules for a play, checked with the play's reads before anything is written: who
-//! may post to it (its `writers`), the score range, the shortest play, the board's game; the
-//! game of a play that names none; and whether the play goes into its game's feed.
+//! A play's own rule (the boards it names, checked before any read), and a board's rules for
+//! it, checked with the play's reads before anything is written: who may post to it (its
+//! `writers`), the score range, the shortest play, the board's game; the game of a play that
+//! names none; and whether the play goes into its game's feed.
 
 use leaderboard_keys::ids::GameId;
 
-use crate::features::plays::{BoardPlan, Play};
+use crate::features::plays::{BoardPlan, MAX_BOARDS_PER_PLAY, Play};
 use crate::ground::error::StoreError;
 use crate::ground::model::{Board, Session, Writers};
+
+impl Play {
+    /// The play's own rule: it names 1 to [`MAX_BOARDS_PER_PLAY`] boards, each once.
+    pub(super) fn check(&self) -> Result<(), StoreError> {
+        let ids = &self.board_ids;
+        if ids.is_empty() || ids.len() > MAX_BOARDS_PER_PLAY {
+            return Err(StoreError::Invalid(format!(
+                "leaderboardIds must list 1 to {MAX_BOARDS_PER_PLAY} boards"
+            )));
+        }
+        for (i, id) in ids.iter().enumerate() {
+            if ids[..i].contains(id) {
+                return Err(StoreError::Invalid(format!(
+                    "leaderboardIds lists {id} twice"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
 
 /// Whether `by` may post to the board: its players their own plays, or only game servers.
 pub(super) fn check_writers(board: &Board, by: Writers) -> Result<(), StoreError> {
