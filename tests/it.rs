@@ -10,6 +10,7 @@ mod document;
 mod e2e;
 mod fuzz;
 mod graph;
+mod links;
 mod metadata;
 mod rooms;
 mod routes;

@@ -19,6 +19,7 @@
 //! - [`erasure`]: the pseudonym an erased player leaves in final standings.
 //! - [`entity`]: the table layout of the contract: primary and GSI keys of every item type,
 //!   built from validated parts and parsed back.
+//! - [`widen`]: widening a board, the pure part: what a larger `maxScore` asks of its keys.
 //! - [`bucket`]: the one hash (of a player to a write shard or lane, of a node to a partition).
 //!
 //! ```

@@ -3,10 +3,13 @@
 //! store and key crates, so it holds no second copy of a key rule.
 //!
 //! Each command is a module: [`boards`] (the boards, newest first), [`browse`] (entries in key
-//! order, keys decoded), [`explain`] (a
-//! key taken apart), [`expr`] (an access pattern's exact Query), [`export`] (standings as CSV
-//! or JSON), [`stats`] (a board's shape from its rank index), [`widen`] (a live board to a
-//! larger maxScore). `--json` prints one JSON document for scripts; [`error`] lists the exit codes.
+//! order, keys decoded), [`explain`] (a key taken apart), [`expr`] (an access pattern's exact
+//! Query), [`export`] (standings as CSV or JSON), [`stats`] (a board's shape from its rank
+//! index), [`verify`] (a board's invariants checked, and repaired on request), [`replay`] (the
+//! dead-letter queue's stream batches applied again), [`moderate`] (ban, unban, remove, erase,
+//! audit), [`recount`] (a player's totals, or every player's), [`widen`] (a live board to a
+//! larger maxScore). `--json` prints one JSON document for scripts; [`error`] lists the exit
+//! codes.
 
 pub mod boards;
 pub mod browse;

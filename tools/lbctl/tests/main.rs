@@ -7,6 +7,7 @@ mod common;
 mod boards;
 mod browse;
 mod cli;
+mod docs;
 mod explain;
 mod export;
 mod expr;

@@ -13,7 +13,7 @@
 //! and "counted" is the same as "sequence number <= watermark": a re-delivered session is
 //! recognised and skipped, a new one is never mistaken for an old one.
 //!
-//! **Recounts.** A recount (`features::recount`) sets the totals from the player's Session
+//! **Recounts.** A recount (`recount.rs`, run table-wide by `recount_run.rs`) sets the totals from the player's Session
 //! items attained before a time it stores as `recountBefore`; from then on a session counts
 //! only if it is above the watermark *and* attained at or after that time, so a session the
 //! recount counted is never counted again, whenever the stream brings it (a dead-letter replay
