@@ -1,6 +1,7 @@
 //! Docs that cannot drift: every relative link in the repository's Markdown (the READMEs,
 //! ARCHITECTURE.md, BENCHMARKS.md, docs/) names a file or folder that exists, inside the
-//! repository (a fresh clone has nothing beside it).
+//! repository (a fresh clone has nothing beside it); and the README's table of routes names
+//! every operation of openapi.yaml.
 
 use std::path::Path;
 use std::process::Command;
@@ -100,6 +101,66 @@ fn every_relative_link_resolves_inside_the_repository() {
     );
 }
 
+/// The first cells of the README's route table (`| route | who | what |`).
+fn route_cells(readme: &str) -> Vec<String> {
+    let api = &readme[readme
+        .find("## The HTTP API")
+        .expect("the README's API section")..];
+    let api = &api[..api[3..].find("\n## ").map_or(api.len(), |end| end + 3)];
+    api.lines()
+        .filter(|l| l.starts_with("| `"))
+        .filter_map(|l| l.split('|').nth(1).map(str::to_owned))
+        .collect()
+}
+
+/// Whether a cell names `method path`: the method in the cell, the path as a code span of its
+/// own or after the method (`GET /players/{p}`, `/players/{p}/scores`), a query allowed.
+fn names_route(cell: &str, method: &str, path: &str) -> bool {
+    cell.contains(method)
+        && [format!("`{method} {path}"), format!("`{path}")]
+            .iter()
+            .any(|start| {
+                cell.match_indices(start.as_str())
+                    .any(|(at, _)| cell[at + start.len()..].starts_with(['`', '?']))
+            })
+}
+
+#[test]
+fn the_readmes_route_table_names_every_operation() {
+    let readme =
+        std::fs::read_to_string(leaderboard_devkit::repo_root().join("README.md")).unwrap();
+    let cells = route_cells(&readme);
+    // The README writes a path's parameters by their initials.
+    let short = |path: &str| {
+        [
+            ("{boardId}", "{b}"),
+            ("{playerId}", "{p}"),
+            ("{gameId}", "{g}"),
+            ("{sessionId}", "{s}"),
+        ]
+        .iter()
+        .fold(path.to_owned(), |p, (long, short)| p.replace(long, short))
+    };
+    let doc = crate::support::openapi();
+    let mut missing = Vec::new();
+    let mut operations = 0;
+    for (path, item) in doc["paths"].as_mapping().unwrap() {
+        let path = short(path.as_str().unwrap());
+        for method in ["get", "post", "put", "delete", "patch"] {
+            if item.get(method).is_none() {
+                continue;
+            }
+            operations += 1;
+            let method = method.to_uppercase();
+            if !cells.iter().any(|c| names_route(c, &method, &path)) {
+                missing.push(format!("{method} {path}"));
+            }
+        }
+    }
+    assert!(operations > 20, "only {operations} operations");
+    assert!(missing.is_empty(), "README's route table lacks {missing:?}");
+}
+
 #[test]
 fn links_are_read_from_prose_only() {
     let text = "See [the guide](docs/a.md#top) and [site](https://x.y).\n\
@@ -110,4 +171,10 @@ fn links_are_read_from_prose_only() {
     );
     assert!(is_elsewhere("#anchor") && is_elsewhere("https://x.y"));
     assert!(!is_elsewhere("docs/a.md"));
+    let cell = " `GET /players/{p}`, `/players/{p}/scores`, `/leaderboards?status=` ";
+    assert!(names_route(cell, "GET", "/players/{p}"));
+    assert!(names_route(cell, "GET", "/players/{p}/scores"));
+    assert!(names_route(cell, "GET", "/leaderboards"));
+    assert!(!names_route(cell, "GET", "/players"));
+    assert!(!names_route(cell, "PUT", "/players/{p}"));
 }
