@@ -6,11 +6,11 @@
 //! ULID), then [`Plays::commit_play_by`](leaderboard_store::Plays::commit_play_by) does one
 //! consistent read and one transaction, and
 //! [`Plays::rank_play`](leaderboard_store::Plays::rank_play) reads each board's rank after it
-//! within the request's deadline. Any refusal (unknown board 404, closed board 409, a board's score rules 400, a board the caller may not
-//! write 403, past the rate limit 429) writes nothing on any board. A game server (`server` in
-//! `cognito:groups`) names the player of its play in the body (`playerId`) and writes only
-//! boards whose `writers` are `servers`; a player's token writes only the player's own plays,
-//! to the other boards.
+//! within the request's deadline. Any refusal (unknown board 404, closed board 409, a board's
+//! score rules 400, a board the caller may not write 403, past the rate limit 429) writes
+//! nothing on any board. A game server (`server` in `cognito:groups`) names the player of its
+//! play in the body (`playerId`) and writes only boards whose `writers` are `servers`; a
+//! player's token writes only the player's own plays, to the other boards.
 //! A repeated `sessionId` of the same player gets the first outcome with `duplicate: true`.
 
 pub mod metrics;
