@@ -2,6 +2,8 @@
 //! once, not once per file). Run one file's tests with `cargo test -p <crate> --test it
 //! <file>::`; the test command runs each module in a process of its own.
 
+#[path = "common/census.rs"]
+mod census;
 mod common;
 #[path = "common/index_check.rs"]
 mod index_check;
@@ -10,6 +12,7 @@ mod access_patterns;
 mod audit;
 mod bans;
 mod board_listing;
+mod close_count;
 mod emails;
 mod erasure;
 mod export;

@@ -5,18 +5,13 @@
 
 use crate::common;
 
-use std::future::Future;
-use std::sync::Arc;
-
+use crate::census::{census, counted, counted_on};
 use common::*;
-use leaderboard_devkit::local::{RequestCounter, counting_client};
-use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::ids::{Email, GameId, IdempotencyKey};
 use leaderboard_keys::rank::Order;
 use leaderboard_store::model::Operator;
 use leaderboard_store::{
-    BoardRank, CloseOptions, CloseProgress, Config, ProjectedSession, SequenceNumber, Store,
-    StoreError,
+    BoardRank, CloseOptions, CloseProgress, ProjectedSession, SequenceNumber, StoreError,
 };
 
 /// Every operation's requests against the expected ones; reports all differences at once.
@@ -34,31 +29,6 @@ impl Misses {
     fn none(self) {
         assert!(self.0.is_empty(), "{:#?}", self.0);
     }
-}
-
-/// A store over a fresh table whose client counts its requests.
-async fn counted(label: &str) -> (TestTable, Store, Arc<RequestCounter>) {
-    // No stream: nothing here reads it, and a streamed table's writes cost DynamoDB Local more.
-    let table = TestTable::without_stream(label).await;
-    let (client, counter) = counting_client(&table.endpoint);
-    let config = Config {
-        table_name: table.name.clone(),
-        cursor_secret: b"test-secret".to_vec(),
-    };
-    (table, Store::new(client, &config), counter)
-}
-
-/// The requests `op` sent, as `Operation n, ...` in name order.
-async fn census<T>(counter: &RequestCounter, op: impl Future<Output = T>) -> (T, String) {
-    counter.reset();
-    let out = op.await;
-    let counts = counter
-        .snapshot()
-        .into_iter()
-        .map(|(op, n)| format!("{op} {n}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    (out, counts)
 }
 
 #[tokio::test]
@@ -408,12 +378,7 @@ async fn index_lookups_plays_rebuild_and_apply() {
     );
     // The API's lookup in a fresh process, after the rebuild switched the board's generation:
     // the root comes with the board and the pointer, so the snapshot is read once.
-    let (client, fresh_counter) = counting_client(&table.endpoint);
-    let config = Config {
-        table_name: table.name.clone(),
-        cursor_secret: b"test-secret".to_vec(),
-    };
-    let fresh = Store::new(client, &config);
+    let (fresh, fresh_counter) = counted_on(&table);
     let (r, c) = census(
         &fresh_counter,
         fresh.listings().board_and_rank(&bid("pv"), &pid("e0005")),
