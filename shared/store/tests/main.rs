@@ -12,7 +12,6 @@ mod access_patterns;
 mod audit;
 mod bans;
 mod board_listing;
-mod close_count;
 mod emails;
 mod erasure;
 mod export;

@@ -132,6 +132,32 @@ async fn ap10_exact_ranks_from_the_index_on_a_board_of_15000() {
     }
     // every group here is one score and time of 15 players: each lookup counted its tail
     assert_eq!(tails, picks.len() as u32);
+
+    // AND season close counts the 15,000 entries from the board's lanes: one Query, where
+    // counting its Score items took one per 1 MB of them (four here). No page of the walk:
+    // the lease, the board read again once closing, its 10 lanes closed, the count and its
+    // record.
+    let (counting, counter) = crate::census::counted_on(&table);
+    let options = leaderboard_store::CloseOptions {
+        max_pages: Some(0),
+        ..Default::default()
+    };
+    let close = counting.close();
+    let ended = at(366 * 86_400_000);
+    let (r, c) =
+        crate::census::census(&counter, close.close_board(&bid("big"), ended, &options)).await;
+    assert!(
+        matches!(
+            r.unwrap(),
+            leaderboard_store::CloseProgress::Paused {
+                done: 0,
+                total: 15_000,
+                ..
+            }
+        ),
+        "the close counts 15,000"
+    );
+    assert_eq!(c, "GetItem 2, Query 1, UpdateItem 14");
     drop_table(&table).await;
 }
 
