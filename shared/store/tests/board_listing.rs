@@ -11,7 +11,7 @@ use leaderboard_keys::ids::SeriesId;
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{Board, BoardStatus, NewBoard, Operator, Recurrence};
-use leaderboard_store::{CloseProgress, StoreError};
+use leaderboard_store::{CloseProgress, Store, StoreError};
 
 const DAY: u64 = 86_400_000;
 
@@ -198,12 +198,7 @@ async fn concurrent_creations_of_one_id_leave_one_board_and_one_listing_item() {
             .iter()
             .all(|r| r.is_ok() || matches!(r, Err(StoreError::AlreadyExists { .. })))
     );
-    let listing_items = table
-        .dump()
-        .await
-        .into_iter()
-        .filter(|i| s(i, "pk") == Some("BOARDS"))
-        .count();
+    let listing_items = listing_items(&table).await;
     assert_eq!(listing_items, 1);
     let (listed, _) = all_pages(&store, None, 10, |_| true).await;
     assert_eq!(listed, ["raced"]);
@@ -350,20 +345,160 @@ async fn a_listing_cut_off_by_a_conflict_fails_the_run_and_the_next_one_lists_th
         assert_eq!(listed, Vec::<String>::new(), "{fault:?}");
     }
     // The failed runs released the pass: the next run scans the page again and lists both.
-    let mut listed = Vec::new();
-    for _ in 0..5 {
+    assert_eq!(pass_to_end(&store, &options).await, ["old_a", "old_b"]);
+    let (all, _) = all_pages(&store, None, 10, |_| true).await;
+    assert_eq!(all, ["old_b", "old_a"]);
+}
+
+/// Six boards, five of them stored before the listing; a page of two items at a time.
+async fn old_boards(label: &str) -> (leaderboard_devkit::testing::TestTable, Store, Vec<String>) {
+    let (table, store) = store_without_stream(label).await;
+    let mut old = Vec::new();
+    for i in 0..6u64 {
+        let id = format!("old_{i}");
+        store
+            .boards()
+            .create_board(daily(&id, 0), at(i * 1_000))
+            .await
+            .unwrap();
+        if i > 0 {
+            unlist(&table, &id, &at(i * 1_000).to_string()).await;
+            old.push(id);
+        }
+    }
+    (table, store, old)
+}
+
+const PAGES: leaderboard_store::ListingPassOptions = leaderboard_store::ListingPassOptions {
+    max_pages: 1,
+    page_items: Some(2),
+};
+
+/// The pass's item: whether its lease is held, and whether it is over.
+async fn pass_item(table: &leaderboard_devkit::testing::TestTable) -> (bool, bool) {
+    let item = table.raw("LISTPASS", "#CURSOR").await.unwrap_or_default();
+    (item.contains_key("leaseBy"), item.contains_key("done"))
+}
+
+#[tokio::test]
+async fn a_pass_killed_after_every_page_resumes_to_the_same_end() {
+    use leaderboard_devkit::contention::{Fault, faulty_client};
+    let (table, store, old) = old_boards("pass_killed").await;
+    // A run that dies after its page's work: its checkpoint never lands, nor does its lease's
+    // release, so the next run waits for the lease to expire and works the page again.
+    let (client, _) = faulty_client(
+        &table.endpoint,
+        &["UpdateItem:afterPk", "UpdateItem:REMOVE leaseBy"],
+        Fault::ItemConflict,
+        u64::MAX,
+    );
+    let killed = store_with_client(&table, client);
+    let mut pages = 0;
+    loop {
+        killed
+            .board_listing()
+            .list_old_boards(&PAGES, None)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            pass_item(&table).await,
+            (true, false),
+            "the dead run's lease"
+        );
+        let held = store.board_listing().list_old_boards(&PAGES, None).await;
+        assert!(held.unwrap().busy, "a live lease holds the next run off");
+        // The dead run's lease expires.
+        table
+            .update_raw("LISTPASS", "#CURSOR", "REMOVE leaseUntil")
+            .await;
         let run = store
             .board_listing()
-            .list_old_boards(&options, None)
+            .list_old_boards(&PAGES, None)
+            .await
+            .unwrap();
+        assert_eq!(run.pages, 1);
+        // The dead run listed its page's boards; working the page again lists none twice.
+        assert_eq!(run.listed, Vec::new(), "page {pages}");
+        pages += 1;
+        if run.done {
+            break;
+        }
+        assert!(pages < 100, "the pass ends");
+    }
+    assert_eq!(pass_item(&table).await, (false, true));
+    let (listed, _) = all_pages(&store, None, 10, |_| true).await;
+    let mut expected: Vec<String> = old.iter().rev().cloned().collect();
+    expected.push("old_0".to_owned());
+    assert_eq!(listed, expected, "every board listed once, newest first");
+    let listing_items = listing_items(&table).await;
+    assert_eq!(listing_items, 6);
+    // Six board items, two a page: a run died in each of at least three pages.
+    assert!(pages >= 3, "{pages}");
+}
+
+#[tokio::test]
+async fn of_two_workers_at_once_one_wins_the_lease_and_the_other_does_nothing() {
+    use leaderboard_devkit::contention::slow_client;
+    use std::time::Duration;
+    let (table, store, old) = old_boards("pass_two_workers").await;
+    // Worker A takes the lease, then waits on its first page (answered ten minutes late).
+    let slow = store_with_client(
+        &table,
+        slow_client(&table.endpoint, &["Scan"], Duration::from_secs(600)),
+    );
+    let mut a = Box::pin(slow.board_listing().list_old_boards(&PAGES, None));
+    while !pass_item(&table).await.0 {
+        tokio::select! {
+            done = &mut a => panic!("worker A cannot finish before its page comes: {done:?}"),
+            _ = tokio::time::sleep(Duration::from_millis(10)) => {}
+        }
+    }
+    let before = table.dump().await;
+    let b = store
+        .board_listing()
+        .list_old_boards(&PAGES, None)
+        .await
+        .unwrap();
+    assert!(
+        b.busy && b.pages == 0 && b.listed.is_empty() && !b.done,
+        "{b:?}"
+    );
+    assert_eq!(table.dump().await, before, "the loser wrote nothing");
+    // A dies holding the lease; once it expires, the next worker does the whole pass.
+    drop(a);
+    table
+        .update_raw("LISTPASS", "#CURSOR", "REMOVE leaseUntil")
+        .await;
+    assert_eq!(pass_to_end(&store, &PAGES).await, old);
+}
+
+/// Runs the listing pass until it is over: the boards its runs listed, sorted.
+async fn pass_to_end(
+    store: &Store,
+    options: &leaderboard_store::ListingPassOptions,
+) -> Vec<String> {
+    let mut listed = Vec::new();
+    for _ in 0..100 {
+        let run = store
+            .board_listing()
+            .list_old_boards(options, None)
             .await
             .unwrap();
         listed.extend(run.listed.iter().map(ToString::to_string));
         if run.done {
-            break;
+            listed.sort();
+            return listed;
         }
     }
-    listed.sort();
-    assert_eq!(listed, ["old_a", "old_b"]);
-    let (all, _) = all_pages(&store, None, 10, |_| true).await;
-    assert_eq!(all, ["old_b", "old_a"]);
+    panic!("the pass ends");
+}
+
+/// The board listing's items.
+async fn listing_items(table: &leaderboard_devkit::testing::TestTable) -> usize {
+    table
+        .dump()
+        .await
+        .into_iter()
+        .filter(|i| s(i, "pk") == Some("BOARDS"))
+        .count()
 }

@@ -184,7 +184,7 @@ async fn the_run_recounts_every_player_a_page_a_run_and_leaves_recent_players_un
     assert!(table.raw(RECOUNT_PK, "BUSY#recent").await.is_none());
     // A finished run keeps no position: it would name a player for good.
     let run = table.raw(RECOUNT_PK, "#RUN").await.unwrap();
-    for attr in ["lastPlayer", "pagePk", "pageSk", "current"] {
+    for attr in ["lastPlayer", "afterPk", "afterSk", "current", "leaseBy"] {
         assert!(!run.contains_key(attr), "{attr}: {run:?}");
     }
     let after = store

@@ -3,28 +3,36 @@
 //! its series' GSI1 key and its listing item, in one transaction per board, so that
 //! `GET /leaderboards` answers every board. Boards made since are listed at creation.
 //!
-//! A `Scan` with a filter, a page (1 MB read) at a time, at most [`ListingPassOptions::max_pages`]
-//! pages a run, its position kept on `LISTPASS` / `#CURSOR` under a lease as the rank layout
-//! pass keeps its own (`rank::maintenance::sweep`): `done` once a Scan has reached the end, after
-//! which a run costs one read. A board listed meanwhile (by another run, or made since) fails
+//! A resumable pass (`primitives::pass`) whose Scan reads the boards without a series key, at
+//! most [`ListingPassOptions::max_pages`] pages a run, its place kept on `LISTPASS` / `#CURSOR`:
+//! `done` once a Scan has reached the end, after which a run costs one read. A board listed meanwhile (by another run, or made since) fails
 //! its transaction's condition and is passed over, so a repeated or overlapping run lists no
 //! board twice.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use leaderboard_keys::entity::{self, Key};
+use leaderboard_keys::entity;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::{CancelReason, StoreError};
-use crate::ground::items::{Item, ItemExt, item_key, key_item};
-use crate::primitives::lease::{CloseLease, PassStart, pass_after};
+use crate::ground::items::{Item, ItemExt, item_key};
+use crate::primitives::pass::{Pass, PassPages, PassSpec, PassStart, PassWork, ScanFilter, Worked};
 use crate::store::Store;
-use crate::table::request::{Params, WithParams};
+use crate::table::request::Params;
 
 /// The pass's cursor item's partition.
 pub const LISTING_PASS_PK: &str = "LISTPASS";
-const CURSOR_SK: &str = "#CURSOR";
+
+static LISTING_PASS: PassSpec = PassSpec {
+    pk: LISTING_PASS_PK,
+    sk: "#CURSOR",
+    ready: None,
+    lease: "UpdateItem(listing pass lease)",
+    scan: "Scan(listing pass)",
+    checkpoint: "UpdateItem(listing pass)",
+    release: "UpdateItem(listing pass release)",
+};
 
 /// How much of the pass a run does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,16 +89,8 @@ impl BoardListing<'_> {
         deadline: Option<Instant>,
     ) -> Result<ListingPassOutcome, StoreError> {
         let mut out = ListingPassOutcome::default();
-        let cursor_key = Key::new(LISTING_PASS_PK, CURSOR_SK);
-        let lease = CloseLease::new(deadline);
-        let by = lease.by();
-        let taken = match self
-            .store
-            .table
-            .start_pass(&cursor_key, &lease, "UpdateItem(listing pass lease)")
-            .await?
-        {
-            PassStart::Done => {
+        let mut pass = match Pass::start(&self.store.table, &LISTING_PASS, deadline).await? {
+            PassStart::Idle => {
                 out.done = true;
                 return Ok(out);
             }
@@ -98,66 +98,19 @@ impl BoardListing<'_> {
                 out.busy = true;
                 return Ok(out);
             }
-            PassStart::Taken(item) => item,
+            PassStart::Taken(pass) => pass,
         };
-        let mut after = pass_after(&taken);
-        let result: Result<(), StoreError> = async {
-            while out.pages < options.max_pages && deadline.is_none_or(|d| Instant::now() < d) {
-                let page = self
-                    .store
-                    .table
-                    .scan_request()
-                    .filter_expression(
-                        "sk = :meta AND begins_with(pk, :board) AND attribute_not_exists(gsi1pk)",
-                    )
-                    .projection_expression("pk, sk, createdAt, seriesId")
-                    .set_limit(options.page_items.map(|l| l.min(i32::MAX as u32) as i32))
-                    .set_exclusive_start_key(after.as_ref().map(key_item))
-                    .params(
-                        Params::new()
-                            .value(":meta", entity::METADATA)
-                            .value(":board", entity::LEADERBOARD_PREFIX),
-                    )?
-                    .send()
-                    .await
-                    .map_err(|e| StoreError::sdk("Scan(listing pass)", e))?;
-                out.pages += 1;
-                for item in page.items() {
-                    if let Some(id) = self.list_old_board(item).await? {
-                        out.listed.push(id);
-                    }
-                }
-                after = page.last_evaluated_key.map(|k| item_key(&k));
-                out.done = after.is_none();
-                let (update, params) = match &after {
-                    None => (
-                        "SET done = :yes REMOVE afterPk, afterSk, leaseBy, leaseUntil",
-                        Params::new().value(":yes", true),
-                    ),
-                    Some(at) => (
-                        "SET afterPk = :pk, afterSk = :sk",
-                        Params::new().value(":pk", &at.pk).value(":sk", &at.sk),
-                    ),
-                };
-                self.store
-                    .table
-                    .update_under_lease(&cursor_key, by, update, params, "UpdateItem(listing pass)")
-                    .await?;
-                if out.done {
-                    return Ok(());
-                }
-            }
-            Ok(())
-        }
-        .await;
-        if !out.done {
-            let _ = self
-                .store
-                .table
-                .release_item_lease(&cursor_key, by, "UpdateItem(listing pass release)")
-                .await;
-        }
-        result.map(|()| out)
+        let mut work = OldBoards {
+            listing: self,
+            listed: Vec::new(),
+        };
+        let pages = PassPages {
+            max: options.max_pages,
+            items: options.page_items,
+        };
+        let result = pass.scan(&mut work, pages).await;
+        (out.pages, out.done, out.listed) = (pass.pages(), pass.finished(), work.listed);
+        pass.end(result).await.map(|_| out)
     }
 
     /// Lists the board of Leaderboard item `item` (its keys, `createdAt`, any `seriesId`): its
@@ -210,5 +163,34 @@ impl BoardListing<'_> {
             }
             Err(e) => Err(e),
         }
+    }
+}
+
+/// The pass's work: every board of a page listed.
+struct OldBoards<'a> {
+    listing: BoardListing<'a>,
+    listed: Vec<BoardId>,
+}
+
+impl PassWork for OldBoards<'_> {
+    const MARGIN: Duration = Duration::ZERO;
+
+    fn scan(&self) -> ScanFilter {
+        ScanFilter {
+            filter: "sk = :meta AND begins_with(pk, :board) AND attribute_not_exists(gsi1pk)",
+            projection: "pk, sk, createdAt, seriesId",
+            params: Params::new()
+                .value(":meta", entity::METADATA)
+                .value(":board", entity::LEADERBOARD_PREFIX),
+        }
+    }
+
+    async fn work(&mut self, _: &Pass<'_>, items: Vec<Item>) -> Result<Worked, StoreError> {
+        for item in &items {
+            if let Some(id) = self.listing.list_old_board(item).await? {
+                self.listed.push(id);
+            }
+        }
+        Ok(Worked::Page)
     }
 }

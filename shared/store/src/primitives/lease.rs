@@ -206,50 +206,7 @@ impl Table {
     }
 }
 
-/// Where a once-per-table pass stands as a run starts it ([`Table::start_pass`]).
-pub(crate) enum PassStart {
-    /// The pass is over.
-    Done,
-    /// Another run holds it.
-    Busy,
-    /// This run holds it: the cursor item as it is under the lease.
-    Taken(Item),
-}
-
-/// Where a pass's cursor item says the pass goes on: after this key (`afterPk`, `afterSk`), or
-/// from the start.
-pub(crate) fn pass_after(cursor: &Item) -> Option<Key> {
-    Some(Key::new(
-        cursor.string("afterPk")?,
-        cursor.string("afterSk")?,
-    ))
-}
-
 impl Table {
-    /// Starts a run of a once-per-table pass whose position is kept on item `cursor`: one read
-    /// of it, then (unless it says `done`) its lease taken for `lease`.
-    pub(crate) async fn start_pass(
-        &self,
-        cursor: &Key,
-        lease: &CloseLease,
-        what: &'static str,
-    ) -> Result<PassStart, StoreError> {
-        let item = self.get_raw(cursor).await?.unwrap_or_default();
-        if item.contains_key("done") {
-            return Ok(PassStart::Done);
-        }
-        let taken = self
-            .take_item_lease(
-                cursor,
-                lease,
-                "attribute_not_exists(done)",
-                Params::new(),
-                what,
-            )
-            .await?;
-        Ok(taken.map_or(PassStart::Busy, PassStart::Taken))
-    }
-
     /// Takes the lease on a pass's item `key` unless another run holds it, on condition
     /// `also` too (with `params`): the item as it is under the lease, or `None` when it is
     /// held or `also` fails.

@@ -1,6 +1,7 @@
 //! The primitives floor: the pieces of the domain that several features and the rank index
-//! share, as `Table` methods built on the table floor: board reads and writes, and the lease a
-//! long run holds on a board.
+//! share, built on the table floor: board reads and writes, the lease a long run holds, and
+//! the resumable pass every table-wide job runs.
 
 pub(crate) mod boards;
 pub(crate) mod lease;
+pub(crate) mod pass;

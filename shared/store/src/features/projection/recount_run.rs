@@ -3,16 +3,16 @@
 //! players are not known. An operator asks for it with one item, `RECOUNT` / `#RUN`
 //! ([`Projection::request_recount`]); season close's schedule then works it, a bounded piece a run.
 //!
-//! The run is a `Scan` for Session items (a page, 1 MB read, at a time; at most
-//! [`RecountRunOptions::scan_pages`] a run) whose players are recounted one by one, in the order
-//! the Scan meets them (a player's items are together). Its position lives on the run item: the
-//! key the page it is in started after, the last player of that page recounted, and a player's
-//! recount paused part-way (its progress). So a run that stops anywhere, at its deadline or
+//! The run is a resumable pass (`primitives::pass`) whose Scan reads Session items (at most
+//! [`RecountRunOptions::scan_pages`] pages a run) and whose players are recounted one by one, in
+//! the order the Scan meets them (a player's items are together). Its position lives on the run
+//! item: the pass's place (the key the page it is in started after), the last player of that
+//! page recounted, and a player's recount paused part-way (its progress). So a run that stops anywhere, at its deadline or
 //! killed, is taken up where its last checkpoint left it; a player recounted twice gets the
 //! same totals. A player who played too recently to be recounted exactly
 //! ([`RecountOutcome::Busy`]) gets an item `RECOUNT` / `BUSY#<playerId>` with the time to try
 //! again; once the Scan is over the run recounts those as they come due, and the run is done
-//! (`doneAt`) when none is left. One run at a time holds the run item's lease.
+//! (`doneAt`, `done`) when none is left. One run at a time holds the run item's lease.
 
 use std::time::{Duration, Instant};
 
@@ -25,8 +25,11 @@ use serde::Serialize;
 use super::recount::{Recount, RecountOutcome, RecountPages};
 use crate::features::projection::Projection;
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, ItemExt, item_key, key_item, key_string, n, s};
-use crate::primitives::lease::CloseLease;
+use crate::ground::items::{Item, ItemExt, key_item, key_string, n, s};
+use crate::primitives::pass::{
+    AtEnd, Pass, PassPages, PassSpec, PassStart, PassState, PassWork, Ready, ScanFilter, Scanned,
+    Worked,
+};
 use crate::table::request::{Index, Params, WithParams};
 
 pub use leaderboard_keys::entity::RECOUNT_PK;
@@ -94,34 +97,18 @@ pub struct RecountStatus {
     pub done_at: Option<Timestamp>,
 }
 
-/// Where the run is, as its item keeps it.
-#[derive(Debug, Default)]
-struct Position {
-    /// The key the current Scan page starts after (`None`: the table's start).
-    page: Option<Key>,
-    /// The last player of that page recounted.
-    last: Option<String>,
-    /// A player's recount paused part-way.
-    current: Option<Recount>,
-    /// The Scan is over; busy players are left.
-    scanned: bool,
-}
-
-impl Position {
-    fn of(item: &Item) -> Position {
-        Position {
-            page: item
-                .string("pagePk")
-                .zip(item.string("pageSk"))
-                .map(|(pk, sk)| Key::new(pk, sk)),
-            last: item.string("lastPlayer").map(str::to_owned),
-            current: item
-                .string("current")
-                .and_then(|json| serde_json::from_str(json).ok()),
-            scanned: item.contains_key("scanned"),
-        }
-    }
-}
+static RECOUNT_PASS: PassSpec = PassSpec {
+    pk: RECOUNT_PK,
+    sk: RUN_SK,
+    ready: Some(Ready {
+        condition: "attribute_exists(requestedAt) AND attribute_not_exists(doneAt)",
+        holds: |item| item.contains_key("requestedAt") && !item.contains_key("doneAt"),
+    }),
+    lease: "UpdateItem(recount lease)",
+    scan: "Scan(recount)",
+    checkpoint: "UpdateItem(recount checkpoint)",
+    release: "UpdateItem(recount release)",
+};
 
 impl Projection<'_> {
     /// Asks for a recount of every player, from the start (one PutItem): a run in progress
@@ -166,175 +153,38 @@ impl Projection<'_> {
     }
 
     /// One run of the recount (see the module documentation), until its pages or `deadline`
-    /// run out. Requests: 1 lease (all a run does when none is asked for), per Scan page 1
-    /// Scan, per player its recount and 1 checkpoint, per busy player 1 write.
+    /// run out. Requests: 1 read of the run item (all a run does when none is asked for), 1
+    /// lease, per Scan page 1 Scan, per player its recount and 1 checkpoint, per busy player 1
+    /// write.
     pub async fn run_recount(
         self,
         options: &RecountRunOptions,
         deadline: Option<Instant>,
     ) -> Result<RecountRunOutcome, StoreError> {
-        let mut out = RecountRunOutcome::default();
-        let run = Key::new(RECOUNT_PK, RUN_SK);
-        let lease = CloseLease::new(deadline);
-        let taken = self
-            .store
-            .table
-            .take_item_lease(
-                &run,
-                &lease,
-                "attribute_exists(requestedAt) AND attribute_not_exists(doneAt)",
-                Params::new(),
-                "UpdateItem(recount lease)",
-            )
-            .await?;
-        let Some(item) = taken else {
-            out.idle = true;
-            return Ok(out);
+        let mut pass = match Pass::start(&self.store.table, &RECOUNT_PASS, deadline).await? {
+            PassStart::Idle | PassStart::Busy => {
+                return Ok(RecountRunOutcome {
+                    idle: true,
+                    ..RecountRunOutcome::default()
+                });
+            }
+            PassStart::Taken(pass) => pass,
         };
-        let mut at = Position::of(&item);
-        let time_left = || deadline.is_none_or(|d| Instant::now() + PLAYER_MARGIN < d);
-        let mut work = Work {
-            run: &run,
-            by: lease.by(),
+        let item = pass.item();
+        let mut run = RecountWork {
+            projection: self,
             options,
-            time_left: &time_left,
-            out: &mut out,
+            out: RecountRunOutcome::default(),
+            last: item.string("lastPlayer").map(str::to_owned),
+            current: item
+                .string("current")
+                .and_then(|json| serde_json::from_str(json).ok()),
+            scanned: item.contains_key("scanned"),
         };
-        let result = self.work_recount(&mut work, &mut at).await;
-        if !out.done {
-            let _ = self
-                .store
-                .table
-                .release_item_lease(&run, lease.by(), "UpdateItem(recount release)")
-                .await;
-        }
-        result.map(|()| out)
-    }
-
-    async fn work_recount(self, work: &mut Work<'_>, at: &mut Position) -> Result<(), StoreError> {
-        if let Some(current) = at.current.take() {
-            let player = current.player.to_string();
-            if !self.recount_one(current, work, at).await? {
-                return Ok(());
-            }
-            at.last = Some(player);
-            self.checkpoint_recount(work, at).await?;
-        }
-        while !at.scanned && work.out.pages < work.options.scan_pages && (work.time_left)() {
-            let (players, next) = self.session_players(at.page.as_ref(), work.options).await?;
-            work.out.pages += 1;
-            // Players up to the last one recounted were done before this page was re-read.
-            let skip = at
-                .last
-                .as_ref()
-                .and_then(|last| players.iter().position(|p| p.as_str() == last))
-                .map_or(0, |i| i + 1);
-            for player in &players[skip..] {
-                if !(work.time_left)() {
-                    return Ok(());
-                }
-                let progress =
-                    Recount::settling(player.clone(), Timestamp::now(), work.options.settle);
-                if !self.recount_one(progress, work, at).await? {
-                    return Ok(());
-                }
-                at.last = Some(player.to_string());
-                self.checkpoint_recount(work, at).await?;
-            }
-            at.page = next;
-            at.last = None;
-            at.scanned = at.page.is_none();
-            self.checkpoint_recount(work, at).await?;
-        }
-        if at.scanned && (work.time_left)() {
-            self.recount_busy(work, at).await?;
-        }
-        Ok(())
-    }
-
-    /// Recounts one player to the end, or until the time runs out (its progress then kept on
-    /// the run item): whether it finished.
-    async fn recount_one(
-        self,
-        mut progress: Recount,
-        work: &mut Work<'_>,
-        at: &mut Position,
-    ) -> Result<bool, StoreError> {
-        let player = progress.player.clone();
-        loop {
-            match self.recount_player(progress, work.options.sessions).await? {
-                RecountOutcome::Paused(p) if (work.time_left)() => progress = p,
-                RecountOutcome::Paused(p) => {
-                    at.current = Some(p);
-                    self.checkpoint_recount(work, at).await?;
-                    return Ok(false);
-                }
-                RecountOutcome::Done { .. } => {
-                    work.out.recounted += 1;
-                    self.drop_busy(&player).await?;
-                    return Ok(true);
-                }
-                RecountOutcome::Erased => {
-                    work.out.erased += 1;
-                    self.drop_busy(&player).await?;
-                    return Ok(true);
-                }
-                RecountOutcome::Busy(until) => {
-                    work.out.busy += 1;
-                    self.put_busy(&player, until).await?;
-                    return Ok(true);
-                }
-            }
-        }
-    }
-
-    /// Records where the run is, on condition that it still holds the lease.
-    async fn checkpoint_recount(self, work: &Work<'_>, at: &Position) -> Result<(), StoreError> {
-        let mut sets = Vec::new();
-        let mut removes = Vec::new();
-        let mut params = Params::new();
-        match &at.page {
-            Some(k) => {
-                sets.push("pagePk = :pk, pageSk = :sk");
-                params = params.value(":pk", &k.pk).value(":sk", &k.sk);
-            }
-            None => removes.push("pagePk, pageSk"),
-        }
-        match &at.last {
-            Some(last) => {
-                sets.push("lastPlayer = :last");
-                params = params.value(":last", last);
-            }
-            None => removes.push("lastPlayer"),
-        }
-        match &at.current {
-            Some(current) => {
-                let json = serde_json::to_string(current)
-                    .map_err(|e| StoreError::Invalid(format!("recount progress: {e}")))?;
-                sets.push("#current = :current");
-                params = params.value(":current", json);
-            }
-            None => removes.push("#current"),
-        }
-        if at.scanned {
-            sets.push("scanned = :yes");
-            params = params.value(":yes", true);
-        }
-        params = params.name("#current", "current");
-        let mut update = format!("SET {}", sets.join(", "));
-        if !removes.is_empty() {
-            update.push_str(&format!(" REMOVE {}", removes.join(", ")));
-        }
-        self.store
-            .table
-            .update_under_lease(
-                work.run,
-                work.by,
-                &update,
-                params,
-                "UpdateItem(recount checkpoint)",
-            )
-            .await
+        let result = run.go(&mut pass).await;
+        let mut out = run.out;
+        (out.pages, out.done) = (pass.pages(), pass.finished());
+        pass.end(result).await.map(|()| out)
     }
 
     /// Leaves `player` for a later run, to recount at `until`.
@@ -362,11 +212,148 @@ impl Projection<'_> {
             .map_err(|e| StoreError::sdk("DeleteItem(recount busy player)", e))?;
         Ok(())
     }
+}
+
+/// A run of the recount: its limits, its outcome so far, and where it is besides the pass's
+/// place (the Scan page it is in).
+struct RecountWork<'a, 'o> {
+    projection: Projection<'a>,
+    options: &'o RecountRunOptions,
+    out: RecountRunOutcome,
+    /// The last player of the current page recounted.
+    last: Option<String>,
+    /// A player's recount paused part-way.
+    current: Option<Recount>,
+    /// The Scan is over; busy players are left.
+    scanned: bool,
+}
+
+impl PassWork for RecountWork<'_, '_> {
+    const MARGIN: Duration = PLAYER_MARGIN;
+
+    fn scan(&self) -> ScanFilter {
+        ScanFilter {
+            filter: "begins_with(sk, :session)",
+            projection: "pk",
+            params: Params::new().value(":session", SESSION_PREFIX),
+        }
+    }
+
+    async fn work(&mut self, pass: &Pass<'_>, items: Vec<Item>) -> Result<Worked, StoreError> {
+        let mut players: Vec<PlayerId> = Vec::new();
+        for item in &items {
+            let pk = key_string(item, "pk");
+            let Some(Ok(player)) = pk.strip_prefix(entity::PLAYER_PREFIX).map(PlayerId::parse)
+            else {
+                continue;
+            };
+            if players.last() != Some(&player) {
+                players.push(player);
+            }
+        }
+        // Players up to the last one recounted were done before this page was read again.
+        let skip = self
+            .last
+            .as_ref()
+            .and_then(|last| players.iter().position(|p| p.as_str() == last))
+            .map_or(0, |i| i + 1);
+        for player in &players[skip..] {
+            if !pass.has_time(PLAYER_MARGIN) {
+                return Ok(Worked::Stop(None));
+            }
+            let progress = Recount::settling(player.clone(), Timestamp::now(), self.options.settle);
+            if !self.recount_one(progress, pass).await? {
+                return Ok(Worked::Stop(None));
+            }
+            self.last = Some(player.to_string());
+            pass.checkpoint(self.state()).await?;
+        }
+        self.last = None;
+        Ok(Worked::Page)
+    }
+
+    fn state(&self) -> PassState {
+        let current = self.current.as_ref().map(serde_json::to_string);
+        PassState::default()
+            .keep("lastPlayer", self.last.as_ref())
+            .keep("current", current.and_then(Result::ok))
+            .flag("scanned", self.scanned)
+    }
+
+    fn at_end(&mut self) -> AtEnd {
+        self.scanned = true;
+        AtEnd::Stay
+    }
+}
+
+impl RecountWork<'_, '_> {
+    /// The run: a player's recount paused by the last run finished, the Scan gone on with, then
+    /// the busy players recounted as they come due.
+    async fn go(&mut self, pass: &mut Pass<'_>) -> Result<(), StoreError> {
+        if let Some(current) = self.current.take() {
+            let player = current.player.to_string();
+            if !self.recount_one(current, pass).await? {
+                return pass.checkpoint(self.state()).await;
+            }
+            self.last = Some(player);
+            pass.checkpoint(self.state()).await?;
+        }
+        let pages = PassPages {
+            max: self.options.scan_pages,
+            items: self.options.page_items,
+        };
+        if !self.scanned && pass.scan(self, pages).await? == Scanned::Stopped {
+            return Ok(());
+        }
+        if pass.has_time(PLAYER_MARGIN) {
+            self.recount_busy(pass).await?;
+        }
+        Ok(())
+    }
+
+    /// Recounts one player to the end, or until the time runs out (its progress then kept as
+    /// `current`, for the caller's checkpoint): whether it finished.
+    async fn recount_one(
+        &mut self,
+        mut progress: Recount,
+        pass: &Pass<'_>,
+    ) -> Result<bool, StoreError> {
+        let player = progress.player.clone();
+        let projection = self.projection;
+        loop {
+            match projection
+                .recount_player(progress, self.options.sessions)
+                .await?
+            {
+                RecountOutcome::Paused(p) if pass.has_time(PLAYER_MARGIN) => progress = p,
+                RecountOutcome::Paused(p) => {
+                    self.current = Some(p);
+                    return Ok(false);
+                }
+                RecountOutcome::Done { .. } => {
+                    self.out.recounted += 1;
+                    projection.drop_busy(&player).await?;
+                    return Ok(true);
+                }
+                RecountOutcome::Erased => {
+                    self.out.erased += 1;
+                    projection.drop_busy(&player).await?;
+                    return Ok(true);
+                }
+                RecountOutcome::Busy(until) => {
+                    self.out.busy += 1;
+                    projection.put_busy(&player, until).await?;
+                    return Ok(true);
+                }
+            }
+        }
+    }
 
     /// Once the Scan is over: recounts the busy players whose time has come, and ends the run
     /// when none is left.
-    async fn recount_busy(self, work: &mut Work<'_>, at: &mut Position) -> Result<(), StoreError> {
+    async fn recount_busy(&mut self, pass: &mut Pass<'_>) -> Result<(), StoreError> {
         let out = self
+            .projection
             .store
             .table
             .query_request(Index::Table)
@@ -377,7 +364,7 @@ impl Projection<'_> {
                     .value(":busy", RECOUNT_WAIT_PREFIX),
             )?
             .consistent_read(true)
-            .limit(work.options.busy)
+            .limit(self.options.busy)
             .send()
             .await
             .map_err(|e| StoreError::sdk("Query(recount busy players)", e))?;
@@ -393,84 +380,27 @@ impl Projection<'_> {
             let Some(Ok(player)) = player else {
                 continue;
             };
-            if !due || !(work.time_left)() {
+            if !due || !pass.has_time(PLAYER_MARGIN) {
                 left = true;
                 continue;
             }
             // A busy player's recount that comes due again is left, not counted as more work.
-            let busy = work.out.busy;
-            if !self
-                .recount_one(
-                    Recount::settling(player, now, work.options.settle),
-                    work,
-                    at,
-                )
-                .await?
-            {
-                return Ok(());
+            let busy = self.out.busy;
+            let progress = Recount::settling(player, now, self.options.settle);
+            if !self.recount_one(progress, pass).await? {
+                return pass.checkpoint(self.state()).await;
             }
-            left |= work.out.busy > busy;
+            left |= self.out.busy > busy;
         }
         if !left {
-            self.store
-                .table
-                .update_under_lease(
-                    work.run,
-                    work.by,
-                    // A finished run's position would name a player for good (data rights).
-                    "SET doneAt = :now \
-                     REMOVE leaseBy, leaseUntil, pagePk, pageSk, lastPlayer, #current",
-                    Params::new()
-                        .value(":now", now.as_millis())
-                        .name("#current", "current"),
-                    "UpdateItem(recount done)",
-                )
-                .await?;
-            work.out.done = true;
+            // A finished run's position would name a player for good (data rights).
+            let state = PassState::default()
+                .keep("doneAt", Some(now.as_millis()))
+                .keep("lastPlayer", None::<String>)
+                .keep("current", None::<String>)
+                .flag("scanned", true);
+            pass.finish(state).await?;
         }
         Ok(())
     }
-
-    /// The players of one Scan page of Session items after `after`, in the order met, and the
-    /// key the next page starts after (`None` at the end of the table).
-    async fn session_players(
-        self,
-        after: Option<&Key>,
-        options: &RecountRunOptions,
-    ) -> Result<(Vec<PlayerId>, Option<Key>), StoreError> {
-        let page = self
-            .store
-            .table
-            .scan_request()
-            .filter_expression("begins_with(sk, :session)")
-            .projection_expression("pk")
-            .set_limit(options.page_items.map(|l| l.min(i32::MAX as u32) as i32))
-            .set_exclusive_start_key(after.map(key_item))
-            .params(Params::new().value(":session", SESSION_PREFIX))?
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("Scan(recount)", e))?;
-        let mut players: Vec<PlayerId> = Vec::new();
-        for item in page.items() {
-            let pk = key_string(item, "pk");
-            let Some(Ok(player)) = pk.strip_prefix(entity::PLAYER_PREFIX).map(PlayerId::parse)
-            else {
-                continue;
-            };
-            if players.last() != Some(&player) {
-                players.push(player);
-            }
-        }
-        let next = page.last_evaluated_key.map(|k| item_key(&k));
-        Ok((players, next))
-    }
-}
-
-/// What a run works with: its item, its lease, its limits and its outcome so far.
-struct Work<'a> {
-    run: &'a Key,
-    by: &'a str,
-    options: &'a RecountRunOptions,
-    time_left: &'a (dyn Fn() -> bool + Sync),
-    out: &'a mut RecountRunOutcome,
 }

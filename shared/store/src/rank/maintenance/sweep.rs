@@ -23,12 +23,14 @@ use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::BoardId;
 
 use crate::ground::error::StoreError;
-use crate::ground::items::{item_key, key_item};
+use crate::ground::items::{Item, item_key};
 use crate::ground::model::BoardStatus;
-use crate::primitives::lease::{CloseLease, PassStart, pass_after};
+use crate::primitives::pass::{
+    AtEnd, Pass, PassPages, PassSpec, PassStart, PassState, PassWork, ScanFilter, Worked,
+};
 use crate::rank::Rank;
 use crate::rank::maintenance::grouping::LaneGrouping;
-use crate::table::request::{Params, WithParams};
+use crate::table::request::Params;
 
 /// The cursor item's partition.
 pub const SWEEP_PK: &str = "RANKSWEEP";
@@ -85,6 +87,16 @@ enum Found {
     Board(BoardId),
 }
 
+static SWEEP_PASS: PassSpec = PassSpec {
+    pk: SWEEP_PK,
+    sk: SWEEP_SK,
+    ready: None,
+    lease: "UpdateItem(rank sweep lease)",
+    scan: "Scan(rank layout sweep)",
+    checkpoint: "UpdateItem(rank sweep checkpoint)",
+    release: "UpdateItem(rank sweep release)",
+};
+
 impl Rank<'_> {
     /// One run of the pass (see the module documentation), until its pages or `deadline` run
     /// out. Requests: 1 read of the cursor (all a run does once the pass is over), 1 lease,
@@ -95,16 +107,8 @@ impl Rank<'_> {
         deadline: Option<Instant>,
     ) -> Result<SweepOutcome, StoreError> {
         let mut out = SweepOutcome::default();
-        let cursor_key = Key::new(SWEEP_PK, SWEEP_SK);
-        // The close lease's holder: the same id and expiry (the deadline plus its margin).
-        let lease = CloseLease::new(deadline);
-        let by = lease.by();
-        let cursor = match self
-            .table
-            .start_pass(&cursor_key, &lease, "UpdateItem(rank sweep lease)")
-            .await?
-        {
-            PassStart::Done => {
+        let mut pass = match Pass::start(self.table, &SWEEP_PASS, deadline).await? {
+            PassStart::Idle => {
                 out.done = true;
                 return Ok(out);
             }
@@ -112,78 +116,21 @@ impl Rank<'_> {
                 out.busy = true;
                 return Ok(out);
             }
-            PassStart::Taken(item) => item,
+            PassStart::Taken(pass) => pass,
         };
-        let (mut after, mut again) = (pass_after(&cursor), cursor.contains_key("again"));
-        let time_left = || deadline.map(|d| d.saturating_duration_since(Instant::now()));
-        let result: Result<(), StoreError> = async {
-            while out.pages < options.max_pages && time_left().is_none_or(|t| t > BOARD_MARGIN) {
-                let (found, next) = self.sweep_page(after.clone(), options.page_items).await?;
-                out.pages += 1;
-                let mut old = Vec::new();
-                let mut at = after.clone();
-                for (key, what) in found {
-                    match what {
-                        Found::Old(k) => old.push(k),
-                        Found::Board(id) => {
-                            out.deleted += self.table.delete_all(&old).await?.items;
-                            old.clear();
-                            if time_left().is_some_and(|t| t < BOARD_MARGIN) {
-                                return self
-                                    .checkpoint(&cursor_key, by, at.as_ref(), false, again)
-                                    .await;
-                            }
-                            match self.move_board(&id).await {
-                                Err(e) => {
-                                    tracing::error!(board = %id, error = %e,
-                                        "rank layout migration failed; the next run starts at it");
-                                    out.failed = Some(id);
-                                    return self
-                                        .checkpoint(&cursor_key, by, at.as_ref(), false, again)
-                                        .await;
-                                }
-                                Ok((moved, grouping)) => {
-                                    if moved {
-                                        out.migrated.push(id.clone());
-                                    }
-                                    match grouping {
-                                        LaneGrouping::Grouped { .. } => out.grouped.push(id),
-                                        LaneGrouping::Behind => {
-                                            again = true;
-                                            out.behind.push(id);
-                                        }
-                                        LaneGrouping::Skipped => {}
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    at = Some(key);
-                }
-                out.deleted += self.table.delete_all(&old).await?.items;
-                if next.is_none() && again {
-                    // A board was left behind: the pass starts over (a later run goes on).
-                    return self.checkpoint(&cursor_key, by, None, false, false).await;
-                }
-                out.done = next.is_none();
-                self.checkpoint(&cursor_key, by, next.as_ref(), out.done, again)
-                    .await?;
-                if out.done {
-                    return Ok(());
-                }
-                after = next;
-            }
-            Ok(())
-        }
-        .await;
-        if !out.done {
-            // The next run may start at once; the lease would otherwise hold it off.
-            let _ = self
-                .table
-                .release_item_lease(&cursor_key, by, "UpdateItem(rank sweep release)")
-                .await;
-        }
-        result.map(|()| out)
+        let again = pass.item().contains_key("again");
+        let mut sweep = Sweep {
+            rank: self,
+            out: &mut out,
+            again,
+        };
+        let pages = PassPages {
+            max: options.max_pages,
+            items: options.page_items,
+        };
+        let result = pass.scan(&mut sweep, pages).await;
+        (out.pages, out.done) = (pass.pages(), pass.finished());
+        pass.end(result).await.map(|_| out)
     }
 
     /// Board `id` moved onto the current layout if it is not on it yet (whether it was), then
@@ -192,97 +139,95 @@ impl Rank<'_> {
         let moved = !self.migrate_board(id).await?.is_empty();
         Ok((moved, self.group_lanes(id).await?))
     }
+}
 
-    /// One page of the pass's Scan after `after`: what it found, in order, with each one's key,
-    /// and the key the next page starts after (`None` at the end of the table).
-    async fn sweep_page(
-        self,
-        after: Option<Key>,
-        limit: Option<u32>,
-    ) -> Result<(Vec<(Key, Found)>, Option<Key>), StoreError> {
-        let page = self
-            .table
-            .scan_request()
-            .filter_expression(
-                "begins_with(pk, :node) OR begins_with(sk, :marker) OR (sk = :meta AND \
+/// The pass's work: a page's old items deleted and its boards moved.
+struct Sweep<'a, 'o> {
+    rank: Rank<'a>,
+    out: &'o mut SweepOutcome,
+    /// A board was too far behind to group its lanes: the pass starts over at the end.
+    again: bool,
+}
+
+impl PassWork for Sweep<'_, '_> {
+    const MARGIN: Duration = BOARD_MARGIN;
+
+    fn scan(&self) -> ScanFilter {
+        ScanFilter {
+            filter: "begins_with(pk, :node) OR begins_with(sk, :marker) OR (sk = :meta AND \
                  begins_with(pk, :board) AND #status = :open AND \
                  attribute_not_exists(lanesGrouped) AND \
                  (attribute_not_exists(writeShards) OR writeShards <= :one))",
-            )
-            .projection_expression("pk, sk")
-            .set_limit(limit.map(|l| l.min(i32::MAX as u32) as i32))
-            .set_exclusive_start_key(after.as_ref().map(key_item))
-            .params(
-                Params::new()
-                    .name("#status", "status")
-                    .value(":node", OLD_NODE_PREFIX)
-                    .value(":marker", OLD_MARKER_PREFIX)
-                    .value(":meta", entity::METADATA)
-                    .value(":board", entity::LEADERBOARD_PREFIX)
-                    .value(":open", BoardStatus::Open)
-                    // A hot board keeps its lanes apart (`Board::lanes_grouped`).
-                    .value(":one", 1u8),
-            )?
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("Scan(rank layout sweep)", e))?;
-        let mut found = Vec::new();
-        for item in page.items() {
+            projection: "pk, sk",
+            params: Params::new()
+                .name("#status", "status")
+                .value(":node", OLD_NODE_PREFIX)
+                .value(":marker", OLD_MARKER_PREFIX)
+                .value(":meta", entity::METADATA)
+                .value(":board", entity::LEADERBOARD_PREFIX)
+                .value(":open", BoardStatus::Open)
+                // A hot board keeps its lanes apart (`Board::lanes_grouped`).
+                .value(":one", 1u8),
+        }
+    }
+
+    async fn work(&mut self, pass: &Pass<'_>, items: Vec<Item>) -> Result<Worked, StoreError> {
+        let (mut old, mut at) = (Vec::new(), None);
+        for item in &items {
             let key = item_key(item);
-            let what = match key.pk.strip_prefix(entity::LEADERBOARD_PREFIX) {
+            let found = match key.pk.strip_prefix(entity::LEADERBOARD_PREFIX) {
                 Some(id) if key.sk == entity::METADATA => match BoardId::parse(id) {
                     Ok(id) => Found::Board(id),
                     Err(_) => continue,
                 },
                 _ => Found::Old(key.clone()),
             };
-            found.push((key, what));
+            match found {
+                Found::Old(k) => old.push(k),
+                Found::Board(id) => {
+                    self.out.deleted += self.rank.table.delete_all(&old).await?.items;
+                    old.clear();
+                    if !pass.has_time(BOARD_MARGIN) {
+                        return Ok(Worked::Stop(at));
+                    }
+                    match self.rank.move_board(&id).await {
+                        Err(e) => {
+                            tracing::error!(board = %id, error = %e,
+                                "rank layout migration failed; the next run starts at it");
+                            self.out.failed = Some(id);
+                            return Ok(Worked::Stop(at));
+                        }
+                        Ok((moved, grouping)) => {
+                            if moved {
+                                self.out.migrated.push(id.clone());
+                            }
+                            match grouping {
+                                LaneGrouping::Grouped { .. } => self.out.grouped.push(id),
+                                LaneGrouping::Behind => {
+                                    self.again = true;
+                                    self.out.behind.push(id);
+                                }
+                                LaneGrouping::Skipped => {}
+                            }
+                        }
+                    }
+                }
+            }
+            at = Some(key);
         }
-        let next = page.last_evaluated_key.map(|k| item_key(&k));
-        Ok((found, next))
+        self.out.deleted += self.rank.table.delete_all(&old).await?.items;
+        Ok(Worked::Page)
     }
 
-    /// Records where the pass goes on (after `at`; from the start when `None`) and whether it
-    /// is to start over at the end (`again`), or that it is over, on condition that this run
-    /// still holds the lease.
-    async fn checkpoint(
-        self,
-        cursor: &Key,
-        by: &str,
-        at: Option<&Key>,
-        done: bool,
-        again: bool,
-    ) -> Result<(), StoreError> {
-        let (update, params) = match (done, at, again) {
-            (true, _, _) => (
-                "SET done = :yes REMOVE afterPk, afterSk, again, leaseBy, leaseUntil",
-                Params::new().value(":yes", true),
-            ),
-            (false, Some(at), true) => (
-                "SET afterPk = :pk, afterSk = :sk, again = :yes",
-                Params::new()
-                    .value(":pk", &at.pk)
-                    .value(":sk", &at.sk)
-                    .value(":yes", true),
-            ),
-            (false, Some(at), false) => (
-                "SET afterPk = :pk, afterSk = :sk REMOVE again",
-                Params::new().value(":pk", &at.pk).value(":sk", &at.sk),
-            ),
-            (false, None, true) => (
-                "SET again = :yes REMOVE afterPk, afterSk",
-                Params::new().value(":yes", true),
-            ),
-            (false, None, false) => ("REMOVE afterPk, afterSk, again", Params::new()),
-        };
-        self.table
-            .update_under_lease(
-                cursor,
-                by,
-                update,
-                params,
-                "UpdateItem(rank sweep checkpoint)",
-            )
-            .await
+    fn state(&self) -> PassState {
+        PassState::default().flag("again", self.again)
+    }
+
+    fn at_end(&mut self) -> AtEnd {
+        if std::mem::take(&mut self.again) {
+            AtEnd::Again
+        } else {
+            AtEnd::Done
+        }
     }
 }
