@@ -82,7 +82,7 @@ async fn invoke(f: Function, store: &Store, event: &str) -> Result<String, Strin
             let resp = season_close::handle(&app, LambdaEvent::new(e, context()))
                 .await
                 .map_err(|e| e.to_string())?;
-            Ok(format!("{} closed", resp.closed.len()))
+            Ok(format!("{} closed", resp.close().closed.len()))
         }
     }
 }

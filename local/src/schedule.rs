@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use leaderboard_store::StoreError;
-use season_close::CloseSummary;
+use season_close::RunSummary;
 use tokio::sync::{Mutex, watch};
 
 /// Season close, callable on a schedule and on demand.
@@ -29,20 +29,20 @@ impl Schedule {
     }
 
     /// Runs season close now (after a run under way, if any) and returns what it did.
-    pub async fn fire(&self) -> Result<CloseSummary, StoreError> {
+    pub async fn fire(&self) -> Result<RunSummary, StoreError> {
         let _one_at_a_time = self.running.lock().await;
         let deadline = Instant::now() + self.timeout.saturating_sub(season_close::DEADLINE_MARGIN);
         let summary = season_close::run(&self.app, Some(deadline)).await?;
-        if !summary.closed.is_empty()
-            || !summary.paused.is_empty()
-            || !summary.failed.is_empty()
-            || !summary.busy.is_empty()
+        if !summary.close().closed.is_empty()
+            || !summary.close().paused.is_empty()
+            || !summary.close().failed.is_empty()
+            || !summary.close().busy.is_empty()
         {
             tracing::info!(
-                closed = summary.closed.len(),
-                paused = summary.paused.len(),
-                failed = summary.failed.len(),
-                busy = summary.busy.len(),
+                closed = summary.close().closed.len(),
+                paused = summary.close().paused.len(),
+                failed = summary.close().failed.len(),
+                busy = summary.close().busy.len(),
                 "season close"
             );
         }

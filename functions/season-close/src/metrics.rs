@@ -1,7 +1,7 @@
 //! What one season-close run reports (docs/operating.md "Metrics"): one `RunMetrics` line by
-//! `FunctionName`, and `Invocations` by `FunctionName` and `Outcome`: `ok`, `partial` (a board's
-//! close or an index repair failed; the next run retries it) or `failed` (the run could not
-//! even list the due boards).
+//! `FunctionName`, and `Invocations` by `FunctionName` and `Outcome`: `ok`, `partial` (a job
+//! failed, or a board's close or an index repair in it; the next run retries it) or `failed`
+//! (the run could not even list the due boards).
 
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
@@ -10,7 +10,8 @@ use metrique::timers::Timer;
 use metrique::unit::Millisecond;
 use metrique::unit_of_work::metrics;
 
-use crate::CloseSummary;
+use crate::RunSummary;
+use crate::jobs::rank_repair::RankRepairOutcome;
 
 /// One run's entry.
 #[metrics(rename_all = "PascalCase", emf::dimension_sets = [["FunctionName"]])]
@@ -41,8 +42,6 @@ pub struct RunMetrics {
     cold_start: u64,
     #[metrics(unit = Millisecond)]
     duration: Timer,
-    #[metrics(ignore)]
-    due: Vec<(Timestamp, BoardId)>,
 }
 
 impl RunMetrics {
@@ -56,29 +55,27 @@ impl RunMetrics {
         }
     }
 
-    /// The boards due when the run began, with their ends.
-    pub fn due(&mut self, due: &[(Timestamp, BoardId)]) {
-        self.boards_due = due.len() as u64;
-        self.due = due.to_vec();
-    }
-
     /// Writes the entry and the outcome's count, for what the run did at `now` (`None`: it
     /// failed).
-    pub fn write(mut self, sink: &Sink, summary: Option<&CloseSummary>, now: Timestamp) {
+    pub fn write(mut self, sink: &Sink, summary: Option<&RunSummary>, now: Timestamp) {
         self.outcome = match summary {
             None => "failed",
-            Some(s) if !s.failed.is_empty() || !s.rank_repair_failed.is_empty() => "partial",
+            Some(s) if s.failures() > 0 => "partial",
             Some(_) => "ok",
         };
-        if let Some(s) = summary {
+        if let Some(summary) = summary {
+            let s = summary.close();
+            self.boards_due = s.due.len() as u64;
             self.boards_closed = s.closed.len() as u64;
             self.boards_paused = s.paused.len() as u64;
             self.boards_busy = s.busy.len() as u64;
             self.boards_failed = s.failed.len() as u64;
-            self.indexes_repaired = s.rank_repaired.len() as u64;
-            self.repairs_failed = s.rank_repair_failed.len() as u64;
+            if let Some(repair) = summary.outcome::<RankRepairOutcome>() {
+                self.indexes_repaired = repair.repaired.len() as u64;
+                self.repairs_failed = repair.failed.len() as u64;
+            }
             let closed = |b: &BoardId| s.closed.iter().any(|c| &c.board_id == b);
-            self.close_backlog_age = self
+            self.close_backlog_age = s
                 .due
                 .iter()
                 .filter(|(_, b)| !closed(b))

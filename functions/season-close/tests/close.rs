@@ -63,9 +63,12 @@ async fn a_5000_player_board_closes_with_exact_ranks_and_results() {
     let run_from = Timestamp::now();
     let summary = season_close::run(&app, None).await.unwrap();
     let run_to = Timestamp::now();
-    assert_eq!(summary.closed.len(), 1, "{summary:?}");
-    assert_eq!(summary.closed[0].player_count, 5_000);
-    assert_eq!(summary.closed[0].next_board_id, Some(bid("season_4")));
+    assert_eq!(summary.close().closed.len(), 1, "{summary:?}");
+    assert_eq!(summary.close().closed[0].player_count, 5_000);
+    assert_eq!(
+        summary.close().closed[0].next_board_id,
+        Some(bid("season_4"))
+    );
 
     // THEN ranks 1..5000 match the live ranking exactly
     let snap = snapshot(&table).await;
@@ -147,7 +150,7 @@ async fn a_5000_player_board_closes_with_exact_ranks_and_results() {
     // A second run finds nothing to do and changes nothing.
     let before = table.dump().await;
     let again = season_close::run(&app, None).await.unwrap();
-    assert!(again.closed.is_empty() && again.paused.is_empty());
+    assert!(again.close().closed.is_empty() && again.close().paused.is_empty());
     assert_eq!(table.dump().await, before);
 }
 

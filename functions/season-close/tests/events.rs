@@ -28,8 +28,8 @@ async fn a_close_publishes_one_board_closed_with_its_top_ten_and_next_board() {
     let log = Arc::new(EventLog::new(100));
     let app = publishing(store.clone(), &log);
     let summary = run(&app, None).await.unwrap();
-    assert_eq!(summary.closed.len(), 1, "{summary:?}");
-    let next = summary.closed[0]
+    assert_eq!(summary.close().closed.len(), 1, "{summary:?}");
+    let next = summary.close().closed[0]
         .next_board_id
         .clone()
         .expect("a successor");
@@ -63,7 +63,7 @@ async fn a_close_publishes_one_board_closed_with_its_top_ten_and_next_board() {
     // Closed: not due any more, nothing published again.
     let again = run(&app, None).await.unwrap();
     assert!(
-        again.closed.is_empty() && again.failed.is_empty(),
+        again.close().closed.is_empty() && again.close().failed.is_empty(),
         "{again:?}"
     );
     assert_eq!(log.newest_first().len(), 1);
@@ -84,14 +84,18 @@ async fn a_close_stopped_after_publishing_publishes_the_same_id_again_and_finish
     let stopped = run(&publishing(store_over(&table, client), &log), None)
         .await
         .unwrap();
-    assert_eq!(stopped.failed, vec!["cup".to_owned()], "{stopped:?}");
+    assert_eq!(
+        stopped.close().failed,
+        vec!["cup".to_owned()],
+        "{stopped:?}"
+    );
     let board = table.raw("LEADERBOARD#cup", "#METADATA").await.unwrap();
     assert_eq!(s(&board, "status"), Some("closing"));
     assert_eq!(log.newest_first().len(), 1);
 
     let app = publishing(store, &log);
     let finished = run(&app, None).await.unwrap();
-    assert_eq!(finished.closed.len(), 1, "{finished:?}");
+    assert_eq!(finished.close().closed.len(), 1, "{finished:?}");
     let events = log.newest_first();
     assert_eq!(events.len(), 2, "published again");
     assert_eq!(events[0], events[1], "the same event, the same id");
@@ -143,7 +147,7 @@ async fn a_top_player_erased_during_the_close_is_published_by_pseudonym_only() {
     // the erasure is finished after it.
     let log = Arc::new(EventLog::new(100));
     let summary = run(&publishing(store.clone(), &log), None).await.unwrap();
-    assert_eq!(summary.closed.len(), 1, "{summary:?}");
+    assert_eq!(summary.close().closed.len(), 1, "{summary:?}");
     let events = log.newest_first();
     assert_eq!(events.len(), 1);
     let first = &events[0]["detail"]["top"][0];

@@ -37,7 +37,7 @@ async fn the_first_run_writes_the_check_and_no_run_replaces_it() {
     let summary = run(&App::new(other, CloseOptions::default()), None)
         .await
         .unwrap();
-    assert_eq!(summary.closed.len(), 1, "{summary:?}");
+    assert_eq!(summary.close().closed.len(), 1, "{summary:?}");
     assert_eq!(
         table.raw("STACK", "#ERASURE_KEY_CHECK").await.unwrap(),
         kept

@@ -73,13 +73,23 @@ async fn two_runs_started_together_snapshot_each_board_exactly_once() {
     );
     let (a, b) = tokio::join!(run(&one, None), run(&other, None));
     let (a, b) = (a.unwrap(), b.unwrap());
-    assert!(a.failed.is_empty() && b.failed.is_empty(), "{a:?} {b:?}");
-    assert!(a.paused.is_empty() && b.paused.is_empty(), "{a:?} {b:?}");
+    assert!(
+        a.close().failed.is_empty() && b.close().failed.is_empty(),
+        "{a:?} {b:?}"
+    );
+    assert!(
+        a.close().paused.is_empty() && b.close().paused.is_empty(),
+        "{a:?} {b:?}"
+    );
     // The runs take turns with one another too: a board may be begun by one and finished by the
     // other, but every board closed, and no page was written twice.
     for (id, _, _) in boards {
-        let closed_by = |summary: &season_close::CloseSummary| {
-            summary.closed.iter().any(|c| c.board_id.as_str() == id)
+        let closed_by = |summary: &season_close::RunSummary| {
+            summary
+                .close()
+                .closed
+                .iter()
+                .any(|c| c.board_id.as_str() == id)
         };
         assert!(closed_by(&a) || closed_by(&b), "{id}: {a:?} {b:?}");
     }
@@ -130,9 +140,9 @@ async fn a_board_another_run_holds_is_left_alone_until_its_lease_expires() {
     let before = table.dump().await;
     let app = App::new(store.clone(), small_pages());
     let summary = run(&app, None).await.unwrap();
-    assert_eq!(summary.busy.len(), 1, "{summary:?}");
+    assert_eq!(summary.close().busy.len(), 1, "{summary:?}");
     assert!(
-        summary.closed.is_empty() && summary.paused.is_empty(),
+        summary.close().closed.is_empty() && summary.close().paused.is_empty(),
         "{summary:?}"
     );
     assert_eq!(table.dump().await, before, "a busy board is not touched");
@@ -141,12 +151,13 @@ async fn a_board_another_run_holds_is_left_alone_until_its_lease_expires() {
     lease_held_by_another(&table, "held", Timestamp::from_millis(now - 1000).unwrap()).await;
     let summary = run(&app, None).await.unwrap();
     let closed: Vec<(&str, u64)> = summary
+        .close()
         .closed
         .iter()
         .map(|c| (c.board_id.as_str(), c.player_count))
         .collect();
     assert_eq!(closed, [("held", 30)], "{summary:?}");
-    assert!(summary.busy.is_empty());
+    assert!(summary.close().busy.is_empty());
     assert_eq!(snapshot(&table).await.len(), 60);
     let board = table.raw("LEADERBOARD#held", "#METADATA").await.unwrap();
     assert_eq!(s(&board, "closeLeaseBy"), None);

@@ -71,3 +71,34 @@ async fn each_run_writes_its_entry_and_its_outcome() {
     assert_eq!(backlog[1], 0);
     assert!(runs[2].get("CloseBacklogAge").is_none(), "{}", runs[2]);
 }
+
+#[tokio::test]
+async fn a_job_that_fails_is_its_own_outcome_and_the_jobs_after_it_run() {
+    let (table, store) = store("metrics_job_failed").await;
+    ended_board(&store, BOARDS[1], Recurrence::None, HOUR, 5).await;
+    // Every Scan fails: the passes over the table (the rank sweep, the board listing) cannot
+    // read a page. No recount was asked for: that job reads its run item and is done.
+    let (client, seen) = faulty_client(&table.endpoint, &["Scan"], Fault::ItemConflict, u64::MAX);
+    let (sink, recorded) = Sink::recording();
+    let app = App::new(store_over(&table, client), CloseOptions::default()).with_metrics(sink);
+    let event = LambdaEvent::new(json!({}), Context::default());
+    let summary = handle(&app, event).await.unwrap();
+    assert!(seen.load(std::sync::atomic::Ordering::SeqCst) > 0);
+    let answer = serde_json::to_value(&summary).unwrap();
+    assert_eq!(
+        answer["close"]["closed"][0]["leaderboardId"], BOARDS[1],
+        "{answer}"
+    );
+    assert_eq!(
+        answer["closed"], answer["close"]["closed"],
+        "the answer from before"
+    );
+    for job in ["rankSweep", "boardListing"] {
+        assert!(answer[job]["failed"].is_string(), "{job}: {answer}");
+    }
+    assert_eq!(answer["erasures"], json!({"finished": 0}), "{answer}");
+    assert_eq!(answer["recount"]["idle"], true, "{answer}");
+    assert_eq!(summary.failures(), 2);
+    let entries = emf::checked(&recorded.lines(), &BOARDS, "season-close");
+    assert_eq!(entries[1]["Outcome"], "partial");
+}

@@ -9,6 +9,7 @@ use leaderboard_keys::ids::{GameId, PlayerId, SessionId};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::{CloseOptions, Play, RECOUNT_PK};
 use season_close::App;
+use season_close::jobs::recount::RecountOutcome;
 
 #[tokio::test]
 async fn the_schedule_works_a_requested_recount_to_exact_totals_within_its_policy() {
@@ -53,8 +54,9 @@ async fn the_schedule_works_a_requested_recount_to_exact_totals_within_its_polic
     let (recorded, log) = recorded_store(&table);
     let app = App::new(recorded, CloseOptions::default());
     let summary = season_close::run(&app, None).await.unwrap();
-    assert!(summary.recount_done, "{summary:?}");
-    assert!(summary.players_recounted >= 3, "{summary:?}");
+    let recount = summary.outcome::<RecountOutcome>().unwrap();
+    assert!(recount.done, "{summary:?}");
+    assert!(recount.recounted >= 3, "{summary:?}");
     for (i, p) in ["ann", "ben", "cat"].iter().enumerate() {
         let item = table
             .raw(&format!("PLAYER#{p}"), "#METADATA")
@@ -74,5 +76,6 @@ async fn the_schedule_works_a_requested_recount_to_exact_totals_within_its_polic
             .contains(&("dynamodb:DeleteItem".to_owned(), RECOUNT_PK.to_owned()))
     );
     let again = season_close::run(&app, None).await.unwrap();
-    assert_eq!(again.players_recounted, 0, "{again:?}");
+    let recount = again.outcome::<RecountOutcome>().unwrap();
+    assert_eq!(recount.recounted, 0, "{again:?}");
 }

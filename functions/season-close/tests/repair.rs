@@ -15,6 +15,7 @@ use leaderboard_keys::rank_index::{CountedKey, LaneChange, REPAIR_PK};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::{CloseOptions, Config, Play, RepairOptions, Store};
 use season_close::App;
+use season_close::jobs::rank_repair::RankRepairOutcome;
 
 const DAY: u64 = 86_400_000;
 
@@ -121,8 +122,9 @@ async fn the_scheduled_run_rebuilds_a_board_whose_lane_stopped_and_only_that_one
         ..RepairOptions::default()
     };
     let summary = season_close::run(&app, None).await.unwrap();
-    assert_eq!(summary.rank_repaired, vec![bid("stuck")], "{summary:?}");
-    assert!(summary.closed.is_empty() && summary.rank_repair_failed.is_empty());
+    let repair = summary.outcome::<RankRepairOutcome>().unwrap();
+    assert_eq!(repair.repaired, vec![bid("stuck")], "{summary:?}");
+    assert!(summary.close().closed.is_empty() && repair.failed.is_empty());
     assert!(table.raw(REPAIR_PK, "stuck").await.is_none());
     assert_eq!(table.raw("RANKV2#fine", "#ROOT").await, fine_root);
     // Its requests stay within season close's policy, the one delete (the served repair
@@ -145,5 +147,6 @@ async fn the_scheduled_run_rebuilds_a_board_whose_lane_stopped_and_only_that_one
     assert_eq!((after.rank, f.rank_exact, f.rank_lag), (1_101, true, 0));
     // and a second run has nothing to do.
     let again = season_close::run(&app, None).await.unwrap();
-    assert!(again.rank_repaired.is_empty(), "{again:?}");
+    let repair = again.outcome::<RankRepairOutcome>().unwrap();
+    assert!(repair.repaired.is_empty(), "{again:?}");
 }
