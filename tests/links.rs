@@ -178,3 +178,14 @@ fn links_are_read_from_prose_only() {
     assert!(!names_route(cell, "GET", "/players"));
     assert!(!names_route(cell, "PUT", "/players/{p}"));
 }
+
+#[test]
+fn the_readme_is_a_users_page_under_350_lines() {
+    let readme =
+        std::fs::read_to_string(leaderboard_devkit::repo_root().join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines < 350,
+        "README is {lines} lines: move design notes to docs/"
+    );
+}

@@ -11,13 +11,13 @@
 
 use std::time::{Duration, Instant};
 
-use leaderboard_keys::entity;
+use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, item_key};
-use crate::primitives::pass::{Pass, PassPages, PassSpec, PassStart, PassWork, ScanFilter, Worked};
+use crate::primitives::pass::{Pass, PassPages, PassRun, PassSpec, PassWork, ScanFilter, Worked};
 use crate::store::Store;
 use crate::table::request::Params;
 
@@ -25,8 +25,6 @@ use crate::table::request::Params;
 pub const LISTING_PASS_PK: &str = "LISTPASS";
 
 static LISTING_PASS: PassSpec = PassSpec {
-    pk: LISTING_PASS_PK,
-    sk: "#CURSOR",
     ready: None,
     lease: "UpdateItem(listing pass lease)",
     scan: "Scan(listing pass)",
@@ -88,29 +86,38 @@ impl BoardListing<'_> {
         options: &ListingPassOptions,
         deadline: Option<Instant>,
     ) -> Result<ListingPassOutcome, StoreError> {
-        let mut out = ListingPassOutcome::default();
-        let mut pass = match Pass::start(&self.store.table, &LISTING_PASS, deadline).await? {
-            PassStart::Idle => {
-                out.done = true;
-                return Ok(out);
-            }
-            PassStart::Busy => {
-                out.busy = true;
-                return Ok(out);
-            }
-            PassStart::Taken(pass) => pass,
-        };
-        let mut work = OldBoards {
-            listing: self,
-            listed: Vec::new(),
-        };
         let pages = PassPages {
             max: options.max_pages,
             items: options.page_items,
         };
-        let result = pass.scan(&mut work, pages).await;
-        (out.pages, out.done, out.listed) = (pass.pages(), pass.finished(), work.listed);
-        pass.end(result).await.map(|_| out)
+        let work = |_: &Item| OldBoards {
+            listing: self,
+            listed: Vec::new(),
+        };
+        let run = Pass::run(
+            &self.store.table,
+            &LISTING_PASS,
+            cursor_key(),
+            deadline,
+            pages,
+            work,
+        );
+        Ok(match run.await? {
+            PassRun::Idle => ListingPassOutcome {
+                done: true,
+                ..ListingPassOutcome::default()
+            },
+            PassRun::Busy => ListingPassOutcome {
+                busy: true,
+                ..ListingPassOutcome::default()
+            },
+            PassRun::Ran { work, pages, done } => ListingPassOutcome {
+                pages,
+                listed: work.listed,
+                done,
+                busy: false,
+            },
+        })
     }
 
     /// Lists the board of Leaderboard item `item` (its keys, `createdAt`, any `seriesId`): its
@@ -164,6 +171,11 @@ impl BoardListing<'_> {
             Err(e) => Err(e),
         }
     }
+}
+
+/// The pass's item.
+fn cursor_key() -> Key {
+    Key::new(LISTING_PASS_PK, "#CURSOR")
 }
 
 /// The pass's work: every board of a page listed.

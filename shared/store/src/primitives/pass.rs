@@ -13,6 +13,9 @@
 //! - a **checkpoint** after every page (and wherever the job asks, within one) writes its place
 //!   under the lease, renewing it. A run killed between two checkpoints leaves the page it was
 //!   in to the next run, which works it again: a job's work on an item is idempotent.
+//!
+//! A run that holds one item without a Scan, a repair request's staged rebuild, takes the same
+//! lease with [`Pass::take`] and checkpoints its own attributes the same way.
 
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -26,11 +29,8 @@ use crate::primitives::lease::CloseLease;
 use crate::table::Table;
 use crate::table::request::{Params, WithParams};
 
-/// A job's pass: which item keeps its place, and what its requests are called in errors.
+/// A job's pass: what its item must hold, and what its requests are called in errors.
 pub(crate) struct PassSpec {
-    /// The pass's item.
-    pub(crate) pk: &'static str,
-    pub(crate) sk: &'static str,
     /// What the item must hold besides not being `done` for a run to take it.
     pub(crate) ready: Option<Ready>,
     /// Names of the requests: the lease, the Scan, the checkpoint, the release.
@@ -161,6 +161,16 @@ pub(crate) enum PassStart<'a> {
     Taken(Box<Pass<'a>>),
 }
 
+/// What a whole run of a pass that only scans did ([`Pass::run`]).
+pub(crate) enum PassRun<W> {
+    /// The pass is over, or its item not ready.
+    Idle,
+    /// Another run holds it.
+    Busy,
+    /// This run worked it: the job, its Scan pages, and whether the pass is over.
+    Ran { work: W, pages: u32, done: bool },
+}
+
 /// A run's hold on a pass: its lease, its place, its pages so far.
 pub(crate) struct Pass<'a> {
     table: &'a Table,
@@ -175,19 +185,33 @@ pub(crate) struct Pass<'a> {
 }
 
 impl<'a> Pass<'a> {
-    /// Starts a run of the pass `spec` working until `deadline` (if any): one read of its
-    /// item (all a run does once it is over), then its lease taken.
+    /// Starts a run of the pass `spec` kept on item `key`, working until `deadline` (if any):
+    /// one read of its item (all a run does once it is over), then its lease taken.
     pub(crate) async fn start(
         table: &'a Table,
         spec: &'static PassSpec,
+        key: Key,
         deadline: Option<Instant>,
     ) -> Result<PassStart<'a>, StoreError> {
-        let key = Key::new(spec.pk, spec.sk);
         let read = table.get_raw(&key).await?.unwrap_or_default();
         let ready = spec.ready.as_ref().is_none_or(|r| (r.holds)(&read));
         if read.contains_key("done") || !ready {
             return Ok(PassStart::Idle);
         }
+        Ok(match Pass::take(table, spec, key, deadline).await? {
+            Some(pass) => PassStart::Taken(Box::new(pass)),
+            None => PassStart::Busy,
+        })
+    }
+
+    /// Takes the lease of the pass `spec` kept on item `key` (an item just read: no read
+    /// first), unless another run holds it or the item is not ready (`None`).
+    pub(crate) async fn take(
+        table: &'a Table,
+        spec: &'static PassSpec,
+        key: Key,
+        deadline: Option<Instant>,
+    ) -> Result<Option<Pass<'a>>, StoreError> {
         let lease = CloseLease::new(deadline);
         let condition = match &spec.ready {
             Some(r) => format!("attribute_not_exists(done) AND ({})", r.condition),
@@ -197,13 +221,13 @@ impl<'a> Pass<'a> {
             .take_item_lease(&key, &lease, &condition, Params::new(), spec.lease)
             .await?;
         let Some(item) = taken else {
-            return Ok(PassStart::Busy);
+            return Ok(None);
         };
         let after = item
             .string("afterPk")
             .zip(item.string("afterSk"))
             .map(|(pk, sk)| Key::new(pk, sk));
-        Ok(PassStart::Taken(Box::new(Pass {
+        Ok(Some(Pass {
             table,
             spec,
             key,
@@ -213,7 +237,29 @@ impl<'a> Pass<'a> {
             after,
             pages: 0,
             finished: false,
-        })))
+        }))
+    }
+
+    /// A whole run of a pass that only scans: started ([`Pass::start`]), its job made from
+    /// its item as taken, scanned up to `pages` and `deadline`, and ended.
+    pub(crate) async fn run<W: PassWork>(
+        table: &'a Table,
+        spec: &'static PassSpec,
+        key: Key,
+        deadline: Option<Instant>,
+        pages: PassPages,
+        work: impl FnOnce(&Item) -> W,
+    ) -> Result<PassRun<W>, StoreError> {
+        let mut pass = match Pass::start(table, spec, key, deadline).await? {
+            PassStart::Idle => return Ok(PassRun::Idle),
+            PassStart::Busy => return Ok(PassRun::Busy),
+            PassStart::Taken(pass) => pass,
+        };
+        let mut work = work(pass.item());
+        let result = pass.scan(&mut work, pages).await;
+        let (pages, done) = (pass.pages(), pass.finished());
+        pass.end(result).await?;
+        Ok(PassRun::Ran { work, pages, done })
     }
 
     /// The pass's item as this run took it: the job's attributes where the last run left them.
@@ -312,16 +358,19 @@ impl<'a> Pass<'a> {
         Ok(())
     }
 
-    /// Ends this run: the lease given back unless the pass is over, and `result` passed on. A
-    /// failure to give it back is logged: the lease then expires.
+    /// Ends this run: the lease given back unless the pass is over (or the lease lost), and
+    /// `result` passed on. A failure to give it back is logged: the lease then expires.
     pub(crate) async fn end<T>(self, result: Result<T, StoreError>) -> Result<T, StoreError> {
         if !self.finished {
             let released = self
                 .table
                 .release_item_lease(&self.key, self.lease.by(), self.spec.release)
                 .await;
-            if let Err(e) = released {
-                tracing::warn!(pass = self.spec.pk, error = %e, "pass lease not released; it expires");
+            match released {
+                Ok(()) | Err(StoreError::ConditionalCheckFailed) => {}
+                Err(e) => {
+                    tracing::warn!(pass = %self.key.pk, error = %e, "pass lease not released; it expires")
+                }
             }
         }
         result

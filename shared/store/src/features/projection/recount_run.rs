@@ -98,8 +98,6 @@ pub struct RecountStatus {
 }
 
 static RECOUNT_PASS: PassSpec = PassSpec {
-    pk: RECOUNT_PK,
-    sk: RUN_SK,
     ready: Some(Ready {
         condition: "attribute_exists(requestedAt) AND attribute_not_exists(doneAt)",
         holds: |item| item.contains_key("requestedAt") && !item.contains_key("doneAt"),
@@ -161,7 +159,14 @@ impl Projection<'_> {
         options: &RecountRunOptions,
         deadline: Option<Instant>,
     ) -> Result<RecountRunOutcome, StoreError> {
-        let mut pass = match Pass::start(&self.store.table, &RECOUNT_PASS, deadline).await? {
+        let mut pass = match Pass::start(
+            &self.store.table,
+            &RECOUNT_PASS,
+            Key::new(RECOUNT_PK, RUN_SK),
+            deadline,
+        )
+        .await?
+        {
             PassStart::Idle | PassStart::Busy => {
                 return Ok(RecountRunOutcome {
                     idle: true,

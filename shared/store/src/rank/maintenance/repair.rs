@@ -17,11 +17,11 @@ use leaderboard_keys::time::Timestamp;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_string};
 use crate::ground::model::{BoardStatus, RankLayout};
-use crate::primitives::lease::CloseLease;
+use crate::primitives::pass::{Pass, PassSpec, Ready};
 use crate::rank::Rank;
 use crate::rank::lanes::{missing_attr, past_gap_attr};
 use crate::rank::maintenance::rebuild::RebuildOutcome;
-use crate::rank::maintenance::staged::{Holder, Stage, Staged};
+use crate::rank::maintenance::staged::{Stage, Staged};
 use crate::table::request::{Index, Params, WithParams};
 
 /// How a repair run chooses its work.
@@ -59,6 +59,18 @@ pub struct RepairSummary {
     /// Boards whose rebuild the next run carries on from its checkpoint (out of time).
     pub continuing: Vec<BoardId>,
 }
+
+/// A repair request's hold: its lease, and its staged rebuild's checkpoint under it.
+static REPAIR_HOLD: PassSpec = PassSpec {
+    ready: Some(Ready {
+        condition: "attribute_exists(pk)",
+        holds: |_| true,
+    }),
+    lease: "UpdateItem(rank index repair lease)",
+    scan: "Scan(rank index repair)",
+    checkpoint: "UpdateItem(rank index rebuild checkpoint)",
+    release: "UpdateItem(rank index repair release)",
+};
 
 /// What became of one repair request.
 enum Repaired {
@@ -147,34 +159,19 @@ impl Rank<'_> {
             self.drop_repair_request(board, seen).await?;
             return Ok(Repaired::CaughtUp);
         }
-        let lease = CloseLease::new(deadline);
-        let key = repair_key(board);
-        let taken = self
-            .table
-            .take_item_lease(
-                &key,
-                &lease,
-                "attribute_exists(pk)",
-                Params::new(),
-                "UpdateItem(rank index repair lease)",
-            )
-            .await?;
-        let Some(request) = taken else {
+        let taken = Pass::take(self.table, &REPAIR_HOLD, repair_key(board), deadline).await?;
+        let Some(pass) = taken else {
             return Ok(Repaired::Busy);
         };
-        let holder = Holder {
-            key: &key,
-            by: lease.by(),
-            deadline,
-        };
+        let request = pass.item();
         let repaired = async {
             let serving = self.table.board(board).await?.filter(|b| {
                 // A closed board's index is no longer read.
                 b.rank_layout == RankLayout::V2 && b.status == BoardStatus::Open
             });
-            let mut stage = Stage::read(&request);
+            let mut stage = Stage::read(request);
             let staged = self
-                .run_stage(board, serving.as_ref(), &mut stage, &holder)
+                .run_stage(board, serving.as_ref(), &mut stage, &pass)
                 .await?;
             let seen: u64 = request.number("seen").unwrap_or(0);
             Ok(match staged {
@@ -196,15 +193,7 @@ impl Rank<'_> {
         .await;
         // The request stays when a batch met a gap again meanwhile, or the rebuild failed: the
         // next run may take it at once.
-        match self
-            .table
-            .release_item_lease(&key, lease.by(), "UpdateItem(rank index repair release)")
-            .await
-        {
-            Ok(()) | Err(StoreError::ConditionalCheckFailed) => {}
-            Err(e) => tracing::warn!(%board, error = %e, "repair lease not released; it expires"),
-        }
-        repaired
+        pass.end(repaired).await
     }
 
     /// Whether a lane of `board` is still stopped where `request` says. A lane has caught up

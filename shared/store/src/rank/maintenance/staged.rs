@@ -35,12 +35,12 @@ use super::rebuild::{IN_FLIGHT, RebuildOutcome, Switch, settled_lanes};
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item};
 use crate::ground::model::Board;
+use crate::primitives::pass::{Pass, PassState};
 use crate::rank::Rank;
 use crate::rank::apply::counter_item;
 use crate::rank::lanes::LaneKeys;
 use crate::rank::maintenance::lane_holds::SwitchTarget;
 use crate::table::batch::BATCH_WRITE_SIZE;
-use crate::table::request::Params;
 
 /// Node items put between two checkpoints.
 pub const NODE_PUTS: usize = 1_000;
@@ -161,24 +161,6 @@ pub(super) enum Staged {
     Finished,
 }
 
-/// The repair request being worked, and the run holding its lease.
-pub(super) struct Holder<'a> {
-    pub(super) key: &'a Key,
-    pub(super) by: &'a str,
-    pub(super) deadline: Option<Instant>,
-}
-
-impl Holder<'_> {
-    fn has(&self, time: Duration) -> bool {
-        self.deadline
-            .is_none_or(|d| d.saturating_duration_since(Instant::now()) >= time)
-    }
-
-    fn past(&self) -> bool {
-        !self.has(Duration::from_millis(1))
-    }
-}
-
 impl Rank<'_> {
     /// One run of the staged rebuild of `board` (`None`: a board no longer served, whose
     /// rebuild is given up): see the module documentation.
@@ -187,23 +169,23 @@ impl Rank<'_> {
         id: &BoardId,
         board: Option<&Board>,
         stage: &mut Stage,
-        holder: &Holder<'_>,
+        pass: &Pass<'_>,
     ) -> Result<Staged, StoreError> {
         let mut switched = None;
         if stage.retire.is_none() {
             match board {
-                Some(b) => match self.build_stage(b, stage, holder).await? {
+                Some(b) => match self.build_stage(b, stage, pass).await? {
                     Some(out) => switched = Some(out),
                     None => return Ok(Staged::Continues),
                 },
                 None => {
                     *stage = Stage::retiring((stage.generation > 0).then_some(stage.generation));
-                    self.save_stage(holder, stage).await?;
+                    self.save_stage(pass, stage).await?;
                 }
             }
         }
         let mut out = RebuildOutcome::default();
-        let retired = self.retire_stage(id, stage, holder, &mut out).await?;
+        let retired = self.retire_stage(id, stage, pass, &mut out).await?;
         Ok(match (switched, retired) {
             (Some(mut s), _) => {
                 s.nodes_deleted += out.nodes_deleted;
@@ -219,7 +201,7 @@ impl Rank<'_> {
         self,
         board: &Board,
         stage: &mut Stage,
-        holder: &Holder<'_>,
+        pass: &Pass<'_>,
     ) -> Result<Option<RebuildOutcome>, StoreError> {
         let id = &board.board_id;
         let lanes = LaneKeys::of(board);
@@ -227,7 +209,7 @@ impl Rank<'_> {
         if stage.generation == 0 {
             (stage.generation, stage.replaced) = self.reserve_generation(id).await?;
             out.requests += 1;
-            self.save_stage(holder, stage).await?;
+            self.save_stage(pass, stage).await?;
         }
         let base_keys = match stage.base {
             Some(slot) => self.staged_keys(id, slot).await?,
@@ -241,11 +223,11 @@ impl Rank<'_> {
                 Some(slot) => self.staged_keys(id, slot).await?,
                 None => {
                     let scan = Duration::from_millis(2 * stage.scan_ms);
-                    if !holder.has(scan + Duration::from_secs(1)) {
+                    if !pass.has_time(scan + Duration::from_secs(1)) {
                         return Ok(None);
                     }
                     let pause = stage.last_puts.is_some_and(|p| p <= FINAL_PUTS)
-                        && holder.has(scan + FINAL_TIME);
+                        && pass.has_time(scan + FINAL_TIME);
                     let paused: BTreeSet<u8> = if pause {
                         (0..LANES).collect()
                     } else {
@@ -273,7 +255,7 @@ impl Rank<'_> {
                     let items = self.or_lift(lanes, paused_of(&last), staged).await?;
                     stage.target = Some(Slot { slot, items });
                     stage.put = 0;
-                    let saved = self.save_stage(holder, stage).await;
+                    let saved = self.save_stage(pass, stage).await;
                     self.or_lift(lanes, paused_of(&last), saved).await?;
                     all
                 }
@@ -284,9 +266,7 @@ impl Rank<'_> {
                 // More than the pause was kept for: the plays go on, and this is a catch-up.
                 self.lift_pauses(lanes, &paused).await?;
             }
-            let written = self
-                .put_stage_nodes(id, stage, &puts, holder, &mut out)
-                .await;
+            let written = self.put_stage_nodes(id, stage, &puts, pass, &mut out).await;
             if !self.or_lift(lanes, paused_of(&last), written).await? {
                 if let Some((_, paused)) = &last {
                     self.lift_pauses(lanes, paused).await?;
@@ -296,7 +276,7 @@ impl Rank<'_> {
             stage.base = stage.target.take();
             stage.last_puts = Some(puts.len());
             stage.put = 0;
-            let saved = self.save_stage(holder, stage).await;
+            let saved = self.save_stage(pass, stage).await;
             self.or_lift(lanes, paused_of(&last), saved).await?;
             base_nodes = target_nodes;
             let Some((settled, paused)) = last else {
@@ -319,7 +299,7 @@ impl Rank<'_> {
                     out.nodes = base_nodes.len().max(1);
                     out.paused = paused.into_iter().collect();
                     *stage = Stage::retiring(stage.replaced);
-                    self.save_stage(holder, stage).await?;
+                    self.save_stage(pass, stage).await?;
                     return Ok(Some(out));
                 }
                 Switch::Passed(passed) => {
@@ -329,7 +309,7 @@ impl Rank<'_> {
                 }
                 Switch::Superseded => {
                     *stage = Stage::retiring(Some(stage.generation));
-                    self.save_stage(holder, stage).await?;
+                    self.save_stage(pass, stage).await?;
                     return Err(StoreError::Contention { attempts: 1 });
                 }
             }
@@ -356,13 +336,13 @@ impl Rank<'_> {
         id: &BoardId,
         stage: &mut Stage,
         puts: &[(String, Counters)],
-        holder: &Holder<'_>,
+        pass: &Pass<'_>,
         out: &mut RebuildOutcome,
     ) -> Result<bool, StoreError> {
         let mut saved = stage.put;
         let mut all = true;
         while stage.put < puts.len() {
-            if holder.past() {
+            if !pass.has_time(Duration::ZERO) {
                 all = false;
                 break;
             }
@@ -378,12 +358,12 @@ impl Rank<'_> {
             out.requests += put.requests;
             stage.put = end;
             if stage.put - saved >= NODE_PUTS {
-                self.save_stage(holder, stage).await?;
+                self.save_stage(pass, stage).await?;
                 saved = stage.put;
             }
         }
         if stage.put > saved {
-            self.save_stage(holder, stage).await?;
+            self.save_stage(pass, stage).await?;
         }
         Ok(all)
     }
@@ -395,14 +375,14 @@ impl Rank<'_> {
         self,
         id: &BoardId,
         stage: &mut Stage,
-        holder: &Holder<'_>,
+        pass: &Pass<'_>,
         out: &mut RebuildOutcome,
     ) -> Result<bool, StoreError> {
         let Some((generation, mut partition)) = stage.retire else {
             return Ok(!stage.started());
         };
         while generation > 0 && partition < NODE_PARTITIONS {
-            if holder.past() {
+            if !pass.has_time(Duration::ZERO) {
                 return Ok(false);
             }
             let (keys, requests) = self.partition_nodes(id, generation, partition).await?;
@@ -412,7 +392,7 @@ impl Rank<'_> {
             partition += 1;
             stage.retire = Some((generation, partition));
             if partition % 10 == 0 {
-                self.save_stage(holder, stage).await?;
+                self.save_stage(pass, stage).await?;
             }
         }
         let (mut keys, requests) = self
@@ -423,40 +403,19 @@ impl Rank<'_> {
         keys.push(journal_key(id, generation));
         self.table.delete_all(&keys).await?;
         *stage = Stage::default();
-        self.save_stage(holder, stage).await?;
+        self.save_stage(pass, stage).await?;
         Ok(true)
     }
 
     /// Writes the checkpoint, on condition that this run still holds the lease.
-    async fn save_stage(self, holder: &Holder<'_>, stage: &Stage) -> Result<(), StoreError> {
-        let mut sets = Vec::new();
-        let mut removes = Vec::new();
-        let mut params = Params::new();
-        for (attr, value) in ATTRS.iter().zip(stage.attrs()) {
-            match value {
-                Some(v) => {
-                    sets.push(format!("{attr} = :{attr}"));
-                    params = params.value(format!(":{attr}"), v);
-                }
-                None => removes.push(*attr),
-            }
-        }
-        let mut update = String::new();
-        if !sets.is_empty() {
-            update = format!("SET {}", sets.join(", "));
-        }
-        if !removes.is_empty() {
-            update = format!("{update} REMOVE {}", removes.join(", "));
-        }
-        self.table
-            .update_under_lease(
-                holder.key,
-                holder.by,
-                update.trim(),
-                params,
-                "UpdateItem(rank index rebuild checkpoint)",
-            )
-            .await
+    async fn save_stage(self, pass: &Pass<'_>, stage: &Stage) -> Result<(), StoreError> {
+        let state = ATTRS
+            .iter()
+            .zip(stage.attrs())
+            .fold(PassState::default(), |state, (attr, value)| {
+                state.keep(attr, value)
+            });
+        pass.checkpoint(state).await
     }
 
     /// Stages `keys` (sorted) in `slot`: the items written.

@@ -26,7 +26,7 @@ use crate::ground::error::StoreError;
 use crate::ground::items::{Item, item_key};
 use crate::ground::model::BoardStatus;
 use crate::primitives::pass::{
-    AtEnd, Pass, PassPages, PassSpec, PassStart, PassState, PassWork, ScanFilter, Worked,
+    AtEnd, Pass, PassPages, PassRun, PassSpec, PassState, PassWork, ScanFilter, Worked,
 };
 use crate::rank::Rank;
 use crate::rank::maintenance::grouping::LaneGrouping;
@@ -88,8 +88,6 @@ enum Found {
 }
 
 static SWEEP_PASS: PassSpec = PassSpec {
-    pk: SWEEP_PK,
-    sk: SWEEP_SK,
     ready: None,
     lease: "UpdateItem(rank sweep lease)",
     scan: "Scan(rank layout sweep)",
@@ -106,31 +104,33 @@ impl Rank<'_> {
         options: &SweepOptions,
         deadline: Option<Instant>,
     ) -> Result<SweepOutcome, StoreError> {
-        let mut out = SweepOutcome::default();
-        let mut pass = match Pass::start(self.table, &SWEEP_PASS, deadline).await? {
-            PassStart::Idle => {
-                out.done = true;
-                return Ok(out);
-            }
-            PassStart::Busy => {
-                out.busy = true;
-                return Ok(out);
-            }
-            PassStart::Taken(pass) => pass,
-        };
-        let again = pass.item().contains_key("again");
-        let mut sweep = Sweep {
-            rank: self,
-            out: &mut out,
-            again,
-        };
         let pages = PassPages {
             max: options.max_pages,
             items: options.page_items,
         };
-        let result = pass.scan(&mut sweep, pages).await;
-        (out.pages, out.done) = (pass.pages(), pass.finished());
-        pass.end(result).await.map(|_| out)
+        let work = |cursor: &Item| Sweep {
+            rank: self,
+            out: SweepOutcome::default(),
+            again: cursor.contains_key("again"),
+        };
+        let key = Key::new(SWEEP_PK, SWEEP_SK);
+        Ok(
+            match Pass::run(self.table, &SWEEP_PASS, key, deadline, pages, work).await? {
+                PassRun::Idle => SweepOutcome {
+                    done: true,
+                    ..SweepOutcome::default()
+                },
+                PassRun::Busy => SweepOutcome {
+                    busy: true,
+                    ..SweepOutcome::default()
+                },
+                PassRun::Ran { work, pages, done } => SweepOutcome {
+                    pages,
+                    done,
+                    ..work.out
+                },
+            },
+        )
     }
 
     /// Board `id` moved onto the current layout if it is not on it yet (whether it was), then
@@ -142,14 +142,14 @@ impl Rank<'_> {
 }
 
 /// The pass's work: a page's old items deleted and its boards moved.
-struct Sweep<'a, 'o> {
+struct Sweep<'a> {
     rank: Rank<'a>,
-    out: &'o mut SweepOutcome,
+    out: SweepOutcome,
     /// A board was too far behind to group its lanes: the pass starts over at the end.
     again: bool,
 }
 
-impl PassWork for Sweep<'_, '_> {
+impl PassWork for Sweep<'_> {
     const MARGIN: Duration = BOARD_MARGIN;
 
     fn scan(&self) -> ScanFilter {
