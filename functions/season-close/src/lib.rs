@@ -175,12 +175,12 @@ pub async fn run(app: &App, deadline: Option<Instant>) -> Result<RunSummary, Sto
         let outcome = if !step.has_time() {
             Box::new(NotRun::Skipped)
         } else {
-            match job.step(&step).await {
+            match job.run_step(&step).await {
                 Ok(outcome) => outcome,
                 Err(e) if job.required() => return Err(e),
                 Err(e) => {
                     tracing::error!(job = job.name(), error = %e, "job failed; the next run goes on");
-                    Box::new(NotRun::Failed(e.to_string())) as Box<dyn Reported>
+                    Box::new(NotRun::failed(&e)) as Box<dyn Reported>
                 }
             }
         };

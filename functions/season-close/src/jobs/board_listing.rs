@@ -26,7 +26,7 @@ impl Job for BoardListingJob {
         "boardListing"
     }
 
-    fn step<'a>(&'a self, step: &'a Step<'a>) -> StepFuture<'a> {
+    fn run_step<'a>(&'a self, step: &'a Step<'a>) -> StepFuture<'a> {
         boxed(async move {
             let pass = step
                 .app

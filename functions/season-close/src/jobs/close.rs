@@ -143,7 +143,7 @@ impl Job for CloseJob {
         "close"
     }
 
-    fn step<'a>(&'a self, step: &'a Step<'a>) -> StepFuture<'a> {
+    fn run_step<'a>(&'a self, step: &'a Step<'a>) -> StepFuture<'a> {
         boxed(close_due(step))
     }
 

@@ -23,7 +23,7 @@ impl Job for ErasuresJob {
         "erasures"
     }
 
-    fn step<'a>(&'a self, step: &'a Step<'a>) -> StepFuture<'a> {
+    fn run_step<'a>(&'a self, step: &'a Step<'a>) -> StepFuture<'a> {
         boxed(async move {
             let finished = step
                 .app

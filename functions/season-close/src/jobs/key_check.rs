@@ -25,7 +25,7 @@ impl Job for KeyCheckJob {
         "keyCheck"
     }
 
-    fn step<'a>(&'a self, step: &'a Step<'a>) -> StepFuture<'a> {
+    fn run_step<'a>(&'a self, step: &'a Step<'a>) -> StepFuture<'a> {
         boxed(async move {
             let found = step.app.store.moderation().keep_erasure_key_check().await?;
             if found == KeyCheck::Differs {

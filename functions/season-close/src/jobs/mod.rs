@@ -66,7 +66,7 @@ pub trait Job: Send + Sync {
     fn name(&self) -> &'static str;
 
     /// One bounded step, stopping at `step.deadline`; what it did.
-    fn step<'a>(&'a self, step: &'a Step<'a>) -> StepFuture<'a>;
+    fn run_step<'a>(&'a self, step: &'a Step<'a>) -> StepFuture<'a>;
 
     /// Whether the run fails when this job's step does (its schedule's invocation then fails,
     /// and its alarm fires); any other job's failure is its outcome's, and the run goes on.
@@ -123,6 +123,21 @@ impl Outcome for NotRun {
             NotRun::Skipped => 0,
             NotRun::Failed(_) => 1,
         }
+    }
+}
+
+impl NotRun {
+    /// A step's failure, briefly: a DynamoDB error by its operation and code (the log has
+    /// the whole error).
+    pub fn failed(e: &StoreError) -> NotRun {
+        NotRun::Failed(match e {
+            StoreError::Dynamo {
+                code: Some(code),
+                operation,
+                ..
+            } => format!("DynamoDB {operation}: {code}"),
+            other => other.to_string(),
+        })
     }
 }
 

@@ -34,7 +34,7 @@ impl Job for RankRepairJob {
         "rankRepair"
     }
 
-    fn step<'a>(&'a self, step: &'a Step<'a>) -> StepFuture<'a> {
+    fn run_step<'a>(&'a self, step: &'a Step<'a>) -> StepFuture<'a> {
         boxed(async move {
             let repair = step
                 .app

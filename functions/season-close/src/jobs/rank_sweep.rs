@@ -40,7 +40,7 @@ impl Job for RankSweepJob {
         "rankSweep"
     }
 
-    fn step<'a>(&'a self, step: &'a Step<'a>) -> StepFuture<'a> {
+    fn run_step<'a>(&'a self, step: &'a Step<'a>) -> StepFuture<'a> {
         boxed(async move {
             let sweep = step
                 .app

@@ -94,7 +94,7 @@ impl BoardListing<'_> {
             listing: self,
             listed: Vec::new(),
         };
-        let run = Pass::run(
+        let run = Pass::run_pass(
             &self.store.table,
             &LISTING_PASS,
             cursor_key(),
@@ -187,7 +187,7 @@ struct OldBoards<'a> {
 impl PassWork for OldBoards<'_> {
     const MARGIN: Duration = Duration::ZERO;
 
-    fn scan(&self) -> ScanFilter {
+    fn scan_filter(&self) -> ScanFilter {
         ScanFilter {
             filter: "sk = :meta AND begins_with(pk, :board) AND attribute_not_exists(gsi1pk)",
             projection: "pk, sk, createdAt, seriesId",
@@ -197,7 +197,7 @@ impl PassWork for OldBoards<'_> {
         }
     }
 
-    async fn work(&mut self, _: &Pass<'_>, items: Vec<Item>) -> Result<Worked, StoreError> {
+    async fn work_page(&mut self, _: &Pass<'_>, items: Vec<Item>) -> Result<Worked, StoreError> {
         for item in &items {
             if let Some(id) = self.listing.list_old_board(item).await? {
                 self.listed.push(id);

@@ -15,7 +15,7 @@
 //!   in to the next run, which works it again: a job's work on an item is idempotent.
 //!
 //! A run that holds one item without a Scan, a repair request's staged rebuild, takes the same
-//! lease with [`Pass::take`] and checkpoints its own attributes the same way.
+//! lease with [`Pass::take_pass`] and checkpoints its own attributes the same way.
 
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -78,7 +78,7 @@ pub(crate) enum AtEnd {
     Done,
     /// It starts over from the table's start, in the next run.
     Again,
-    /// It stays at the end (the job has more to do before it is over, [`Pass::finish`]).
+    /// It stays at the end (the job has more to do before it is over, [`Pass::finish_pass`]).
     Stay,
 }
 
@@ -97,17 +97,17 @@ pub(crate) trait PassWork {
     const MARGIN: Duration;
 
     /// What the Scan reads.
-    fn scan(&self) -> ScanFilter;
+    fn scan_filter(&self) -> ScanFilter;
 
     /// Works one page's items, in order; `pass` checkpoints within the page if it must.
-    fn work(
+    fn work_page(
         &mut self,
         pass: &Pass<'_>,
         items: Vec<Item>,
     ) -> impl Future<Output = Result<Worked, StoreError>> + Send;
 
     /// The job's attributes, as a checkpoint writes them now.
-    fn state(&self) -> PassState {
+    fn pass_state(&self) -> PassState {
         PassState::default()
     }
 
@@ -161,7 +161,7 @@ pub(crate) enum PassStart<'a> {
     Taken(Box<Pass<'a>>),
 }
 
-/// What a whole run of a pass that only scans did ([`Pass::run`]).
+/// What a whole run of a pass that only scans did ([`Pass::run_pass`]).
 pub(crate) enum PassRun<W> {
     /// The pass is over, or its item not ready.
     Idle,
@@ -187,7 +187,7 @@ pub(crate) struct Pass<'a> {
 impl<'a> Pass<'a> {
     /// Starts a run of the pass `spec` kept on item `key`, working until `deadline` (if any):
     /// one read of its item (all a run does once it is over), then its lease taken.
-    pub(crate) async fn start(
+    pub(crate) async fn start_pass(
         table: &'a Table,
         spec: &'static PassSpec,
         key: Key,
@@ -198,7 +198,7 @@ impl<'a> Pass<'a> {
         if read.contains_key("done") || !ready {
             return Ok(PassStart::Idle);
         }
-        Ok(match Pass::take(table, spec, key, deadline).await? {
+        Ok(match Pass::take_pass(table, spec, key, deadline).await? {
             Some(pass) => PassStart::Taken(Box::new(pass)),
             None => PassStart::Busy,
         })
@@ -206,7 +206,7 @@ impl<'a> Pass<'a> {
 
     /// Takes the lease of the pass `spec` kept on item `key` (an item just read: no read
     /// first), unless another run holds it or the item is not ready (`None`).
-    pub(crate) async fn take(
+    pub(crate) async fn take_pass(
         table: &'a Table,
         spec: &'static PassSpec,
         key: Key,
@@ -240,9 +240,9 @@ impl<'a> Pass<'a> {
         }))
     }
 
-    /// A whole run of a pass that only scans: started ([`Pass::start`]), its job made from
+    /// A whole run of a pass that only scans: started ([`Pass::start_pass`]), its job made from
     /// its item as taken, scanned up to `pages` and `deadline`, and ended.
-    pub(crate) async fn run<W: PassWork>(
+    pub(crate) async fn run_pass<W: PassWork>(
         table: &'a Table,
         spec: &'static PassSpec,
         key: Key,
@@ -250,15 +250,15 @@ impl<'a> Pass<'a> {
         pages: PassPages,
         work: impl FnOnce(&Item) -> W,
     ) -> Result<PassRun<W>, StoreError> {
-        let mut pass = match Pass::start(table, spec, key, deadline).await? {
+        let mut pass = match Pass::start_pass(table, spec, key, deadline).await? {
             PassStart::Idle => return Ok(PassRun::Idle),
             PassStart::Busy => return Ok(PassRun::Busy),
             PassStart::Taken(pass) => pass,
         };
         let mut work = work(pass.item());
-        let result = pass.scan(&mut work, pages).await;
+        let result = pass.scan_pass(&mut work, pages).await;
         let (pages, done) = (pass.pages(), pass.finished());
-        pass.end(result).await?;
+        pass.end_pass(result).await?;
         Ok(PassRun::Ran { work, pages, done })
     }
 
@@ -284,13 +284,13 @@ impl<'a> Pass<'a> {
 
     /// Scans on from the pass's place, `work` doing each page, until `pages` or the time run
     /// out, the job stops, or the table ends; a checkpoint after each page.
-    pub(crate) async fn scan<W: PassWork>(
+    pub(crate) async fn scan_pass<W: PassWork>(
         &mut self,
         work: &mut W,
         pages: PassPages,
     ) -> Result<Scanned, StoreError> {
         while self.pages < pages.max && self.has_time(W::MARGIN) {
-            let filter = work.scan();
+            let filter = work.scan_filter();
             let page = self
                 .table
                 .scan_request()
@@ -304,25 +304,25 @@ impl<'a> Pass<'a> {
                 .map_err(|e| StoreError::sdk(self.spec.scan, e))?;
             self.pages += 1;
             let next = page.last_evaluated_key.as_ref().map(item_key);
-            if let Worked::Stop(at) = work.work(self, page.items.unwrap_or_default()).await? {
+            if let Worked::Stop(at) = work.work_page(self, page.items.unwrap_or_default()).await? {
                 if at.is_some() {
                     self.after = at;
                 }
-                self.checkpoint(work.state()).await?;
+                self.checkpoint_pass(work.pass_state()).await?;
                 return Ok(Scanned::Stopped);
             }
             self.after = next;
             if self.after.is_some() {
-                self.checkpoint(work.state()).await?;
+                self.checkpoint_pass(work.pass_state()).await?;
                 continue;
             }
             match work.at_end() {
-                AtEnd::Done => self.finish(work.state()).await?,
+                AtEnd::Done => self.finish_pass(work.pass_state()).await?,
                 AtEnd::Again => {
-                    self.checkpoint(work.state()).await?;
+                    self.checkpoint_pass(work.pass_state()).await?;
                     return Ok(Scanned::Stopped);
                 }
-                AtEnd::Stay => self.checkpoint(work.state()).await?,
+                AtEnd::Stay => self.checkpoint_pass(work.pass_state()).await?,
             }
             return Ok(Scanned::End);
         }
@@ -331,7 +331,7 @@ impl<'a> Pass<'a> {
 
     /// Records the pass's place and the job's `state`, renewing the lease, on condition that
     /// this run still holds it.
-    pub(crate) async fn checkpoint(&self, state: PassState) -> Result<(), StoreError> {
+    pub(crate) async fn checkpoint_pass(&self, state: PassState) -> Result<(), StoreError> {
         let (mut sets, mut removes) = (state.sets, state.removes);
         let mut params = state.params.value(":until", self.lease.until().as_millis());
         sets.push("leaseUntil = :until".to_owned());
@@ -342,17 +342,17 @@ impl<'a> Pass<'a> {
             }
             None => removes.push("afterPk, afterSk".to_owned()),
         }
-        self.write(sets, removes, params, self.spec.checkpoint)
+        self.write_place(sets, removes, params, self.spec.checkpoint)
             .await
     }
 
     /// Ends the pass with the job's `state`: `done`, its place and its lease removed.
-    pub(crate) async fn finish(&mut self, state: PassState) -> Result<(), StoreError> {
+    pub(crate) async fn finish_pass(&mut self, state: PassState) -> Result<(), StoreError> {
         let (mut sets, mut removes) = (state.sets, state.removes);
         sets.push("done = :done".to_owned());
         removes.push("afterPk, afterSk, leaseBy, leaseUntil".to_owned());
         let params = state.params.value(":done", true);
-        self.write(sets, removes, params, self.spec.checkpoint)
+        self.write_place(sets, removes, params, self.spec.checkpoint)
             .await?;
         self.finished = true;
         Ok(())
@@ -360,7 +360,7 @@ impl<'a> Pass<'a> {
 
     /// Ends this run: the lease given back unless the pass is over (or the lease lost), and
     /// `result` passed on. A failure to give it back is logged: the lease then expires.
-    pub(crate) async fn end<T>(self, result: Result<T, StoreError>) -> Result<T, StoreError> {
+    pub(crate) async fn end_pass<T>(self, result: Result<T, StoreError>) -> Result<T, StoreError> {
         if !self.finished {
             let released = self
                 .table
@@ -376,7 +376,7 @@ impl<'a> Pass<'a> {
         result
     }
 
-    async fn write(
+    async fn write_place(
         &self,
         sets: Vec<String>,
         removes: Vec<String>,

@@ -159,7 +159,7 @@ impl Projection<'_> {
         options: &RecountRunOptions,
         deadline: Option<Instant>,
     ) -> Result<RecountRunOutcome, StoreError> {
-        let mut pass = match Pass::start(
+        let mut pass = match Pass::start_pass(
             &self.store.table,
             &RECOUNT_PASS,
             Key::new(RECOUNT_PK, RUN_SK),
@@ -186,10 +186,10 @@ impl Projection<'_> {
                 .and_then(|json| serde_json::from_str(json).ok()),
             scanned: item.contains_key("scanned"),
         };
-        let result = run.go(&mut pass).await;
+        let result = run.work_recount(&mut pass).await;
         let mut out = run.out;
         (out.pages, out.done) = (pass.pages(), pass.finished());
-        pass.end(result).await.map(|()| out)
+        pass.end_pass(result).await.map(|()| out)
     }
 
     /// Leaves `player` for a later run, to recount at `until`.
@@ -236,7 +236,7 @@ struct RecountWork<'a, 'o> {
 impl PassWork for RecountWork<'_, '_> {
     const MARGIN: Duration = PLAYER_MARGIN;
 
-    fn scan(&self) -> ScanFilter {
+    fn scan_filter(&self) -> ScanFilter {
         ScanFilter {
             filter: "begins_with(sk, :session)",
             projection: "pk",
@@ -244,7 +244,7 @@ impl PassWork for RecountWork<'_, '_> {
         }
     }
 
-    async fn work(&mut self, pass: &Pass<'_>, items: Vec<Item>) -> Result<Worked, StoreError> {
+    async fn work_page(&mut self, pass: &Pass<'_>, items: Vec<Item>) -> Result<Worked, StoreError> {
         let mut players: Vec<PlayerId> = Vec::new();
         for item in &items {
             let pk = key_string(item, "pk");
@@ -271,13 +271,13 @@ impl PassWork for RecountWork<'_, '_> {
                 return Ok(Worked::Stop(None));
             }
             self.last = Some(player.to_string());
-            pass.checkpoint(self.state()).await?;
+            pass.checkpoint_pass(self.pass_state()).await?;
         }
         self.last = None;
         Ok(Worked::Page)
     }
 
-    fn state(&self) -> PassState {
+    fn pass_state(&self) -> PassState {
         let current = self.current.as_ref().map(serde_json::to_string);
         PassState::default()
             .keep("lastPlayer", self.last.as_ref())
@@ -294,20 +294,20 @@ impl PassWork for RecountWork<'_, '_> {
 impl RecountWork<'_, '_> {
     /// The run: a player's recount paused by the last run finished, the Scan gone on with, then
     /// the busy players recounted as they come due.
-    async fn go(&mut self, pass: &mut Pass<'_>) -> Result<(), StoreError> {
+    async fn work_recount(&mut self, pass: &mut Pass<'_>) -> Result<(), StoreError> {
         if let Some(current) = self.current.take() {
             let player = current.player.to_string();
             if !self.recount_one(current, pass).await? {
-                return pass.checkpoint(self.state()).await;
+                return pass.checkpoint_pass(self.pass_state()).await;
             }
             self.last = Some(player);
-            pass.checkpoint(self.state()).await?;
+            pass.checkpoint_pass(self.pass_state()).await?;
         }
         let pages = PassPages {
             max: self.options.scan_pages,
             items: self.options.page_items,
         };
-        if !self.scanned && pass.scan(self, pages).await? == Scanned::Stopped {
+        if !self.scanned && pass.scan_pass(self, pages).await? == Scanned::Stopped {
             return Ok(());
         }
         if pass.has_time(PLAYER_MARGIN) {
@@ -393,7 +393,7 @@ impl RecountWork<'_, '_> {
             let busy = self.out.busy;
             let progress = Recount::settling(player, now, self.options.settle);
             if !self.recount_one(progress, pass).await? {
-                return pass.checkpoint(self.state()).await;
+                return pass.checkpoint_pass(self.pass_state()).await;
             }
             left |= self.out.busy > busy;
         }
@@ -404,7 +404,7 @@ impl RecountWork<'_, '_> {
                 .keep("lastPlayer", None::<String>)
                 .keep("current", None::<String>)
                 .flag("scanned", true);
-            pass.finish(state).await?;
+            pass.finish_pass(state).await?;
         }
         Ok(())
     }

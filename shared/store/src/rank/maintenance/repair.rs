@@ -159,7 +159,7 @@ impl Rank<'_> {
             self.drop_repair_request(board, seen).await?;
             return Ok(Repaired::CaughtUp);
         }
-        let taken = Pass::take(self.table, &REPAIR_HOLD, repair_key(board), deadline).await?;
+        let taken = Pass::take_pass(self.table, &REPAIR_HOLD, repair_key(board), deadline).await?;
         let Some(pass) = taken else {
             return Ok(Repaired::Busy);
         };
@@ -193,7 +193,7 @@ impl Rank<'_> {
         .await;
         // The request stays when a batch met a gap again meanwhile, or the rebuild failed: the
         // next run may take it at once.
-        pass.end(repaired).await
+        pass.end_pass(repaired).await
     }
 
     /// Whether a lane of `board` is still stopped where `request` says. A lane has caught up

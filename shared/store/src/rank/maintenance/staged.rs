@@ -415,7 +415,7 @@ impl Rank<'_> {
             .fold(PassState::default(), |state, (attr, value)| {
                 state.keep(attr, value)
             });
-        pass.checkpoint(state).await
+        pass.checkpoint_pass(state).await
     }
 
     /// Stages `keys` (sorted) in `slot`: the items written.

@@ -115,7 +115,7 @@ impl Rank<'_> {
         };
         let key = Key::new(SWEEP_PK, SWEEP_SK);
         Ok(
-            match Pass::run(self.table, &SWEEP_PASS, key, deadline, pages, work).await? {
+            match Pass::run_pass(self.table, &SWEEP_PASS, key, deadline, pages, work).await? {
                 PassRun::Idle => SweepOutcome {
                     done: true,
                     ..SweepOutcome::default()
@@ -152,7 +152,7 @@ struct Sweep<'a> {
 impl PassWork for Sweep<'_> {
     const MARGIN: Duration = BOARD_MARGIN;
 
-    fn scan(&self) -> ScanFilter {
+    fn scan_filter(&self) -> ScanFilter {
         ScanFilter {
             filter: "begins_with(pk, :node) OR begins_with(sk, :marker) OR (sk = :meta AND \
                  begins_with(pk, :board) AND #status = :open AND \
@@ -171,7 +171,7 @@ impl PassWork for Sweep<'_> {
         }
     }
 
-    async fn work(&mut self, pass: &Pass<'_>, items: Vec<Item>) -> Result<Worked, StoreError> {
+    async fn work_page(&mut self, pass: &Pass<'_>, items: Vec<Item>) -> Result<Worked, StoreError> {
         let (mut old, mut at) = (Vec::new(), None);
         for item in &items {
             let key = item_key(item);
@@ -219,7 +219,7 @@ impl PassWork for Sweep<'_> {
         Ok(Worked::Page)
     }
 
-    fn state(&self) -> PassState {
+    fn pass_state(&self) -> PassState {
         PassState::default().flag("again", self.again)
     }
 
