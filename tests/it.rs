@@ -10,6 +10,7 @@ mod document;
 mod e2e;
 mod fuzz;
 mod graph;
+mod js_client;
 mod links;
 mod metadata;
 mod rooms;

@@ -1,0 +1,74 @@
+// The client against a running stack (tests/js_client.rs starts the local one and passes
+// API_URL, TOKEN, OTHER_TOKEN and BOARD, an `increment` board with maxScore 1,000,000).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { LeaderboardClient, LeaderboardError, newSessionId } from "../dist/index.js";
+
+const { API_URL, TOKEN, OTHER_TOKEN, BOARD } = process.env;
+const client = new LeaderboardClient({ baseUrl: API_URL, getToken: () => TOKEN });
+const other = new LeaderboardClient({ baseUrl: API_URL, getToken: () => OTHER_TOKEN });
+
+test("a play resent with its sessionId counts once", async () => {
+  const sessionId = newSessionId();
+  assert.match(sessionId, /^[0-9A-HJKMNP-TV-Z]{26}$/);
+  const play = { score: 700, leaderboardIds: [BOARD], sessionId };
+  const first = await client.postPlay(play);
+  const again = await client.postPlay(play);
+  assert.equal(first.sessionId, sessionId);
+  assert.equal(again.sessionId, sessionId);
+  assert.equal(first.duplicate, false);
+  assert.equal(again.duplicate, true);
+  assert.deepEqual(
+    again.results.map((r) => r.leaderboardId),
+    [BOARD],
+  );
+  // On an increment board a second application would have made 1,400.
+  const ranked = await client.rank(BOARD, "p_js");
+  assert.equal(ranked.score, 700);
+  assert.equal(ranked.rank, 1);
+  assert.equal(typeof ranked.rankExact, "boolean");
+});
+
+test("a refused play is a typed error and writes nothing", async () => {
+  const sessionId = newSessionId();
+  await assert.rejects(
+    other.postPlay({ score: 2_000_000, leaderboardIds: [BOARD], sessionId }),
+    (e) => {
+      assert.ok(e instanceof LeaderboardError);
+      assert.equal(e.status, 400);
+      assert.equal(e.code, "score_out_of_range");
+      assert.equal(e.retryable, false);
+      return true;
+    },
+  );
+  await assert.rejects(other.rank(BOARD, "p_js_other"), (e) => e.code === "not_found");
+});
+
+test("the top-N iterates every page in rank order", async () => {
+  await other.postScore(BOARD, { score: 300, sessionId: newSessionId() });
+  const names = [];
+  for await (const entry of client.top(BOARD, 1)) names.push([entry.rank, entry.playerId]);
+  assert.deepEqual(names, [
+    [1, "p_js"],
+    [2, "p_js_other"],
+  ]);
+  const friends = await client.friends(BOARD, ["p_js_other"]);
+  assert.deepEqual(
+    friends.entries.map((e) => [e.playerId, e.rank]),
+    [["p_js_other", 2]],
+  );
+});
+
+test("no answer is a retryable network error", async () => {
+  const offline = new LeaderboardClient({
+    baseUrl: API_URL,
+    getToken: () => TOKEN,
+    fetch: () => Promise.reject(new TypeError("fetch failed")),
+  });
+  await assert.rejects(offline.board(BOARD), (e) => {
+    assert.equal(e.code, "network");
+    assert.equal(e.status, 0);
+    assert.equal(e.retryable, true);
+    return true;
+  });
+});

@@ -1,0 +1,82 @@
+//! The JavaScript client (`clients/js`) against the local stack: built from openapi.yaml as its
+//! `npm run build` does (openapi-typescript's types, then `tsc`), then its Node tests
+//! (`clients/js/test/`, node's test runner) run against a stack started here, with a board and
+//! two players' tokens.
+
+use crate::support;
+
+use std::process::Command;
+
+use chrono::Utc;
+use leaderboard_local::jwt::{DEFAULT_SECRET, JwtKey};
+use serde_json::json;
+use support::LocalStack;
+
+/// Runs `program` with `args` in `dir`, failing the test with its output when it fails.
+fn run(dir: &std::path::Path, program: &std::path::Path, args: &[&str], env: &[(&str, String)]) {
+    let mut cmd = Command::new(program);
+    cmd.args(args).current_dir(dir);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("run {}: {e}", program.display()));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "{} {args:?} failed:\n{stdout}\n{stderr}",
+        program.display()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_js_client_posts_reads_and_reports_errors_against_the_local_stack() {
+    let root = leaderboard_devkit::repo_root();
+    let client = root.join("clients/js");
+    let bin = root.join("node_modules/.bin");
+    run(
+        &client,
+        &bin.join("openapi-typescript"),
+        &[
+            "../../openapi.yaml",
+            "--default-non-nullable",
+            "false",
+            "-o",
+            "src/generated/api.ts",
+        ],
+        &[],
+    );
+    run(&client, &bin.join("tsc"), &["-p", "."], &[]);
+
+    let stack = LocalStack::start(&[("LOCAL_CLOSE_EVERY_SECS", "3600")]);
+    let key = JwtKey::new(DEFAULT_SECRET);
+    let now = Utc::now().timestamp();
+    let admin = key.token_for("ops", &["admin"], now, 600);
+    let board = "js_client";
+    let created = stack
+        .api
+        .post(
+            "/leaderboards",
+            Some(&admin),
+            &json!({"leaderboardId": board, "name": "JS", "gameId": "jsgame", "operator": "increment", "maxScore": 1_000_000}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created.status, 201, "{}", created.body);
+    run(
+        &client,
+        std::path::Path::new("node"),
+        &["--test", "test/"],
+        &[
+            ("API_URL", format!("http://127.0.0.1:{}", stack.api_port)),
+            ("TOKEN", key.token_for("p_js", &[], now, 600)),
+            ("OTHER_TOKEN", key.token_for("p_js_other", &[], now, 600)),
+            ("BOARD", board.to_owned()),
+        ],
+    );
+}
