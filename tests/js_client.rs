@@ -35,7 +35,7 @@ fn run(dir: &std::path::Path, program: &std::path::Path, args: &[&str], env: &[(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_js_client_posts_reads_and_reports_errors_against_the_local_stack() {
+async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
     let root = leaderboard_devkit::repo_root();
     let client = root.join("clients/js");
     let bin = root.join("node_modules/.bin");
@@ -76,6 +76,7 @@ async fn the_js_client_posts_reads_and_reports_errors_against_the_local_stack() 
             ("API_URL", format!("http://127.0.0.1:{}", stack.api_port)),
             ("TOKEN", key.token_for("p_js", &[], now, 600)),
             ("OTHER_TOKEN", key.token_for("p_js_other", &[], now, 600)),
+            ("QUEUE_TOKEN", key.token_for("p_queue", &[], now, 600)),
             ("BOARD", board.to_owned()),
         ],
     );

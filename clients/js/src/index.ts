@@ -5,3 +5,5 @@ export { LeaderboardError, retryAfterSeconds } from "./errors.js";
 export type { ErrorCode } from "./errors.js";
 export { newSessionId } from "./ulid.js";
 export type { components, operations, paths } from "./generated/api.js";
+export { MemoryStorage, PlayQueue } from "./queue.js";
+export type { QueueOptions, QueueStorage, QueuedPlay, Settled } from "./queue.js";
