@@ -91,6 +91,13 @@ test("plays queued while the API is unreachable, or whose answer was lost, apply
   assert.ok(settled.every((s) => "outcome" in s));
   assert.equal(settled.filter((s) => s.outcome.duplicate).length, 1, "the lost answer's play");
   assert.equal(await sum(), before + expected, "each play counted once");
+  // The player's total of plays, kept by the stream projector a little later: 30, not 31.
+  let played;
+  for (let i = 0; i < 600 && played !== 30; i++) {
+    played = (await direct.player(PLAYER).catch(() => ({}))).gamesPlayed;
+    if (played !== 30) await new Promise((ok) => setTimeout(ok, 100));
+  }
+  assert.equal(played, 30, "gamesPlayed counts each play once");
 });
 
 test("a 429 waits Retry-After, and a 400 is reported and dropped", async (t) => {
