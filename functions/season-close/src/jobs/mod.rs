@@ -1,7 +1,7 @@
 //! The maintenance worker's jobs. Each scheduled run works them in [`jobs`]' order, each for
-//! one bounded step that stops at the run's deadline and is taken up by the next run: closing
-//! the boards that are due first (the function's first duty), then the self-healing and
-//! migration work. A job is a [`Job`] in a file of its own, with its own outcome; the run's
+//! one bounded step that stops at the run's deadline and is taken up by the next run: the
+//! erasure key check (one read) and closing the boards that are due first (the function's first
+//! duty), then the self-healing and migration work. A job is a [`Job`] in a file of its own, with its own outcome; the run's
 //! answer is one outcome per job ([`crate::RunSummary`]). Adding a job is its file and one line
 //! in [`jobs`].
 
