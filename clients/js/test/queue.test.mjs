@@ -48,6 +48,23 @@ async function proxy() {
   return state;
 }
 
+/**
+ * A queue sending through a new proxy (closed after test `t`), with the waits it schedules
+ * (never run: the test flushes) and the plays it settles.
+ */
+async function watchedQueue(t) {
+  const p = await proxy();
+  t.after(p.close);
+  const client = new LeaderboardClient({ baseUrl: p.url, getToken: () => QUEUE_TOKEN });
+  const waits = [];
+  const settled = [];
+  const queue = new PlayQueue(client, {
+    schedule: (_retry, ms) => waits.push(ms),
+    onSettled: (s) => settled.push(s),
+  });
+  return { p, queue, waits, settled };
+}
+
 const direct = new LeaderboardClient({ baseUrl: API_URL, getToken: () => QUEUE_TOKEN });
 async function sum() {
   try {
@@ -59,15 +76,7 @@ async function sum() {
 }
 
 test("plays queued while the API is unreachable, or whose answer was lost, apply once each", async (t) => {
-  const p = await proxy();
-  t.after(p.close);
-  const client = new LeaderboardClient({ baseUrl: p.url, getToken: () => QUEUE_TOKEN });
-  const waits = [];
-  const settled = [];
-  const queue = new PlayQueue(client, {
-    schedule: (_retry, ms) => waits.push(ms),
-    onSettled: (s) => settled.push(s),
-  });
+  const { p, queue, waits, settled } = await watchedQueue(t);
   const before = await sum();
   p.mode = "down";
   let expected = 0;
@@ -101,15 +110,7 @@ test("plays queued while the API is unreachable, or whose answer was lost, apply
 });
 
 test("a 429 waits Retry-After, and a 400 is reported and dropped", async (t) => {
-  const p = await proxy();
-  t.after(p.close);
-  const client = new LeaderboardClient({ baseUrl: p.url, getToken: () => QUEUE_TOKEN });
-  const waits = [];
-  const settled = [];
-  const queue = new PlayQueue(client, {
-    schedule: (_retry, ms) => waits.push(ms),
-    onSettled: (s) => settled.push(s),
-  });
+  const { p, queue, waits, settled } = await watchedQueue(t);
   const before = await sum();
   p.mode = "429";
   await queue.submit({ score: 5, leaderboardIds: [BOARD] });

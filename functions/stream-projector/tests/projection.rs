@@ -23,6 +23,11 @@ use stream_projector::{Projection, handle, project};
 
 const BATCH: usize = 100;
 
+/// `id`'s stored profile (it must have one).
+async fn profile(store: &Store, id: &str) -> leaderboard_store::model::Player {
+    store.players().get_player(&pid(id)).await.unwrap().unwrap()
+}
+
 async fn deliver(store: &impl Projection, batch: &[EventRecord]) -> Vec<String> {
     failures(&project(store, batch.to_vec(), Timestamp::now()).await)
 }
@@ -288,13 +293,7 @@ async fn a_player_without_a_profile_gets_one_and_a_profile_keeps_its_name_and_em
     assert!(failures(&project(&sc.store, records.clone(), now).await).is_empty());
     sc.assert_totals(&sc.expected(&[])).await;
 
-    let alice = sc
-        .store
-        .players()
-        .get_player(&pid("p_alice"))
-        .await
-        .unwrap()
-        .unwrap();
+    let alice = profile(&sc.store, "p_alice").await;
     assert_eq!(alice.name, "Alice");
     assert_eq!(alice.email.as_ref(), Some(&email));
     assert_eq!((alice.created_at, alice.updated_at), (at(0), at(0)));
@@ -307,13 +306,7 @@ async fn a_player_without_a_profile_gets_one_and_a_profile_keeps_its_name_and_em
         .unwrap();
     assert_eq!(by_email, alice);
 
-    let bob = sc
-        .store
-        .players()
-        .get_player(&pid("p_bob"))
-        .await
-        .unwrap()
-        .unwrap();
+    let bob = profile(&sc.store, "p_bob").await;
     assert_eq!(bob.name, "p_bob");
     assert_eq!(bob.email, None);
     assert_eq!((bob.created_at, bob.updated_at), (now, now));
@@ -336,13 +329,7 @@ async fn a_player_without_a_profile_gets_one_and_a_profile_keeps_its_name_and_em
     let all = sc.stream().await;
     assert!(failures(&project(&sc.store, all, at(200_000)).await).is_empty());
     sc.assert_totals(&sc.expected(&[])).await;
-    let bob = sc
-        .store
-        .players()
-        .get_player(&pid("p_bob"))
-        .await
-        .unwrap()
-        .unwrap();
+    let bob = profile(&sc.store, "p_bob").await;
     assert_eq!(
         (bob.name.as_str(), bob.created_at, bob.updated_at),
         ("Bob", now, at(100_000))
@@ -577,12 +564,6 @@ async fn last_played_at_never_goes_back() {
     assert_eq!(cost(&counter), (2, 1, 3));
     assert!(deliver(&store, &sessions).await.is_empty());
     sc.assert_totals(&sc.expected(&[])).await;
-    let p = sc
-        .store
-        .players()
-        .get_player(&pid("p_c"))
-        .await
-        .unwrap()
-        .unwrap();
+    let p = profile(&sc.store, "p_c").await;
     assert_eq!((p.games_played, p.last_played_at), (2, Some(at(50_000))));
 }

@@ -208,14 +208,13 @@ impl Table {
 
 impl Table {
     /// Takes the lease on a pass's item `key` unless another run holds it, on condition
-    /// `also` too (with `params`): the item as it is under the lease, or `None` when it is
-    /// held or `also` fails.
+    /// `also` too: the item as it is under the lease, or `None` when it is held or `also`
+    /// fails.
     pub(crate) async fn take_item_lease(
         &self,
         key: &Key,
         lease: &CloseLease,
         also: &str,
-        params: Params,
         what: &'static str,
     ) -> Result<Option<Item>, StoreError> {
         let taken = self
@@ -224,7 +223,7 @@ impl Table {
                 "({also}) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)"
             ))
             .params(
-                params
+                Params::new()
                     .value(":by", lease.by())
                     .value(":until", lease.until().as_millis())
                     .value(":now", Timestamp::now().as_millis()),

@@ -218,7 +218,7 @@ impl<'a> Pass<'a> {
             None => "attribute_not_exists(done)".to_owned(),
         };
         let taken = table
-            .take_item_lease(&key, &lease, &condition, Params::new(), spec.lease)
+            .take_item_lease(&key, &lease, &condition, spec.lease)
             .await?;
         let Some(item) = taken else {
             return Ok(None);
