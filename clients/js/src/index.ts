@@ -6,4 +6,5 @@ export type { ErrorCode } from "./errors.js";
 export { newSessionId } from "./ulid.js";
 export type { components, operations, paths } from "./generated/api.js";
 export { MemoryStorage, PlayQueue } from "./queue.js";
+export { IndexedDbStorage } from "./indexeddb.js";
 export type { QueueOptions, QueueStorage, QueuedPlay, Settled } from "./queue.js";

@@ -44,6 +44,10 @@ export interface QueueOptions {
   storage?: QueueStorage;
   /** Called once per play when an answer settles it. */
   onSettled?: (settled: Settled) => void;
+  /** Called with the plays not settled yet, oldest first, each time the storage has them. */
+  onChange?: (pending: readonly QueuedPlay[]) => void;
+  /** Called when a send got no settling answer and the queue will try again in `waitMs`. */
+  onRetry?: (error: LeaderboardError, waitMs: number) => void;
   /** The first retry's wait, doubled at each retry up to `maxDelayMs`, unless `Retry-After` says. */
   baseDelayMs?: number;
   maxDelayMs?: number;
@@ -92,6 +96,18 @@ export class PlayQueue {
   }
 
   /**
+   * Replays what is stored, oldest first, now and each time `target` says the platform is back
+   * online (its `online` event: a browser's window, by default `globalThis`). Call it once the
+   * player is signed in. Answers a function that stops listening.
+   */
+  start(target: Pick<EventTarget, "addEventListener" | "removeEventListener"> | undefined = onlineTarget()): () => void {
+    const online = () => void this.flush();
+    target?.addEventListener("online", online);
+    void this.flush();
+    return () => target?.removeEventListener("online", online);
+  }
+
+  /**
    * Sends the queued plays, oldest first, until one gets no settling answer (no answer, 503,
    * 429, 500): that one and the rest stay, and a retry is scheduled (after `Retry-After` when
    * the API said, else an exponential backoff). One flush at a time; a second call waits for it.
@@ -113,7 +129,9 @@ export class PlayQueue {
       } catch (e) {
         const error =
           e instanceof LeaderboardError ? e : new LeaderboardError(0, "network", String(e));
-        if (error.retryable) {
+        // A 401 is kept too: the play is sound, its token is missing or expired (a player
+        // offline for an hour), and `getToken` gives a fresh one by the next try.
+        if (error.retryable || error.status === 401) {
           next.attempts += 1;
           await this.#save(plays);
           this.#scheduleRetry(error, next.attempts);
@@ -134,8 +152,13 @@ export class PlayQueue {
       error.retryAfter !== undefined
         ? error.retryAfter * 1000
         : Math.min(max, base * 2 ** Math.min(attempts - 1, 30));
-    const at = Date.now() + ms;
-    if (this.#retryAt !== undefined && this.#retryAt <= at) return;
+    const now = Date.now();
+    if (this.#retryAt !== undefined && this.#retryAt <= now + ms) {
+      this.#options.onRetry?.(error, this.#retryAt - now);
+      return;
+    }
+    this.#options.onRetry?.(error, ms);
+    const at = now + ms;
     this.#retryAt = at;
     const retry = () => {
       this.#retryAt = undefined;
@@ -153,7 +176,10 @@ export class PlayQueue {
   /** Saves `plays` as they are now, after the saves before it: the storage sees them in order. */
   #save(plays: QueuedPlay[]): Promise<void> {
     const now = plays.map((p) => ({ ...p }));
-    this.#saved = this.#saved.catch(() => {}).then(() => this.#storage.save(now));
+    this.#saved = this.#saved
+      .catch(() => {})
+      .then(() => this.#storage.save(now))
+      .then(() => this.#options.onChange?.(now));
     return this.#saved;
   }
 
@@ -161,4 +187,10 @@ export class PlayQueue {
     this.#plays ??= await this.#storage.load();
     return this.#plays;
   }
+}
+
+/** Where a browser says it is back online; none in Node. */
+function onlineTarget(): Pick<EventTarget, "addEventListener" | "removeEventListener"> | undefined {
+  const g = globalThis as Partial<EventTarget>;
+  return typeof g.addEventListener === "function" ? (g as EventTarget) : undefined;
 }

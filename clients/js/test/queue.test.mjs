@@ -149,3 +149,58 @@ test("the queue survives a restart of the process (file storage)", async (t) => 
   assert.deepEqual(await new FileStorage(path).load(), []);
   assert.equal(await sum(), before + 66);
 });
+
+/** An `online` event source that counts its listeners. */
+function onlineEvents() {
+  const listeners = new Set();
+  return {
+    addEventListener: (type, f) => type === "online" && listeners.add(f),
+    removeEventListener: (type, f) => type === "online" && listeners.delete(f),
+    dispatchEvent: () => listeners.forEach((f) => f()),
+    listening: () => listeners.size,
+  };
+}
+
+test("started, the queue replays on an online event; a 401 keeps the play until a token comes", async (t) => {
+  const p = await proxy();
+  t.after(p.close);
+  let token;
+  const client = new LeaderboardClient({ baseUrl: p.url, getToken: () => token });
+  const waits = [];
+  const changes = [];
+  const settled = [];
+  const queue = new PlayQueue(client, {
+    schedule: () => {},
+    onRetry: (error, ms) => waits.push([error.status, ms]),
+    onChange: (pending) => changes.push(pending.length),
+    onSettled: (s) => settled.push(s),
+  });
+  const before = await sum();
+  // No token yet (the player signs in later): refused with 401, kept.
+  await queue.submit({ score: 7, leaderboardIds: [BOARD] });
+  await queue.flush();
+  assert.deepEqual(await queue.pending().then((q) => q.map((x) => x.attempts)), [1]);
+  assert.deepEqual(waits, [[401, 1000]]);
+  assert.equal(settled.length, 0);
+  // Signed in and back online: the `online` event sends it.
+  token = QUEUE_TOKEN;
+  const target = onlineEvents();
+  const stop = queue.start(target);
+  await queue.flush(); // the one start() began
+  p.mode = "down";
+  await queue.submit({ score: 8, leaderboardIds: [BOARD] });
+  await queue.flush();
+  assert.equal((await queue.pending()).length, 1);
+  p.mode = "up";
+  target.dispatchEvent();
+  await queue.flush();
+  assert.equal((await queue.pending()).length, 0);
+  assert.deepEqual(settled.map((s) => s.outcome.results[0].leaderboardId), [BOARD, BOARD]);
+  assert.equal(await sum(), before + 15);
+  // Every change of what is stored was reported: queued, tried, sent; queued, tried, sent.
+  assert.deepEqual(changes, [1, 1, 0, 1, 1, 0]);
+  // Stopped, it listens no more.
+  assert.equal(target.listening(), 1);
+  stop();
+  assert.equal(target.listening(), 0);
+});
