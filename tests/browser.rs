@@ -1,11 +1,13 @@
 //! A browser game's client in a real browser: `examples/web` served from one origin, the local
 //! stack allowing that origin only (`LOCAL_CORS_ORIGINS`), and headless Chromium driving the
 //! page (`tests/browser/drive.mjs`, puppeteer-core): the top 10 renders with names, a score
-//! posted from the page shows up in the listing, and the same page from another origin gets
-//! nothing and posts nothing. The CORS answers themselves (preflight allowed and refused) are
-//! checked over HTTP first, so they are tested even where no Chromium can be installed; the
-//! browser part is then skipped with a message. A screenshot is written to
-//! `target/browser/web-example.png`.
+//! posted from the page shows up in the listing, a play posted offline waits on the device and
+//! is applied once when the page is online again (the page shows the new rank), a play posted
+//! offline in a tab then closed is sent by the page opened again (IndexedDB), and the same page
+//! from another origin gets nothing and posts nothing. The CORS answers themselves (preflight
+//! allowed and refused) are checked over HTTP first, so they are tested even where no Chromium
+//! can be installed; the browser part is then skipped with a message. Screenshots are written to
+//! `target/browser/web-example.png` and `target/browser/web-offline.png`.
 
 use crate::support;
 
@@ -61,6 +63,32 @@ fn serve_static(dir: PathBuf) -> u16 {
     port
 }
 
+/// `examples/web` as the run command serves it: its files, and the JS client bundled beside them
+/// (`leaderboard-client.js`, by the pinned esbuild), in a folder of the test's own under
+/// `target/browser/web`. Returns the folder.
+fn web_example(root: &Path) -> PathBuf {
+    let dir = root.join("target/browser/web");
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in ["index.html", "app.js", "style.css"] {
+        std::fs::copy(root.join("examples/web").join(file), dir.join(file)).unwrap();
+    }
+    let out = Command::new(root.join("node_modules/.bin/esbuild"))
+        .arg(root.join("clients/js/src/index.ts"))
+        .args(["--bundle", "--format=esm", "--log-level=warning"])
+        .arg(format!(
+            "--outfile={}",
+            dir.join("leaderboard-client.js").display()
+        ))
+        .output()
+        .expect("run esbuild (npm ci installs it)");
+    assert!(
+        out.status.success(),
+        "esbuild: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
+
 fn content_type(path: &Path) -> &'static str {
     match path.extension().and_then(|e| e.to_str()) {
         Some("html") => "text/html; charset=utf-8",
@@ -102,7 +130,7 @@ async fn the_web_example_works_from_an_allowed_origin_and_gets_nothing_from_anot
     // GIVEN the page served on one port, reachable as two origins (127.0.0.1 and localhost),
     // and the local stack allowing only the first.
     let root = leaderboard_devkit::repo_root();
-    let web_port = serve_static(root.join("examples/web"));
+    let web_port = serve_static(web_example(&root));
     let allowed = format!("http://127.0.0.1:{web_port}");
     let foreign = format!("http://localhost:{web_port}");
     let stack = LocalStack::start(&[
@@ -216,8 +244,9 @@ async fn the_web_example_works_from_an_allowed_origin_and_gets_nothing_from_anot
 
     // WHEN the page is driven in Chromium.
     let screenshot = root.join("target/browser/web-example.png");
-    std::fs::create_dir_all(screenshot.parent().unwrap()).unwrap();
+    let offline_screenshot = root.join("target/browser/web-offline.png");
     let score = 99_000u64;
+    let (offline_score, closed_score) = (120_000u64, 130_000u64);
     let page = |origin: &str| format!("{origin}/?api={}&board={board}", stack_url(&stack));
     let out = Command::new("node")
         .arg(root.join("tests/browser/drive.mjs"))
@@ -227,7 +256,10 @@ async fn the_web_example_works_from_an_allowed_origin_and_gets_nothing_from_anot
         .env("FOREIGN_URL", page(&foreign))
         .env("TOKEN", &token)
         .env("SCORE", score.to_string())
+        .env("OFFLINE_SCORE", offline_score.to_string())
+        .env("CLOSED_SCORE", closed_score.to_string())
         .env("SCREENSHOT", &screenshot)
+        .env("OFFLINE_SCREENSHOT", &offline_screenshot)
         .output()
         .expect("run node");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -236,7 +268,11 @@ async fn the_web_example_works_from_an_allowed_origin_and_gets_nothing_from_anot
         panic!("drive.mjs printed no report ({e}): {stderr}");
     });
     println!("the page, as Chromium showed it: {report:#}");
-    println!("screenshot: {}", screenshot.display());
+    println!(
+        "screenshots: {} and {}",
+        screenshot.display(),
+        offline_screenshot.display()
+    );
 
     // THEN the top 10 rendered with names, in the API's order.
     let cells = |rows: &Value| -> Vec<Vec<String>> {
@@ -288,16 +324,66 @@ async fn the_web_example_works_from_an_allowed_origin_and_gets_nothing_from_anot
         "{}",
         report["meAfter"]
     );
+    assert!(std::fs::metadata(&screenshot).unwrap().len() > 0);
+
+    // Offline, the play was stored on the device and waited, the page showing it; online
+    // again, it was sent and the page showed the new best and rank.
+    let offline = &report["offline"];
+    assert_eq!(offline["pending"], 1, "{offline}");
+    let queued = offline["queued"][0].as_str().unwrap();
+    assert!(
+        queued.starts_with(&format!("{offline_score} on {board}, sent ")),
+        "{queued}"
+    );
+    assert!(
+        offline["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Kept on this device"),
+        "{offline}"
+    );
+    assert!(std::fs::metadata(&offline_screenshot).unwrap().len() > 0);
+    let online = report["online"]["text"].as_str().unwrap();
+    assert!(
+        online.starts_with(&format!(
+            "Saved {offline_score}: best {offline_score}, rank 1"
+        )),
+        "{online}"
+    );
+    let online_me = report["onlineMe"].as_str().unwrap();
+    assert!(
+        online_me.starts_with("p_browser: Rank 1 of "),
+        "{online_me}"
+    );
+    // The tab closed while offline: the page opened again found the play in IndexedDB and,
+    // once signed in, sent it.
+    assert_eq!(report["closedOffline"]["pending"], 1);
+    assert_eq!(report["reopened"]["pending"], 1, "{}", report["reopened"]);
+    assert!(
+        report["reopened"]["queued"][0]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{closed_score} on {board}")),
+        "{}",
+        report["reopened"]
+    );
+    assert!(
+        report["reopenedMe"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("best {closed_score} ")),
+        "{}",
+        report["reopenedMe"]
+    );
     let entry = api
         .get(&format!("/leaderboards/{board}/players/{me}"))
         .await
         .unwrap();
-    assert_eq!(entry.body["score"], score);
+    assert_eq!(entry.body["score"], closed_score);
     assert_eq!(entry.body["rank"], 1);
-    assert!(std::fs::metadata(&screenshot).unwrap().len() > 0);
 
     // And from the other origin the browser refused the API's answers and the play's
-    // preflight: nothing rendered, and the player still has exactly the one session.
+    // preflight: nothing rendered, and the play stayed on that origin's device.
     assert_eq!(report["foreignLoad"]["state"], "error");
     assert!(
         report["foreignLoad"]["text"]
@@ -308,14 +394,31 @@ async fn the_web_example_works_from_an_allowed_origin_and_gets_nothing_from_anot
         report["foreignLoad"]
     );
     assert_eq!(report["foreignTop"], json!([]));
-    assert_eq!(report["foreignPost"]["state"], "error");
+    let foreign = &report["foreignPost"];
+    assert_eq!(foreign["pending"], 1, "{foreign}");
+    assert!(
+        foreign["text"]
+            .as_str()
+            .unwrap()
+            .contains("CORS origins do not list"),
+        "{foreign}"
+    );
     let console = report["foreignConsole"].to_string();
     assert!(console.contains("CORS policy"), "{console}");
+    // Each of the three plays applied exactly once, however often the page tried to send it;
+    // the other origin's never.
     let sessions = api.get(&format!("/players/{me}/sessions")).await.unwrap();
     assert_eq!(sessions.status, 200);
+    let mut scores: Vec<u64> = sessions.body["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["score"].as_u64().unwrap())
+        .collect();
+    scores.sort_unstable();
     assert_eq!(
-        sessions.body["sessions"].as_array().map(Vec::len),
-        Some(1),
+        scores,
+        [score, offline_score, closed_score],
         "{}",
         sessions.body
     );
