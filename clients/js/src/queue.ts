@@ -109,7 +109,7 @@ export class PlayQueue {
 
   /**
    * Sends the queued plays, oldest first, until one gets no settling answer (no answer, 503,
-   * 429, 500): that one and the rest stay, and a retry is scheduled (after `Retry-After` when
+   * 429, 500, 401): that one and the rest stay, and a retry is scheduled (after `Retry-After` when
    * the API said, else an exponential backoff). One flush at a time; a second call waits for it.
    */
   flush(): Promise<void> {
@@ -154,7 +154,7 @@ export class PlayQueue {
         : Math.min(max, base * 2 ** Math.min(attempts - 1, 30));
     const now = Date.now();
     if (this.#retryAt !== undefined && this.#retryAt <= now + ms) {
-      this.#options.onRetry?.(error, this.#retryAt - now);
+      this.#options.onRetry?.(error, Math.max(0, this.#retryAt - now));
       return;
     }
     this.#options.onRetry?.(error, ms);
