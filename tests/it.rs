@@ -15,4 +15,5 @@ mod links;
 mod metadata;
 mod rooms;
 mod routes;
+mod sign_in;
 mod template_auth;

@@ -116,7 +116,7 @@ impl Stack {
         let gateway = Arc::new(Gateway::new(
             Arc::clone(&self.template),
             leaderboard_local::cors::Cors::off(),
-            self.key.clone(),
+            self.key.clone().into(),
             store,
             schedule,
             Arc::new(EventLog::new(0)),

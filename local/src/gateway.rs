@@ -25,7 +25,8 @@ use serde_json::{Value, json};
 use leaderboard_events::EventLog;
 
 use crate::cors::Cors;
-use crate::jwt::{JwtError, JwtKey, bearer, claims_as_strings};
+use crate::jwks::Verifier;
+use crate::jwt::{JwtError, bearer, claims_as_strings};
 use crate::schedule::Schedule;
 use crate::template::{Auth, HttpFunction, LocalTemplate, Route, percent_decode};
 use crate::unavailable::{Fault, Unavailable};
@@ -43,7 +44,7 @@ pub const MAX_REQUEST_BYTES: usize = 10 * 1024 * 1024;
 pub struct Gateway {
     template: Arc<LocalTemplate>,
     cors: Cors,
-    key: JwtKey,
+    verifier: Verifier,
     submit: submit_score::App,
     api: leaderboard_api::App,
     schedule: Arc<Schedule>,
@@ -79,12 +80,12 @@ fn unavailable() -> GatewayResponse {
 
 impl Gateway {
     /// A gateway over the template's routes, both HTTP functions on `store`, verifying tokens
-    /// with `key`, listing `events`, serving on `host` (`127.0.0.1:<port>`, the `host` header
+    /// with `verifier`, listing `events`, serving on `host` (`127.0.0.1:<port>`, the `host` header
     /// the functions see).
     pub fn new(
         template: Arc<LocalTemplate>,
         cors: Cors,
-        key: JwtKey,
+        verifier: Verifier,
         store: leaderboard_store::Store,
         schedule: Arc<Schedule>,
         events: Arc<EventLog>,
@@ -93,7 +94,7 @@ impl Gateway {
         Gateway {
             template,
             cors,
-            key,
+            verifier,
             submit: submit_score::App::new(store.clone()),
             api: leaderboard_api::App::new(store),
             schedule,
@@ -229,7 +230,9 @@ impl Gateway {
             .and_then(|v| v.to_str().ok())
             .and_then(bearer)
             .ok_or(JwtError::Missing)?;
-        let claims = self.key.verify(token, chrono::Utc::now().timestamp())?;
+        let claims = self
+            .verifier
+            .verify(token, chrono::Utc::now().timestamp())?;
         Ok(claims_as_strings(&claims))
     }
 

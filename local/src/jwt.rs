@@ -27,8 +27,8 @@ pub enum JwtError {
     /// Not three base64url parts of JSON objects.
     #[error("the token is malformed")]
     Malformed,
-    /// A header that does not say `HS256`.
-    #[error("the token's algorithm is not HS256")]
+    /// A header that does not say `HS256` (or `RS256`, for an issuer's token).
+    #[error("the token's algorithm is not one this API accepts")]
     Algorithm,
     /// The signature does not match.
     #[error("the token's signature is not valid")]
@@ -42,6 +42,12 @@ pub enum JwtError {
     /// `nbf` is in the future.
     #[error("the token is not valid yet")]
     NotYetValid,
+    /// An issuer's token whose `iss` is not that issuer.
+    #[error("the token's issuer is not the one this API trusts")]
+    Issuer,
+    /// An issuer's token for another audience (`aud`, or an access token's `client_id`).
+    #[error("the token is not for this API's audience")]
+    Audience,
 }
 
 /// An HS256 key: signs and verifies tokens.
@@ -98,41 +104,75 @@ impl JwtKey {
 
     /// The claims of `token` if it is a valid HS256 token of this key at `now_secs`.
     pub fn verify(&self, token: &str, now_secs: i64) -> Result<Map<String, Value>, JwtError> {
+        let parts = Parts::of(token, "HS256")?;
+        let mut mac = self.mac();
+        mac.update(parts.signing_input.as_bytes());
+        // Constant-time comparison.
+        mac.verify_slice(&parts.signature)
+            .map_err(|_| JwtError::Signature)?;
+        let claims = decode_object(parts.payload)?;
+        check_times(&claims, now_secs)?;
+        Ok(claims)
+    }
+}
+
+/// A token's three parts, its header read and its algorithm checked: what is verified before
+/// its claims are read.
+pub(crate) struct Parts<'a> {
+    /// `header.payload`, what the signature signs.
+    pub signing_input: &'a str,
+    /// The header.
+    pub header: Map<String, Value>,
+    /// The payload, still encoded.
+    pub payload: &'a str,
+    /// The signature's bytes.
+    pub signature: Vec<u8>,
+}
+
+impl<'a> Parts<'a> {
+    /// The parts of `token`, whose header must name `alg` (so `alg: none`, or a key of one
+    /// kind used as another's, is refused before any signature check).
+    pub fn of(token: &'a str, alg: &str) -> Result<Parts<'a>, JwtError> {
         let (signing_input, signature) = token.rsplit_once('.').ok_or(JwtError::Malformed)?;
         let (header, payload) = signing_input.split_once('.').ok_or(JwtError::Malformed)?;
         if payload.contains('.') {
             return Err(JwtError::Malformed);
         }
         let header = decode_object(header)?;
-        if header.get("alg").and_then(Value::as_str) != Some("HS256") {
+        if header.get("alg").and_then(Value::as_str) != Some(alg) {
             return Err(JwtError::Algorithm);
         }
         let signature = URL_SAFE_NO_PAD
             .decode(signature)
             .map_err(|_| JwtError::Malformed)?;
-        let mut mac = self.mac();
-        mac.update(signing_input.as_bytes());
-        // Constant-time comparison.
-        mac.verify_slice(&signature)
-            .map_err(|_| JwtError::Signature)?;
-        let claims = decode_object(payload)?;
-        let exp = claims
-            .get("exp")
-            .and_then(Value::as_f64)
-            .ok_or(JwtError::NoExpiry)?;
-        if exp <= now_secs as f64 {
-            return Err(JwtError::Expired);
-        }
-        if let Some(nbf) = claims.get("nbf").and_then(Value::as_f64)
-            && nbf > now_secs as f64
-        {
-            return Err(JwtError::NotYetValid);
-        }
-        Ok(claims)
+        Ok(Parts {
+            signing_input,
+            header,
+            payload,
+            signature,
+        })
     }
 }
 
-fn decode_object(part: &str) -> Result<Map<String, Value>, JwtError> {
+/// `exp` (required) is after `now_secs`, and `nbf` (if present) is not.
+pub(crate) fn check_times(claims: &Map<String, Value>, now_secs: i64) -> Result<(), JwtError> {
+    let exp = claims
+        .get("exp")
+        .and_then(Value::as_f64)
+        .ok_or(JwtError::NoExpiry)?;
+    if exp <= now_secs as f64 {
+        return Err(JwtError::Expired);
+    }
+    if let Some(nbf) = claims.get("nbf").and_then(Value::as_f64)
+        && nbf > now_secs as f64
+    {
+        return Err(JwtError::NotYetValid);
+    }
+    Ok(())
+}
+
+/// One base64url part of a token, a JSON object.
+pub(crate) fn decode_object(part: &str) -> Result<Map<String, Value>, JwtError> {
     let bytes = URL_SAFE_NO_PAD
         .decode(part)
         .map_err(|_| JwtError::Malformed)?;

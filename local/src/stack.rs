@@ -16,6 +16,7 @@ use tokio::task::JoinHandle;
 use crate::Error;
 use crate::cors::Cors;
 use crate::gateway::Gateway;
+use crate::jwks::{IssuerKeys, IssuerSettings, Verifier};
 use crate::jwt::{DEFAULT_SECRET, JwtKey};
 use crate::poller::{PollerStats, StreamPoller};
 use crate::schedule::Schedule;
@@ -52,6 +53,8 @@ pub struct Settings {
     pub cors_origins: Vec<String>,
     /// One play in this many is answered 503 (0: none; see [`crate::unavailable`]).
     pub unavailable_every: u64,
+    /// An identity provider whose RS256 tokens the API takes too (`LOCAL_JWT_ISSUER`).
+    pub jwt_issuer: Option<IssuerSettings>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -64,6 +67,7 @@ impl std::fmt::Debug for Settings {
             .field("plays_per_minute", &self.plays_per_minute)
             .field("cors_origins", &self.cors_origins)
             .field("unavailable_every", &self.unavailable_every)
+            .field("jwt_issuer", &self.jwt_issuer)
             .finish_non_exhaustive()
     }
 }
@@ -73,7 +77,9 @@ impl Settings {
     /// `TABLE_NAME` (`leaderboard-local`), `LOCAL_JWT_SECRET` (`local-dev-secret`),
     /// `CURSOR_SECRET`, `LOCAL_CLOSE_EVERY_SECS` (the template's rate), `PLAYS_PER_MINUTE` (60,
     /// as the template's default), `LOCAL_CORS_ORIGINS` (none, as the template's
-    /// `CorsAllowOrigins`), `LOCAL_UNAVAILABLE_EVERY` (0: no play answered 503).
+    /// `CorsAllowOrigins`), `LOCAL_UNAVAILABLE_EVERY` (0: no play answered 503),
+    /// `LOCAL_JWT_ISSUER` with `LOCAL_JWT_AUDIENCE` and `LOCAL_JWKS_URL` (no identity provider:
+    /// only the stack's own tokens).
     pub fn from_env() -> Result<Settings, Error> {
         Self::from_lookup(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
     }
@@ -121,6 +127,7 @@ impl Settings {
                 })
                 .transpose()?
                 .unwrap_or(0),
+            jwt_issuer: IssuerSettings::from_lookup(&lookup)?,
         })
     }
 }
@@ -239,11 +246,18 @@ impl Stack {
         let schedule = Arc::new(Schedule::new(close, template.close_timeout));
         let api_addr = listener.local_addr()?;
         let cors = Cors::new(template.cors.clone(), settings.cors_origins.clone())?;
+        let issuer = match &settings.jwt_issuer {
+            Some(issuer) => Some(IssuerKeys::fetch(issuer).await?),
+            None => None,
+        };
         let gateway = Arc::new(
             Gateway::new(
                 Arc::clone(&template),
                 cors,
-                JwtKey::new(&settings.jwt_secret),
+                Verifier {
+                    key: JwtKey::new(&settings.jwt_secret),
+                    issuer,
+                },
                 store,
                 Arc::clone(&schedule),
                 events,
@@ -325,4 +339,55 @@ fn random_cursor_secret() -> String {
     use rand::Rng;
     let bytes: [u8; 32] = rand::rng().random();
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(vars: &[(&str, &str)]) -> Result<Settings, Error> {
+        Settings::from_lookup(|k| {
+            vars.iter()
+                .find(|(name, _)| *name == k)
+                .map(|(_, v)| (*v).to_owned())
+        })
+    }
+
+    #[test]
+    fn an_issuer_needs_an_audience_and_finds_its_keys_under_it() {
+        assert!(settings(&[]).unwrap().jwt_issuer.is_none());
+        let issuer = "http://127.0.0.1:5000/us-east-1_abc";
+        let refused = settings(&[("LOCAL_JWT_ISSUER", issuer)]).unwrap_err();
+        assert!(
+            refused.to_string().contains("LOCAL_JWT_AUDIENCE"),
+            "{refused}"
+        );
+        let got = settings(&[
+            ("LOCAL_JWT_ISSUER", issuer),
+            ("LOCAL_JWT_AUDIENCE", "client-a, client-b"),
+        ])
+        .unwrap()
+        .jwt_issuer
+        .unwrap();
+        assert_eq!(got.audiences, ["client-a", "client-b"]);
+        assert_eq!(got.jwks_url, format!("{issuer}/.well-known/jwks.json"));
+        let named = settings(&[
+            (
+                "LOCAL_JWT_ISSUER",
+                "https://cognito-idp.us-east-1.amazonaws.com/x",
+            ),
+            ("LOCAL_JWT_AUDIENCE", "c"),
+            (
+                "LOCAL_JWKS_URL",
+                "http://127.0.0.1:5000/x/.well-known/jwks.json",
+            ),
+        ])
+        .unwrap()
+        .jwt_issuer
+        .unwrap();
+        assert_eq!(
+            named.jwks_url,
+            "http://127.0.0.1:5000/x/.well-known/jwks.json"
+        );
+    }
 }
