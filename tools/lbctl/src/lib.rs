@@ -14,6 +14,7 @@
 pub mod boards;
 pub mod browse;
 pub mod connect;
+pub mod create_board;
 pub mod error;
 pub mod explain;
 pub mod export;
@@ -68,6 +69,17 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// What `lbctl boards` does besides listing.
+#[derive(Subcommand, Debug)]
+pub enum BoardsCommand {
+    /// Create a board with the fields of `POST /leaderboards` (the same checks, the same
+    /// defaults): the first board of a fresh deployment from a terminal.
+    #[command(
+        after_help = "Examples:\n  lbctl boards create season_1 --name 'Season 1' --game chess --ends-at 2027-03-01T00:00:00Z --recurrence season\n  lbctl boards create daily_2026-12-01 --name Daily --recurrence daily --ends-at 2026-12-02T00:00:00Z\n  lbctl boards create coins --name Coins --operator increment --max-score 1000000\n  lbctl boards create cup --body @cup.json"
+    )]
+    Create(Box<create_board::CreateArgs>),
+}
+
 /// The commands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
@@ -76,7 +88,11 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  lbctl boards\n  lbctl boards --open --series daily --limit 1\n  lbctl boards --closed --game tetris --json"
     )]
+    #[command(args_conflicts_with_subcommands = true)]
     Boards {
+        /// Create a board instead of listing them.
+        #[command(subcommand)]
+        create: Option<BoardsCommand>,
         /// Only open boards (those past their end too, until their close begins).
         #[arg(long, conflicts_with = "closed")]
         open: bool,
@@ -443,6 +459,14 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
             browse::write(out, &board, &rows, ctl.json)
         }
         Command::Boards {
+            create: Some(BoardsCommand::Create(args)),
+            ..
+        } => {
+            let board = create_board::create(ctl.store().await?, &args).await?;
+            create_board::write(out, &board, ctl.json)
+        }
+        Command::Boards {
+            create: None,
             open,
             closed,
             game,

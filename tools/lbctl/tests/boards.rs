@@ -100,3 +100,150 @@ async fn boards_list_newest_first_by_status_game_and_series() {
         assert_eq!(e.exit_code(), 2, "{args:?}");
     }
 }
+
+#[tokio::test]
+async fn boards_create_takes_the_apis_fields_and_refuses_what_it_refuses() {
+    use leaderboard_keys::ids::BoardId;
+    let (_table, store) = store("lbctl_boards_create").await;
+    let get = |id: &str| {
+        let store = store.clone();
+        let id = BoardId::parse(id).unwrap();
+        async move { store.boards().get_board(&id).await.unwrap() }
+    };
+    // From flags, with the API's defaults for the rest.
+    let text = lbctl(
+        &store,
+        false,
+        &[
+            "boards",
+            "create",
+            "season_1",
+            "--name",
+            "Season 1",
+            "--game",
+            "chess",
+            "--ends-at",
+            "2027-03-01T00:00:00Z",
+            "--recurrence",
+            "season",
+        ],
+    )
+    .await
+    .unwrap();
+    assert!(
+        text.starts_with("created season_1 (Season 1, series season"),
+        "{text}"
+    );
+    let season = get("season_1").await.unwrap();
+    assert_eq!(season.name, "Season 1");
+    assert_eq!(season.game_id, Some(GameId::parse("chess").unwrap()));
+    assert_eq!(season.recurrence, Recurrence::Season);
+    assert_eq!(season.order, Order::Desc);
+    assert_eq!(season.max_score, 9_999_999_999);
+    assert_eq!(
+        season.ends_at,
+        Some(
+            leaderboard_keys::time::Timestamp::parse_rfc3339("t", "2027-03-01T00:00:00Z").unwrap()
+        )
+    );
+    // From the API's body, a flag overriding one field; the board as JSON.
+    let body =
+        r#"{"name": "Coins", "operator": "increment", "maxScore": 1000000, "order": "desc"}"#;
+    let json = lbctl(
+        &store,
+        true,
+        &[
+            "boards",
+            "create",
+            "coins",
+            "--body",
+            body,
+            "--max-score",
+            "500",
+        ],
+    )
+    .await
+    .unwrap();
+    let shown: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(shown["leaderboardId"], "coins", "{json}");
+    let coins = get("coins").await.unwrap();
+    assert_eq!(coins.max_score, 500);
+    assert_eq!(
+        coins.operator,
+        leaderboard_store::model::Operator::Increment
+    );
+
+    // Refused with exit code 2 and nothing written: what the API refuses, and a board that
+    // exists (left as it was).
+    for args in [
+        vec!["boards", "create", "nameless"],
+        vec![
+            "boards",
+            "create",
+            "typo",
+            "--name",
+            "T",
+            "--body",
+            r#"{"maxscore": 5}"#,
+        ],
+        vec![
+            "boards",
+            "create",
+            "bad_op",
+            "--name",
+            "B",
+            "--operator",
+            "sum",
+        ],
+        vec![
+            "boards",
+            "create",
+            "range",
+            "--name",
+            "R",
+            "--min-score",
+            "10",
+            "--max-score",
+            "5",
+        ],
+        vec!["boards", "create", "a#b", "--name", "Id"],
+        vec![
+            "boards",
+            "create",
+            "late",
+            "--name",
+            "L",
+            "--ends-at",
+            "tomorrow",
+        ],
+        vec![
+            "boards",
+            "create",
+            "shards",
+            "--name",
+            "S",
+            "--write-shards",
+            "33",
+        ],
+        vec!["boards", "create", "notjson", "--body", "{"],
+        vec![
+            "boards",
+            "create",
+            "season_1",
+            "--name",
+            "Again",
+            "--max-score",
+            "5",
+        ],
+    ] {
+        let e = lbctl(&store, true, &args).await.unwrap_err();
+        assert_eq!(e.exit_code(), 2, "{args:?}: {e}");
+    }
+    for id in [
+        "nameless", "typo", "bad_op", "range", "late", "shards", "notjson",
+    ] {
+        assert!(get(id).await.is_none(), "{id} was written");
+    }
+    assert_eq!(get("season_1").await.unwrap(), season);
+    assert_eq!(listed(&store, &["boards"]).await, ["coins", "season_1"]);
+}
