@@ -1,5 +1,5 @@
 //! Signing in as a deployed game does: a Cognito user pool (moto's, in server mode on loopback)
-//! with the template's app client flows and `admin` group, and the local stack trusting that
+//! with the template's app client (its properties read from template.yaml) and `admin` group, and the local stack trusting that
 //! pool's RS256 tokens as the template's JWT authorizer does (`LOCAL_JWT_ISSUER`,
 //! `LOCAL_JWT_AUDIENCE`, `LOCAL_JWKS_URL`). A player signs up and in, calls the API with the
 //! ID token and with the access token, refreshes them, and an admin signed in through the same
@@ -12,6 +12,7 @@ use std::net::SocketAddr;
 
 use http::Method;
 use hyper::body::Bytes;
+use leaderboard_devkit::testing::token_claims;
 use leaderboard_local::client::ApiClient;
 use serde_json::{Value, json};
 use support::LocalStack;
@@ -77,14 +78,22 @@ impl Cognito {
         (pool, client)
     }
 
+    /// An app client as the template's `UserPoolClient`: its properties as they are there.
     async fn app_client(&self, pool: &str) -> String {
-        self.call(
-            "CreateUserPoolClient",
-            json!({"UserPoolId": pool, "ClientName": "game", "GenerateSecret": false,
-                   "ExplicitAuthFlows": ["ALLOW_USER_SRP_AUTH", "ALLOW_USER_PASSWORD_AUTH",
-                                         "ALLOW_REFRESH_TOKEN_AUTH"]}),
-        )
-        .await["UserPoolClient"]["ClientId"]
+        let path = leaderboard_devkit::repo_root().join("template.yaml");
+        let template: serde_yaml::Value =
+            serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut properties = template["Resources"]["UserPoolClient"]["Properties"].clone();
+        // `!Ref UserPool` there: this pool here.
+        properties.as_mapping_mut().unwrap().remove("UserPoolId");
+        let mut client: Value = serde_json::to_value(properties).unwrap();
+        client["UserPoolId"] = json!(pool);
+        client["ClientName"] = json!("game");
+        assert_eq!(
+            client["GenerateSecret"], false,
+            "a game's client has no secret"
+        );
+        self.call("CreateUserPoolClient", client).await["UserPoolClient"]["ClientId"]
             .as_str()
             .unwrap()
             .to_owned()
@@ -127,16 +136,6 @@ fn token<'a>(result: &'a Value, name: &str) -> &'a str {
     result[name]
         .as_str()
         .unwrap_or_else(|| panic!("no {name} in {result}"))
-}
-
-/// The claims of a token, unverified (the test reads its own tokens).
-fn claims(token: &str) -> Value {
-    use base64::Engine;
-    let part = token.split('.').nth(1).unwrap();
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(part)
-        .unwrap();
-    serde_json::from_slice(&bytes).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -187,9 +186,9 @@ async fn a_player_and_an_admin_signed_in_to_the_pool_use_the_api() {
     // player (the pool's `sub`).
     let player = cognito.player(&pool, &client, "ana@example.com").await;
     let (id, access) = (token(&player, "IdToken"), token(&player, "AccessToken"));
-    let sub = claims(id)["sub"].as_str().unwrap().to_owned();
-    assert_eq!(claims(access)["sub"], sub.as_str());
-    assert_eq!(claims(access)["client_id"], client.as_str());
+    let sub = token_claims(id)["sub"].as_str().unwrap().to_owned();
+    assert_eq!(token_claims(access)["sub"], sub.as_str());
+    assert_eq!(token_claims(access)["client_id"], client.as_str());
     let named = api
         .put("/players/me", Some(id), &json!({"name": "Ana"}))
         .await

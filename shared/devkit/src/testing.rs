@@ -249,3 +249,14 @@ pub fn ranked(
     });
     entries
 }
+
+/// The claims of a JWT, read without verifying it: what a test checks of the tokens it was
+/// given (an emulator's, the stack's own).
+pub fn token_claims(token: &str) -> serde_json::Value {
+    use base64::Engine;
+    let payload = token.split('.').nth(1).unwrap_or_default();
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .unwrap_or_else(|e| panic!("not a JWT ({e}): {token}"));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("not JSON claims ({e}): {token}"))
+}

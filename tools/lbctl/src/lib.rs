@@ -11,6 +11,7 @@
 //! larger maxScore). `--json` prints one JSON document for scripts; [`error`] lists the exit
 //! codes.
 
+pub mod admin;
 pub mod boards;
 pub mod browse;
 pub mod connect;
@@ -78,6 +79,18 @@ pub enum BoardsCommand {
         after_help = "Examples:\n  lbctl boards create season_1 --name 'Season 1' --game chess --ends-at 2027-03-01T00:00:00Z --recurrence season\n  lbctl boards create daily_2026-12-01 --name Daily --recurrence daily --ends-at 2026-12-02T00:00:00Z\n  lbctl boards create coins --name Coins --operator increment --max-score 1000000\n  lbctl boards create cup --body @cup.json"
     )]
     Create(Box<create_board::CreateArgs>),
+}
+
+/// `lbctl admin`.
+#[derive(Subcommand, Debug)]
+pub enum AdminCommand {
+    /// Create an admin: a user of the stack's pool (or one that exists) in the `admin` group,
+    /// with the password given, or a temporary one Cognito emails. Run again, it changes
+    /// nothing but the password given.
+    #[command(
+        after_help = "Examples:\n  lbctl admin create ops@studio.example --user-pool-id eu-west-1_AbC --password-file - < pw\n  LBCTL_USER_POOL_ID=eu-west-1_AbC lbctl admin create ops@studio.example"
+    )]
+    Create(Box<admin::CreateAdminArgs>),
 }
 
 /// The commands.
@@ -156,6 +169,15 @@ pub enum Command {
         #[arg(long)]
         out: Option<std::path::PathBuf>,
     },
+    /// Admins of the stack's user pool (Cognito, with the operator's AWS credentials).
+    #[command(subcommand)]
+    Admin(AdminCommand),
+    /// An admin's token, for `authorization: Bearer` on the admin routes: the user signed in
+    /// with its password through Cognito's admin flow.
+    #[command(
+        after_help = "Examples:\n  lbctl token --user ops@studio.example --user-pool-id eu-west-1_AbC --client-id 1h2j3k --password-file - < pw\n  curl -H \"authorization: Bearer $(lbctl token --user ops@studio.example --password-file pw)\" $API/admin/stats"
+    )]
+    Token(Box<admin::TokenArgs>),
     /// Moderation: ban, unban, remove, erase, audit.
     #[command(flatten)]
     Moderation(moderate::Moderation),
@@ -324,6 +346,8 @@ pub enum Pattern {
 pub struct Ctl {
     connection: Connection,
     sdk: OnceCell<aws_config::SdkConfig>,
+    /// The SDK's settings for the services that are not DynamoDB (Cognito).
+    sdk_other: OnceCell<aws_config::SdkConfig>,
     store: OnceCell<Store>,
     json: bool,
     /// The store was given (tests): moderation uses it as it is.
@@ -336,6 +360,7 @@ impl Ctl {
         Ctl {
             connection,
             sdk: OnceCell::new(),
+            sdk_other: OnceCell::new(),
             store: OnceCell::new(),
             json,
             given: false,
@@ -351,19 +376,29 @@ impl Ctl {
         Ctl {
             connection,
             sdk: OnceCell::new(),
+            sdk_other: OnceCell::new(),
             store: OnceCell::new_with(Some(store)),
             json,
             given: true,
         }
     }
 
-    /// The same, reaching the other AWS services (the stream, the dead-letter queue) with
-    /// `sdk` (tests: DynamoDB Local's and the SQS server's endpoints).
+    /// The same, reaching the other AWS services (the stream, the dead-letter queue, Cognito)
+    /// with `sdk` (tests: DynamoDB Local's and the SQS server's endpoints).
     pub fn with_sdk(self, sdk: aws_config::SdkConfig) -> Ctl {
         Ctl {
+            sdk_other: OnceCell::new_with(Some(sdk.clone())),
             sdk: OnceCell::new_with(Some(sdk)),
             ..self
         }
+    }
+
+    /// The SDK's settings for a service other than DynamoDB: the given ones (tests), else
+    /// without DynamoDB's endpoint.
+    async fn sdk_elsewhere(&self) -> CtlResult<&aws_config::SdkConfig> {
+        self.sdk_other
+            .get_or_try_init(|| self.connection.sdk_config_elsewhere())
+            .await
     }
 
     async fn sdk(&self) -> CtlResult<&aws_config::SdkConfig> {
@@ -486,6 +521,12 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
             let (found, _) = boards::boards(ctl.store().await?, &filter, limit).await?;
             let now = leaderboard_keys::time::Timestamp::now();
             boards::write(out, &found, now, ctl.json)
+        }
+        Command::Admin(AdminCommand::Create(args)) => {
+            admin::create_admin(ctl.sdk_elsewhere().await?, &args, out, ctl.json).await
+        }
+        Command::Token(args) => {
+            admin::token(ctl.sdk_elsewhere().await?, &args, out, ctl.json).await
         }
         Command::Moderation(command) => {
             let store = ctl.moderation_store().await?;

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod admin;
 mod boards;
 mod browse;
 mod cli;
