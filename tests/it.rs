@@ -15,5 +15,6 @@ mod links;
 mod metadata;
 mod rooms;
 mod routes;
+mod samconfig;
 mod sign_in;
 mod template_auth;
