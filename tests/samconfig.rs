@@ -67,11 +67,11 @@ fn samconfig_sets_the_templates_parameters_for_one_architecture() {
         allowed.contains(&deploy["Architecture"].as_str()),
         "{allowed:?}"
     );
-    // An issuer of another provider needs its audience (the template's rule): both or neither.
-    assert_eq!(
-        deploy.get("JwtIssuer").is_some_and(|v| !v.is_empty()),
-        deploy.get("JwtAudience").is_some_and(|v| !v.is_empty())
-    );
+    // The template's rules, kept by the values set here: an issuer of another provider needs
+    // its audience, the hosted sign-in's callbacks need its domain.
+    let set = |name: &str| deploy.get(name).is_some_and(|v| !v.is_empty());
+    assert_eq!(set("JwtIssuer"), set("JwtAudience"));
+    assert_eq!(set("SignInCallbackUrls"), set("SignInDomainPrefix"));
 
     let capabilities = match &config["default"]["deploy"]["parameters"]["capabilities"] {
         Item::Value(v) => v.as_str().unwrap_or_default().to_owned(),

@@ -35,10 +35,54 @@ fn an_issuer_of_another_provider_needs_an_audience_and_the_authorizer_checks_it(
     );
     assert_eq!(
         jwt["audience"],
-        yaml("[!If [CreateUserPool, !Ref UserPoolClient, !Ref JwtAudience]]")
+        yaml(
+            "!If [CreateUserPool, !If [HostedSignIn, [!Ref UserPoolClient, !Ref WebClient], \
+             [!Ref UserPoolClient]], [!Ref JwtAudience]]"
+        )
     );
     assert_eq!(
         t["Conditions"]["CreateUserPool"],
         yaml(r#"!Equals [!Ref JwtIssuer, ""]"#)
+    );
+}
+
+#[test]
+fn the_hosted_sign_in_is_a_public_code_flow_client_whose_tokens_the_authorizer_takes() {
+    let t = template();
+    let resources = &t["Resources"];
+    // It exists only with callback URLs, on the stack's own pool, with a domain the rule requires.
+    assert_eq!(
+        t["Conditions"]["HostedSignIn"],
+        yaml(r#"!And [!Condition CreateUserPool, !Not [!Equals [!Ref SignInCallbackUrls, ""]]]"#)
+    );
+    for name in ["UserPoolDomain", "WebClient"] {
+        assert_eq!(resources[name]["Condition"], "HostedSignIn", "{name}");
+    }
+    let rule = &t["Rules"]["SignInDomainWithCallbacks"]["Assertions"];
+    assert_eq!(
+        rule[0]["Assert"],
+        yaml(r#"!Not [!Equals [!Ref SignInDomainPrefix, ""]]"#)
+    );
+    assert_eq!(rule[1]["Assert"], yaml(r#"!Equals [!Ref JwtIssuer, ""]"#));
+    // A page holds no secret: no client secret, the code flow only (Cognito checks PKCE's
+    // verifier for a code asked for with a challenge), back to the URLs given.
+    let web = &resources["WebClient"]["Properties"];
+    assert_eq!(web["GenerateSecret"], false);
+    assert_eq!(web["AllowedOAuthFlows"], yaml("[code]"));
+    assert_eq!(web["AllowedOAuthFlowsUserPoolClient"], true);
+    assert_eq!(
+        web["CallbackURLs"],
+        yaml(r#"!Split [",", !Ref SignInCallbackUrls]"#)
+    );
+    assert!(
+        web["AllowedOAuthScopes"]
+            .as_sequence()
+            .unwrap()
+            .contains(&yaml("openid")),
+        "an ID token needs openid"
+    );
+    assert_eq!(
+        t["Outputs"]["SignInUrl"]["Value"],
+        yaml(r#"!Sub "https://${UserPoolDomain}.auth.${AWS::Region}.amazoncognito.com""#)
     );
 }
