@@ -1,7 +1,8 @@
 //! The JavaScript client (`clients/js`) against the local stack: built from openapi.yaml as its
 //! `npm run build` does (openapi-typescript's types, then `tsc`), then its Node tests
-//! (`clients/js/test/`, node's test runner) run against a stack started here, with a board and
-//! two players' tokens.
+//! (`clients/js/test/`, node's test runner) run against a stack started here, with a board, two
+//! players' tokens, and a Cognito user pool on loopback (moto's) whose tokens the stack takes, for
+//! the client's sign-in.
 
 use crate::support;
 
@@ -10,7 +11,7 @@ use std::process::Command;
 use chrono::Utc;
 use leaderboard_local::jwt::{DEFAULT_SECRET, JwtKey};
 use serde_json::json;
-use support::LocalStack;
+use support::cognito::Cognito;
 
 /// Runs `program` with `args` in `dir`, failing the test with its output when it fails.
 fn run(dir: &std::path::Path, program: &std::path::Path, args: &[&str], env: &[(&str, String)]) {
@@ -53,7 +54,10 @@ async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
     );
     run(&client, &bin.join("tsc"), &["-p", "."], &[]);
 
-    let stack = LocalStack::start(&[("LOCAL_CLOSE_EVERY_SECS", "3600")]);
+    // A user pool shaped as the template's, whose tokens the stack takes beside its own.
+    let cognito = Cognito::new().await;
+    let (pool, pool_client) = cognito.pool("js_players").await;
+    let stack = cognito.stack_trusting(&pool, &pool_client);
     let key = JwtKey::new(DEFAULT_SECRET);
     let now = Utc::now().timestamp();
     let admin = key.token_for("ops", &["admin"], now, 600);
@@ -78,6 +82,8 @@ async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
             ("OTHER_TOKEN", key.token_for("p_js_other", &[], now, 600)),
             ("QUEUE_TOKEN", key.token_for("p_queue", &[], now, 600)),
             ("BOARD", board.to_owned()),
+            ("COGNITO_URL", format!("{}/", cognito.endpoint)),
+            ("COGNITO_CLIENT", pool_client.clone()),
         ],
     );
 }

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use leaderboard_local::client::ApiClient;
 
+pub mod cognito;
+
 /// Two ports that are free on 127.0.0.1 now, and different: both are held while the second is
 /// picked (one picked and let go, then another, may be the same port twice).
 pub fn two_free_ports() -> (u16, u16) {
