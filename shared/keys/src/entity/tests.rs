@@ -1,6 +1,7 @@
 //! The key schema's own tests: every contract key exactly, and every key parsed back.
 
 use super::*;
+use crate::ids::GameId;
 
 fn p(s: &str) -> PlayerId {
     PlayerId::parse(s).unwrap()
