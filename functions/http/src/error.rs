@@ -192,7 +192,8 @@ impl From<StoreError> for ApiError {
             StoreError::Forbidden(m) => ApiError::new(StatusCode::FORBIDDEN, "forbidden", m),
             StoreError::RateLimited {
                 retry_after_secs, ..
-            } => ApiError {
+            }
+            | StoreError::GuestLimit { retry_after_secs } => ApiError {
                 retry_after: Some(retry_after_secs),
                 ..ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", e.to_string())
             },

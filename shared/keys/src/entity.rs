@@ -22,6 +22,7 @@
 //! | Erasure (ours) | `ERASED#<pseudonym>` | `#ERASURE` | GSI2 `ERASURES#PENDING` / `<startedAt>#<pseudonym>` until done |
 //! | Erasure key check (ours) | `STACK` | `#ERASURE_KEY_CHECK` | |
 //! | Recount wait (ours) | `RECOUNT` | `BUSY#<playerId>` | |
+//! | Guest sign-ups (ours) | `GUEST#<source>` | `SIGNUPS#<hour>` | |
 //!
 //! The entry pointer records a player's current Score sort key on a board, so that the submit
 //! path finds the Score item to replace with one *strongly consistent* read (a GSI1 read can't
@@ -41,6 +42,7 @@
 use crate::KeyError;
 use crate::bucket::bucket_of;
 use crate::erasure::Pseudonym;
+use crate::guest::GuestSource;
 use crate::ids::{BoardId, Email, IdempotencyKey, PlayerId, SeriesId, SessionId};
 use crate::pad::{Width, pad_into, parse_padded};
 use crate::time::Timestamp;
@@ -73,6 +75,10 @@ pub const BAN: &str = "#BAN";
 pub const EMAIL_PREFIX: &str = "EMAIL#";
 /// The sort key of an email address's owner item.
 pub const OWNER: &str = "#OWNER";
+/// Partition prefix of a source's guest sign-ups (this project's addition).
+pub const GUEST_PREFIX: &str = "GUEST#";
+/// Sort key prefix of a source's guest sign-ups in one hour.
+pub const SIGNUPS_PREFIX: &str = "SIGNUPS#";
 /// The sort key of a player's recent plays, for the rate limit (this project's addition).
 pub const PLAY_RATE: &str = "#PLAYRATE";
 /// Partition prefix of a player's audit trail: `AUDIT#<playerId>` (this project's addition).
@@ -393,6 +399,15 @@ pub fn audit_pk(subject: &PlayerId) -> String {
 /// (unique per action) keeps two actions of one millisecond apart.
 pub fn audit(subject: &PlayerId, at: Timestamp, id: &str) -> Key {
     Key::new(audit_pk(subject), format!("{ACTION_PREFIX}{at}#{id}"))
+}
+
+/// A source's guest sign-ups in one hour (`hour`: whole hours since the epoch):
+/// `GUEST#<source>` / `SIGNUPS#<hour>`.
+pub fn guest_signups(source: &GuestSource, hour: u64) -> Key {
+    Key::new(
+        format!("{GUEST_PREFIX}{source}"),
+        format!("{SIGNUPS_PREFIX}{hour}"),
+    )
 }
 
 /// An erasure's GSI2 key while it runs: `ERASURES#PENDING` / `<startedAt>#<pseudonym>`, oldest

@@ -75,12 +75,9 @@ impl Pseudonym {
 
     /// Parses a stored pseudonym.
     pub fn parse(s: &str) -> Result<Pseudonym, KeyError> {
-        let ok = s.strip_prefix(PSEUDONYM_PREFIX).is_some_and(|hex| {
-            hex.len() == HEX_DIGITS
-                && hex
-                    .bytes()
-                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-        });
+        let ok = s
+            .strip_prefix(PSEUDONYM_PREFIX)
+            .is_some_and(|hex| is_lower_hex(hex, HEX_DIGITS));
         if ok {
             Ok(Pseudonym(s.to_owned()))
         } else {
@@ -158,6 +155,13 @@ pub fn key_check(secret: &[u8]) -> String {
 }
 
 #[cold]
+/// Whether `s` is exactly `digits` lower-case hex digits (what a keyed hash is stored as).
+pub(crate) fn is_lower_hex(s: &str, digits: usize) -> bool {
+    s.len() == digits
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
 fn unreachable_hmac() -> ! {
     unreachable!("HMAC accepts any key, and a pseudonym is a valid id")
 }

@@ -38,6 +38,7 @@ pub mod bucket;
 pub mod entity;
 pub mod erasure;
 mod error;
+pub mod guest;
 pub mod ids;
 pub mod pad;
 pub mod rank;

@@ -13,7 +13,7 @@
 //!
 //! | floor | modules | what it holds |
 //! | --- | --- | --- |
-//! | 6 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `entry_repair`, `inspect` | what the functions ask, a room each, reached by its handle (`store.plays()`, `store.boards()`...): `impl <Handle>` methods |
+//! | 6 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `entry_repair`, `inspect`, `guests` | what the functions ask, a room each, reached by its handle (`store.plays()`, `store.boards()`...): `impl <Handle>` methods |
 //! | 5 store | `store` | [`Store`]: construction, and the handles (each feature adds its own) |
 //! | 4 rank | `lanes`, `apply`, `journal`, `lead`, `lookup`, `count`, `entry`, `inspect`, `second_layout`, `maintenance` | the rank index's home, reached by [`Rank`] (`store.rank()`: apply a batch, a rank, the index as stored, each maintenance run): a board's lanes, applying their changes to the index (its journal, and who leads after them), rank reads and counts, a player's ranked entry, a widening board's second layout |
 //! | 3 primitives | `boards`, `lease`, `pass` | the domain pieces features and the rank index share, as `Table` methods: board reads and writes, a lease on a board, the resumable pass every table-wide job runs |
@@ -37,6 +37,7 @@ pub use features::board_listing::{
 pub use features::boards::{Boards, MAX_BOARDS_PAGE};
 pub use features::close::{Close, CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
 pub use features::entry_repair::{EntryRepair, EntryRepairs};
+pub use features::guests::Guests;
 pub use features::inspect::{Inspect, StoredEntry, StoredPage};
 pub use features::listings::Listings;
 pub use features::listings::friends::{self, MAX_PLAYER_IDS};

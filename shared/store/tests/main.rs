@@ -17,6 +17,7 @@ mod erasure;
 mod export;
 mod floors;
 mod friends_budget;
+mod guests;
 mod hostile_input;
 mod http_client;
 mod lane_grouping;

@@ -159,6 +159,13 @@ fn item_key(item: &ItemKey, sk: &str, hint: BoardHint) -> CtlResult<(&'static st
         ItemKey::PlayRate(p) => ("Play rate (the rate limit's recent plays)", vec![player(p)]),
         ItemKey::EmailOwner(e) => ("Email owner", vec![part("email", e.as_str())]),
         ItemKey::Erasure(p) => ("Erasure marker", vec![part("pseudonym", p.to_string())]),
+        ItemKey::GuestSignUps { source, hour } => (
+            "Guest sign-ups (a network's guest accounts in one hour)",
+            vec![
+                part("source", source.as_str()),
+                part("hour", hour_of(*hour)),
+            ],
+        ),
         ItemKey::Audit { subject, sort_key } => {
             let rest = sort_key
                 .strip_prefix(entity::ACTION_PREFIX)
@@ -504,4 +511,11 @@ fn from_hex(hex: &str) -> Option<Vec<u8>> {
         .step_by(2)
         .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
         .collect()
+}
+
+/// An hour since the epoch as the time it starts.
+fn hour_of(hour: u64) -> String {
+    hour.checked_mul(3_600_000)
+        .and_then(|ms| leaderboard_keys::time::Timestamp::from_millis(ms).ok())
+        .map_or_else(|| hour.to_string(), |t| format!("{hour} = {t}"))
 }

@@ -4,6 +4,7 @@
 use super::*;
 use crate::KeyError;
 use crate::erasure::Pseudonym;
+use crate::guest::GuestSource;
 use crate::ids::{BoardId, Email, GameId, IdempotencyKey, PlayerId, SessionId};
 
 /// An item key parsed back into what it identifies.
@@ -79,6 +80,13 @@ pub enum ItemKey {
     },
     /// A game's feed item: how many shards its sessions are spread over.
     GameFeed(GameId),
+    /// A source's guest sign-ups in one hour.
+    GuestSignUps {
+        /// The source (a keyed hash of the caller's network).
+        source: GuestSource,
+        /// Whole hours since the epoch.
+        hour: u64,
+    },
     /// A board's lane: its written counts.
     Lane {
         /// The board.
@@ -108,6 +116,17 @@ impl ItemKey {
             && sk == FEED
         {
             return Ok(ItemKey::GameFeed(GameId::parse(g)?));
+        }
+        if let Some(g) = pk.strip_prefix(GUEST_PREFIX)
+            && let Some(h) = sk.strip_prefix(SIGNUPS_PREFIX)
+            && !h.is_empty()
+            && h.bytes().all(|c| c.is_ascii_digit())
+            && let Ok(hour) = h.parse()
+        {
+            return Ok(ItemKey::GuestSignUps {
+                source: GuestSource::parse(g)?,
+                hour,
+            });
         }
         if pk == BOARD_LIST {
             let (created_at, board) = parse_board_listing_sk(sk)?;

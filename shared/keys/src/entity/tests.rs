@@ -122,6 +122,14 @@ fn parse_back_every_item_type() {
         ("PLAYER#p1", "#BAN", ItemKey::Ban(p("p1"))),
         ("PLAYER#p1", "#PLAYRATE", ItemKey::PlayRate(p("p1"))),
         (
+            "GUEST#0123456789abcdef",
+            "SIGNUPS#492000",
+            ItemKey::GuestSignUps {
+                source: crate::guest::GuestSource::parse("0123456789abcdef").unwrap(),
+                hour: 492_000,
+            },
+        ),
+        (
             "EMAIL#a@x.com",
             "#OWNER",
             ItemKey::EmailOwner(Email::parse("a@x.com").unwrap()),

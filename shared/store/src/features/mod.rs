@@ -6,6 +6,7 @@ pub(crate) mod board_listing;
 pub(crate) mod boards;
 pub(crate) mod close;
 pub(crate) mod entry_repair;
+pub(crate) mod guests;
 pub(crate) mod inspect;
 pub(crate) mod listings;
 pub(crate) mod moderation;

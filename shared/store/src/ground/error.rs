@@ -133,6 +133,13 @@ pub enum StoreError {
         /// Whole seconds until a play would fit.
         retry_after_secs: u64,
     },
+    /// The caller's network has made as many guest accounts this hour as the limit allows;
+    /// nothing was written.
+    #[error("too many guest accounts from this network this hour; retry in {retry_after_secs} s")]
+    GuestLimit {
+        /// Whole seconds until the next hour, when the count starts again.
+        retry_after_secs: u64,
+    },
     /// A play repeated (by its `sessionId` or `Idempotency-Key`) with another score, other
     /// boards or other metadata than the play first recorded under it; nothing was written.
     #[error(
@@ -213,6 +220,7 @@ impl StoreError {
                 | StoreError::Erased { .. }
                 | StoreError::Forbidden(_)
                 | StoreError::RateLimited { .. }
+                | StoreError::GuestLimit { .. }
                 | StoreError::BadCursor
         )
     }
