@@ -54,10 +54,11 @@ async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
     );
     run(&client, &bin.join("tsc"), &["-p", "."], &[]);
 
-    // A user pool shaped as the template's, whose tokens the stack takes beside its own.
+    // A user pool shaped as the template's, whose tokens the stack takes beside its own, and
+    // which it makes guests in.
     let cognito = Cognito::new().await;
     let (pool, pool_client) = cognito.pool("js_players").await;
-    let stack = cognito.stack_trusting(&pool, &pool_client);
+    let stack = cognito.stack_with_guests(&pool, &pool_client, 10);
     let key = JwtKey::new(DEFAULT_SECRET);
     let now = Utc::now().timestamp();
     let admin = key.token_for("ops", &["admin"], now, 600);

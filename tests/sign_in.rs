@@ -136,8 +136,88 @@ async fn a_player_and_an_admin_signed_in_to_the_pool_use_the_api() {
             .unwrap();
         assert_eq!(resp.status, 401, "{what}: {}", resp.body);
     }
+    // Guest sign-up is off on a stack not given a pool to make guests in.
+    let off = api.post("/players/guest", None, &json!({})).await.unwrap();
+    assert_eq!(off.status, 404, "{}", off.body);
     let top = api.get("/leaderboards/pool_board/scores").await.unwrap();
     let entries = top.body["entries"].as_array().unwrap();
     assert_eq!(entries.len(), 1, "{}", top.body);
     assert_eq!(entries[0]["score"], 4200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guest_signs_up_in_one_call_and_keeps_its_id_when_it_links_an_email() {
+    let cognito = Cognito::new().await;
+    let (pool, client) = cognito.pool("guests").await;
+    let stack = cognito.stack_with_guests(&pool, &client, 3);
+    let api = &stack.api;
+    let key = leaderboard_local::jwt::JwtKey::new(leaderboard_local::jwt::DEFAULT_SECRET);
+    let admin = key.token_for("ops", &["admin"], chrono::Utc::now().timestamp(), 600);
+    let board = json!({"leaderboardId": "guest_board", "name": "Guests", "gameId": "guestgame"});
+    let created = api
+        .post("/leaderboards", Some(&admin), &board)
+        .await
+        .unwrap();
+    assert_eq!(created.status, 201, "{}", created.body);
+
+    // Three guests from this network, the hour's limit; the fourth is refused, made nowhere.
+    let mut guests = Vec::new();
+    for _ in 0..3 {
+        let made = api.post("/players/guest", None, &json!({})).await.unwrap();
+        assert_eq!(made.status, 201, "{}", made.body);
+        guests.push(made.body);
+    }
+    let refused = api.post("/players/guest", None, &json!({})).await.unwrap();
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert_eq!(refused.body["error"]["code"], "rate_limited");
+    assert!(refused.retry_after.is_some_and(|s| (1..=3600).contains(&s)));
+    let users = cognito.call("ListUsers", json!({"UserPoolId": pool})).await;
+    assert_eq!(users["Users"].as_array().unwrap().len(), 3, "{users}");
+
+    // A guest plays with its ID token, as the player the answer names.
+    let guest = &guests[0];
+    let sub = guest["playerId"].as_str().unwrap();
+    assert_eq!(token_claims(token(guest, "idToken"))["sub"], sub);
+    assert!(token(guest, "username").ends_with("@guests.invalid"));
+    let play = json!({"score": 777, "sessionId": "01JD0000000000000000000003"});
+    let posted = api
+        .post(
+            "/leaderboards/guest_board/scores",
+            Some(token(guest, "idToken")),
+            &play,
+        )
+        .await
+        .unwrap();
+    assert_eq!(posted.status, 200, "{}", posted.body);
+    assert_eq!(posted.body["playerId"], sub);
+
+    // Linked to an address, the account signs in with it and the guest's password as the same
+    // player, whose score is still there.
+    cognito
+        .call(
+            "UpdateUserAttributes",
+            json!({"AccessToken": token(guest, "accessToken"),
+                   "UserAttributes": [{"Name": "email", "Value": "gia@example.com"}]}),
+        )
+        .await;
+    let linked = cognito
+        .call(
+            "InitiateAuth",
+            json!({"ClientId": client, "AuthFlow": "USER_PASSWORD_AUTH",
+                   "AuthParameters": {"USERNAME": "gia@example.com",
+                                      "PASSWORD": token(guest, "password")}}),
+        )
+        .await["AuthenticationResult"]
+        .clone();
+    assert_eq!(token_claims(token(&linked, "IdToken"))["sub"], sub);
+    let entry = api
+        .send(
+            Method::GET,
+            &format!("/leaderboards/guest_board/players/{sub}"),
+            Some(token(&linked, "IdToken")),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(entry.body["score"], 777, "{}", entry.body);
 }

@@ -104,6 +104,14 @@ impl Gateway {
         }
     }
 
+    /// The same gateway, making guest accounts with `guests` (`POST /players/guest`).
+    pub fn with_guests(self, guests: Arc<dyn leaderboard_api::guests::GuestAccounts>) -> Gateway {
+        Gateway {
+            api: self.api.with_guests(guests),
+            ..self
+        }
+    }
+
     /// The same gateway, answering 503 to the plays `unavailable` picks.
     pub fn with_unavailable(self, unavailable: Arc<Unavailable>) -> Gateway {
         Gateway {

@@ -25,6 +25,7 @@ pub mod cors;
 pub mod demo;
 pub mod filter;
 pub mod gateway;
+pub mod guests;
 pub mod jwks;
 pub mod jwt;
 pub mod poller;

@@ -16,6 +16,7 @@ use tokio::task::JoinHandle;
 use crate::Error;
 use crate::cors::Cors;
 use crate::gateway::Gateway;
+use crate::guests::GuestSettings;
 use crate::jwks::{IssuerKeys, IssuerSettings, Verifier};
 use crate::jwt::{DEFAULT_SECRET, JwtKey};
 use crate::poller::{PollerStats, StreamPoller};
@@ -55,6 +56,8 @@ pub struct Settings {
     pub unavailable_every: u64,
     /// An identity provider whose RS256 tokens the API takes too (`LOCAL_JWT_ISSUER`).
     pub jwt_issuer: Option<IssuerSettings>,
+    /// The user pool guests are made in (`LOCAL_COGNITO_ENDPOINT`).
+    pub guests: Option<GuestSettings>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -68,6 +71,7 @@ impl std::fmt::Debug for Settings {
             .field("cors_origins", &self.cors_origins)
             .field("unavailable_every", &self.unavailable_every)
             .field("jwt_issuer", &self.jwt_issuer)
+            .field("guests", &self.guests)
             .finish_non_exhaustive()
     }
 }
@@ -79,7 +83,8 @@ impl Settings {
     /// as the template's default), `LOCAL_CORS_ORIGINS` (none, as the template's
     /// `CorsAllowOrigins`), `LOCAL_UNAVAILABLE_EVERY` (0: no play answered 503),
     /// `LOCAL_JWT_ISSUER` with `LOCAL_JWT_AUDIENCE` and `LOCAL_JWKS_URL` (no identity provider:
-    /// only the stack's own tokens).
+    /// only the stack's own tokens), `LOCAL_COGNITO_ENDPOINT` with `LOCAL_USER_POOL_ID`,
+    /// `LOCAL_USER_POOL_CLIENT_ID` and `LOCAL_GUESTS_PER_HOUR` (no guest sign-up).
     pub fn from_env() -> Result<Settings, Error> {
         Self::from_lookup(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
     }
@@ -128,6 +133,7 @@ impl Settings {
                 .transpose()?
                 .unwrap_or(0),
             jwt_issuer: IssuerSettings::from_lookup(&lookup)?,
+            guests: GuestSettings::from_lookup(&lookup)?,
         })
     }
 }
@@ -250,21 +256,23 @@ impl Stack {
             Some(issuer) => Some(IssuerKeys::fetch(issuer).await?),
             None => None,
         };
-        let gateway = Arc::new(
-            Gateway::new(
-                Arc::clone(&template),
-                cors,
-                Verifier {
-                    key: JwtKey::new(&settings.jwt_secret),
-                    issuer,
-                },
-                store,
-                Arc::clone(&schedule),
-                events,
-                api_addr.to_string(),
-            )
-            .with_unavailable(unavailable),
-        );
+        let gateway = Gateway::new(
+            Arc::clone(&template),
+            cors,
+            Verifier {
+                key: JwtKey::new(&settings.jwt_secret),
+                issuer,
+            },
+            store,
+            Arc::clone(&schedule),
+            events,
+            api_addr.to_string(),
+        )
+        .with_unavailable(unavailable);
+        let gateway = Arc::new(match &settings.guests {
+            Some(guests) => gateway.with_guests(guests.accounts()),
+            None => gateway,
+        });
         let tasks = vec![
             tokio::spawn(crate::server::serve(listener, gateway, stopped.clone())),
             poller,

@@ -121,15 +121,37 @@ impl Cognito {
     /// The local stack trusting `pool`'s tokens for `client` (as the template's authorizer
     /// trusts the stack's pool), with season close out of the way: started.
     pub fn stack_trusting(&self, pool: &str, client: &str) -> crate::support::LocalStack {
-        crate::support::LocalStack::start(&[
-            ("LOCAL_CLOSE_EVERY_SECS", "3600"),
-            ("LOCAL_JWT_ISSUER", &Cognito::issuer(pool)),
-            ("LOCAL_JWT_AUDIENCE", client),
+        start(&self.trust(pool, client))
+    }
+
+    /// The same, making guest accounts in `pool` too, `per_hour` a network.
+    pub fn stack_with_guests(
+        &self,
+        pool: &str,
+        client: &str,
+        per_hour: u32,
+    ) -> crate::support::LocalStack {
+        let per_hour = per_hour.to_string();
+        let mut env = self.trust(pool, client);
+        env.extend([
+            ("LOCAL_COGNITO_ENDPOINT", self.endpoint.clone()),
+            ("LOCAL_USER_POOL_ID", pool.to_owned()),
+            ("LOCAL_USER_POOL_CLIENT_ID", client.to_owned()),
+            ("LOCAL_GUESTS_PER_HOUR", per_hour),
+        ]);
+        start(&env)
+    }
+
+    fn trust(&self, pool: &str, client: &str) -> Vec<(&'static str, String)> {
+        vec![
+            ("LOCAL_CLOSE_EVERY_SECS", "3600".to_owned()),
+            ("LOCAL_JWT_ISSUER", Cognito::issuer(pool)),
+            ("LOCAL_JWT_AUDIENCE", client.to_owned()),
             (
                 "LOCAL_JWKS_URL",
-                &format!("{}/{pool}/.well-known/jwks.json", self.endpoint),
+                format!("{}/{pool}/.well-known/jwks.json", self.endpoint),
             ),
-        ])
+        ]
     }
 
     pub fn issuer(pool: &str) -> String {
@@ -138,3 +160,8 @@ impl Cognito {
 }
 
 pub const PASSWORD: &str = "Correct-Horse-9-Battery";
+
+fn start(env: &[(&'static str, String)]) -> crate::support::LocalStack {
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    crate::support::LocalStack::start(&env)
+}

@@ -139,6 +139,15 @@ export class LeaderboardClient {
     return this.#send("GET", `/games/${enc(gameId)}/sessions`, { query });
   }
 
+  /**
+   * A guest account and its first tokens (`POST /players/guest`): no email, no input. Keep its
+   * username and password (or its refresh token) to sign in again; `CognitoSignIn.signInAsGuest`
+   * does it and keeps the tokens.
+   */
+  createGuest(): Promise<Answer<"createGuest", 201>> {
+    return this.#send("POST", "/players/guest", {});
+  }
+
   /** The signed-in player's own profile. */
   me(): Promise<Answer<"getMyProfile">> {
     return this.#send("GET", "/players/me", { auth: true });

@@ -2,6 +2,7 @@
 // client: Cognito's public JSON API over fetch (`InitiateAuth` with the password over TLS, which
 // the template's app client allows), tokens kept and renewed before they expire, so
 // `getToken` can be handed to `LeaderboardClient` as it is.
+import type { LeaderboardClient } from "./client.js";
 import { LeaderboardError } from "./errors.js";
 
 /** The tokens of a signed-in player. */
@@ -60,6 +61,23 @@ export class CognitoSignIn {
   /** Confirms an account with the emailed code. */
   async confirmSignUp(email: string, code: string): Promise<void> {
     await this.#call("ConfirmSignUp", { ClientId: this.#options.clientId, Username: email, ConfirmationCode: code });
+  }
+
+  /**
+   * Makes a guest account through the API (`client`'s `POST /players/guest`) and signs in as
+   * it. Answers the account: keep `username` and `password` (or the refresh token `onTokens`
+   * gives) on the device to sign in again; `linkEmail` later keeps the player's id.
+   */
+  async signInAsGuest(client: LeaderboardClient): Promise<{ playerId: string; username: string; password: string }> {
+    const account = await client.createGuest();
+    this.#tokens = {
+      idToken: account.idToken,
+      accessToken: account.accessToken,
+      refreshToken: account.refreshToken,
+      expiresAt: this.#now() + account.expiresIn * 1000,
+    };
+    this.#options.onTokens?.(this.#tokens);
+    return { playerId: account.playerId, username: account.username, password: account.password };
   }
 
   /** Signs in with the password. */

@@ -87,3 +87,22 @@ test("a wrong password is refused as unauthorized, and nothing is kept", async (
   assert.equal(session.tokens, undefined);
   assert.equal(await session.getToken(), undefined);
 });
+
+test("a guest signs in with one call, plays, and keeps its id after linking an email", async () => {
+  const kept = [];
+  const { session } = signIn({ onTokens: (t) => kept.push(t) });
+  const anonymous = new LeaderboardClient({ baseUrl: API_URL });
+  const guest = await session.signInAsGuest(anonymous);
+  assert.match(guest.username, /^guest-[0-9a-f]{32}@guests\.invalid$/);
+  assert.equal(claims(await session.getToken()).sub, guest.playerId);
+  assert.equal(kept.length, 1);
+  const client = new LeaderboardClient({ baseUrl: API_URL, getToken: session.getToken });
+  const played = await client.postPlay({ score: 12, leaderboardIds: [BOARD] });
+  assert.equal(played.playerId, guest.playerId);
+  // Later, an address: the account signs in with it and the kept password, as the same player.
+  await session.linkEmail("guest.linked@example.com");
+  const { session: back } = signIn();
+  const tokens = await back.signIn("guest.linked@example.com", guest.password);
+  assert.equal(claims(tokens.idToken).sub, guest.playerId);
+  assert.equal((await client.rank(BOARD, guest.playerId)).score, 12);
+});

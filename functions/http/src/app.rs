@@ -1,12 +1,15 @@
 //! The state every HTTP function runs with, and the one way its requests are answered: the
 //! request's metrics line first, then the answer, every error as the contract's body.
 
+use std::sync::Arc;
+
 use lambda_http::{Body, Response};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_metrics::Sink;
 use leaderboard_store::Store;
 
 use crate::error::{ApiError, respond};
+use crate::guests::GuestAccounts;
 
 /// An HTTP function's state: the store, the clock (replaceable in tests) and where its
 /// metrics go.
@@ -14,6 +17,7 @@ pub struct App {
     store: Store,
     clock: fn() -> Timestamp,
     metrics: Sink,
+    guests: Option<Arc<dyn GuestAccounts>>,
 }
 
 impl App {
@@ -28,6 +32,7 @@ impl App {
             store,
             clock,
             metrics: Sink::stdout(),
+            guests: None,
         }
     }
 
@@ -37,6 +42,20 @@ impl App {
             metrics: sink,
             ..self
         }
+    }
+
+    /// The same, making guest accounts with `guests` (`POST /players/guest`; without, that
+    /// route answers 404).
+    pub fn with_guests(self, guests: Arc<dyn GuestAccounts>) -> App {
+        App {
+            guests: Some(guests),
+            ..self
+        }
+    }
+
+    /// What makes guest accounts, if this deployment makes them.
+    pub fn guests(&self) -> Option<&dyn GuestAccounts> {
+        self.guests.as_deref()
     }
 
     /// The store.

@@ -9,6 +9,7 @@
 mod app;
 pub mod budget;
 mod error;
+pub mod guests;
 mod identity;
 mod request;
 mod router;

@@ -30,11 +30,14 @@
 //! | `GET /players/me/export` | player | everything stored about the caller |
 //! | `POST /admin/recount` | admin | recount every player's totals from their sessions |
 //! | `GET /admin/recount` | admin | the recount asked for last |
+//! | `POST /players/guest` | any | a guest account (`guest.rs`), within the network's hourly limit |
 //!
 //! Errors: 400 bad parameters (limit out of range, malformed cursor, bad ids), 401 without
 //! identity, 403 admin routes without the admin group, 404 unknown resources, 405 a known path
 //! with the wrong method.
 
+pub mod cognito;
+mod guest;
 pub mod metrics;
 mod reads;
 mod writes;
@@ -45,6 +48,7 @@ use lambda_http::http::{Method, StatusCode};
 use lambda_http::{Body, Error, Request, Response};
 pub use leaderboard_http::App;
 use leaderboard_http::budget::within_budget;
+pub use leaderboard_http::guests;
 use leaderboard_http::{ApiError, PathParams, Router, answer, json};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::time::Timestamp;
@@ -119,6 +123,8 @@ pub enum Route {
     StartRecount,
     /// `GET /admin/recount`
     GetRecount,
+    /// `POST /players/guest`
+    CreateGuest,
 }
 
 /// The routes that need a token, served by `LeaderboardWritesFunction`, in match order: literal
@@ -132,6 +138,7 @@ fn write_routes() -> Vec<(Method, &'static str, Route)> {
             "/leaderboards/{boardId}/players/{playerId}",
             RemoveEntry,
         ),
+        (Method::POST, "/players/guest", CreateGuest),
         (Method::PUT, "/players/me", PutMe),
         (Method::GET, "/players/me", GetMe),
         (Method::DELETE, "/players/me", EraseMe),

@@ -320,6 +320,7 @@ pub(crate) async fn read_route(
         | Route::AuditTrail
         | Route::ExportMe
         | Route::StartRecount
-        | Route::GetRecount => Err(ApiError::not_found("no such read route")),
+        | Route::GetRecount
+        | Route::CreateGuest => Err(ApiError::not_found("no such read route")),
     }
 }

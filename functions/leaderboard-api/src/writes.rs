@@ -229,6 +229,7 @@ pub(crate) async fn write_route(
             let status = store.projection().recount_status().await?;
             Ok(json(StatusCode::ACCEPTED, &status))
         }
+        Route::CreateGuest => crate::guest::create_guest(app, req).await,
         Route::GetRecount => {
             admin(req)?;
             let status = store
