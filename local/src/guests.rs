@@ -25,7 +25,8 @@ pub struct GuestSettings {
 }
 
 impl GuestSettings {
-    /// From the environment through `lookup`: `None` without `LOCAL_COGNITO_ENDPOINT`.
+    /// From the environment through `lookup`: `None` without `LOCAL_COGNITO_ENDPOINT`, or with
+    /// `LOCAL_GUESTS_PER_HOUR` 0.
     pub fn from_lookup(
         lookup: &impl Fn(&str) -> Option<String>,
     ) -> Result<Option<GuestSettings>, Error> {
@@ -45,6 +46,10 @@ impl GuestSettings {
                 ))
             })?,
         };
+        // 0 turns guest sign-up off, as the template's GuestsPerHour does.
+        if per_hour == 0 {
+            return Ok(None);
+        }
         Ok(Some(GuestSettings {
             pool: need("LOCAL_USER_POOL_ID")?,
             app_client: need("LOCAL_USER_POOL_CLIENT_ID")?,
@@ -62,5 +67,42 @@ impl GuestSettings {
             &self.app_client,
             self.per_hour,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(vars: &[(&str, &str)]) -> Result<Option<GuestSettings>, Error> {
+        GuestSettings::from_lookup(&|k: &str| {
+            vars.iter()
+                .find(|(name, _)| *name == k)
+                .map(|(_, v)| (*v).to_owned())
+        })
+    }
+
+    #[test]
+    fn guests_need_a_pool_and_a_limit_above_zero() {
+        assert!(settings(&[]).unwrap().is_none());
+        let endpoint = ("LOCAL_COGNITO_ENDPOINT", "http://127.0.0.1:5000");
+        let refused = settings(&[endpoint]).unwrap_err();
+        assert!(
+            refused.to_string().contains("LOCAL_USER_POOL_ID"),
+            "{refused}"
+        );
+        let pool = [
+            endpoint,
+            ("LOCAL_USER_POOL_ID", "us-east-1_x"),
+            ("LOCAL_USER_POOL_CLIENT_ID", "c"),
+        ];
+        assert_eq!(
+            settings(&pool).unwrap().unwrap().per_hour,
+            DEFAULT_GUESTS_PER_HOUR
+        );
+        let off = [pool.as_slice(), &[("LOCAL_GUESTS_PER_HOUR", "0")]].concat();
+        assert!(settings(&off).unwrap().is_none());
+        let bad = [pool.as_slice(), &[("LOCAL_GUESTS_PER_HOUR", "many")]].concat();
+        assert!(settings(&bad).is_err());
     }
 }
