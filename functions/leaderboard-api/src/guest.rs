@@ -2,11 +2,12 @@
 //!
 //! The caller's network may make at most the deployment's `GUESTS_PER_HOUR` accounts a clock
 //! hour (the store counts them, one conditional write; past it 429 with the wait, nothing
-//! made). The account is a user of the stack's pool named `guest-<32 random hex digits>@guests.invalid` (the
-//! pool's usernames are addresses, and `.invalid` is a name no mail can reach) with a random
-//! password made here: the answer carries both, for the game to keep, and the account's first
-//! tokens. Linking a real address later (Cognito's `UpdateUserAttributes` with the access
-//! token) keeps the player's id, and so their scores and history.
+//! made). The account is a user of the stack's pool named
+//! `guest-<32 random hex digits>@guests.invalid` (the pool's usernames are addresses, and
+//! `.invalid` is a name no mail can reach) with a random password made here: the answer carries
+//! both, for the game to keep, and the account's first tokens. Linking a real address later
+//! (Cognito's `UpdateUserAttributes` with the access token) keeps the player's id, and so their
+//! scores and history.
 
 use lambda_http::http::StatusCode;
 use lambda_http::request::RequestContext;
