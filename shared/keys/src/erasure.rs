@@ -58,19 +58,8 @@ impl From<Pseudonym> for String {
 impl Pseudonym {
     /// The pseudonym of `player` under the erasure secret `secret`.
     pub fn of(secret: &[u8], player: &PlayerId) -> Pseudonym {
-        // HMAC takes a key of any length; `new_from_slice` cannot fail for it.
-        let mut mac = match Hmac::<Sha256>::new_from_slice(secret) {
-            Ok(mac) => mac,
-            Err(_) => unreachable_hmac(),
-        };
-        mac.update(player.as_str().as_bytes());
-        let digest = mac.finalize().into_bytes();
-        let mut s = String::with_capacity(PSEUDONYM_PREFIX.len() + HEX_DIGITS);
-        s.push_str(PSEUDONYM_PREFIX);
-        for b in &digest[..HEX_DIGITS / 2] {
-            s.push_str(&format!("{b:02x}"));
-        }
-        Pseudonym(s)
+        let hex = keyed_hex(secret, &[player.as_str().as_bytes()], HEX_DIGITS);
+        Pseudonym(format!("{PSEUDONYM_PREFIX}{hex}"))
     }
 
     /// Parses a stored pseudonym.
@@ -142,19 +131,31 @@ pub fn pseudonymous_sort_key(
 /// assert_eq!(key_check(b"one secret").len(), 64);
 /// ```
 pub fn key_check(secret: &[u8]) -> String {
+    keyed_hex(
+        secret,
+        &[b"leaderboard: the erasure secret's key check"],
+        64,
+    )
+}
+
+/// The first `digits` (even, at most 64) lower-case hex digits of HMAC-SHA256 of `message`'s
+/// parts, in order, under `secret`: what every keyed hash of the table is stored as.
+pub(crate) fn keyed_hex(secret: &[u8], message: &[&[u8]], digits: usize) -> String {
+    // HMAC takes a key of any length; `new_from_slice` cannot fail for it.
     let mut mac = match Hmac::<Sha256>::new_from_slice(secret) {
         Ok(mac) => mac,
         Err(_) => unreachable_hmac(),
     };
-    mac.update(b"leaderboard: the erasure secret's key check");
-    mac.finalize()
-        .into_bytes()
+    for part in message {
+        mac.update(part);
+    }
+    let digest = mac.finalize().into_bytes();
+    digest[..digits / 2]
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
 }
 
-#[cold]
 /// Whether `s` is exactly `digits` lower-case hex digits (what a keyed hash is stored as).
 pub(crate) fn is_lower_hex(s: &str, digits: usize) -> bool {
     s.len() == digits
@@ -162,6 +163,7 @@ pub(crate) fn is_lower_hex(s: &str, digits: usize) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
+#[cold]
 fn unreachable_hmac() -> ! {
     unreachable!("HMAC accepts any key, and a pseudonym is a valid id")
 }

@@ -24,11 +24,8 @@
 
 use std::net::IpAddr;
 
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
-
 use crate::KeyError;
-use crate::erasure::is_lower_hex;
+use crate::erasure::{is_lower_hex, keyed_hex};
 
 /// How many hex digits a source is.
 const HEX_DIGITS: usize = 16;
@@ -48,21 +45,12 @@ impl GuestSource {
                 None => v6.octets()[..8].to_vec(),
             },
         };
-        let mut mac = match Hmac::<Sha256>::new_from_slice(secret) {
-            Ok(mac) => mac,
-            // HMAC takes a key of any length.
-            Err(_) => unreachable!("HMAC accepts any key length"),
-        };
-        // Apart from the pseudonyms made with the same secret.
-        mac.update(b"guest-source\0");
-        mac.update(&network);
-        let digest = mac.finalize().into_bytes();
-        GuestSource(
-            digest[..HEX_DIGITS / 2]
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect(),
-        )
+        // Tagged, apart from the pseudonyms made with the same secret.
+        GuestSource(keyed_hex(
+            secret,
+            &[b"guest-source\0", &network],
+            HEX_DIGITS,
+        ))
     }
 
     /// Parses a stored source.
