@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use leaderboard_api::cognito::{CognitoGuests, DEFAULT_GUESTS_PER_HOUR};
+use leaderboard_api::cognito::{CognitoGuests, guests_per_hour};
 use leaderboard_api::guests::GuestAccounts;
 
 use crate::Error;
@@ -38,14 +38,8 @@ impl GuestSettings {
                 Error::Config(format!("{name} is required with LOCAL_COGNITO_ENDPOINT"))
             })
         };
-        let per_hour = match lookup("LOCAL_GUESTS_PER_HOUR") {
-            None => DEFAULT_GUESTS_PER_HOUR,
-            Some(v) => v.parse().map_err(|_| {
-                Error::Config(format!(
-                    "LOCAL_GUESTS_PER_HOUR must be a whole number, not {v:?}"
-                ))
-            })?,
-        };
+        let name = "LOCAL_GUESTS_PER_HOUR";
+        let per_hour = guests_per_hour(name, lookup(name)).map_err(Error::Config)?;
         // 0 turns guest sign-up off, as the template's GuestsPerHour does.
         if per_hour == 0 {
             return Ok(None);
@@ -98,7 +92,7 @@ mod tests {
         ];
         assert_eq!(
             settings(&pool).unwrap().unwrap().per_hour,
-            DEFAULT_GUESTS_PER_HOUR
+            leaderboard_api::cognito::DEFAULT_GUESTS_PER_HOUR
         );
         let off = [pool.as_slice(), &[("LOCAL_GUESTS_PER_HOUR", "0")]].concat();
         assert!(settings(&off).unwrap().is_none());

@@ -12,6 +12,17 @@ use leaderboard_http::guests::{GuestAccount, GuestAccounts, GuestFailure, GuestF
 /// How many guest accounts a network may make in an hour unless `GUESTS_PER_HOUR` says.
 pub const DEFAULT_GUESTS_PER_HOUR: u32 = 10;
 
+/// The guest accounts a network may make in an hour, from the setting `name` (its `value`, if
+/// set): [`DEFAULT_GUESTS_PER_HOUR`] unless set; 0 turns guest sign-up off.
+pub fn guests_per_hour(name: &str, value: Option<String>) -> Result<u32, String> {
+    match value {
+        None => Ok(DEFAULT_GUESTS_PER_HOUR),
+        Some(v) => v
+            .parse()
+            .map_err(|_| format!("{name} must be a whole number, not {v:?}")),
+    }
+}
+
 /// The stack's pool, making guest accounts.
 pub struct CognitoGuests {
     client: Client,
@@ -41,12 +52,7 @@ impl CognitoGuests {
     /// made here), `GUESTS_PER_HOUR` (0: none are made).
     pub fn from_env(sdk: &aws_config::SdkConfig) -> Result<Option<CognitoGuests>, String> {
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-        let per_hour = match env("GUESTS_PER_HOUR") {
-            None => DEFAULT_GUESTS_PER_HOUR,
-            Some(v) => v
-                .parse()
-                .map_err(|_| format!("GUESTS_PER_HOUR must be a whole number, not {v:?}"))?,
-        };
+        let per_hour = guests_per_hour("GUESTS_PER_HOUR", env("GUESTS_PER_HOUR"))?;
         Ok(match (env("USER_POOL_ID"), env("USER_POOL_CLIENT_ID")) {
             (Some(pool), Some(app_client)) if per_hour > 0 => {
                 Some(CognitoGuests::new(sdk, &pool, &app_client, per_hour))
