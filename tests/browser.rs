@@ -64,26 +64,24 @@ fn serve_static(dir: PathBuf) -> u16 {
 }
 
 /// `examples/web` as the run command serves it: its files, and the JS client bundled beside them
-/// (`leaderboard-client.js`, by the pinned esbuild), in a folder of the test's own under
-/// `target/browser/web`. Returns the folder.
+/// (`leaderboard-client.js`, by `npm run web`, the pinned esbuild), in a folder of the test's
+/// own under `target/browser/web`. Returns the folder.
 fn web_example(root: &Path) -> PathBuf {
     let dir = root.join("target/browser/web");
     std::fs::create_dir_all(&dir).unwrap();
     for file in ["index.html", "app.js", "style.css"] {
         std::fs::copy(root.join("examples/web").join(file), dir.join(file)).unwrap();
     }
-    let out = Command::new(root.join("node_modules/.bin/esbuild"))
-        .arg(root.join("clients/js/src/index.ts"))
-        .args(["--bundle", "--format=esm", "--log-level=warning"])
-        .arg(format!(
-            "--outfile={}",
-            dir.join("leaderboard-client.js").display()
-        ))
+    // The run command's bundle (`npm run web`), written into this folder instead.
+    let out = Command::new("npm")
+        .args(["run", "--silent", "web"])
+        .current_dir(root)
+        .env("WEB_DIR", &dir)
         .output()
-        .expect("run esbuild (npm ci installs it)");
+        .expect("run npm");
     assert!(
-        out.status.success(),
-        "esbuild: {}",
+        out.status.success() && dir.join("leaderboard-client.js").is_file(),
+        "npm run web: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     dir
