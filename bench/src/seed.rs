@@ -121,6 +121,7 @@ async fn board(store: &Store, id: &str, starts: u64, ends: u64, entries: usize) 
                 rank_layout: Default::default(),
                 series_id: None,
                 write_shards: 1,
+                league: None,
             },
             ts(starts.min(now.as_millis())),
         )

@@ -82,6 +82,7 @@ async fn board(store: &Store, shards: u8, entries: usize) -> Result<Board, Strin
                 rank_layout: RankLayout::V2,
                 series_id: None,
                 write_shards: shards,
+                league: None,
             },
             now,
         )

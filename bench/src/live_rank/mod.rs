@@ -130,6 +130,7 @@ async fn load_board(store: &Store, n: usize) -> Result<BoardRun, String> {
                 rank_layout: RankLayout::V2,
                 series_id: None,
                 write_shards: 1,
+                league: None,
             },
             now,
         )

@@ -64,6 +64,7 @@ async fn with_the_player(
                 rank_layout: Default::default(),
                 series_id: None,
                 write_shards: 1,
+                league: None,
             },
             now,
         )

@@ -58,6 +58,7 @@ async fn board(
                 rank_layout: Default::default(),
                 series_id: None,
                 write_shards: 1,
+                league: None,
             },
             Timestamp::from_millis(now - 7_200_000).unwrap(),
         )

@@ -516,6 +516,7 @@ async fn only_ended_boards_are_due() {
                 rank_layout: Default::default(),
                 series_id: None,
                 write_shards: 1,
+                league: None,
             },
             Timestamp::now(),
         )

@@ -106,6 +106,7 @@ async fn run(n: usize, quick: bool) -> Row {
                 rank_layout: RankLayout::V2,
                 series_id: None,
                 write_shards: 1,
+                league: None,
             },
             at(0),
         )

@@ -148,6 +148,7 @@ async fn board(store: &Store, id: &str) -> BoardId {
                 rank_layout: RankLayout::V2,
                 series_id: None,
                 write_shards: 1,
+                league: None,
             },
             at(0),
         )

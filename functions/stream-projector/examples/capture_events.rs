@@ -52,6 +52,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     rank_layout: Default::default(),
                     series_id: None,
                     write_shards: 1,
+                    league: None,
                 },
                 at(0),
             )

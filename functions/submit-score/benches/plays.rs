@@ -79,6 +79,7 @@ async fn main() {
                     rank_layout: Default::default(),
                     series_id: None,
                     write_shards: 1,
+                    league: None,
                 },
                 now,
             )

@@ -22,7 +22,7 @@ use lambda_http::{Body, Error, Request, Response};
 pub use leaderboard_http::App;
 use leaderboard_http::budget::deadline;
 use leaderboard_http::{ApiError, Router, answer, identity, json, json_body};
-use leaderboard_keys::ids::{BoardId, GameId, IdempotencyKey, PlayerId, SessionId};
+use leaderboard_keys::ids::{BoardId, GameId, IdempotencyKey, PlayerId, SessionId, TierName};
 use leaderboard_store::freshness::Freshness;
 use leaderboard_store::model::{BoardOutcome, Metadata, Writers};
 use leaderboard_store::{MAX_BOARDS_PER_PLAY, Play, PlayOutcome, StoreError, new_session_id};
@@ -51,6 +51,11 @@ struct BoardResult<'a> {
     freshness: Option<Freshness>,
     #[serde(skip_serializing_if = "Option::is_none")]
     rank_exact: Option<bool>,
+    /// On a league board: the cohort the play counted on, and the player's tier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cohort_id: Option<&'a BoardId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tier: Option<&'a TierName>,
 }
 
 /// The answer to `POST /sessions`.
@@ -328,6 +333,8 @@ fn score_response<'a>(outcome: &'a PlayOutcome, board: &'a BoardId) -> ScoreResp
                 rank: None,
                 freshness: None,
                 rank_exact: None,
+                cohort_id: None,
+                tier: None,
             },
             board_result,
         ),
@@ -344,6 +351,8 @@ fn board_result(o: &BoardOutcome) -> BoardResult<'_> {
         rank: answered_rank(o),
         freshness: o.freshness,
         rank_exact: unknown_freshness(o),
+        cohort_id: o.cohort_id.as_ref(),
+        tier: o.tier.as_ref(),
     }
 }
 

@@ -23,6 +23,7 @@
 //! | Erasure key check (ours) | `STACK` | `#ERASURE_KEY_CHECK` | |
 //! | Recount wait (ours) | `RECOUNT` | `BUSY#<playerId>` | |
 //! | Guest sign-ups (ours) | `GUEST#<source>` | `SIGNUPS#<hour>` | |
+//! | League placement, cohort cursor, cohort listing (ours) | `PLAYER#<playerId>`, `LEADERBOARD#<boardId>` | `LEAGUE#...`, `COHORTS#<tier>`, `COHORT#<tier>#<number>` | |
 //!
 //! The entry pointer records a player's current Score sort key on a board, so that the submit
 //! path finds the Score item to replace with one *strongly consistent* read (a GSI1 read can't
@@ -425,8 +426,10 @@ fn parse_two_digits(s: &str) -> Option<u8> {
 
 mod feed;
 mod item_key;
+mod league;
 pub use feed::*;
 pub use item_key::ItemKey;
+pub use league::*;
 
 #[cfg(test)]
 mod tests;

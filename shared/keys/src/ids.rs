@@ -225,6 +225,12 @@ segment_id!(
     "seriesId"
 );
 
+segment_id!(
+    /// A league's tier name (`bronze`, `gold`), 1 to 64 characters of `[A-Za-z0-9_.-]`.
+    TierName,
+    "tier"
+);
+
 impl SeriesId {
     /// The series named as a board is: every board id is a valid series id (the same rule).
     pub fn of_board(board: &BoardId) -> SeriesId {

@@ -18,7 +18,7 @@
 //! | 4 rank | `lanes`, `apply`, `journal`, `lead`, `lookup`, `count`, `entry`, `inspect`, `second_layout`, `maintenance` | the rank index's home, reached by [`Rank`] (`store.rank()`: apply a batch, a rank, the index as stored, each maintenance run): a board's lanes, applying their changes to the index (its journal, and who leads after them), rank reads and counts, a player's ranked entry, a widening board's second layout |
 //! | 3 primitives | `boards`, `lease`, `pass` | the domain pieces features and the rank index share, as `Table` methods: board reads and writes, a lease on a board, the resumable pass every table-wide job runs |
 //! | 2 table | `Table`, `request`, `retry`, `batch`, `query`, `merge`, `cursor` | the one way a request reaches the table: builders, retry budgets, batches, listings (a sharded board's merged), and cursors |
-//! | 1 ground | [`config`], `error`, [`secrets`], [`tls`], `board`, [`model`], `items`, [`names`], [`metadata`], [`freshness`], [`rollover`], [`successor`], [`widening`], `session_id` | errors, configuration and secrets, the TLS client, the stored entities and the pure rules |
+//! | 1 ground | [`config`], `error`, [`secrets`], [`tls`], `board`, [`league`], [`model`], `items`, [`names`], [`metadata`], [`freshness`], [`rollover`], [`successor`], [`widening`], `session_id` | errors, configuration and secrets, the TLS client, the stored entities and the pure rules |
 //!
 //! Reads that decide a write are strongly consistent; writes are conditional so that no race can
 //! leave two entries for one player on one board.
@@ -67,7 +67,7 @@ pub use ground::config::{self, Config};
 pub use ground::error::{CancelReason, StoreError};
 pub use ground::secrets::{self, Secret};
 pub use ground::session_id::new_session_id;
-pub use ground::{freshness, metadata, model, names, tls, widening};
+pub use ground::{freshness, league, metadata, model, names, tls, widening};
 pub use ground::{rollover, successor};
 pub use primitives::lease::{LEASE_MARGIN, LEASE_WITHOUT_DEADLINE};
 pub use rank::Rank;

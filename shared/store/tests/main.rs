@@ -21,6 +21,8 @@ mod guests;
 mod hostile_input;
 mod http_client;
 mod lane_grouping;
+mod league_placement;
+mod leagues;
 mod plays_basic;
 mod rank_index;
 mod rank_journal;

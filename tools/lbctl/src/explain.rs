@@ -213,6 +213,34 @@ fn item_key(item: &ItemKey, sk: &str, hint: BoardHint) -> CtlResult<(&'static st
             player: p,
             board: b,
         } => ("Entry pointer", vec![player(p), board(b)]),
+        ItemKey::Placement {
+            player: p,
+            series,
+            period_end,
+        } => (
+            "League placement (a player's cohort in one period)",
+            vec![
+                player(p),
+                part("series", series.as_str()),
+                part("periodEnd", period_end.to_string()),
+            ],
+        ),
+        ItemKey::CohortCursor { board: b, tier } => (
+            "Cohort cursor (the cohort a tier's newcomers join)",
+            vec![board(b), part("tier", tier.as_str())],
+        ),
+        ItemKey::CohortListing {
+            board: b,
+            tier,
+            number,
+        } => (
+            "Cohort listing (one cohort of a league's period)",
+            vec![
+                board(b),
+                part("tier", tier.as_str()),
+                part("number", number.to_string()),
+            ],
+        ),
         ItemKey::GameFeed(g) => (
             "Game feed (the shard counts of its game's sessions)",
             vec![part("game", g.as_str())],

@@ -213,6 +213,7 @@ impl Harness {
                     rank_layout: RankLayout::V2,
                     series_id: None,
                     write_shards: 1,
+                    league: None,
                 },
                 starts_at,
             )

@@ -90,6 +90,7 @@ pub async fn sharded_board(
                 rank_layout: Default::default(),
                 series_id: None,
                 write_shards,
+                league: None,
             },
             Timestamp::from_millis(start).unwrap(),
         )
@@ -120,6 +121,7 @@ pub async fn open_board(store: &Store, id: &str) -> leaderboard_store::model::Bo
                 rank_layout: Default::default(),
                 series_id: None,
                 write_shards: 1,
+                league: None,
             },
             Timestamp::from_millis(now - DAY).unwrap(),
         )

@@ -98,6 +98,7 @@ pub fn new_board(id: &str, order: Order, operator: Operator, layout: RankLayout)
         rank_layout: layout,
         series_id: None,
         write_shards: 1,
+        league: None,
     }
 }
 

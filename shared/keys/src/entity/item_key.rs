@@ -5,7 +5,7 @@ use super::*;
 use crate::KeyError;
 use crate::erasure::Pseudonym;
 use crate::guest::GuestSource;
-use crate::ids::{BoardId, Email, GameId, IdempotencyKey, PlayerId, SessionId};
+use crate::ids::{BoardId, Email, GameId, IdempotencyKey, PlayerId, SeriesId, SessionId, TierName};
 
 /// An item key parsed back into what it identifies.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,6 +71,31 @@ pub enum ItemKey {
         /// The board.
         board: BoardId,
     },
+    /// A player's placement in one period of a league series.
+    Placement {
+        /// The player.
+        player: PlayerId,
+        /// The league's series.
+        series: SeriesId,
+        /// When the period ends.
+        period_end: Timestamp,
+    },
+    /// A league board's cohort cursor of one tier.
+    CohortCursor {
+        /// The league board.
+        board: BoardId,
+        /// The tier.
+        tier: TierName,
+    },
+    /// A league board's listing item of one cohort.
+    CohortListing {
+        /// The league board.
+        board: BoardId,
+        /// The cohort's tier.
+        tier: TierName,
+        /// The cohort's number in its tier, from 1.
+        number: u32,
+    },
     /// A board's listing item.
     BoardListing {
         /// When the board was created.
@@ -127,6 +152,9 @@ impl ItemKey {
                 source: GuestSource::parse(g)?,
                 hour,
             });
+        }
+        if let Some(league) = parse_league_key(pk, sk) {
+            return league;
         }
         if pk == BOARD_LIST {
             let (created_at, board) = parse_board_listing_sk(sk)?;

@@ -328,3 +328,50 @@ fn a_games_feed_item_parses_back() {
     assert!(ItemKey::parse("GAME#tetris", "#FEEDS").is_err());
     assert!(ItemKey::parse("GAME#bad id", "#FEED").is_err());
 }
+
+#[test]
+fn league_items_parse_back() {
+    use crate::ids::{SeriesId, TierName};
+    let p = PlayerId::parse("p_ann").unwrap();
+    let series = SeriesId::parse("league.week").unwrap();
+    let end = Timestamp::from_millis(1_767_225_600_000).unwrap();
+    let placed = placement(&p, &series, end).unwrap();
+    assert_eq!(
+        (placed.pk.as_str(), placed.sk.as_str()),
+        ("PLAYER#p_ann", "LEAGUE#league.week#1767225600000")
+    );
+    assert_eq!(
+        ItemKey::parse(&placed.pk, &placed.sk).unwrap(),
+        ItemKey::Placement {
+            player: p,
+            series: series.clone(),
+            period_end: end
+        }
+    );
+    assert!(placed.sk.starts_with(&placement_prefix(&series)));
+    let board = BoardId::parse("league_2026-w01").unwrap();
+    let gold = TierName::parse("gold").unwrap();
+    let cursor = cohort_cursor(&board, &gold);
+    assert_eq!(cursor.sk, "COHORTS#gold");
+    assert_eq!(
+        ItemKey::parse(&cursor.pk, &cursor.sk).unwrap(),
+        ItemKey::CohortCursor {
+            board: board.clone(),
+            tier: gold.clone()
+        }
+    );
+    let listed = cohort_listing(&board, &gold, 42).unwrap();
+    assert_eq!(listed.sk, "COHORT#gold#000042");
+    assert!(listed.sk.starts_with(&cohort_listing_prefix(Some(&gold))));
+    assert!(listed.sk.starts_with(&cohort_listing_prefix(None)));
+    assert_eq!(
+        ItemKey::parse(&listed.pk, &listed.sk).unwrap(),
+        ItemKey::CohortListing {
+            board,
+            tier: gold,
+            number: 42
+        }
+    );
+    assert!(ItemKey::parse("PLAYER#p_ann", "LEAGUE#league.week#12").is_err());
+    assert!(ItemKey::parse("LEADERBOARD#l", "COHORT#gold#x").is_err());
+}

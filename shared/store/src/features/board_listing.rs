@@ -189,7 +189,9 @@ impl PassWork for OldBoards<'_> {
 
     fn scan_filter(&self) -> ScanFilter {
         ScanFilter {
-            filter: "sk = :meta AND begins_with(pk, :board) AND attribute_not_exists(gsi1pk)",
+            // A league's cohorts are listed by their league, never as boards of its series.
+            filter: "sk = :meta AND begins_with(pk, :board) AND attribute_not_exists(gsi1pk) \
+                     AND attribute_not_exists(cohortOf)",
             projection: "pk, sk, createdAt, seriesId",
             params: Params::new()
                 .value(":meta", entity::METADATA)

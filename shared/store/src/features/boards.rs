@@ -39,11 +39,15 @@ impl Boards<'_> {
     /// ([`StoreError::Invalid`]), so that its rollover cannot fail at its first close.
     pub async fn create_board(self, new: NewBoard, now: Timestamp) -> Result<Board, StoreError> {
         let board = Board::create(new, now)?;
-        crate::ground::successor::successor(&board).map_err(|why| {
+        let next = crate::ground::successor::successor(&board).map_err(|why| {
             StoreError::Invalid(format!(
                 "leaderboardId cannot recur: {why}; choose a shorter id"
             ))
         })?;
+        // A league's next period opens cohorts under its successor's id.
+        if let (Some(league), Some(next)) = (&board.league, &next) {
+            league.check_cohort_ids(&next.board_id)?;
+        }
         self.store.table.put_new_board(&board).await?;
         Ok(board)
     }

@@ -3,12 +3,13 @@
 //! board and a play's time and score must pass.
 
 use leaderboard_keys::entity::{self, MAX_WRITE_SHARDS};
-use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SeriesId};
+use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SeriesId, TierName};
 use leaderboard_keys::rank::{MAX_MAX_SCORE, Order, RankKeySpec};
 use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::ground::error::StoreError;
+use crate::ground::league::{League, cohort_id};
 use crate::ground::names::check_name;
 use crate::ground::widening::{WideningRun, WideningStep};
 
@@ -130,6 +131,10 @@ pub struct NewBoard {
     /// since every entry's key names its shard.
     #[serde(default = "one_shard")]
     pub write_shards: u8,
+    /// A league (on a recurring board): the board holds no entries itself, its players are
+    /// placed in cohorts by tier (`crate::ground::league`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub league: Option<League>,
 }
 
 fn one_shard() -> u8 {
@@ -274,6 +279,16 @@ pub struct Board {
     /// The widening under way, if any (`widening`, docs/widen.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub widening: Option<WideningRun>,
+    /// The league's settings: on a league board, and on each of its cohorts (the rules the
+    /// cohort's close moves its players by).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub league: Option<League>,
+    /// The league board a cohort belongs to (`cohortOf`): set on cohorts only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cohort_of: Option<BoardId>,
+    /// A cohort's tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<TierName>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -289,6 +304,25 @@ pub(crate) fn groups_lanes(write_shards: u8) -> bool {
 
 pub(crate) fn is_false(b: &bool) -> bool {
     !*b
+}
+
+/// The rules of `league` on a new board besides its own (`League::check`): the board recurs
+/// (each period's end moves the tiers) and keeps its entries in one partition (a cohort is a
+/// hundred players at most).
+fn check_league(league: &League, new: &NewBoard) -> Result<(), StoreError> {
+    if new.recurrence == Recurrence::None {
+        return Err(StoreError::Invalid(
+            "a league needs a recurring board (recurrence daily, weekly or season): its \
+             tiers move when a period ends"
+                .into(),
+        ));
+    }
+    if new.write_shards != 1 {
+        return Err(StoreError::Invalid(
+            "a league takes writeShards 1: its cohorts hold at most 100 players each".into(),
+        ));
+    }
+    league.check(&new.board_id)
 }
 
 /// The longest play a `durationSec` may describe: a year (and so the largest `minDurationSec`
@@ -334,6 +368,9 @@ impl Board {
                 format!("{:?}", new.recurrence).to_lowercase()
             )));
         }
+        if let Some(league) = &new.league {
+            check_league(league, &new)?;
+        }
         let starts_at = new.starts_at.unwrap_or(now);
         if let Some(ends_at) = new.ends_at
             && ends_at <= starts_at
@@ -370,7 +407,40 @@ impl Board {
             write_shards: new.write_shards,
             entry_generation: 0,
             widening: None,
+            league: new.league,
+            cohort_of: None,
+            tier: None,
         })
+    }
+
+    /// Cohort `number` of `tier` of this league board, opened `now`: an ordinary board with
+    /// the league's settings and window, that does not recur (the league does) and is closed
+    /// by the league's close.
+    pub fn cohort(
+        &self,
+        tier: &TierName,
+        number: u32,
+        now: Timestamp,
+    ) -> Result<Board, StoreError> {
+        Ok(Board {
+            board_id: cohort_id(&self.board_id, tier, number)?,
+            recurrence: Recurrence::None,
+            status: BoardStatus::Open,
+            created_at: now,
+            closed_at: None,
+            player_count: None,
+            next_board_id: None,
+            rollover_error: None,
+            widening: None,
+            cohort_of: Some(self.board_id.clone()),
+            tier: Some(tier.clone()),
+            ..self.clone()
+        })
+    }
+
+    /// Whether plays naming this board are placed in a cohort (a league board, not a cohort).
+    pub fn is_league(&self) -> bool {
+        self.league.is_some() && self.cohort_of.is_none()
     }
 
     /// The partition of `player`'s Score item on this board (of its generation in service).
@@ -439,6 +509,14 @@ impl Board {
             return Err("ended");
         }
         Ok(())
+    }
+
+    /// [`Board::accepts_at`] as a play's refusal ([`StoreError::BoardClosed`]).
+    pub fn check_open_at(&self, at: Timestamp) -> Result<(), StoreError> {
+        self.accepts_at(at).map_err(|why| StoreError::BoardClosed {
+            board: self.board_id.clone(),
+            why,
+        })
     }
 
     /// The generation of entries plays write besides the one in service, and its key spec:

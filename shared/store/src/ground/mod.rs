@@ -9,6 +9,7 @@ pub mod config;
 pub mod error;
 pub mod freshness;
 pub(crate) mod items;
+pub mod league;
 pub mod metadata;
 pub mod model;
 pub mod names;

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SessionId};
+use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SessionId, TierName};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_keys::widen;
 use serde::{Deserialize, Serialize};
@@ -215,6 +215,19 @@ pub struct BoardOutcome {
     /// How fresh that rank is (absent on sessions recorded before ranks carried it).
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub freshness: Option<Freshness>,
+    /// On a league board: the cohort the play counted on (its entry and rank are there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cohort_id: Option<BoardId>,
+    /// On a league board: the player's tier in the period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<TierName>,
+}
+
+impl BoardOutcome {
+    /// The board the play's entry is on: the cohort of a league board, else the board.
+    pub fn counted_on(&self) -> &BoardId {
+        self.cohort_id.as_ref().unwrap_or(&self.board_id)
+    }
 }
 
 /// One play (the Session item): immutable once written.

@@ -64,6 +64,7 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
         series_id: Some(board.series()),
         // A hot board's successor is as hot.
         write_shards: board.write_shards,
+        league: board.league.clone(),
     }))
 }
 
@@ -101,6 +102,9 @@ mod tests {
             rank_migrating: false,
             lanes_grouped: true,
             write_shards: 4,
+            league: None,
+            cohort_of: None,
+            tier: None,
             entry_generation: 0,
             widening: None,
         }

@@ -71,6 +71,7 @@ pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> 
         rank_layout: Default::default(),
         series_id: None,
         write_shards: 1,
+        league: None,
     }
 }
 

@@ -166,6 +166,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             rank_layout: Default::default(),
             series_id: None,
             write_shards: 1,
+            league: None,
         };
         // WHEN the board is created
         let created = store.boards().create_board(new, now).await.unwrap();
@@ -195,6 +196,9 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             rank_migrating: false,
             lanes_grouped: true,
             write_shards: 1,
+            league: None,
+            cohort_of: None,
+            tier: None,
             entry_generation: 0,
             widening: None,
         };

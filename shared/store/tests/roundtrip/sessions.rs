@@ -138,6 +138,8 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
                     improved,
                     rank,
                     freshness: None,
+                    cohort_id: None,
+                    tier: None,
                 })
                 .collect(),
         };

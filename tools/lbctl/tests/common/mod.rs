@@ -43,6 +43,7 @@ pub fn new_board(id: &str, order: Order, max_score: u64) -> NewBoard {
         rank_layout: Default::default(),
         series_id: None,
         write_shards: 1,
+        league: None,
     }
 }
 

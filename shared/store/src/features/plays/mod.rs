@@ -31,31 +31,37 @@
 //! refused). No play writes or checks the board item, which would make it one key that every
 //! play touches; a play that changes no entry writes nothing on the board at all.
 //!
+//! **Leagues.** A league board a play names is replaced, after the read, by the player's cohort
+//! of the period (their placement, or a seat taken in the play's own transaction:
+//! `crate::features::plays::league`); from there on the play is an ordinary play on the cohort.
+//!
 //! **Ranks** are read after the transaction committed, by `crate::features::plays::ranks`: from there on
 //! the play is accepted whatever the reads do.
 
 pub mod idempotency;
+mod league;
+mod plan;
 pub(crate) mod ranks;
 pub mod rate;
 mod rules;
 
 use std::time::Duration;
 
+use aws_sdk_dynamodb::types::TransactWriteItem;
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::{BoardId, GameId, IdempotencyKey, PlayerId, SessionId};
 use leaderboard_keys::rank_index;
 use leaderboard_keys::time::Timestamp;
 
 use crate::features::plays::idempotency::{KeyedSession, same_play};
+use crate::features::plays::plan::plan_board;
 use crate::features::plays::ranks::{CommittedPlay, PlayOutcome};
 use crate::features::plays::rate::{PlayRate, rate_limited};
-use crate::features::plays::rules::{boards_game, check_rules, check_writers, feed_of};
+use crate::features::plays::rules::{boards_game, check_writers, feed_of};
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, from_item, pointer_item, score_key, to_item};
-use crate::ground::model::{
-    Board, BoardOutcome, Entry, EntryPointer, Metadata, Operator, Session, Writers,
-};
+use crate::ground::model::{Board, BoardOutcome, EntryPointer, Metadata, Session, Writers};
 use crate::rank::second_layout::score_item_in_service;
 use crate::store::Store;
 use crate::table::request::Params;
@@ -146,92 +152,6 @@ pub(crate) struct BoardPlan {
     pub(crate) outcome: BoardOutcome,
 }
 
-/// The new entry of `board` after a play of `score` at `now`, given the current one.
-fn plan_board(
-    (board, root): (Board, Item),
-    old: Option<EntryPointer>,
-    play: &Play,
-    name: &str,
-    now: Timestamp,
-) -> Result<BoardPlan, StoreError> {
-    let spec = board.spec()?;
-    let order = board.order;
-    check_rules(&board, play)?;
-    let old = old.map(|p| p.on_board(&board)).transpose()?;
-    // The rules do not depend on the order in which concurrent plays commit (a play's `now` is
-    // fixed before its retries): `best` keeps the better score, and of equal scores the earlier
-    // one (it ranks higher); `latest` keeps the play with the greatest (time, session id);
-    // `increment` adds every play once and its time never goes backwards; its total saturates
-    // at `maxScore` (the play's other boards go on), and an entry at `maxScore` takes no more.
-    let capped = board.operator == Operator::Increment
-        && old
-            .as_ref()
-            .is_some_and(|cur| cur.entry.score.saturating_add(play.score) > board.max_score);
-    let new_entry: Option<(u64, Timestamp)> = match (&old, board.operator) {
-        (None, _) => Some((play.score, now)),
-        (Some(cur), Operator::Best) => (order.is_better(play.score, cur.entry.score)
-            || (play.score == cur.entry.score && now < cur.entry.attained_at))
-            .then_some((play.score, now)),
-        (Some(cur), Operator::Latest) => ((now, &play.session_id)
-            > (cur.entry.attained_at, &cur.session_id))
-            .then_some((play.score, now)),
-        (Some(cur), Operator::Increment)
-            if play.score == 0 || cur.entry.score >= board.max_score =>
-        {
-            None
-        }
-        (Some(cur), Operator::Increment) => {
-            let total = cur
-                .entry
-                .score
-                .saturating_add(play.score)
-                .min(board.max_score);
-            Some((total, now.max(cur.entry.attained_at)))
-        }
-    };
-    let new = match new_entry {
-        None => None,
-        Some((score, attained_at)) => Some(EntryPointer {
-            entry: Entry {
-                board_id: board.board_id.clone(),
-                player_id: play.player_id.clone(),
-                score,
-                attained_at,
-                name: Some(name.to_owned()),
-                metadata: play.metadata.clone(),
-            },
-            session_id: play.session_id.clone(),
-            score_sk: spec.score_sort_key(score, attained_at.as_millis(), &play.player_id)?,
-            version: old.as_ref().map_or(1, |o| o.version + 1),
-            saturated: capped || old.as_ref().is_some_and(|o| o.saturated),
-        }),
-    };
-    let best = new
-        .as_ref()
-        .or(old.as_ref())
-        .map_or(play.score, |e| e.entry.score);
-    // Improved: the entry is new, or now ranks higher than before.
-    let improved = match (&old, &new) {
-        (None, _) => true,
-        (Some(o), Some(n)) => n.score_sk > o.score_sk,
-        (Some(_), None) => false,
-    };
-    Ok(BoardPlan {
-        outcome: BoardOutcome {
-            board_id: board.board_id.clone(),
-            best,
-            improved,
-            saturated: capped,
-            rank: 0,
-            freshness: None,
-        },
-        board,
-        root,
-        old,
-        new,
-    })
-}
-
 /// Plays: record, commit and rank a play, once per idempotency key, at the player's rate (the
 /// handle [`Store::plays`] gives).
 #[derive(Clone, Copy)]
@@ -295,13 +215,19 @@ impl Plays<'_> {
                 same_play(&session, play)?;
                 return Ok(Recorded::Duplicate(session, attempt));
             }
+            // A league board's cohort takes its place (`league`).
+            let seats = match self.seat(play, &mut state, now).await {
+                Ok(seats) => seats,
+                Err(refusal) => return self.repeat_or(refusal, play, attempt).await,
+            };
             let read_rate = std::mem::take(&mut state.rate);
             let game_claimed = state.game_claimed;
             let decided = self.decide(play, state, &read_rate, by, now);
-            let (plans, rate, game_id) = match decided {
+            let (mut plans, rate, game_id) = match decided {
                 Ok(decided) => decided,
                 Err(refusal) => return self.repeat_or(refusal, play, attempt).await,
             };
+            league::label(&mut plans, &seats);
             let session = Session {
                 player_id: play.player_id.clone(),
                 session_id: play.session_id.clone(),
@@ -314,7 +240,8 @@ impl Plays<'_> {
                 outcomes: plans.iter().map(|p| p.outcome.clone()).collect(),
             };
             let rate = rate.as_deref().map(|times| (&read_rate, times));
-            let written = self.write_play(play, &session, &plans, rate, game_claimed, now);
+            let seated = self.seat_writes(&seats)?;
+            let written = self.write_play(play, &session, &plans, rate, game_claimed, seated);
             match written.await {
                 Ok(()) => return Ok(Recorded::New(session, plans, attempt)),
                 Err(StoreError::TransactionCanceled { reasons }) => {
@@ -483,12 +410,7 @@ impl Plays<'_> {
         }
         for board in &boards {
             check_writers(board, by)?;
-            board
-                .accepts_at(now)
-                .map_err(|why| StoreError::BoardClosed {
-                    board: board.board_id.clone(),
-                    why,
-                })?;
+            board.check_open_at(now)?;
         }
         boards
             .into_iter()
@@ -506,8 +428,10 @@ impl Plays<'_> {
         plans: &[BoardPlan],
         rate: Option<(&PlayRate, &[u64])>,
         game_claimed: bool,
-        played_at: Timestamp,
+        seated: Vec<TransactWriteItem>,
     ) -> Result<(), StoreError> {
+        // The play's time: its Session's.
+        let played_at = session.attained_at;
         let session_key = entity::session(&session.player_id, &session.session_id);
         let gsi2 = feed_of(session, plans, game_claimed).map(|shards| {
             entity::session_gsi2(
@@ -582,6 +506,8 @@ impl Plays<'_> {
         if let Some((read, times)) = rate {
             items.push(self.tx_play_rate(&play.player_id, read, times, played_at)?);
         }
+        // New league placements and their seats, on condition that they are still free.
+        items.extend(seated);
         let send = self.store.table.transact(items, "TransactWriteItems(play)");
         tokio::time::timeout(TRANSACTION_TIMEOUT, send)
             .await

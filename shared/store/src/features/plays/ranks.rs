@@ -165,7 +165,7 @@ impl Plays<'_> {
                 continue;
             }
             let read = async {
-                let Some(board) = self.store.table.board(&outcome.board_id).await? else {
+                let Some(board) = self.store.table.board(outcome.counted_on()).await? else {
                     return Ok(None);
                 };
                 self.store
