@@ -150,12 +150,7 @@ async fn a_board_another_run_holds_is_left_alone_until_its_lease_expires() {
     // The holder died: its lease ran out a second ago, and the next run takes it over.
     lease_held_by_another(&table, "held", Timestamp::from_millis(now - 1000).unwrap()).await;
     let summary = run(&app, None).await.unwrap();
-    let closed: Vec<(&str, u64)> = summary
-        .close()
-        .closed
-        .iter()
-        .map(|c| (c.board_id.as_str(), c.player_count))
-        .collect();
+    let closed = closed_boards(&summary);
     assert_eq!(closed, [("held", 30)], "{summary:?}");
     assert!(summary.close().busy.is_empty());
     assert_eq!(snapshot(&table).await.len(), 60);

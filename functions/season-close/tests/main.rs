@@ -8,6 +8,7 @@ mod close;
 mod events;
 mod fence;
 mod key_check;
+mod leagues;
 mod lease;
 mod metrics;
 mod migration;

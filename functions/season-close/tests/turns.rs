@@ -33,12 +33,7 @@ async fn a_long_snapshot_does_not_hold_back_a_board_due_after_it() {
     let (recorded, log) = recorded_store(&table);
     let summary = run(&App::new(recorded, small_pages()), None).await.unwrap();
     assert_within_policy(&log);
-    let closed: Vec<(&str, u64)> = summary
-        .close()
-        .closed
-        .iter()
-        .map(|c| (c.board_id.as_str(), c.player_count))
-        .collect();
+    let closed = closed_boards(&summary);
     assert_eq!(closed, [("short", 5), ("long", pages as u64 * 10)]);
     assert!(summary.close().paused.is_empty() && summary.close().failed.is_empty());
     let finals = snapshot(&table).await;

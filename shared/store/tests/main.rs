@@ -21,6 +21,7 @@ mod guests;
 mod hostile_input;
 mod http_client;
 mod lane_grouping;
+mod league_close;
 mod league_placement;
 mod leagues;
 mod plays_basic;

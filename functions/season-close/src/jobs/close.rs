@@ -6,7 +6,7 @@
 //! lease) is left to that run. What the deadline leaves unfinished is checkpointed on the board
 //! and resumed by the next run.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Instant;
 
 use leaderboard_events::{BoardClosed, Event, Standing, TOP_COUNT};
@@ -174,6 +174,7 @@ async fn close_due(step: &Step<'_>) -> Result<CloseOutcome, StoreError> {
     let turn = step.app.options.max_pages.unwrap_or(PAGES_PER_TURN);
     let mut waiting: VecDeque<BoardId> = due.into();
     let mut progress: HashMap<BoardId, PausedBoard> = HashMap::new();
+    let mut waited: HashSet<BoardId> = HashSet::new();
     while let Some(board) = waiting.pop_front() {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             waiting.push_front(board);
@@ -234,6 +235,22 @@ async fn close_due(step: &Step<'_>) -> Result<CloseOutcome, StoreError> {
                 };
                 progress.insert(board.clone(), paused);
                 if step.app.options.max_pages.is_none() {
+                    waiting.push_back(board);
+                }
+            }
+            Ok(CloseProgress::Waiting {
+                board,
+                closed,
+                cohorts,
+            }) => {
+                let paused = PausedBoard {
+                    board_id: board.clone(),
+                    done: closed,
+                    total: cohorts,
+                };
+                progress.insert(board.clone(), paused);
+                // Its cohorts are due with it, after it: one more turn once they had theirs.
+                if step.app.options.max_pages.is_none() && waited.insert(board.clone()) {
                     waiting.push_back(board);
                 }
             }

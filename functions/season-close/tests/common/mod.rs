@@ -50,6 +50,28 @@ pub fn bid(s: &str) -> BoardId {
     BoardId::parse(s).unwrap()
 }
 
+/// What creates a one-off `best` board `id` of `order` from `start` to `end` (epoch ms).
+pub fn board_body(id: &str, order: Order, start: u64, end: u64) -> NewBoard {
+    NewBoard {
+        board_id: bid(id),
+        name: format!("Board {id}"),
+        order,
+        operator: Operator::Best,
+        max_score: 9_999_999_999,
+        min_score: 0,
+        min_duration_sec: None,
+        starts_at: Some(Timestamp::from_millis(start).unwrap()),
+        ends_at: Some(Timestamp::from_millis(end).unwrap()),
+        recurrence: Recurrence::None,
+        writers: Default::default(),
+        game_id: None,
+        rank_layout: Default::default(),
+        series_id: None,
+        write_shards: 1,
+        league: None,
+    }
+}
+
 /// A board that ran from `start` to `end` (epoch ms).
 pub async fn board(
     store: &Store,
@@ -75,22 +97,9 @@ pub async fn sharded_board(
         .boards()
         .create_board(
             NewBoard {
-                board_id: bid(id),
-                name: format!("Board {id}"),
-                order,
-                operator: Operator::Best,
-                max_score: 9_999_999_999,
-                min_score: 0,
-                min_duration_sec: None,
-                starts_at: Some(Timestamp::from_millis(start).unwrap()),
-                ends_at: Some(Timestamp::from_millis(end).unwrap()),
                 recurrence,
-                writers: Default::default(),
-                game_id: None,
-                rank_layout: Default::default(),
-                series_id: None,
                 write_shards,
-                league: None,
+                ..board_body(id, order, start, end)
             },
             Timestamp::from_millis(start).unwrap(),
         )
@@ -105,24 +114,7 @@ pub async fn open_board(store: &Store, id: &str) -> leaderboard_store::model::Bo
     store
         .boards()
         .create_board(
-            NewBoard {
-                board_id: bid(id),
-                name: format!("Board {id}"),
-                order: Order::Desc,
-                operator: Operator::Best,
-                max_score: 9_999_999_999,
-                min_score: 0,
-                min_duration_sec: None,
-                starts_at: Some(Timestamp::from_millis(now - DAY).unwrap()),
-                ends_at: Some(Timestamp::from_millis(now + DAY).unwrap()),
-                recurrence: Recurrence::None,
-                writers: Default::default(),
-                game_id: None,
-                rank_layout: Default::default(),
-                series_id: None,
-                write_shards: 1,
-                league: None,
-            },
+            board_body(id, Order::Desc, now - DAY, now + DAY),
             Timestamp::from_millis(now - DAY).unwrap(),
         )
         .await
@@ -181,4 +173,14 @@ pub async fn ended_board(
         .import_entries(&b, &entries(n, now - 3 * HOUR))
         .await
         .unwrap();
+}
+
+/// The boards a run closed, in the order it closed them, with their player counts.
+pub fn closed_boards(summary: &season_close::RunSummary) -> Vec<(&str, u64)> {
+    summary
+        .close()
+        .closed
+        .iter()
+        .map(|c| (c.board_id.as_str(), c.player_count))
+        .collect()
 }

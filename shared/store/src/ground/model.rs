@@ -15,6 +15,7 @@ pub use crate::ground::board::{
 };
 use crate::ground::error::StoreError;
 use crate::ground::freshness::Freshness;
+use crate::ground::league::Movement;
 pub use crate::ground::metadata::Metadata;
 pub use crate::ground::names::MAX_NAME_LEN;
 
@@ -280,6 +281,15 @@ pub struct SeasonResult {
     pub rank: u64,
     /// How many players the board had.
     pub player_count: u64,
+    /// On a league's cohort: its league board.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cohort_of: Option<BoardId>,
+    /// On a league's cohort: the player's tier in the period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<TierName>,
+    /// On a league's cohort: where the period's end moved the player.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub movement: Option<Movement>,
 }
 
 impl SeasonResult {

@@ -25,6 +25,7 @@
 //! same items as the run that took the lease over, so the snapshot has no duplicate or missing
 //! rank and there is one successor.
 
+mod league;
 mod widen_cutoff;
 
 use std::time::Instant;
@@ -114,6 +115,16 @@ pub enum CloseProgress {
     NotDue {
         /// The board.
         board: BoardId,
+    },
+    /// A league board whose cohorts are not all closed yet: its own close (its rollover)
+    /// waits for them. Each cohort is due as the league is, and closes like any board.
+    Waiting {
+        /// The league board.
+        board: BoardId,
+        /// Its cohorts counted closed.
+        closed: u64,
+        /// Its cohorts in all.
+        cohorts: u64,
     },
     /// Another close run holds the board's close lease (see `close_lease`); nothing was done
     /// (or, if that run took the lease over from this one mid-way, this one stopped).
@@ -240,6 +251,24 @@ impl Close<'_> {
         if board.status == BoardStatus::Open {
             self.begin_closing(id, now).await?;
         }
+        // A league rolls over once its cohorts are closed (`league`): the count read after
+        // `closing`, which no cohort opens past.
+        if board.is_league() {
+            let raw = self
+                .store
+                .table
+                .get_raw(&entity::board(id))
+                .await?
+                .unwrap_or(raw.clone());
+            let (closed, cohorts) = self.cohorts_closed(id, &raw).await?;
+            if closed < cohorts {
+                return Ok(CloseProgress::Waiting {
+                    board: id.clone(),
+                    closed,
+                    cohorts,
+                });
+            }
+        }
         // The fence before the first read of the entries (again on a resumed close that had
         // not counted them: closing lanes twice changes nothing). The board as stored now that
         // it is closing: its lanes' layout cannot change any more.
@@ -317,6 +346,7 @@ impl Close<'_> {
                 break;
             }
             let mut writes = Vec::with_capacity(items.len() * 4);
+            let mut results = Vec::with_capacity(items.len());
             for (item, rank) in items.iter().zip(done + 1..) {
                 let pointer = pointer_from_score_item(item)?;
                 let standing = FinalStanding {
@@ -333,13 +363,18 @@ impl Close<'_> {
                     entry: pointer.entry.clone(),
                     rank,
                     player_count: total,
+                    cohort_of: None,
+                    tier: None,
+                    movement: None,
                 };
+                let result = league::with_move(result, &board);
                 writes.push(to_item(
                     &result,
                     &entity::season_result(&pointer.entry.player_id, id),
                     None,
                     None,
                 )?);
+                results.push(result);
                 // Archive: the live item and its pointer, as they are, with a ttl; the item
                 // listed in the player's boards again where a cut-off widening's copy had
                 // taken its GSI1 key.
@@ -354,6 +389,7 @@ impl Close<'_> {
                 writes.push(pointer_archived);
             }
             self.store.table.put_all(writes).await?;
+            self.move_tiers(&board, &results).await?;
             let last_sk = key_string(items.last().unwrap_or(&Item::new()), "sk");
             done += items.len() as u64;
             cursor = Some(last_sk);
@@ -389,7 +425,7 @@ impl Close<'_> {
                 next: rolled.ok().flatten(),
             });
         }
-        self.finish_closing(id, now, total, &rolled).await?;
+        self.finish_closing(&board, now, total, &rolled).await?;
         let next = rolled.ok().flatten();
         tracing::info!(board = %id, players = total, next = ?next, "closed");
         Ok(CloseProgress::Closed {
@@ -496,7 +532,7 @@ impl Close<'_> {
     /// their erasure).
     async fn finish_closing(
         self,
-        id: &BoardId,
+        board: &Board,
         now: Timestamp,
         player_count: u64,
         rolled: &Rolled,
@@ -521,6 +557,10 @@ impl Close<'_> {
                 update = update.replace(" REMOVE", ", rolloverError = :why REMOVE");
                 params = params.value(":why", why);
             }
+        }
+        let id = &board.board_id;
+        if let Some(league) = &board.cohort_of {
+            return self.finish_cohort(id, league, &update, params).await;
         }
         self.store
             .table

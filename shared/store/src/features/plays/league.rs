@@ -7,7 +7,8 @@
 //! player is in two cohorts of a period however many of their plays race), and either a seat
 //! in the cursor's cohort (`members + 1` on condition that the cursor still names it and it has
 //! room) or, when it is full, the next cohort (the cursor moved on condition that it still
-//! names the full one, the cohort's board and its listing item put). A play that loses a race
+//! names the full one, the cohort's board and its listing item put, on condition that the
+//! league board is still open). A play that loses a race
 //! is cancelled whole and read again: it then finds the placement, the seat taken, or the
 //! next cohort open. No cohort ever holds more than `cohortSize`.
 //!
@@ -15,7 +16,7 @@
 //! the other league boards', one `BatchGetItem`), then for a newcomer one Query (limit 1) of
 //! their last placement in the series and one read of the tier's cursor, and one read of the
 //! cohort's board, entry pointer and rank index root, whatever the number of cohorts. The
-//! transaction takes two to four items more.
+//! transaction takes two items more (placement, seat), five when the play opens a cohort.
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
 use leaderboard_keys::entity::{self, Key};
@@ -294,11 +295,17 @@ impl Plays<'_> {
                 Some(condition),
                 params,
             )?);
+            // Due when its league ends, as any board: its close publishes its BoardClosed.
+            let due = opened
+                .ends_at
+                .map(|end| entity::board_open_gsi2(end, &opened.board_id));
             items.push(table.tx_put(
-                to_item(opened, &entity::board(&opened.board_id), None, None)?,
+                to_item(opened, &entity::board(&opened.board_id), None, due.as_ref())?,
                 Some("attribute_not_exists(pk)"),
                 Params::new(),
             )?);
+            // No cohort opens once the league's close began: it counts them then.
+            items.push(table.tx_board_open(&seat.league)?);
             let listed = ListedCohort {
                 cohort_id: opened.board_id.clone(),
                 tier: seat.tier.clone(),
