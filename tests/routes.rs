@@ -65,7 +65,7 @@ fn only_the_contracts_any_routes_skip_the_authorizer() {
         .filter(|r| r.auth == Auth::None)
         .map(|r| r.route_key())
         .collect();
-    // The contract's "any" routes (contract.md, sections 2 and 9).
+    // The contract's "any" routes (contract.md, sections 2, 9 and 10).
     let expected: BTreeSet<String> = [
         "GET /leaderboards",
         "GET /leaderboards/{boardId}",
@@ -78,6 +78,8 @@ fn only_the_contracts_any_routes_skip_the_authorizer() {
         "GET /players/{playerId}/sessions/{sessionId}",
         "GET /players/{playerId}/results",
         "GET /games/{gameId}/sessions",
+        "GET /players/{playerId}/leagues/{boardId}",
+        "GET /leaderboards/{boardId}/cohorts",
     ]
     .into_iter()
     .map(str::to_owned)

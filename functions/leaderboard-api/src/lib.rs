@@ -20,6 +20,8 @@
 //! | `GET /players/{playerId}/sessions` | any | AP6 |
 //! | `GET /players/{playerId}/sessions/{sessionId}` | any | AP8 |
 //! | `GET /players/{playerId}/results` | any | season results |
+//! | `GET /players/{playerId}/leagues/{boardId}` | any | the player's standing in a league's period (`leagues.rs`) |
+//! | `GET /leaderboards/{boardId}/cohorts` | any | a league period's cohorts |
 //! | `GET /games/{gameId}/sessions` | any | AP7 |
 //! | `GET /admin/players?email=` | admin | AP2 |
 //! | `PUT /admin/players/{playerId}/ban` | admin | ban: plays refused, entries on open boards removed |
@@ -38,6 +40,7 @@
 
 pub mod cognito;
 mod guest;
+mod leagues;
 pub mod metrics;
 mod reads;
 mod writes;
@@ -125,6 +128,10 @@ pub enum Route {
     GetRecount,
     /// `POST /players/guest`
     CreateGuest,
+    /// `GET /players/{playerId}/leagues/{boardId}`
+    PlayerLeague,
+    /// `GET /leaderboards/{boardId}/cohorts`
+    LeagueCohorts,
 }
 
 /// The routes that need a token, served by `LeaderboardWritesFunction`, in match order: literal
@@ -162,6 +169,11 @@ fn read_routes() -> Vec<(Method, &'static str, Route)> {
         (Method::GET, "/leaderboards/{boardId}/scores", TopScores),
         (
             Method::GET,
+            "/leaderboards/{boardId}/cohorts",
+            LeagueCohorts,
+        ),
+        (
+            Method::GET,
             "/leaderboards/{boardId}/players/{playerId}",
             PlayerRank,
         ),
@@ -179,6 +191,11 @@ fn read_routes() -> Vec<(Method, &'static str, Route)> {
             GetSession,
         ),
         (Method::GET, "/players/{playerId}/results", PlayerResults),
+        (
+            Method::GET,
+            "/players/{playerId}/leagues/{boardId}",
+            PlayerLeague,
+        ),
         (Method::GET, "/games/{gameId}/sessions", GameSessions),
     ]
 }

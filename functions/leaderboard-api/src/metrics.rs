@@ -55,7 +55,12 @@ impl RequestMetrics {
 
     /// The own ranks among `entries` (those that say how fresh they are).
     pub fn ranks(&mut self, entries: &[RankedEntry]) {
-        let (exact, within) = Freshness::tally(entries.iter().filter_map(|e| e.freshness));
+        self.freshness(entries.iter().filter_map(|e| e.freshness));
+    }
+
+    /// Counts answered ranks by their freshness.
+    pub fn freshness(&mut self, answered: impl IntoIterator<Item = Freshness>) {
+        let (exact, within) = Freshness::tally(answered);
         self.ranks_exact += exact;
         self.ranks_within_lag += within;
     }

@@ -322,5 +322,7 @@ pub(crate) async fn read_route(
         | Route::StartRecount
         | Route::GetRecount
         | Route::CreateGuest => Err(ApiError::not_found("no such read route")),
+        Route::PlayerLeague => crate::leagues::player_league(app, p, metrics).await,
+        Route::LeagueCohorts => crate::leagues::league_cohorts(app, p, req).await,
     }
 }

@@ -273,6 +273,8 @@ pub(crate) async fn write_route(
         | Route::PlayerSessions
         | Route::GetSession
         | Route::PlayerResults
-        | Route::GameSessions => Err(ApiError::not_found("no such write route")),
+        | Route::GameSessions
+        | Route::PlayerLeague
+        | Route::LeagueCohorts => Err(ApiError::not_found("no such write route")),
     }
 }

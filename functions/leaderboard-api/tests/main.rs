@@ -15,6 +15,7 @@ mod export;
 mod friends;
 mod identity;
 mod init;
+mod leagues;
 mod metrics;
 mod moderation;
 mod players;

@@ -120,6 +120,26 @@ async fn every_route_stays_within_its_functions_policy() {
         Some(&json!({"score": 7})),
     )
     .await;
+    // A league: created, played (placements, a cohort opened and joined), read.
+    let now = Timestamp::now().as_millis();
+    let ends = Timestamp::from_millis(now + 86_400_000)
+        .unwrap()
+        .to_string();
+    let league = json!({"leaderboardId": "lg_2026-w01", "name": "League", "recurrence": "weekly",
+        "endsAt": ends, "league": {"tiers": ["low", "high"], "cohortSize": 2, "promote": 1, "relegate": 1}});
+    f.ok("POST", "/leaderboards", As::Admin("root"), Some(&league))
+        .await;
+    for player in ["ada", "cy", "eve"] {
+        let play = json!({"score": 3, "gameId": "tetris", "leaderboardIds": ["lg_2026-w01"]});
+        f.ok("POST", "/sessions", As::Player(player), Some(&play))
+            .await;
+    }
+    for path in [
+        "/players/ada/leagues/lg_2026-w01",
+        "/leaderboards/lg_2026-w01/cohorts",
+    ] {
+        f.ok("GET", path, As::Anonymous, None).await;
+    }
     let sessions = f
         .ok("GET", "/players/ada/sessions", As::Anonymous, None)
         .await;

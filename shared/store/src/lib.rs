@@ -13,10 +13,10 @@
 //!
 //! | floor | modules | what it holds |
 //! | --- | --- | --- |
-//! | 6 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `entry_repair`, `inspect`, `guests` | what the functions ask, a room each, reached by its handle (`store.plays()`, `store.boards()`...): `impl <Handle>` methods |
+//! | 6 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `entry_repair`, `inspect`, `guests`, `leagues` | what the functions ask, a room each, reached by its handle (`store.plays()`, `store.boards()`...): `impl <Handle>` methods |
 //! | 5 store | `store` | [`Store`]: construction, and the handles (each feature adds its own) |
 //! | 4 rank | `lanes`, `apply`, `journal`, `lead`, `lookup`, `count`, `entry`, `inspect`, `second_layout`, `maintenance` | the rank index's home, reached by [`Rank`] (`store.rank()`: apply a batch, a rank, the index as stored, each maintenance run): a board's lanes, applying their changes to the index (its journal, and who leads after them), rank reads and counts, a player's ranked entry, a widening board's second layout |
-//! | 3 primitives | `boards`, `lease`, `pass` | the domain pieces features and the rank index share, as `Table` methods: board reads and writes, a lease on a board, the resumable pass every table-wide job runs |
+//! | 3 primitives | `boards`, `cohorts`, `lease`, `pass` | the domain pieces features and the rank index share, as `Table` methods: board reads and writes, a lease on a board, the resumable pass every table-wide job runs |
 //! | 2 table | `Table`, `request`, `retry`, `batch`, `query`, `merge`, `cursor` | the one way a request reaches the table: builders, retry budgets, batches, listings (a sharded board's merged), and cursors |
 //! | 1 ground | [`config`], `error`, [`secrets`], [`tls`], `board`, [`league`], [`model`], `items`, [`names`], [`metadata`], [`freshness`], [`rollover`], [`successor`], [`widening`], `session_id` | errors, configuration and secrets, the TLS client, the stored entities and the pure rules |
 //!
@@ -39,6 +39,7 @@ pub use features::close::{Close, CloseOptions, CloseProgress, DEFAULT_RETENTION_
 pub use features::entry_repair::{EntryRepair, EntryRepairs};
 pub use features::guests::Guests;
 pub use features::inspect::{Inspect, StoredEntry, StoredPage};
+pub use features::leagues::{LeagueStanding, Leagues, MAX_COHORTS_PAGE};
 pub use features::listings::Listings;
 pub use features::listings::friends::{self, MAX_PLAYER_IDS};
 pub use features::listings::players::{EmailChange, Players};

@@ -22,6 +22,7 @@ pub mod explain;
 pub mod export;
 pub mod expr;
 mod expr_cmd;
+pub mod leagues;
 pub mod moderate;
 pub mod recount;
 mod render;
@@ -36,7 +37,7 @@ pub mod widen;
 use std::io::Write;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::ids::{BoardId, PlayerId, TierName};
 use leaderboard_keys::rank::Order;
 
 pub use connect::Connection;
@@ -81,6 +82,34 @@ pub enum BoardsCommand {
     Create(Box<create_board::CreateArgs>),
 }
 
+/// `lbctl leagues`.
+#[derive(Subcommand, Debug)]
+pub enum LeaguesCommand {
+    /// A league period's cohorts, tier by tier in the order they opened, with their players.
+    #[command(
+        after_help = "Examples:\n  lbctl leagues cohorts weekly_2026-w48\n  lbctl leagues cohorts weekly_2026-w48 --tier gold --json"
+    )]
+    Cohorts {
+        /// The league board (one period).
+        board: String,
+        /// Only this tier's cohorts.
+        #[arg(long)]
+        tier: Option<String>,
+        /// The most cohorts shown.
+        #[arg(long, default_value_t = 100)]
+        limit: usize,
+    },
+    /// A player's tier history in a league's series: each period they played, newest first,
+    /// its cohort and tier, and where its end moved them.
+    #[command(after_help = "Examples:\n  lbctl leagues player p_ann weekly_2026-w48")]
+    Player {
+        /// The player.
+        player: String,
+        /// Any league board of the series.
+        board: String,
+    },
+}
+
 /// `lbctl admin`.
 #[derive(Subcommand, Debug)]
 pub enum AdminCommand {
@@ -122,6 +151,9 @@ pub enum Command {
         #[arg(long, default_value_t = 50)]
         limit: usize,
     },
+    /// Leagues: a period's cohorts, a player's tier history.
+    #[command(subcommand)]
+    Leagues(LeaguesCommand),
     /// Take keys apart: the item each names and its parts decoded (the table's keys, the GSIs',
     /// the rank index's, or a StatelyDB key path in hex). Needs no table.
     #[command(
@@ -404,6 +436,22 @@ pub async fn run(ctl: &Ctl, command: Command, out: &mut dyn Write) -> CtlResult 
             let (found, _) = boards::boards(ctl.store().await?, &filter, limit).await?;
             let now = leaderboard_keys::time::Timestamp::now();
             boards::write(out, &found, now, ctl.json)
+        }
+        Command::Leagues(LeaguesCommand::Cohorts { board, tier, limit }) => {
+            let tier = tier.map(|t| TierName::parse(&t)).transpose()?;
+            let found = leagues::cohorts(
+                ctl.store().await?,
+                &BoardId::parse(&board)?,
+                tier.as_ref(),
+                limit,
+            )
+            .await?;
+            leagues::write_cohorts(out, &found, ctl.json)
+        }
+        Command::Leagues(LeaguesCommand::Player { player, board }) => {
+            let (player, board) = (PlayerId::parse(&player)?, BoardId::parse(&board)?);
+            let found = leagues::history(ctl.store().await?, &player, &board).await?;
+            leagues::write_history(out, &found, ctl.json)
         }
         Command::Admin(AdminCommand::Create(args)) => {
             admin::create_admin(ctl.sdk_elsewhere().await?, &args, out, ctl.json).await

@@ -12,6 +12,7 @@ mod docs;
 mod explain;
 mod export;
 mod expr;
+mod leagues;
 mod moderate;
 mod recount;
 mod replay;

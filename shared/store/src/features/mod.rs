@@ -8,6 +8,7 @@ pub(crate) mod close;
 pub(crate) mod entry_repair;
 pub(crate) mod guests;
 pub(crate) mod inspect;
+pub(crate) mod leagues;
 pub(crate) mod listings;
 pub(crate) mod moderation;
 pub(crate) mod plays;

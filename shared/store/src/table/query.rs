@@ -36,7 +36,7 @@ pub(crate) struct Listing {
     /// The partition key value.
     pub partition: String,
     /// Every sort key of the listing starts with this.
-    pub sk_prefix: &'static str,
+    pub sk_prefix: String,
     /// `true` reads ascending, `false` descending.
     pub forward: bool,
 }
@@ -47,13 +47,13 @@ impl Listing {
         name: &'static str,
         index: Index,
         partition: String,
-        sk_prefix: &'static str,
+        sk_prefix: impl Into<String>,
     ) -> Listing {
         Listing {
             name,
             index,
             partition,
-            sk_prefix,
+            sk_prefix: sk_prefix.into(),
             forward: true,
         }
     }
@@ -79,7 +79,7 @@ impl Listing {
             && key.get(pk_attr) == Some(&self.partition)
             && key
                 .get(sk_attr)
-                .is_some_and(|sk| sk.starts_with(self.sk_prefix))
+                .is_some_and(|sk| sk.starts_with(&self.sk_prefix))
             && key
                 .values()
                 .all(|v| !v.is_empty() && v.len() <= MAX_KEY_BYTES)
@@ -164,7 +164,7 @@ impl Table {
                         .name("#pk", pk_attr)
                         .name("#sk", sk_attr)
                         .value(":pk", &listing.partition)
-                        .value(":prefix", listing.sk_prefix),
+                        .value(":prefix", listing.sk_prefix.as_str()),
                 )?
                 .scan_index_forward(listing.forward)
                 .limit((limit + 1 - items.len()) as i32)

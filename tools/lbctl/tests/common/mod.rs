@@ -164,3 +164,19 @@ pub async fn verify_report(
         .collect();
     (code, found, report)
 }
+
+/// Records a play of `player` scoring `score` on `board` at `ms` after T0.
+pub async fn play(store: &Store, player: &str, score: u64, board: &str, ms: u64) {
+    let play = leaderboard_store::Play {
+        idempotency_key: None,
+        metadata: None,
+        player_id: PlayerId::parse(player).unwrap(),
+        session_id: leaderboard_keys::ids::SessionId::from_parts(T0 + ms, u128::from(score))
+            .unwrap(),
+        game_id: Some(leaderboard_keys::ids::GameId::parse("tetris").unwrap()),
+        score,
+        duration_sec: Some(60),
+        board_ids: vec![BoardId::parse(board).unwrap()],
+    };
+    store.plays().record_play(&play, at(ms)).await.unwrap();
+}

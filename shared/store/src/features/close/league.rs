@@ -9,15 +9,15 @@
 //! final standings) or conditional (a cohort is counted closed in the transaction that closes
 //! it), so a close stopped anywhere and resumed moves every tier exactly once.
 
-use leaderboard_keys::entity::{self, COHORT_CURSOR_PREFIX};
+use leaderboard_keys::entity;
 use leaderboard_keys::ids::{BoardId, TierName};
 
 use crate::features::close::Close;
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, s};
-use crate::ground::league::{CohortCursor, Movement};
+use crate::ground::league::Movement;
 use crate::ground::model::{Board, SeasonResult};
-use crate::table::request::{Index, Params, WithParams};
+use crate::table::request::Params;
 
 /// The league board's attribute counting its cohorts closed.
 const COHORTS_CLOSED: &str = "cohortsClosed";
@@ -89,28 +89,14 @@ impl Close<'_> {
         league: &BoardId,
         raw: &Item,
     ) -> Result<(u64, u64), StoreError> {
-        let query = self
+        let opened = self
             .store
             .table
-            .query_request(Index::Table)
-            .key_condition_expression("pk = :pk AND begins_with(sk, :cursors)")
-            .params(
-                Params::new()
-                    .value(":pk", entity::board_pk(league))
-                    .value(":cursors", COHORT_CURSOR_PREFIX),
-            )?
-            .consistent_read(true);
-        let mut opened = 0u64;
-        self.store
-            .table
-            .query_pages("Query(cohort cursors)", query, |out| {
-                for item in out.items.unwrap_or_default() {
-                    let cursor: CohortCursor = crate::ground::items::from_item(item)?;
-                    opened += u64::from(cursor.number);
-                }
-                Ok(())
-            })
-            .await?;
+            .cohort_cursors(league)
+            .await?
+            .iter()
+            .map(|(_, c)| u64::from(c.number))
+            .sum();
         Ok((raw.number(COHORTS_CLOSED).unwrap_or(0), opened))
     }
 
