@@ -23,6 +23,7 @@ pub mod coldstart;
 pub mod coldstart_secrets;
 pub mod fragment;
 pub mod hot_board;
+pub mod league_play;
 pub mod live_rank;
 pub mod load;
 pub mod proxy;

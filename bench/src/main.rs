@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use leaderboard_bench::{
-    coldstart, coldstart_secrets, fragment, hot_board, live_rank, load, sizes, top_page,
+    coldstart, coldstart_secrets, fragment, hot_board, league_play, live_rank, load, sizes,
+    top_page,
 };
 
 const USAGE: &str = "\
@@ -20,6 +21,7 @@ parts:
   hot-board [--quick] [--plays N (4000; quick 1000)] [--players N (256)] [--connections N (32)]
                                                                    -> $BENCH_OUT/45-hot-boards.md
   top-page  [--quick] [--entries N (40000; quick 10000)]            -> $BENCH_OUT/47-top-pages.md
+  league-play [--quick] [--newcomers N (500; quick 100)]           -> $BENCH_OUT/48-league-play.md
   live-rank [--quick] [--sizes N,N (2000,20000,100000)] [--seconds S (60)] [--clients N (32)]
                                                                    -> $BENCH_OUT/57-live-rank.md
 
@@ -131,6 +133,14 @@ async fn run(part: &str, mut args: Args) -> Result<(), String> {
             };
             args.done()?;
             ("47-top-pages.md", top_page::run(&opts).await?)
+        }
+        "league-play" => {
+            let quick = args.flag("--quick") || std::env::var("QUICK").is_ok_and(|v| v == "1");
+            let opts = league_play::Options {
+                newcomers: args.number("--newcomers", if quick { 100 } else { 500 })?,
+            };
+            args.done()?;
+            ("48-league-play.md", league_play::run(&opts).await?)
         }
         "live-rank" => {
             let quick = args.flag("--quick") || std::env::var("QUICK").is_ok_and(|v| v == "1");

@@ -1,7 +1,7 @@
 //! The whole table after an erasure, read against the table of docs/data-rights.md ("Where a
 //! player can be"): a player who touched every kind of item the table marks for this test (a
 //! profile with a proven email, plays with an Idempotency-Key and metadata under a play rate
-//! limit, a ban and its lift,
+//! limit, a ban and its lift, a league's placement,
 //! the lead of a board that then closed, entries copied by two widenings, one cut off by the
 //! close) is found in each of those kinds before the erasure, on DynamoDB Local with the
 //! projector applying the real stream; after it a consistent scan of the whole table finds the
@@ -12,8 +12,11 @@ use crate::common;
 
 use common::*;
 use leaderboard_devkit::testing::RawItem;
-use leaderboard_keys::ids::{BoardId, Email, IdempotencyKey, SessionId};
+use leaderboard_keys::ids::{BoardId, Email, IdempotencyKey, SessionId, TierName};
+use leaderboard_keys::rank::Order;
+use leaderboard_store::league::League;
 use leaderboard_store::metadata::Metadata;
+use leaderboard_store::model::{Operator, RankLayout, Recurrence};
 use leaderboard_store::widening::WideningStep;
 use leaderboard_store::{CloseOptions, CloseProgress, Play, Store, WidenOptions, WidenProgress};
 
@@ -162,8 +165,20 @@ async fn an_erased_player_is_in_no_item_of_the_whole_table() {
             .await
             .unwrap()
     );
-    // Back, and leading the two boards ranked high to low.
+    // Back, and leading the two boards ranked high to low; and placed in a league's cohort.
     play(&limited, GONE, 5_000, 5_000, &BOARDS, Some("zed-retry-2")).await;
+    let mut league = new_board("cup_2026-w01", Order::Desc, Operator::Best, RankLayout::V2);
+    league.recurrence = Recurrence::Weekly;
+    league.league = Some(League {
+        tiers: ["low", "high"]
+            .map(|t| TierName::parse(t).unwrap())
+            .to_vec(),
+        cohort_size: 10,
+        promote: 1,
+        relegate: 1,
+    });
+    store.boards().create_board(league, at(0)).await.unwrap();
+    play(store, GONE, 7, 5_500, &["cup_2026-w01"], None).await;
     deliver(store, &sc.stream().await).await;
     look(&sc).await;
 
