@@ -2,7 +2,7 @@
 //! document, sends generated valid and invalid requests and checks every answer against it;
 //! pinned in `scripts/template-tools.txt`, installed into `.venv-tools/` by the test command)
 //! runs against a local stack started for it alone (making guests in a user pool on loopback),
-//! seeded with a board, a game, two players and a session, with every check but one, every phase, a fixed seed and a bounded number of
+//! seeded with a board, a league, a game, two players and a session, with every check but one, every phase, a fixed seed and a bounded number of
 //! examples (`tests/fuzz/schemathesis.toml`), and the rules no schema can state applied by
 //! `tests/fuzz/hooks.py`. Any failure, error or warning fails the test; the run's summary
 //! (operations, test cases generated, failures) is printed with the test output.
@@ -56,8 +56,10 @@ async fn the_api_answers_as_openapi_yaml_says() {
     let root = leaderboard_devkit::repo_root();
     let config_path = root.join("tests/fuzz/schemathesis.toml");
     let config = std::fs::read_to_string(&config_path).unwrap();
-    let [board, game, player, victim, session] =
-        ["boards", "games", "players", "victims", "sessions"].map(|n| dictionary(&config, n));
+    let [board, game, player, victim, session, league] = [
+        "boards", "games", "players", "victims", "sessions", "leagues",
+    ]
+    .map(|n| dictionary(&config, n));
 
     // No rate limit: the fuzzer's plays all reach the rules it checks. Guests are made in a
     // user pool on loopback (moto's), so their route reaches its code: past the hour's limit
@@ -84,6 +86,18 @@ async fn the_api_answers_as_openapi_yaml_says() {
                            "operator": "best", "endsAt": "2099-01-01T00:00:00Z"});
     let created = api.post("/leaderboards", Some(&admin), &new_board).await;
     assert_eq!(created.unwrap().status, 201);
+    // A league the seeded player plays, for the league reads.
+    let new_league = json!({"leaderboardId": league, "name": "Fuzz league", "recurrence": "weekly",
+                            "endsAt": "2099-01-01T00:00:00Z",
+                            "league": {"tiers": ["low", "high"], "cohortSize": 10, "promote": 1, "relegate": 1}});
+    let created = api.post("/leaderboards", Some(&admin), &new_league).await;
+    assert_eq!(created.unwrap().status, 201);
+    let play = json!({"score": 10, "gameId": game, "leaderboardIds": [league]});
+    let played = api
+        .post("/sessions", Some(&player_token), &play)
+        .await
+        .unwrap();
+    assert_eq!(played.status, 200, "{:?}", played.body);
     for (token, session) in [(&player_token, Some(&session)), (&victim_token, None)] {
         let mut play = json!({"score": 10, "gameId": game, "leaderboardIds": [board]});
         if let Some(id) = session {

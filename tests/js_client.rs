@@ -73,6 +73,21 @@ async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
         .await
         .unwrap();
     assert_eq!(created.status, 201, "{}", created.body);
+    // A league of this week and the next, cohorts of 2.
+    let league = "js_league_2026-w01";
+    let ends = (Utc::now() + chrono::Duration::days(7)).to_rfc3339();
+    let created = stack
+        .api
+        .post(
+            "/leaderboards",
+            Some(&admin),
+            &json!({"leaderboardId": league, "name": "JS league", "gameId": "jsgame",
+                    "recurrence": "weekly", "endsAt": ends,
+                    "league": {"tiers": ["low", "high"], "cohortSize": 2, "promote": 1, "relegate": 1}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created.status, 201, "{}", created.body);
     run(
         &client,
         std::path::Path::new("node"),
@@ -83,6 +98,7 @@ async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
             ("OTHER_TOKEN", key.token_for("p_js_other", &[], now, 600)),
             ("QUEUE_TOKEN", key.token_for("p_queue", &[], now, 600)),
             ("BOARD", board.to_owned()),
+            ("LEAGUE", league.to_owned()),
             ("COGNITO_URL", format!("{}/", cognito.endpoint)),
             ("COGNITO_CLIENT", pool_client.clone()),
         ],

@@ -14,8 +14,11 @@ document's, where it says it:
   board names a game, given): the boards are the seeded one and those this run created;
 - a play's `metadata` is at most 1,024 bytes, 4 deep, 64 keys, none empty, numbers that
   DynamoDB holds;
-- a board's `minScore` is at most its `maxScore`, its `endsAt` is after its `startsAt` (now
-  when absent), and a recurring board has an `endsAt`;
+- a board's `minScore` is at most its `maxScore`, its `startsAt` and `endsAt` are from 1970
+  on, its `endsAt` is after its `startsAt` (now when absent), and a recurring board has an
+  `endsAt`;
+- a league is on a recurring board of one write shard, its `promote` and `relegate` at most
+  half its `cohortSize`, and its id and tier names leave room for its cohorts' ids;
 - a profile names no email but the one its token proves (`FUZZ_PLAYER_EMAIL`);
 - a display name holds no format or default-ignorable character beyond U+FFFF (tag characters,
   a few format controls): DisplayName's pattern leaves those to its description, since
@@ -120,8 +123,39 @@ def fit_play(label, case, body):
         body["gameId"] = os.environ.get("FUZZ_GAME", "fuzz-game")
 
 
+def fix_league(body):
+    """A league's board as the API takes it: recurring, of one write shard, `promote` and
+    `relegate` at most half a cohort, and room in 64 characters for its cohorts' ids
+    (`<id>.<tier>.<number>`, the successor's id up to two characters longer)."""
+    league = body.get("league")
+    if not isinstance(league, dict):
+        return
+    if body.get("recurrence") in (None, "none"):
+        body["recurrence"] = "weekly"
+    body["writeShards"] = 1
+    size = league.get("cohortSize")
+    if isinstance(size, int):
+        for field in ("promote", "relegate"):
+            if isinstance(league.get(field), int):
+                league[field] = min(league[field], size // 2)
+    room = 64 - len(str(body.get("leaderboardId", ""))) - 2 - len("..999999")
+    tiers = league.get("tiers")
+    if isinstance(tiers, list) and all(isinstance(t, str) for t in tiers):
+        cut = [t[:room] for t in tiers] if room > 0 else []
+        if room <= 0 or len(set(cut)) != len(cut):
+            body.pop("league")
+        else:
+            league["tiers"] = cut
+
+
 def fix_board(body):
     """A new board's fields in the order and pairings the API takes."""
+    fix_league(body)
+    # Timestamps are from 1970 on (openapi.yaml's Timestamp).
+    for field in ("startsAt", "endsAt"):
+        moment = timestamp(body.get(field))
+        if moment is not None and moment.tzinfo is not None and moment.year < 1970:
+            body[field] = rfc3339(datetime.now(timezone.utc))
     low, high = body.get("minScore"), body.get("maxScore", 9999999999)
     if isinstance(low, int) and isinstance(high, int) and low > high:
         body["minScore"] = high
@@ -139,7 +173,8 @@ def fix_board(body):
 @schemathesis.hook
 def map_case(context, case):
     meta = case.meta
-    if meta is None or not meta.generation.mode.is_positive:
+    # A case without its generation's mode (an example's) is meant to be valid too.
+    if meta is not None and not meta.generation.mode.is_positive:
         return case
     label = case.operation.label
     if not isinstance(case.query, dict):

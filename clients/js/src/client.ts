@@ -134,6 +134,16 @@ export class LeaderboardClient {
     return this.#send("GET", `/players/${enc(playerId)}/sessions/${enc(sessionId)}`, {});
   }
 
+  /** A player's standing in a league's current period: tier, cohort, rank, the ranks that move. */
+  league(playerId: string, boardId: string): Promise<Answer<"playerLeague">> {
+    return this.#send("GET", `/players/${enc(playerId)}/leagues/${enc(boardId)}`, {});
+  }
+
+  /** A league period's cohorts, each with its players, a page at a time. */
+  cohorts(boardId: string, query: Query<"leagueCohorts"> = {}): Promise<Answer<"leagueCohorts">> {
+    return this.#send("GET", `/leaderboards/${enc(boardId)}/cohorts`, { query });
+  }
+
   /** A game's plays, newest first, a page at a time. */
   gameSessions(gameId: string, query: Query<"gameSessions"> = {}): Promise<Answer<"gameSessions">> {
     return this.#send("GET", `/games/${enc(gameId)}/sessions`, { query });

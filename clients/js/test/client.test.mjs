@@ -1,10 +1,11 @@
 // The client against a running stack (tests/js_client.rs starts the local one and passes
-// API_URL, TOKEN, OTHER_TOKEN and BOARD, an `increment` board with maxScore 1,000,000).
+// API_URL, TOKEN, OTHER_TOKEN, BOARD, an `increment` board with maxScore 1,000,000, and
+// LEAGUE, a league board of cohorts of 2).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { LeaderboardClient, LeaderboardError, newSessionId } from "../dist/index.js";
 
-const { API_URL, TOKEN, OTHER_TOKEN, BOARD } = process.env;
+const { API_URL, TOKEN, OTHER_TOKEN, BOARD, LEAGUE } = process.env;
 const client = new LeaderboardClient({ baseUrl: API_URL, getToken: () => TOKEN });
 const other = new LeaderboardClient({ baseUrl: API_URL, getToken: () => OTHER_TOKEN });
 
@@ -57,6 +58,25 @@ test("the top-N iterates every page in rank order", async () => {
     friends.entries.map((e) => [e.playerId, e.rank]),
     [["p_js_other", 2]],
   );
+});
+
+test("a league play is seated in a cohort the player then reads", async () => {
+  const played = await client.postPlay({ score: 9, leaderboardIds: [LEAGUE], sessionId: newSessionId() });
+  const result = played.results[0];
+  assert.equal(result.leaderboardId, LEAGUE);
+  assert.equal(result.cohortId, `${LEAGUE}.low.1`);
+  assert.equal(result.tier, "low");
+  const standing = await client.league("p_js", LEAGUE);
+  assert.deepEqual(
+    [standing.tier, standing.cohortId, standing.rank, standing.promoteRanks, standing.relegateRanks],
+    ["low", `${LEAGUE}.low.1`, 1, [1, 1], null],
+  );
+  const page = await client.cohorts(LEAGUE, { tier: "low" });
+  assert.deepEqual(
+    page.cohorts.map((c) => [c.cohortId, c.members]),
+    [[`${LEAGUE}.low.1`, 1]],
+  );
+  await assert.rejects(other.league("p_js_other", LEAGUE), (e) => e.code === "not_found");
 });
 
 test("no answer is a retryable network error", async () => {

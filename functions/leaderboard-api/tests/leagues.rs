@@ -133,7 +133,11 @@ async fn players_are_placed_ranked_in_their_cohort_and_moved_at_the_close() {
     assert_eq!(second["nextCursor"], Value::Null);
     let (_, gold) = h.get(&format!("/leaderboards/{l}/cohorts?tier=gold")).await;
     assert_eq!(gold["cohorts"], json!([]));
-    let (status, answer) = h.get(&format!("/leaderboards/{l}/cohorts?tier=wood")).await;
+    let (status, wood) = h.get(&format!("/leaderboards/{l}/cohorts?tier=wood")).await;
+    assert_eq!((status, &wood["cohorts"]), (200, &json!([])));
+    let (status, answer) = h
+        .get(&format!("/leaderboards/{l}/cohorts?tier=a%23b"))
+        .await;
     assert_eq!((status, code(&answer)), (400, "invalid_request"));
     // A cohort reads as a board of its own.
     let (status, cohort) = h.get("/leaderboards/lg_2026-w01.bronze.1").await;

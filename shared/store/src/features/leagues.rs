@@ -150,8 +150,8 @@ impl Leagues<'_> {
             .items)
     }
 
-    /// League board `id`'s cohorts, of one `tier` or every tier (tier by tier, in the order
-    /// they opened), `limit` (1..=100) a page: one Query of the listing and one of the tiers'
+    /// League board `id`'s cohorts, of one `tier` (none for a tier the league does not have)
+    /// or every tier (tier by tier, in the order they opened), `limit` (1..=100) a page: one Query of the listing and one of the tiers'
     /// cursors (each cohort's `members`).
     pub async fn cohorts(
         self,
@@ -166,17 +166,6 @@ impl Leagues<'_> {
             )));
         }
         let (_, league) = self.league(id).await?;
-        if tier.is_some_and(|t| league.tier_index(t).is_none()) {
-            return Err(StoreError::Invalid(format!(
-                "tier must be one of the league's: {}",
-                league
-                    .tiers
-                    .iter()
-                    .map(TierName::as_str)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
         let prefix = entity::cohort_listing_prefix(tier);
         let listing = Listing::new("cohorts", Index::Table, entity::board_pk(id), prefix);
         let mut page: Page<ListedCohort> =
