@@ -39,6 +39,7 @@ FIRST = [
     "rank_lanes",
     "rank_repair_load",
     "close",
+    "league_placement",
     "moderation",
     "widen_resume",
     "fuzz",
