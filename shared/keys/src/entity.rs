@@ -21,6 +21,7 @@
 //! | Board listing (ours) | `BOARDS` | `BOARD#<createdAt>#<boardId>` | |
 //! | Erasure (ours) | `ERASED#<pseudonym>` | `#ERASURE` | GSI2 `ERASURES#PENDING` / `<startedAt>#<pseudonym>` until done |
 //! | Erasure key check (ours) | `STACK` | `#ERASURE_KEY_CHECK` | |
+//! | Play fence (ours) | `FENCE#<pseudonym>` | `#FENCE` | |
 //! | Recount wait (ours) | `RECOUNT` | `BUSY#<playerId>` | |
 //! | Guest sign-ups (ours) | `GUEST#<source>` | `SIGNUPS#<hour>` | |
 //! | League placement, cohort cursor, cohort listing (ours) | `PLAYER#<playerId>`, `LEADERBOARD#<boardId>` | `LEAGUE#...`, `COHORTS#<tier>`, `COHORT#<tier>#<number>` | |
@@ -90,6 +91,10 @@ pub const ACTION_PREFIX: &str = "ACTION#";
 pub const ERASED_PREFIX: &str = "ERASED#";
 /// Sort key of an erasure's marker.
 pub const ERASURE: &str = "#ERASURE";
+/// Partition prefix of a player's play fence.
+pub const FENCE_PREFIX: &str = "FENCE#";
+/// Sort key of a player's play fence.
+pub const FENCE: &str = "#FENCE";
 /// GSI2 partition of the erasures still running (sparse: a finished one leaves it).
 pub const ERASURES_PENDING: &str = "ERASURES#PENDING";
 
@@ -388,6 +393,14 @@ pub fn idempotency(player: &PlayerId, key: &IdempotencyKey) -> Key {
 /// holds the erasure's receipt.
 pub fn erasure(pseudonym: &Pseudonym) -> Key {
     Key::new(join(ERASED_PREFIX, pseudonym.as_str()), ERASURE)
+}
+
+/// A player's play fence: `FENCE#<pseudonym>` / `#FENCE`, with `banned` while the player is
+/// banned and `erasing` once their erasure began. A play's transaction checks this one item
+/// for both (a ban or an erasure that commits first cancels it); keyed by the pseudonym, it
+/// names no one and outlives the erasure, as the marker does.
+pub fn fence(pseudonym: &Pseudonym) -> Key {
+    Key::new(join(FENCE_PREFIX, pseudonym.as_str()), FENCE)
 }
 
 /// The partition of the audit trail of `subject` (a playerId, or an erased player's

@@ -24,6 +24,12 @@ use crate::table::request::Params;
 /// store says otherwise ([`Store::with_lane_pause`]).
 pub const LANE_PAUSE: Duration = Duration::from_secs(10);
 
+/// The play fence's attribute while the player is banned.
+pub(crate) const FENCE_BANNED: &str = "banned";
+
+/// The play fence's attribute once the player's erasure began.
+pub(crate) const FENCE_ERASING: &str = "erasing";
+
 /// The repository over one table. Cheap to clone: clones share the SDK client.
 #[derive(Clone)]
 pub struct Store {
@@ -75,6 +81,46 @@ impl Store {
             "attribute_not_exists(pk)",
             Params::new(),
         )
+    }
+
+    /// A transaction's check of `player`'s play fence: neither banned nor being erased (one
+    /// item, where a ban and an erasure marker were two checks: 2 write units less a play).
+    pub(crate) fn tx_fenced(&self, player: &PlayerId) -> Result<TransactWriteItem, StoreError> {
+        self.table.tx_check(
+            &entity::fence(&self.pseudonym(player)),
+            "attribute_not_exists(#banned) AND attribute_not_exists(#erasing)",
+            Params::new()
+                .name("#banned", FENCE_BANNED)
+                .name("#erasing", FENCE_ERASING),
+        )
+    }
+
+    /// A transaction's update of `player`'s play fence: `attr` ([`FENCE_BANNED`] or
+    /// [`FENCE_ERASING`]) set (`true`) or removed.
+    pub(crate) fn tx_fence(
+        &self,
+        player: &PlayerId,
+        attr: &str,
+        set: bool,
+    ) -> Result<TransactWriteItem, StoreError> {
+        let key = entity::fence(&self.pseudonym(player));
+        let params = Params::new().name("#a", attr);
+        if set {
+            self.table
+                .tx_update(&key, "SET #a = :t", params.value(":t", true))
+        } else {
+            self.table.tx_update(&key, "REMOVE #a", params)
+        }
+    }
+
+    /// Whether `player`'s play fence says they are being erased (one consistent `GetItem`):
+    /// what a play whose fence check failed is refused as (else banned).
+    pub(crate) async fn fenced_by_erasure(&self, player: &PlayerId) -> Result<bool, StoreError> {
+        let fence = self
+            .table
+            .get_raw(&entity::fence(&self.pseudonym(player)))
+            .await?;
+        Ok(fence.is_some_and(|f| f.contains_key(FENCE_ERASING)))
     }
 
     /// The same store, accepting at most `limit` plays of a player in any 60 s (0: no limit;

@@ -1,6 +1,8 @@
 //! Banning on DynamoDB Local, at the exact points where a play and a ban can cross: a play that
 //! read the player as not banned and sends its transaction after the ban is refused and writes
-//! nothing, and so is a play between the ban and its listing of the player's entries.
+//! nothing, and so is a play between the ban and its listing of the player's entries; a play
+//! read before an erasure began is refused as erased; a lifted ban lets the player play again
+//! (both checked through the one play fence a play's transaction reads).
 
 use crate::common;
 
@@ -134,5 +136,75 @@ async fn a_play_between_the_ban_and_its_listing_is_refused() {
                 && leaderboard_devkit::testing::s(i, "pk") == Some("LEADERBOARD#gate_q")
         ),
         "the entry stays"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_play_read_before_an_erasure_began_cannot_commit_after_it() {
+    let (table, store) = store_without_stream("erasure_gate").await;
+    board(&store, "gate_e", Order::Desc, Operator::Best).await;
+    // The player's play has read (no erasure yet) and waits before its transaction.
+    let (client, gate) =
+        leaderboard_devkit::local::gated_client(&table.endpoint, "TransactWriteItems");
+    let gated = store_with_client(&table, client);
+    let playing = tokio::spawn(async move {
+        let p = play("leaving", 7, &["gate_e"], sid(2_000, 1));
+        gated.plays().record_play(&p, at(2_000)).await
+    });
+    assert!(gate.reached().await);
+    let receipt = store
+        .moderation()
+        .erase_player(&pid("leaving"), "player", at(3_000), None)
+        .await
+        .unwrap();
+    assert!(receipt.finished(), "{receipt:?}");
+    let before = table.dump().await;
+    gate.release();
+    let refused = playing.await.unwrap();
+    assert!(
+        matches!(&refused, Err(StoreError::Erased { .. })),
+        "{refused:?}"
+    );
+    assert_eq!(table.dump().await, before, "the refused play wrote");
+}
+
+#[tokio::test]
+async fn a_lifted_ban_lets_the_player_play_again() {
+    let (_table, store) = store_without_stream("ban_lifted").await;
+    board(&store, "lift", Order::Desc, Operator::Best).await;
+    let (cheat, ops) = (pid("cheat"), pid("ops"));
+    let moderation = store.moderation();
+    moderation
+        .ban_player(&cheat, "aimbot", &ops, at(1_000))
+        .await
+        .unwrap();
+    let refused = store
+        .plays()
+        .record_play(&play("cheat", 5, &["lift"], sid(2_000, 2)), at(2_000))
+        .await;
+    assert!(
+        matches!(refused, Err(StoreError::Banned { .. })),
+        "{refused:?}"
+    );
+    assert!(
+        moderation
+            .unban_player(&cheat, &ops, at(3_000))
+            .await
+            .unwrap()
+    );
+    let back = submit(&store, "cheat", 6, &["lift"], 4_000).await;
+    assert_eq!(back.session.outcomes[0].rank, 1);
+    // Banned again: the fence holds again.
+    moderation
+        .ban_player(&cheat, "again", &ops, at(5_000))
+        .await
+        .unwrap();
+    let refused = store
+        .plays()
+        .record_play(&play("cheat", 7, &["lift"], sid(6_000, 3)), at(6_000))
+        .await;
+    assert!(
+        matches!(refused, Err(StoreError::Banned { .. })),
+        "{refused:?}"
     );
 }

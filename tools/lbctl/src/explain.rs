@@ -159,6 +159,10 @@ fn item_key(item: &ItemKey, sk: &str, hint: BoardHint) -> CtlResult<(&'static st
         ItemKey::PlayRate(p) => ("Play rate (the rate limit's recent plays)", vec![player(p)]),
         ItemKey::EmailOwner(e) => ("Email owner", vec![part("email", e.as_str())]),
         ItemKey::Erasure(p) => ("Erasure marker", vec![part("pseudonym", p.to_string())]),
+        ItemKey::Fence(p) => (
+            "Play fence (a player's ban and erasure, which a play checks)",
+            vec![part("pseudonym", p.to_string())],
+        ),
         ItemKey::GuestSignUps { source, hour } => (
             "Guest sign-ups (a network's guest accounts in one hour)",
             vec![

@@ -20,6 +20,8 @@ pub enum ItemKey {
     EmailOwner(Email),
     /// An erasure's marker.
     Erasure(Pseudonym),
+    /// A player's play fence (ban and erasure), by pseudonym.
+    Fence(Pseudonym),
     /// An item of a player's audit trail.
     Audit {
         /// Whose trail: a playerId, or an erased player's pseudonym.
@@ -164,6 +166,11 @@ impl ItemKey {
             && sk == ERASURE
         {
             return Ok(ItemKey::Erasure(Pseudonym::parse(p)?));
+        }
+        if let Some(p) = pk.strip_prefix(FENCE_PREFIX)
+            && sk == FENCE
+        {
+            return Ok(ItemKey::Fence(Pseudonym::parse(p)?));
         }
         if let Some(p) = pk.strip_prefix(PLAYER_PREFIX) {
             let player = PlayerId::parse(p)?;

@@ -375,3 +375,18 @@ fn league_items_parse_back() {
     assert!(ItemKey::parse("PLAYER#p_ann", "LEAGUE#league.week#12").is_err());
     assert!(ItemKey::parse("LEADERBOARD#l", "COHORT#gold#x").is_err());
 }
+
+#[test]
+fn a_fence_parses_back() {
+    let pseudonym = crate::erasure::Pseudonym::parse("erased_0123456789abcdef").unwrap();
+    let key = fence(&pseudonym);
+    assert_eq!(
+        (key.pk.as_str(), key.sk.as_str()),
+        ("FENCE#erased_0123456789abcdef", "#FENCE")
+    );
+    assert_eq!(
+        ItemKey::parse(&key.pk, &key.sk).unwrap(),
+        ItemKey::Fence(pseudonym)
+    );
+    assert!(ItemKey::parse("FENCE#p_ann", "#FENCE").is_err());
+}

@@ -30,6 +30,7 @@ use crate::features::moderation::Moderation;
 use crate::features::moderation::audit::{AuditAction, AuditItem};
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{from_item, to_item};
+use crate::store::FENCE_BANNED;
 use crate::table::request::Params;
 
 /// The longest ban reason, in characters.
@@ -105,6 +106,8 @@ impl Moderation<'_> {
                 Params::new(),
             )?,
             self.tx_audit(&audit)?,
+            // The fence a play checks: no play commits after this.
+            self.store.tx_fence(player, FENCE_BANNED, true)?,
         ];
         self.transact_admin(player, items, "TransactWriteItems(ban)")
             .await?;
@@ -146,6 +149,7 @@ impl Moderation<'_> {
                 Params::new(),
             )?,
             self.tx_audit(&audit)?,
+            self.store.tx_fence(player, FENCE_BANNED, false)?,
         ];
         match self
             .transact_admin(player, lift, "TransactWriteItems(unban)")

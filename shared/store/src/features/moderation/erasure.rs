@@ -42,6 +42,7 @@ use crate::features::moderation::Moderation;
 use crate::features::moderation::audit::{AuditAction, AuditItem};
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{Item, ItemExt, from_item, s, to_item};
+use crate::store::FENCE_ERASING;
 use crate::table::request::{Index, Params, WithParams};
 use crate::table::retry::Retry;
 
@@ -247,6 +248,8 @@ impl Moderation<'_> {
                 .table
                 .tx_put(item, Some("attribute_not_exists(pk)"), Params::new())?,
             self.tx_audit_at(&audit, &audit_key)?,
+            // The fence a play checks: no play commits after this.
+            self.store.tx_fence(player, FENCE_ERASING, true)?,
         ];
         match self
             .store

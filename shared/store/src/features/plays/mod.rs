@@ -13,9 +13,9 @@
 //!    repeats a recorded play); otherwise the board's operator (`best`, `latest`, `increment`)
 //!    and order give the new entry, if it changes.
 //! 3. **One transaction** (`TransactWriteItems`): put the Session if it does not exist; check
-//!    that the player is still not banned (a ban's removal of their entries lists them after
-//!    the ban is written, so a play must not commit after it) and not being erased (an
-//!    erasure writes its marker before it deletes anything, for the same reason); for
+//!    the player's play fence, one item a ban and an erasure both write (a ban's removal of
+//!    their entries lists them after the ban is written, and an erasure writes its marker and
+//!    the fence before it deletes anything, so a play must not commit after either); for
 //!    every board whose entry changes, put the pointer on condition that its version is the one
 //!    read, delete the old Score item on condition it exists, put the new one (both carry the
 //!    name and the play's metadata). Concurrent plays
@@ -70,19 +70,15 @@ use crate::table::retry::Retry;
 /// The most boards one play may count on.
 pub const MAX_BOARDS_PER_PLAY: usize = 10;
 
-/// The place in a play's transaction of the check that the player is not banned (after the
-/// Session): a ban that commits before the play cancels it there, so no play of a banned
-/// player commits after the ban's removal of their entries has listed them.
-const BAN_CHECK: usize = 1;
-
-/// The place of the check that the player is not being erased: an erasure's marker that
-/// commits before the play cancels it there, so no play commits after the erasure has listed
-/// the player's items.
-const ERASURE_CHECK: usize = 2;
+/// The place in a play's transaction of the check of the player's play fence (after the
+/// Session): a ban or an erasure that commits before the play cancels it there, so no play of
+/// a banned player commits after the ban's removal of their entries has listed them, and none
+/// commits after an erasure has listed the player's items.
+const FENCE_CHECK: usize = 1;
 
 /// The place of the put of the play's `Idempotency-Key`, when it has one: a request with the
 /// same key that commits first cancels the play there.
-const KEY_PUT: usize = 3;
+const KEY_PUT: usize = 2;
 
 /// The longest a play's transaction may take before it is abandoned (and retried, or answered
 /// as failed).
@@ -263,14 +259,12 @@ impl Plays<'_> {
                     {
                         continue;
                     }
-                    if reasons.get(BAN_CHECK) == Some(&CancelReason::ConditionalCheckFailed) {
-                        return Err(StoreError::Banned {
-                            player: play.player_id.clone(),
-                        });
-                    }
-                    if reasons.get(ERASURE_CHECK) == Some(&CancelReason::ConditionalCheckFailed) {
-                        return Err(StoreError::Erased {
-                            player: play.player_id.clone(),
+                    if reasons.get(FENCE_CHECK) == Some(&CancelReason::ConditionalCheckFailed) {
+                        let player = play.player_id.clone();
+                        return Err(if self.store.fenced_by_erasure(&player).await? {
+                            StoreError::Erased { player }
+                        } else {
+                            StoreError::Banned { player }
                         });
                     }
                     if !CancelReason::all_retryable(&reasons) {
@@ -447,14 +441,8 @@ impl Plays<'_> {
                 Some("attribute_not_exists(pk)"),
                 Params::new(),
             )?,
-            // A ban that commits first refuses the play (see `BAN_CHECK`).
-            self.store.table.tx_check(
-                &entity::ban(&session.player_id),
-                "attribute_not_exists(pk)",
-                Params::new(),
-            )?,
-            // An erasure that commits its marker first refuses the play (see `ERASURE_CHECK`).
-            self.store.tx_not_erased(&session.player_id)?,
+            // A ban or an erasure that commits first refuses the play (see `FENCE_CHECK`).
+            self.store.tx_fenced(&session.player_id)?,
         ];
         // The play's key, if it has one, on condition that it is new (see `KEY_PUT`).
         if let Some(key) = &play.idempotency_key {
