@@ -79,9 +79,7 @@ pub fn write_history(out: &mut dyn Write, history: &[Placement], json: bool) -> 
                 p.board_id.to_string(),
                 p.cohort_id.to_string(),
                 p.tier.to_string(),
-                p.movement
-                    .map(|m| format!("{m:?}").to_lowercase())
-                    .unwrap_or_else(|| "(playing)".into()),
+                p.movement.map_or("(playing)", |m| m.as_str()).to_owned(),
                 p.tier_after
                     .as_ref()
                     .map(ToString::to_string)

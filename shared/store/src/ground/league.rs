@@ -47,6 +47,17 @@ pub enum Movement {
     Stayed,
 }
 
+impl Movement {
+    /// The API spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Movement::Promoted => "promoted",
+            Movement::Relegated => "relegated",
+            Movement::Stayed => "stayed",
+        }
+    }
+}
+
 impl League {
     /// Checks the settings of a new league on board `id`, refusing the first rule broken.
     pub fn check(&self, id: &BoardId) -> Result<(), StoreError> {
@@ -308,6 +319,13 @@ mod tests {
         assert_eq!(l.promote_ranks(&tier("gold")), None);
         assert_eq!(l.relegate_ranks(&tier("silver"), 10), Some((8, 10)));
         assert_eq!(l.relegate_ranks(&tier("bronze"), 10), None);
+    }
+
+    #[test]
+    fn a_movement_is_spelled_as_it_is_stored() {
+        for m in [Movement::Promoted, Movement::Relegated, Movement::Stayed] {
+            assert_eq!(serde_json::to_value(m).unwrap(), m.as_str());
+        }
     }
 
     #[test]

@@ -10,32 +10,25 @@
 //! it), so a close stopped anywhere and resumed moves every tier exactly once.
 
 use leaderboard_keys::entity;
-use leaderboard_keys::ids::{BoardId, TierName};
+use leaderboard_keys::ids::BoardId;
 
 use crate::features::close::Close;
 use crate::ground::error::{CancelReason, StoreError};
-use crate::ground::items::{Item, ItemExt, s};
-use crate::ground::league::Movement;
+use crate::ground::items::{Item, ItemExt, from_item, to_item};
+use crate::ground::league::Placement;
 use crate::ground::model::{Board, SeasonResult};
 use crate::table::request::Params;
 
 /// The league board's attribute counting its cohorts closed.
 const COHORTS_CLOSED: &str = "cohortsClosed";
 
-/// Where a cohort's end moves the player of final `rank` of `players`: their tier in the
-/// period and the movement (`None` on a board that is not a cohort).
-pub(super) fn cohort_move(board: &Board, rank: u64, players: u64) -> Option<(TierName, Movement)> {
-    let (league, tier) = (board.league.as_ref()?, board.tier.as_ref()?);
-    board.cohort_of.as_ref()?;
-    Some((tier.clone(), league.movement(tier, rank, players)))
-}
-
-/// `result` with its cohort's league fields.
+/// `result` with its cohort's league fields: the player's tier in the period and where the
+/// period's end moves them (unchanged on a board that is not a cohort).
 pub(super) fn with_move(mut result: SeasonResult, board: &Board) -> SeasonResult {
-    if let Some((tier, movement)) = cohort_move(board, result.rank, result.player_count) {
+    if let (Some(league), Some(tier), Some(_)) = (&board.league, &board.tier, &board.cohort_of) {
+        result.movement = Some(league.movement(tier, result.rank, result.player_count));
         result.cohort_of = board.cohort_of.clone();
-        result.tier = Some(tier);
-        result.movement = Some(movement);
+        result.tier = Some(tier.clone());
     }
     result
 }
@@ -67,15 +60,15 @@ impl Close<'_> {
             .await?;
         let mut moved = Vec::with_capacity(results.len());
         for (result, key) in results.iter().zip(&keys) {
-            let (Some(mut placement), Some(tier), Some(movement)) =
+            let (Some(item), Some(tier), Some(movement)) =
                 (found.take(key), &result.tier, result.movement)
             else {
                 continue;
             };
-            let after = league.moved(tier, movement);
-            placement.insert("tierAfter".into(), s(after.as_str()));
-            placement.insert("movement".into(), s(movement_name(movement)));
-            moved.push(placement);
+            let mut placement: Placement = from_item(item)?;
+            placement.tier_after = Some(league.moved(tier, movement));
+            placement.movement = Some(movement);
+            moved.push(to_item(&placement, key, None, None)?);
         }
         self.store.table.put_all(moved).await?;
         Ok(())
@@ -133,14 +126,5 @@ impl Close<'_> {
             }
             other => other,
         }
-    }
-}
-
-/// The stored spelling of a movement.
-fn movement_name(m: Movement) -> &'static str {
-    match m {
-        Movement::Promoted => "promoted",
-        Movement::Relegated => "relegated",
-        Movement::Stayed => "stayed",
     }
 }

@@ -251,15 +251,10 @@ impl Close<'_> {
         if board.status == BoardStatus::Open {
             self.begin_closing(id, now).await?;
         }
-        // A league rolls over once its cohorts are closed (`league`): the count read after
-        // `closing`, which no cohort opens past.
+        // A league rolls over once its cohorts are closed (`league`): the cohorts counted after
+        // `closing`, which no cohort opens past; the closed ones as the lease read them (a
+        // cohort finishing since is counted on the next turn).
         if board.is_league() {
-            let raw = self
-                .store
-                .table
-                .get_raw(&entity::board(id))
-                .await?
-                .unwrap_or(raw.clone());
             let (closed, cohorts) = self.cohorts_closed(id, &raw).await?;
             if closed < cohorts {
                 return Ok(CloseProgress::Waiting {

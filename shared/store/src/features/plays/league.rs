@@ -52,6 +52,8 @@ struct NewSeat {
     cursor: Key,
     /// The cursor as read: `None` when the tier has no cohort yet.
     read: Option<CohortCursor>,
+    /// The number of the cohort the seat is in (the cursor's, or the one opened).
+    number: u32,
     /// The league's cohort size.
     cohort_size: u32,
     /// The cohort opened for them (its board), when the cursor's was full.
@@ -164,6 +166,7 @@ impl Plays<'_> {
                 placement: (key, placement),
                 cursor,
                 read,
+                number,
                 cohort_size: rules.cohort_size,
                 opened,
             }),
@@ -264,7 +267,6 @@ impl Plays<'_> {
             )?);
             let Some(opened) = &new.opened else {
                 // Seats taken meanwhile do not cancel this one while the cohort has room.
-                let number = new.read.map_or(1, |c| c.number);
                 items.push(
                     table.tx_update_if(
                         &new.cursor,
@@ -273,13 +275,13 @@ impl Plays<'_> {
                         Params::new()
                             .name("#number", "number")
                             .value(":one", 1u32)
-                            .value(":n", number)
+                            .value(":n", new.number)
                             .value(":size", new.cohort_size),
                     )?,
                 );
                 continue;
             };
-            let number = new.read.map_or(1, |c| c.number + 1);
+            let number = new.number;
             let cursor = CohortCursor { number, members: 1 };
             let (condition, params) = match new.read {
                 None => ("attribute_not_exists(pk)", Params::new()),
