@@ -5,5 +5,6 @@
 mod common;
 
 mod order_props;
+mod rank_compact_props;
 mod rank_index_props;
 mod rank_journal_props;

@@ -203,20 +203,37 @@ pub fn encode_deltas(root: &Counters, nodes: &NodeCounters) -> String {
             .filter(|(p, _)| !p.is_empty())
             .map(|(p, c)| (p.as_str(), c)),
     ) {
-        let shared = previous
-            .bytes()
-            .zip(prefix.bytes())
-            .take_while(|(a, b)| a == b)
-            .count();
-        if !out.is_empty() {
-            out.push(';');
-        }
-        out.push_str(&format!("{shared}.{}=", &prefix[shared..]));
+        push_prefix(&mut out, previous, prefix);
+        out.push('=');
         let pairs: Vec<String> = counters.iter().map(|(l, d)| format!("{l}:{d}")).collect();
         out.push_str(&pairs.join(","));
         previous = prefix;
     }
     out
+}
+
+/// Starts a node of a journal's string: `;` unless it is the first, then how many leading
+/// digits its prefix shares with the one before, `.` and the rest of it.
+pub(super) fn push_prefix(out: &mut String, previous: &str, prefix: &str) {
+    let shared = previous
+        .bytes()
+        .zip(prefix.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    if !out.is_empty() {
+        out.push(';');
+    }
+    out.push_str(&format!("{shared}.{}", &prefix[shared..]));
+}
+
+/// The prefix a node's head (what [`push_prefix`] wrote, without the `;`) names after
+/// `previous`.
+pub(super) fn read_prefix(head: &str, previous: &str) -> Option<String> {
+    let (shared, rest) = head.split_once('.')?;
+    Some(format!(
+        "{}{rest}",
+        previous.get(..shared.parse::<usize>().ok()?)?
+    ))
 }
 
 /// The root's and the nodes' deltas [`encode_deltas`] wrote; `None` when `s` is not one.
@@ -225,8 +242,7 @@ pub fn decode_deltas(s: &str) -> Option<(Counters, NodeCounters)> {
     let mut previous = String::new();
     for entry in s.split(';') {
         let (head, counters) = entry.split_once('=')?;
-        let (shared, rest) = head.split_once('.')?;
-        let prefix = format!("{}{rest}", previous.get(..shared.parse::<usize>().ok()?)?);
+        let prefix = read_prefix(head, &previous)?;
         let mut parsed = Counters::new();
         for pair in counters.split(',').filter(|p| !p.is_empty()) {
             let (label, delta) = pair.split_once(':')?;

@@ -45,6 +45,7 @@
 //! [`settle`]'s.
 
 pub mod change;
+pub mod compact;
 mod fold;
 pub mod journal;
 pub mod lead;

@@ -24,6 +24,7 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
+use super::compact::CompactNodes;
 use super::{CountedKey, LaneChange, NodeCounters, TAIL_TIME_DIGITS, Watermarks, count_above};
 
 /// What the snapshot's path says about a key: entries counted in the groups above its group,
@@ -37,6 +38,10 @@ pub struct PathRead {
     /// A node on the path took a journal the root has not finished ([`super::journal`]): the
     /// counters may hold changes the watermarks do not, the player's own among them.
     pub ahead: bool,
+    /// On the compact layout, a node on the path had no entries where its parent counts two
+    /// keys or more: the two were read at different journals, and the node holds one key or
+    /// none that the path cannot place (above the key or not, in its group or not).
+    pub unplaced: bool,
 }
 
 impl PathRead {
@@ -46,7 +51,54 @@ impl PathRead {
             above: count_above(key, nodes),
             group: super::group_size(key, nodes),
             ahead: false,
+            unplaced: false,
         }
+    }
+
+    /// The counts of `key`'s path in the nodes of a compact index (`nodes`: the snapshot's
+    /// root at `""` and the path's nodes as read, a missing one as no entries). The path ends
+    /// at the first entry of one key (above the key, in its group or below it, by its rest), or
+    /// of none.
+    pub fn of_compact(key: &CountedKey, nodes: &CompactNodes) -> PathRead {
+        let layout = key.layout();
+        let digits = key.group();
+        let mut path = PathRead {
+            above: 0,
+            group: 0,
+            ahead: false,
+            unplaced: false,
+        };
+        for level in 0..layout.levels() {
+            let entries = nodes.get(layout.prefix(digits, level));
+            let Some(entries) = entries.filter(|e| level == 0 || !e.is_empty()) else {
+                path.unplaced = true;
+                break;
+            };
+            let label = layout.label(digits, level);
+            use std::ops::Bound::{Excluded, Unbounded};
+            for (_, e) in entries.range::<str, _>((Excluded(label), Unbounded)) {
+                path.above = path.above.saturating_add(e.count);
+            }
+            let Some(entry) = entries.get(label) else {
+                break;
+            };
+            if level + 1 == layout.levels() {
+                path.group = entry.count;
+            } else if entry.count == 1 {
+                let rest = &digits[layout.prefix(digits, level + 1).len()..];
+                match entry.rest.as_deref().map(|r| r.cmp(rest)) {
+                    Some(Ordering::Greater) => path.above += 1,
+                    Some(Ordering::Equal) => path.group = 1,
+                    Some(Ordering::Less) => {}
+                    // An entry of one that does not say which: not placed.
+                    None => path.unplaced = true,
+                }
+            } else if entry.count >= 2 {
+                continue;
+            }
+            break;
+        }
+        path
     }
 }
 
@@ -152,6 +204,7 @@ pub fn settle(
         Some(c)
             if pending == 1
                 && !path.ahead
+                && !path.unplaced
                 && c.seq == written(lanes.own_lane)
                 && c.new.as_ref() == Some(key) =>
         {
@@ -161,6 +214,16 @@ pub fn settle(
     };
     let mut lag = super::lag(watermarks, &lanes.written);
     let mut above = path.above;
+    let mut group = path.group;
+    if path.unplaced {
+        match &own {
+            // The node without entries is on the key's path and holds one key or none, while
+            // the index holds the player's key at every journal from the root's on: that one
+            // key is the player's.
+            Own::Applied => group += 1,
+            _ => lag = lag.saturating_add(1),
+        }
+    }
     // Whether the snapshot counts the player in the key's group.
     let own_in_group = match &own {
         Own::Applied => true,
@@ -177,9 +240,9 @@ pub fn settle(
             }
         }
         // Within the lag either way (the player's own change is in it).
-        Own::Unknown => path.group > 0,
+        Own::Unknown => group > 0,
     };
-    let others = path.group - i64::from(own_in_group);
+    let others = group - i64::from(own_in_group);
     let negative = above < 0 || others < 0;
     let others = others.max(0) as u64;
     // The group's entries above the key, and how many of the group it left unplaced.
