@@ -9,7 +9,8 @@ document's, where it says it:
 - `playerIds` lists distinct ids, without `cursor`;
 - `GET /admin/audit` takes exactly one of `playerId` and `pseudonym`;
 - a `sessionId` is a ULID whose time is at most 5 minutes ahead of the server's clock;
-- a play fits every board it names: its score in the board's `minScore..maxScore`, its
+- a play names boards that exist (an id the run does not know is the seeded board's), each
+  once, and fits every board it names: its score in the board's `minScore..maxScore`, its
   `durationSec` at least the board's `minDurationSec`, its `gameId` the board's (or, where no
   board names a game, given): the boards are the seeded one and those this run created;
 - a play's `metadata` is at most 1,024 bytes, 4 deep, 64 keys, none empty, numbers that
@@ -103,9 +104,17 @@ def after_call(context, case, response):
 
 
 def fit_play(label, case, body):
-    """A play's score, duration and game as the boards it names take them."""
+    """A play's boards, score, duration and game as the boards it names take them."""
     if label == "POST /sessions":
         named = body.get("leaderboardIds") if isinstance(body.get("leaderboardIds"), list) else []
+        seeded = os.environ.get("FUZZ_BOARD", "fuzz-board")
+        known = []
+        for b in named:
+            b = b if isinstance(b, str) and b in BOARDS else seeded
+            if b not in known:
+                known.append(b)
+        if named:
+            body["leaderboardIds"] = named = known
     else:
         named = [(case.path_parameters or {}).get("boardId")]
     boards = [BOARDS[b] for b in named if isinstance(b, str) and b in BOARDS]

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use common::{History, history, lookup_on, true_above};
 use leaderboard_keys::rank_index::compact::{
-    CompactNodes, Entries, apply_op, build, group_deltas, live, plan, reads_needed, update,
+    CompactNodes, Entries, apply_op, build, expand, group_deltas, live, plan, reads_needed, update,
 };
 use leaderboard_keys::rank_index::{CountedKey, Layout, PathRead, Watermarks};
 use proptest::prelude::*;
@@ -124,7 +124,11 @@ proptest! {
             finished.push(moments.len() - 1);
             done = end;
             // The live nodes are the index built from the entries the watermarks stand for.
-            prop_assert_eq!(live(layout, &stored.all()), build(&keys_after(&h, done)));
+            let keys = keys_after(&h, done);
+            let live = live(layout, &stored.all());
+            prop_assert_eq!(&live, &build(&keys));
+            // And they count as layout 2's nodes do.
+            prop_assert_eq!(expand(layout, &live), leaderboard_keys::rank_index::build(&keys));
         }
         // A lookup reads a root once its journal finished, then each node of its path at that
         // moment or any later one.

@@ -25,6 +25,7 @@ mod league_close;
 mod league_placement;
 mod leagues;
 mod plays_basic;
+mod rank_compact;
 mod rank_index;
 mod rank_journal;
 mod rank_model;

@@ -238,9 +238,10 @@ async fn index_lookups_plays_rebuild_and_apply() {
     assert_eq!(r.unwrap().entries, 1_102);
     // (no generation served before it: nothing to list and delete)
     m.expect(
-        "build_rank_index (v2) of 1,102",
+        "build_rank_index of 1,102",
         &c,
-        "BatchWriteItem 134, Query 3, TransactWriteItems 1, UpdateItem 1",
+        // (compact: a node only where two keys share a prefix, under 50 for these scores)
+        "BatchWriteItem 2, Query 3, TransactWriteItems 1, UpdateItem 1",
     );
 
     let (r, c) = census(&counter, store.listings().player_rank(&pv, &pid("e0005"))).await;
@@ -334,13 +335,14 @@ async fn index_lookups_plays_rebuild_and_apply() {
     )
     .await;
     assert_eq!(r.unwrap().applied, 1);
-    // The root's read, the journal, the 7 nodes below the root on the path (at the default
-    // width), the root's update; and the board's top entry (the board's GetItem and one Query):
-    // a root its build wrote records no leader, so its first apply learns who leads.
+    // The root's read, the live nodes the change touches read a level at a time (4 levels),
+    // the journal, their 4 writes, the root's update; and the board's top entry (the board's
+    // GetItem and one Query): a root its build wrote records no leader, so its first apply
+    // learns who leads.
     m.expect(
         "apply_lane_changes",
         &c,
-        "GetItem 2, PutItem 1, Query 1, UpdateItem 8",
+        "BatchGetItem 4, GetItem 2, PutItem 1, Query 1, UpdateItem 5",
     );
     let (r, c) = census(
         &counter,
@@ -354,9 +356,9 @@ async fn index_lookups_plays_rebuild_and_apply() {
     let (r, c) = census(&counter, store.rank().build_rank_index(&pv)).await;
     assert_eq!(r.unwrap().entries, 1_103);
     m.expect(
-        "build_rank_index (v2) again",
+        "build_rank_index again",
         &c,
-        "BatchWriteItem 268, Query 103, TransactWriteItems 1, UpdateItem 1",
+        "BatchWriteItem 4, Query 103, TransactWriteItems 1, UpdateItem 1",
     );
     // The rebuild switched generations: the play's own read brings the root naming the new one,
     // so its snapshot is read once, as the next play's.

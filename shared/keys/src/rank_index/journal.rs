@@ -30,6 +30,7 @@
 
 use std::collections::BTreeMap;
 
+use super::compact::Plan;
 use super::fold::LaneChange;
 use super::{Counters, NodeCounters, Watermarks, add_node_counters, chunk, fold, root_key};
 use crate::entity::Key;
@@ -66,6 +67,9 @@ pub struct Journal {
     pub root: Counters,
     /// How many changes it carries.
     pub changes: usize,
+    /// On the compact layout, the writes planned from the nodes read (`nodes` and `root` then
+    /// only bound which nodes it touches): see [`super::compact`].
+    pub plan: Option<Plan>,
 }
 
 impl Journal {
@@ -92,6 +96,7 @@ impl Journal {
             nodes: first.deltas,
             root,
             changes: first.changes,
+            plan: None,
         })
     }
 }

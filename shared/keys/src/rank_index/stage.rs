@@ -11,9 +11,9 @@
 //! Before it switches, a rebuild scans again (at last with the lanes paused) and brings its new
 //! generation up to that scan by putting only the nodes whose counters differ ([`node_puts`]).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use super::{CountedKey, Counters, NodeCounters};
+use super::CountedKey;
 use crate::entity::Key;
 use crate::error::KeyError;
 use crate::ids::BoardId;
@@ -91,12 +91,16 @@ fn common_prefix(a: &str, b: &str) -> usize {
     (0..=n).rev().find(|&i| b.is_char_boundary(i)).unwrap_or(0)
 }
 
-/// The node items that turn an index counting `base` into one counting `target` (both from
-/// [`build`](super::build)), in prefix order: every node below the root whose counters differ, with its
-/// counters in `target` (none for a node `target` does not have). Each is a whole item, put
-/// over what is there, so that putting them again, or from any point on, ends the same.
-pub fn node_puts(base: &NodeCounters, target: &NodeCounters) -> Vec<(String, Counters)> {
-    let none = Counters::new();
+/// The node items that turn an index counting `base` into one counting `target` (both built
+/// the same way: [`build`](super::build)'s counters, or the compact layout's entries), in
+/// prefix order: every node below the root that differs, as it is in `target` (empty for a
+/// node `target` does not have). Each is a whole item, put over what is there, so that putting
+/// them again, or from any point on, ends the same.
+pub fn node_puts<V: Clone + Default + PartialEq>(
+    base: &BTreeMap<String, V>,
+    target: &BTreeMap<String, V>,
+) -> Vec<(String, V)> {
+    let none = V::default();
     let mut prefixes: BTreeSet<&String> = base.keys().collect();
     prefixes.extend(target.keys());
     prefixes
@@ -112,7 +116,7 @@ pub fn node_puts(base: &NodeCounters, target: &NodeCounters) -> Vec<(String, Cou
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rank_index::build;
+    use crate::rank_index::{NodeCounters, build};
 
     fn key(score: u64, tie: u64, player: &str) -> CountedKey {
         CountedKey::parse(&format!("SCORE#{score:010}#{tie:013}#{player}")).unwrap()

@@ -14,7 +14,7 @@ use leaderboard_keys::rank_index::{GENERATION_ATTR, Layout, node_key, root_key};
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, from_item, key_string};
 use crate::ground::model::{Board, BoardStatus, Entry, EntryPointer, FinalStanding, ScoreEntry};
-use crate::rank::apply::item_counters;
+use crate::rank::compact::item_entries;
 use crate::rank::count::RankCost;
 use crate::rank::lanes::{lanes_lag, switched_since};
 use crate::store::Store;
@@ -215,19 +215,23 @@ impl Inspect<'_> {
         let mut prefix = String::new();
         let mut node = root.clone();
         loop {
-            let counters = item_counters(&node);
+            let entries = item_entries(&node);
             // Descending labels are rank order: pass whole every child that ends above.
-            let Some(label) = counters.iter().rev().find_map(|(label, count)| {
-                if *count <= remaining {
-                    remaining -= count;
+            let Some((label, entry)) = entries.iter().rev().find_map(|(label, e)| {
+                if e.count <= remaining {
+                    remaining -= e.count;
                     None
                 } else {
-                    Some(label.clone())
+                    Some((label.clone(), e))
                 }
             }) else {
                 return Ok((None, requests));
             };
             prefix.push_str(&label);
+            // An entry of one key that names it (the compact layout): its group is known.
+            if let Some(rest) = entry.rest.as_deref().filter(|_| entry.count == 1) {
+                prefix.push_str(rest);
+            }
             if prefix.len() >= layout.stored_digits() {
                 break;
             }

@@ -7,16 +7,20 @@ use std::borrow::Cow;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_index::compact::{
+    Damaged, Entries, GroupDeltas, Plan, group_deltas, plan, update,
+};
 use leaderboard_keys::rank_index::journal::{JOURNAL_NODES, Journal};
 use leaderboard_keys::rank_index::lead::{LEAD_ATTR, Lead};
 use leaderboard_keys::rank_index::{
-    Chunk, Counters, ENTRY_GENERATION_ATTR, GENERATION_ATTR, Gap, LaneChange, MIGRATING_ATTR,
-    Watermarks, absorb, count_attr, fold, root_key, watermark_attr,
+    Chunk, CountedKey, Counters, ENTRY_GENERATION_ATTR, GENERATION_ATTR, Gap, LaneChange, Layout,
+    MIGRATING_ATTR, Watermarks, absorb, fold, root_key, watermark_attr,
 };
 
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, ItemExt, n};
+use crate::ground::items::{Item, ItemExt};
 use crate::rank::Rank;
+use crate::rank::compact::{is_compact, item_entries};
 use crate::rank::journal::{Begun, root_last_journal, watermarks_in};
 use crate::rank::lead::{LeadStep, LeaderWatch, Unwatched};
 use crate::table::Table;
@@ -46,6 +50,8 @@ pub struct LaneApplyOutcome {
     pub absorbed: usize,
     /// Changes of the board's leader announced (each before the root recorded it).
     pub leaders_announced: usize,
+    /// Nodes read to plan journals on the compact layout (layout 2 reads none).
+    pub nodes_read: usize,
 }
 
 /// The root as read: the lanes' watermarks, the generation of the nodes below it and its last
@@ -61,6 +67,10 @@ pub(crate) struct Root {
     lead: Lead,
     /// The generation of entries it counts (a widening's switch moves it).
     entry_generation: u64,
+    /// It is on the compact layout (3): its journals are planned from the nodes they touch.
+    compact: bool,
+    /// Its entries (on the compact layout: what a plan starts from).
+    entries: Entries,
 }
 
 /// `changes` as keyed in the entry generation `root` counts. A change without keys of it is
@@ -162,8 +172,52 @@ impl Table {
             outcome.gaps = folded.gaps.clone();
             let (mut at, mut last) = (root.watermarks.clone(), root.last);
             let mut lead = root.lead.clone();
-            while let Some(journal) = Journal::begin(last + 1, &at, &folded.applied, JOURNAL_NODES)
+            let mut entries = root.entries.clone();
+            while let Some(mut journal) =
+                Journal::begin(last + 1, &at, &folded.applied, JOURNAL_NODES)
             {
+                if root.compact {
+                    let carried = journal.carried(changes);
+                    let layout = carried
+                        .iter()
+                        .find_map(|c| c.new.as_ref().or(c.old.as_ref()).map(CountedKey::layout));
+                    let deltas = group_deltas(carried);
+                    match self
+                        .plan_journal(board, root.generation, layout, &entries, &deltas)
+                        .await
+                    {
+                        Ok((Ok(plan), reads)) => {
+                            outcome.requests += reads.0;
+                            outcome.nodes_read += reads.1;
+                            journal.plan = Some(plan);
+                        }
+                        Ok((Err(damaged), reads)) => {
+                            outcome.requests += reads.0;
+                            outcome.nodes_read += reads.1;
+                            // Read while a journal was under way (another applier's), or the
+                            // index is damaged: finish the one pending, or say so.
+                            let pending = self
+                                .finish_pending(board, root.generation, last, watch, &mut outcome)
+                                .await;
+                            match pending {
+                                Ok(true) => {}
+                                Ok(false) => {
+                                    let key = root_key(board);
+                                    return Err(StoreError::corrupt(&key.pk, &damaged.0));
+                                }
+                                Err(e) if e.worth_rereading() => {}
+                                Err(e) => return Err(e),
+                            }
+                            Retry::RANK_APPLY.pause(attempt).await;
+                            continue 'rounds;
+                        }
+                        Err(e) if e.worth_rereading() => {
+                            Retry::RANK_APPLY.pause(attempt).await;
+                            continue 'rounds;
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
                 let (step, reads) = self
                     .lead_step(board, &lead, &journal.carried(changes))
                     .await?;
@@ -173,6 +227,9 @@ impl Table {
                     .await
                 {
                     Ok(Some(after)) => {
+                        if let Some(plan) = &journal.plan {
+                            update(&mut entries, &plan.root);
+                        }
                         (at, last) = (journal.to, journal.id);
                         lead = after.unwrap_or(lead);
                     }
@@ -241,6 +298,24 @@ impl Table {
                 return Ok(None);
             }
         };
+        let finished = self
+            .complete_journal(board, generation, journal, step.as_ref(), watch, outcome)
+            .await?;
+        let ours = finished && matches!(begun, Begun::Written);
+        Ok(ours.then(|| step.map(|s| s.after())))
+    }
+
+    /// A written journal's node writes, its step's announcements, and the root's finish.
+    /// Whether the root took it (if not, another applier finished it first).
+    async fn complete_journal<W: LeaderWatch>(
+        &self,
+        board: &BoardId,
+        generation: u64,
+        journal: &Journal,
+        step: Option<&LeadStep>,
+        watch: &W,
+        outcome: &mut LaneApplyOutcome,
+    ) -> Result<bool, StoreError> {
         let nodes = self.take_journal(board, generation, journal).await?;
         outcome.requests += nodes as u32 + 1;
         outcome.items_written += nodes;
@@ -252,14 +327,54 @@ impl Table {
             outcome.leaders_announced += 1;
         }
         let finished = self
-            .finish_journal(board, generation, journal, step.as_ref())
+            .finish_journal(board, generation, journal, step)
             .await?;
         if finished {
             outcome.items_written += 1;
             outcome.applied += journal.changes;
         }
-        let ours = finished && matches!(begun, Begun::Written);
-        Ok(ours.then(|| step.map(|s| s.after())))
+        Ok(finished)
+    }
+
+    /// The journal pending on a root whose last is `last`, if there is one, completed: whether
+    /// there was one. One read of the journal item, and the journal's writes.
+    async fn finish_pending<W: LeaderWatch>(
+        &self,
+        board: &BoardId,
+        generation: u64,
+        last: u64,
+        watch: &W,
+        outcome: &mut LaneApplyOutcome,
+    ) -> Result<bool, StoreError> {
+        outcome.requests += 1;
+        let Some(pending) = self.pending_journal(board, generation, last).await? else {
+            return Ok(false);
+        };
+        let (journal, step) = *pending;
+        self.complete_journal(board, generation, &journal, step.as_ref(), watch, outcome)
+            .await?;
+        Ok(true)
+    }
+
+    /// The plan of a compact journal's `deltas` (keys laid out as `layout`) from the root's
+    /// `entries` and the live nodes they touch, read here (`Err` inside: they do not agree),
+    /// with the requests and the nodes read.
+    async fn plan_journal(
+        &self,
+        board: &BoardId,
+        generation: u64,
+        layout: Option<Layout>,
+        entries: &Entries,
+        deltas: &GroupDeltas,
+    ) -> Result<(Result<Plan, Damaged>, (u32, usize)), StoreError> {
+        let Some(layout) = layout.filter(|_| !deltas.is_empty()) else {
+            return Ok((Ok(Plan::default()), (0, 0)));
+        };
+        let (read, requests) = self
+            .read_for_plan(board, generation, layout, entries.clone(), deltas)
+            .await?;
+        let nodes = read.len().saturating_sub(1);
+        Ok((plan(layout, deltas, &read), (requests, nodes)))
     }
 
     /// A batch onto the root of a board being moved onto this layout: its watermarks follow
@@ -312,16 +427,10 @@ impl Table {
             migrating: item.contains_key(MIGRATING_ATTR),
             lead: Lead::of_root(item.string(LEAD_ATTR), counted),
             entry_generation: item.number(ENTRY_GENERATION_ATTR).unwrap_or(0),
+            compact: is_compact(&item),
+            entries: item_entries(&item),
         })
     }
-}
-
-/// `item` with a counter attribute per label of `counters`.
-pub(crate) fn counter_item(mut item: Item, counters: &Counters) -> Item {
-    for (label, count) in counters {
-        item.insert(count_attr(label), n(count));
-    }
-    item
 }
 
 /// The counters of a root or node item, by child label: what [`counter_item`] wrote.

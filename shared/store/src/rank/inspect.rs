@@ -6,13 +6,17 @@
 use std::collections::BTreeMap;
 
 use leaderboard_keys::entity::Key;
-use leaderboard_keys::rank_index::{Counters, GENERATION_ATTR, LANES, node_key, root_key};
+use leaderboard_keys::rank_index::compact::Entries;
+use leaderboard_keys::rank_index::{
+    Counters, GENERATION_ATTR, GROUP_DIGITS, LANES, node_key, root_key,
+};
 
 use crate::ground::error::StoreError;
 use crate::ground::items::ItemExt;
 use crate::ground::model::Board;
 use crate::rank::Rank;
 use crate::rank::apply::{item_counters, root_watermarks};
+use crate::rank::compact::{is_compact, item_entries};
 use crate::rank::count::RankCost;
 use crate::rank::lanes::{lane_counts, lanes_lag, switched_since};
 
@@ -47,6 +51,9 @@ pub struct IndexState {
     pub written: BTreeMap<u8, u64>,
     /// The board's entries as the lanes count them (Σ created).
     pub entries: i64,
+    /// The index is on the compact layout (3): only nodes two keys or more share are stored,
+    /// with the counts layout 2 keeps for them.
+    pub compact: bool,
 }
 
 impl IndexState {
@@ -92,14 +99,18 @@ impl Rank<'_> {
             requests += 1;
             let root = root.unwrap_or_default();
             let generation: u64 = root.number(GENERATION_ATTR).unwrap_or(0);
-            let mut buckets: Vec<(String, i64)> = positive(item_counters(&root), "");
+            let mut buckets: Vec<Bucket> = positive(item_entries(&root), "");
             while buckets.len() < want
                 && buckets.len() <= BUCKET_NODES
-                && buckets.first().is_some_and(|(p, _)| p.len() < score_digits)
+                && buckets
+                    .first()
+                    .is_some_and(|b| b.prefix.len() < score_digits)
             {
+                // A bucket of one key (the compact layout's) names its key: no node to read.
                 let keys: Vec<_> = buckets
                     .iter()
-                    .map(|(p, _)| node_key(&board.board_id, generation, p))
+                    .filter(|b| b.rest.is_none())
+                    .map(|b| node_key(&board.board_id, generation, &b.prefix))
                     .collect();
                 let mut found = self
                     .table
@@ -107,14 +118,18 @@ impl Rank<'_> {
                     .await?;
                 requests += 1;
                 buckets = buckets
-                    .iter()
-                    .zip(&keys)
-                    .flat_map(|((prefix, _), key)| {
-                        let node = found.take(key).unwrap_or_default();
-                        positive(item_counters(&node), prefix)
+                    .into_iter()
+                    .flat_map(|b| match &b.rest {
+                        Some(rest) => vec![b.deeper(rest, score_digits)],
+                        None => {
+                            let key = node_key(&board.board_id, generation, &b.prefix);
+                            let node = found.take(&key).unwrap_or_default();
+                            positive(item_entries(&node), &b.prefix)
+                        }
                     })
                     .collect();
             }
+            let buckets = buckets.into_iter().map(|b| (b.prefix, b.count)).collect();
             let mut cost = RankCost::default();
             let lanes = self.table.read_lane_items(board, &mut cost).await?;
             requests += cost.requests;
@@ -155,6 +170,7 @@ impl Rank<'_> {
                 watermarks: root_watermarks(&root).0,
                 written,
                 entries,
+                compact: is_compact(&root),
             });
         }
         Err(StoreError::Contention { attempts: 3 })
@@ -184,11 +200,37 @@ impl Rank<'_> {
     }
 }
 
-/// The counters of a node at `prefix` that count something, as (whole prefix, count).
-fn positive(counters: Counters, prefix: &str) -> Vec<(String, i64)> {
-    counters
+/// Entries counted under a score prefix, and the rest of the one key when it is one and the
+/// index names it (the compact layout).
+struct Bucket {
+    prefix: String,
+    count: i64,
+    rest: Option<String>,
+}
+
+impl Bucket {
+    /// The bucket a level deeper (two digits, never past the score's `score_digits`) holding
+    /// this one's one key, whose rest is `rest`.
+    fn deeper(&self, rest: &str, score_digits: usize) -> Bucket {
+        let width = GROUP_DIGITS.min(score_digits.saturating_sub(self.prefix.len()));
+        let (label, rest) = rest.split_at(rest.len().min(width));
+        Bucket {
+            prefix: format!("{}{label}", self.prefix),
+            count: self.count,
+            rest: Some(rest.to_owned()),
+        }
+    }
+}
+
+/// The entries of a node at `prefix` that count something, as buckets.
+fn positive(entries: Entries, prefix: &str) -> Vec<Bucket> {
+    entries
         .into_iter()
-        .filter(|(_, c)| *c > 0)
-        .map(|(label, c)| (format!("{prefix}{label}"), c))
+        .filter(|(_, e)| e.count > 0)
+        .map(|(label, e)| Bucket {
+            prefix: format!("{prefix}{label}"),
+            count: e.count,
+            rest: e.rest.filter(|_| e.count == 1),
+        })
         .collect()
 }

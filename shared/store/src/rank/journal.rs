@@ -3,8 +3,8 @@
 //! single-item update, sent together, and the root's finishing update. `apply` runs them
 //! in order for each slice of a batch.
 
-use futures::StreamExt;
 use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_index::compact::{decode_plan, encode_plan};
 use leaderboard_keys::rank_index::journal::{
     Found, Journal, NODE_JOURNAL_ATTR, ROOT_JOURNAL_ATTR, decode_deltas, encode_deltas, found,
     journal_key,
@@ -16,18 +16,17 @@ use leaderboard_keys::rank_index::{
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item, n, s};
+use crate::rank::compact::{all_answered, entry_updates, layout_set, update_expression};
 use crate::rank::lead::{LeadStep, put_step, step_of};
 use crate::table::Table;
 use crate::table::request::{Params, WithParams};
-
-/// Node updates of one journal in flight at once: a journal's nodes are written in
-/// `ceil(nodes / NODES_IN_FLIGHT)` round trips, whatever their number.
-pub(crate) const NODES_IN_FLIGHT: usize = 32;
 
 /// The journal item's attributes: its number, its deltas ([`encode_deltas`]), how many
 /// changes it carries, and per lane the watermark it starts from and ends at.
 const ID_ATTR: &str = "id";
 const DELTAS_ATTR: &str = "d";
+/// On the compact layout, the plan ([`encode_plan`]) in place of the deltas.
+const PLAN_ATTR: &str = "p";
 const CHANGES_ATTR: &str = "n";
 
 fn from_attr(lane: u8) -> String {
@@ -64,10 +63,13 @@ impl Table {
         let key = journal_key(board, generation);
         let mut item = key_item(&key);
         item.insert(ID_ATTR.into(), n(journal.id));
-        item.insert(
-            DELTAS_ATTR.into(),
-            s(encode_deltas(&journal.root, &journal.nodes)),
-        );
+        match &journal.plan {
+            Some(plan) => item.insert(PLAN_ATTR.into(), s(encode_plan(plan))),
+            None => item.insert(
+                DELTAS_ATTR.into(),
+                s(encode_deltas(&journal.root, &journal.nodes)),
+            ),
+        };
         item.insert(CHANGES_ATTR.into(), n(journal.changes));
         for (lane, seq) in &journal.from.0 {
             item.insert(from_attr(*lane), n(seq));
@@ -91,19 +93,37 @@ impl Table {
             .map_err(|e| StoreError::sdk("PutItem(rank index journal)", e));
         match put {
             Ok(_) => Ok(Begun::Written),
-            Err(StoreError::ConditionalCheckFailed) => {
-                let held = self.get_raw(&key).await?.unwrap_or_default();
-                let id = held.number(ID_ATTR).unwrap_or(0);
-                Ok(match found(journal.id - 1, id) {
-                    Found::Pending => {
-                        let journal = journal_of(&key.sk, &held)?;
-                        Begun::Pending(Box::new((journal, step_of(board, &held))))
-                    }
-                    Found::Finished | Found::Stale => Begun::Stale,
-                })
-            }
+            Err(StoreError::ConditionalCheckFailed) => Ok(
+                match self
+                    .pending_journal(board, generation, journal.id - 1)
+                    .await?
+                {
+                    Some(pending) => Begun::Pending(pending),
+                    None => Begun::Stale,
+                },
+            ),
             Err(e) => Err(e),
         }
+    }
+
+    /// The journal generation `generation`'s item holds, with its step of the leader, when it
+    /// is pending on a root whose last journal is `last`. One consistent GetItem.
+    pub(crate) async fn pending_journal(
+        &self,
+        board: &BoardId,
+        generation: u64,
+        last: u64,
+    ) -> Result<Option<Box<(Journal, Option<LeadStep>)>>, StoreError> {
+        let key = journal_key(board, generation);
+        let held = self.get_raw(&key).await?.unwrap_or_default();
+        let id = held.number(ID_ATTR).unwrap_or(0);
+        Ok(match found(last, id) {
+            Found::Pending => {
+                let journal = journal_of(&key.sk, &held)?;
+                Some(Box::new((journal, step_of(board, &held))))
+            }
+            Found::Finished | Found::Stale => None,
+        })
     }
 
     /// Each node of `journal` below the root takes its delta, once: an UpdateItem on
@@ -115,6 +135,9 @@ impl Table {
         generation: u64,
         journal: &Journal,
     ) -> Result<usize, StoreError> {
+        if let Some(plan) = &journal.plan {
+            return self.take_plan(board, generation, journal.id, plan).await;
+        }
         let updates = journal
             .nodes
             .iter()
@@ -143,15 +166,7 @@ impl Table {
                 }
             })
             .collect::<Vec<_>>();
-        let sent = updates.len();
-        // Every update runs to its answer before a failure is reported: the retry then has
-        // only the failed ones left to write, and a node write is never cut off in flight.
-        let answers: Vec<Result<(), StoreError>> = futures::stream::iter(updates)
-            .buffer_unordered(NODES_IN_FLIGHT)
-            .collect()
-            .await;
-        answers.into_iter().collect::<Result<Vec<()>, _>>()?;
-        Ok(sent)
+        all_answered(updates).await
     }
 
     /// Finishes `journal` on the root: its counters' deltas, the new watermarks, the
@@ -165,11 +180,25 @@ impl Table {
         journal: &Journal,
         step: Option<&LeadStep>,
     ) -> Result<bool, StoreError> {
-        let (adds, mut params) = counter_adds(&journal.root);
+        let (adds, mut params, mut removes) = match &journal.plan {
+            None => {
+                let (adds, params) = counter_adds(&journal.root);
+                (adds, params, Vec::new())
+            }
+            Some(_) => (String::new(), Params::new(), Vec::new()),
+        };
         let mut sets = vec![
             "#g = if_not_exists(#g, :g)".to_owned(),
             "#jl = :id".to_owned(),
         ];
+        if let Some(plan) = &journal.plan {
+            let (entry_sets, entry_removes, with) = entry_updates(&plan.root, params);
+            let (layout, with) = layout_set(with);
+            sets.extend(entry_sets);
+            sets.push(layout);
+            removes = entry_removes;
+            params = with;
+        }
         let mut conditions = vec!["(attribute_not_exists(#g) OR #g = :g)".to_owned()];
         conditions.push(if journal.id == 1 {
             "attribute_not_exists(#jl)".to_owned()
@@ -198,7 +227,7 @@ impl Table {
                 .name("#lead", LEAD_ATTR)
                 .value(":lead", step.lead.as_str());
         }
-        let mut update = format!("SET {}", sets.join(", "));
+        let mut update = update_expression(&sets, &removes);
         if !adds.is_empty() {
             update.push_str(&format!(" ADD {adds}"));
         }
@@ -220,10 +249,17 @@ impl Table {
 /// The journal a journal item holds.
 fn journal_of(key: &str, item: &Item) -> Result<Journal, StoreError> {
     let corrupt = |why: &str| StoreError::corrupt(key, why);
-    let (root, nodes) = item
-        .string(DELTAS_ATTR)
-        .and_then(decode_deltas)
-        .ok_or_else(|| corrupt("journal deltas unreadable"))?;
+    let plan = match item.string(PLAN_ATTR) {
+        Some(text) => Some(decode_plan(text).ok_or_else(|| corrupt("journal plan unreadable"))?),
+        None => None,
+    };
+    let (root, nodes) = match plan {
+        Some(_) => Default::default(),
+        None => item
+            .string(DELTAS_ATTR)
+            .and_then(decode_deltas)
+            .ok_or_else(|| corrupt("journal deltas unreadable"))?,
+    };
     Ok(Journal {
         id: item
             .number(ID_ATTR)
@@ -233,6 +269,7 @@ fn journal_of(key: &str, item: &Item) -> Result<Journal, StoreError> {
         nodes,
         root,
         changes: item.number(CHANGES_ATTR).unwrap_or(0),
+        plan,
     })
 }
 

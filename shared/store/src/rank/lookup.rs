@@ -30,6 +30,7 @@ use std::collections::BTreeSet;
 
 use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank_index::compact::CompactNodes;
 use leaderboard_keys::rank_index::journal::NODE_JOURNAL_ATTR;
 use leaderboard_keys::rank_index::{
     self, CountedKey, ENTRY_GENERATION_ATTR, GENERATION_ATTR, LanesRead, NodeCounters, PathRead,
@@ -41,6 +42,7 @@ use crate::ground::freshness::{EXACT_TOP, Estimate, IndexView};
 use crate::ground::items::{Item, ItemExt};
 use crate::ground::model::Board;
 use crate::rank::apply::{item_counters, root_watermarks};
+use crate::rank::compact::{is_compact, item_entries};
 use crate::rank::count::{Prefetch, RankCost};
 use crate::rank::journal::root_last_journal;
 use crate::rank::lanes::{lanes_for, switched_since};
@@ -302,8 +304,20 @@ impl Table {
                     .await?
             };
             let last = root_last_journal(&root);
+            let compact = is_compact(&root);
+            // On the compact layout, only an entry of two keys or more has a node below it.
+            let counters = |item: &Item| match compact {
+                false => item_counters(item),
+                true => item_entries(item)
+                    .into_iter()
+                    .filter(|(_, e)| e.count >= 2)
+                    .map(|(label, e)| (label, e.count))
+                    .collect(),
+            };
             let mut nodes = NodeCounters::new();
-            nodes.insert(String::new(), item_counters(&root));
+            let mut entries = CompactNodes::new();
+            nodes.insert(String::new(), counters(&root));
+            entries.insert(String::new(), item_entries(&root));
             // Nodes that took a journal the root had not finished (see `PathRead::ahead`).
             let mut ahead = BTreeSet::new();
             let mut missing = BTreeSet::new();
@@ -313,7 +327,8 @@ impl Table {
                         if item.number::<u64>(NODE_JOURNAL_ATTR) > Some(last) {
                             ahead.insert(prefix.clone());
                         }
-                        nodes.insert(prefix.clone(), item_counters(&item));
+                        nodes.insert(prefix.clone(), counters(&item));
+                        entries.insert(prefix.clone(), item_entries(&item));
                     }
                     None => {
                         missing.insert(prefix.clone());
@@ -328,7 +343,10 @@ impl Table {
             let paths = keys
                 .iter()
                 .map(|k| {
-                    let mut path = PathRead::of(k, &nodes);
+                    let mut path = match compact {
+                        false => PathRead::of(k, &nodes),
+                        true => PathRead::of_compact(k, &entries),
+                    };
                     path.ahead = path_nodes(k).any(|p| ahead.contains(&p));
                     path
                 })

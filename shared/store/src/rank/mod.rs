@@ -16,6 +16,7 @@
 //! `impl Table` pieces too.
 
 pub(crate) mod apply;
+pub(crate) mod compact;
 pub(crate) mod count;
 pub(crate) mod entry;
 pub(crate) mod inspect;

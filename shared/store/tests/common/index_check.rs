@@ -1,4 +1,4 @@
-//! Reading a layout v2 rank index back from the table, for the tests of the store and of the
+//! Reading a rank index back from the table (layout 2, or 3 counted as layout 2 counts), for the tests of the store and of the
 //! stream projector (included by path, so that both check the index the same way): the lanes as
 //! stored, the counters and watermarks as stored, what they must be, built from the board's
 //! entries, and the lanes' change log as the stream would carry it.
@@ -10,9 +10,10 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_devkit::testing::{RawItem, TestTable};
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank_index::compact::{self, Entry};
 use leaderboard_keys::rank_index::{self as rank_index, LANES};
 use leaderboard_keys::rank_index::{
-    CHANGE_ATTR, CountedKey, GENERATION_ATTR, LaneChange, NodeCounters, Watermarks, build,
+    CHANGE_ATTR, CountedKey, GENERATION_ATTR, LaneChange, Layout, NodeCounters, Watermarks, build,
 };
 use leaderboard_store::Store;
 
@@ -66,6 +67,12 @@ pub fn index_in(items: &[RawItem], board: &str) -> (NodeCounters, Watermarks) {
         .map_or("0", |g| g.as_n().unwrap().as_str())
         .to_owned();
     let node_pk = format!("{root_pk}#{generation}#");
+    let compact = items
+        .iter()
+        .find(|item| is_root(item))
+        .and_then(|root| root.get(compact::LAYOUT_ATTR))
+        .is_some_and(|ly| ly.as_n().unwrap() == "3");
+    let mut entries = compact::CompactNodes::new();
     let mut nodes = NodeCounters::new();
     let mut watermarks = Watermarks::default();
     for item in items {
@@ -79,7 +86,22 @@ pub fn index_in(items: &[RawItem], board: &str) -> (NodeCounters, Watermarks) {
         };
         for (attr, v) in item {
             let n = || v.as_n().unwrap().parse::<i64>().unwrap();
-            if let Some(label) = attr.strip_prefix('c') {
+            if let (Some(label), true) = (attr.strip_prefix('r'), compact) {
+                let rest = v.as_s().unwrap().clone();
+                entries
+                    .entry(prefix.clone())
+                    .or_default()
+                    .entry(label.to_owned())
+                    .or_insert(Entry::counted(1))
+                    .rest = Some(rest);
+            } else if let (Some(label), true) = (attr.strip_prefix('c'), compact) {
+                let e = entries
+                    .entry(prefix.clone())
+                    .or_default()
+                    .entry(label.to_owned())
+                    .or_insert(Entry::counted(0));
+                e.count = n();
+            } else if let Some(label) = attr.strip_prefix('c') {
                 if n() != 0 {
                     nodes
                         .entry(prefix.clone())
@@ -91,7 +113,47 @@ pub fn index_in(items: &[RawItem], board: &str) -> (NodeCounters, Watermarks) {
             }
         }
     }
+    if compact {
+        // Layout 3: the live nodes, counted as layout 2 counts them.
+        // The width of the entries it counts: a widening board has entries of two.
+        // (A widened board's entries are in its generation's partitions: then every width is
+        // tried, the rests naming the stored digits.)
+        let layout = score_keys_in(items, board)
+            .iter()
+            .map(|sk| CountedKey::parse(sk).unwrap().layout())
+            .chain((1..=18).map(Layout::new))
+            .find(|l| fits(*l, &entries))
+            .unwrap_or(Layout::new(10));
+        entries.entry(String::new()).or_default();
+        nodes = compact::expand(layout, &compact::live(layout, &entries));
+    }
     (nodes, watermarks)
+}
+
+/// Whether compact `nodes` can be of keys laid out as `layout`: each node's prefix ends a
+/// level, each label is that level's width and each rest ends the stored digits.
+fn fits(layout: Layout, nodes: &compact::CompactNodes) -> bool {
+    let starts: Vec<usize> = (0..=layout.levels())
+        .map(|l| {
+            let digits = "0".repeat(layout.stored_digits());
+            if l == layout.levels() {
+                digits.len()
+            } else {
+                layout.prefix(&digits, l).len()
+            }
+        })
+        .collect();
+    nodes.iter().all(|(prefix, entries)| {
+        let Some(level) = starts.iter().position(|s| *s == prefix.len()) else {
+            return false;
+        };
+        entries.iter().all(|(label, e)| {
+            prefix.len() + label.len() == starts.get(level + 1).copied().unwrap_or(0)
+                && e.rest
+                    .as_ref()
+                    .is_none_or(|r| prefix.len() + label.len() + r.len() == layout.stored_digits())
+        })
+    })
 }
 
 /// The counters built from the board's entries, and each lane's written count.

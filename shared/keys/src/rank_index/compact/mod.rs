@@ -24,7 +24,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{CountedKey, LaneChange, Layout};
+use super::{CountedKey, LaneChange, Layout, NodeCounters};
 
 mod encode;
 pub use encode::{decode_plan, encode_plan};
@@ -383,6 +383,41 @@ pub fn live(layout: Layout, stored: &CompactNodes) -> CompactNodes {
         out.insert(prefix, entries);
     }
     out
+}
+
+/// The counters layout 2 keeps for the same keys: each live node's counts, and below each
+/// entry of one the whole path of its key. For checks against the entries, which count by
+/// layout 2's nodes.
+pub fn expand(layout: Layout, live: &CompactNodes) -> NodeCounters {
+    let mut full = NodeCounters::new();
+    for (prefix, entries) in live {
+        let Some(level) = (0..layout.levels()).find(|l| layout.start(*l) == prefix.len()) else {
+            continue;
+        };
+        for (label, e) in entries {
+            if e.count == 0 {
+                continue;
+            }
+            full.entry(prefix.clone())
+                .or_default()
+                .insert(label.clone(), e.count);
+            let Some(rest) = e.rest.as_deref().filter(|_| e.count == 1) else {
+                continue;
+            };
+            let group = format!("{prefix}{label}{rest}");
+            if group.len() != layout.stored_digits() {
+                continue;
+            }
+            for below in level + 1..layout.levels() {
+                *full
+                    .entry(layout.prefix(&group, below).to_owned())
+                    .or_default()
+                    .entry(layout.label(&group, below).to_owned())
+                    .or_insert(0) += 1;
+            }
+        }
+    }
+    full
 }
 
 #[cfg(test)]

@@ -104,6 +104,7 @@ fn a_path_reads_as_layout_2_counts_it() {
     ]);
     let compact = build(&ks);
     let full = build_full(&ks);
+    assert_eq!(expand(ks[0].layout(), &compact), full);
     for k in ks
         .iter()
         .chain(&keys(&["SCORE#0000005000#8280899199999#x"]))

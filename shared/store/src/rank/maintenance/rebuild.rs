@@ -39,11 +39,11 @@ use futures::StreamExt;
 use leaderboard_keys::entity;
 use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_index::compact::{COMPACT_LAYOUT, Entries, LAYOUT_ATTR};
 use leaderboard_keys::rank_index::journal::journal_key;
 use leaderboard_keys::rank_index::{
-    CREATED_ATTR, CountedKey, Counters, ENTRY_GENERATION_ATTR, GENERATION_ATTR, LANES,
-    NODE_PARTITIONS, RESERVED_ATTR, WRITTEN_ATTR, build, node_key, node_partition_pk, root_key,
-    watermark_attr,
+    CREATED_ATTR, CountedKey, ENTRY_GENERATION_ATTR, GENERATION_ATTR, LANES, NODE_PARTITIONS,
+    RESERVED_ATTR, WRITTEN_ATTR, node_key, node_partition_pk, root_key, watermark_attr,
 };
 
 use leaderboard_keys::time::Timestamp;
@@ -53,7 +53,8 @@ use crate::ground::error::StoreError;
 use crate::ground::items::{Item, ItemExt, key_item, key_string, n};
 use crate::ground::model::Board;
 use crate::rank::Rank;
-use crate::rank::apply::{counter_item, root_watermarks};
+use crate::rank::apply::root_watermarks;
+use crate::rank::compact::{built_nodes, with_entries};
 use crate::rank::lanes::LaneKeys;
 use crate::rank::maintenance::lane_holds::SwitchTarget;
 use crate::table::request::{Index, Params, WithParams};
@@ -258,8 +259,8 @@ impl Rank<'_> {
         let (generation, replaced) = self.reserve_generation(id).await?;
         out.requests += 1;
         let keys: Vec<&CountedKey> = settled.values().flat_map(|s| &s.keys).collect();
-        let mut nodes = build(keys.iter().copied());
-        let root_counters = nodes.remove("").unwrap_or_default();
+        let mut nodes = built_nodes(keys.iter().copied(), true);
+        let root_entries = nodes.remove("").unwrap_or_default();
         let node_keys: Vec<Key> = nodes
             .keys()
             .map(|prefix| node_key(id, generation, prefix))
@@ -267,7 +268,7 @@ impl Rank<'_> {
         let items: Vec<Item> = node_keys
             .iter()
             .zip(nodes.values())
-            .map(|(key, counters)| counter_item(key_item(key), counters))
+            .map(|(key, entries)| with_entries(key_item(key), entries))
             .collect();
         let put = self.table.put_all_in_flight(items, IN_FLIGHT).await?;
         out.items_written += put.items;
@@ -275,8 +276,8 @@ impl Rank<'_> {
         let switched = self
             .switch_root(
                 lanes,
-                generation,
-                &root_counters,
+                (generation, true),
+                &root_entries,
                 settled,
                 paused,
                 target,
@@ -299,7 +300,8 @@ impl Rank<'_> {
         Ok(switched)
     }
 
-    /// Switches the root to `generation`, whose nodes count the settled keys: its counters,
+    /// Switches the root to `generation`, whose nodes count the settled keys (on the compact
+    /// layout when `compact`, which the root then says): its entries,
     /// each lane's watermark at its settled number, the lanes' pauses lifted and their `created`
     /// corrected, on condition that `generation` is still the last reserved and that the old
     /// index applied no lane past its settled number. A widening's switch (`target`) puts its
@@ -308,8 +310,8 @@ impl Rank<'_> {
     pub(super) async fn switch_root(
         self,
         lanes: LaneKeys<'_>,
-        generation: u64,
-        root_counters: &Counters,
+        (generation, compact): (u64, bool),
+        root_entries: &Entries,
         settled: &BTreeMap<u8, Settled>,
         paused: &BTreeSet<u8>,
         target: SwitchTarget<'_>,
@@ -319,7 +321,10 @@ impl Rank<'_> {
         out.items_written += 2;
         out.requests += 1;
         let root = root_key(lanes.board);
-        let mut item = counter_item(key_item(&root), root_counters);
+        let mut item = with_entries(key_item(&root), root_entries);
+        if compact {
+            item.insert(LAYOUT_ATTR.into(), n(COMPACT_LAYOUT));
+        }
         let mut conditions = vec!["#gn = :gn".to_owned()];
         let mut params = Params::new()
             .name("#gn", RESERVED_ATTR)

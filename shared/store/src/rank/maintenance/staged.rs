@@ -26,9 +26,10 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_index::compact::{COMPACT_LAYOUT, Entries};
 use leaderboard_keys::rank_index::journal::journal_key;
 use leaderboard_keys::rank_index::stage::{node_puts, pack, stage_key, stage_pk, unpack};
-use leaderboard_keys::rank_index::{CountedKey, Counters, LANES, NODE_PARTITIONS, build, node_key};
+use leaderboard_keys::rank_index::{CountedKey, LANES, NODE_PARTITIONS, node_key};
 use leaderboard_keys::time::Timestamp;
 
 use super::rebuild::{IN_FLIGHT, RebuildOutcome, Switch, settled_lanes};
@@ -37,7 +38,7 @@ use crate::ground::items::{Item, ItemExt, key_item};
 use crate::ground::model::Board;
 use crate::primitives::pass::{Pass, PassState};
 use crate::rank::Rank;
-use crate::rank::apply::counter_item;
+use crate::rank::compact::{built_nodes, with_entries};
 use crate::rank::lanes::LaneKeys;
 use crate::rank::maintenance::lane_holds::SwitchTarget;
 use crate::table::batch::BATCH_WRITE_SIZE;
@@ -79,9 +80,12 @@ pub(super) struct Stage {
     scan_ms: u64,
     /// After the switch (or when given up): the generation to delete, and its next partition.
     retire: Option<(u64, u8)>,
+    /// Its nodes are the compact layout's (`stLy` 3): a rebuild begun before that layout
+    /// finishes on layout 2, the nodes it put being layout 2's.
+    compact: bool,
 }
 
-const ATTRS: [&str; 11] = [
+const ATTRS: [&str; 12] = [
     "stGen",
     "stReplaced",
     "stBase",
@@ -93,6 +97,7 @@ const ATTRS: [&str; 11] = [
     "stScanMs",
     "stRetire",
     "stRetirePart",
+    "stLy",
 ];
 
 impl Stage {
@@ -115,6 +120,7 @@ impl Stage {
             retire: item
                 .number("stRetire")
                 .map(|g| (g, item.number("stRetirePart").unwrap_or(0))),
+            compact: item.number::<u64>("stLy") == Some(u64::from(COMPACT_LAYOUT)),
         }
     }
 
@@ -124,7 +130,7 @@ impl Stage {
     }
 
     /// The checkpoint's attributes, `None` for one to remove.
-    fn attrs(&self) -> [Option<u64>; 11] {
+    fn attrs(&self) -> [Option<u64>; 12] {
         let (base, target) = (self.base, self.target);
         [
             (self.generation > 0).then_some(self.generation),
@@ -138,6 +144,7 @@ impl Stage {
             (self.scan_ms > 0).then_some(self.scan_ms),
             self.retire.map(|r| r.0),
             self.retire.map(|r| r.1.into()),
+            self.compact.then_some(u64::from(COMPACT_LAYOUT)),
         ]
     }
 
@@ -208,6 +215,7 @@ impl Rank<'_> {
         let mut out = RebuildOutcome::default();
         if stage.generation == 0 {
             (stage.generation, stage.replaced) = self.reserve_generation(id).await?;
+            stage.compact = true;
             out.requests += 1;
             self.save_stage(pass, stage).await?;
         }
@@ -215,7 +223,7 @@ impl Rank<'_> {
             Some(slot) => self.staged_keys(id, slot).await?,
             None => Vec::new(),
         };
-        let mut base_nodes = build(&base_keys);
+        let mut base_nodes = built_nodes(&base_keys, stage.compact);
         loop {
             // The last scan's settled lanes and the lanes paused for it.
             let mut last: Option<(BTreeMap<u8, _>, BTreeSet<u8>)> = None;
@@ -260,7 +268,7 @@ impl Rank<'_> {
                     all
                 }
             };
-            let target_nodes = build(&target_keys);
+            let target_nodes = built_nodes(&target_keys, stage.compact);
             let puts = node_puts(&base_nodes, &target_nodes);
             if let Some((_, paused)) = last.take_if(|_| puts.len() > PAUSED_PUTS) {
                 // More than the pause was kept for: the plays go on, and this is a catch-up.
@@ -282,12 +290,12 @@ impl Rank<'_> {
             let Some((settled, paused)) = last else {
                 continue;
             };
-            let root_counters: Counters = base_nodes.get("").cloned().unwrap_or_default();
+            let root_entries: Entries = base_nodes.get("").cloned().unwrap_or_default();
             let switch = self
                 .switch_root(
                     lanes,
-                    stage.generation,
-                    &root_counters,
+                    (stage.generation, stage.compact),
+                    &root_entries,
                     &settled,
                     &paused,
                     SwitchTarget::in_service(board),
@@ -335,7 +343,7 @@ impl Rank<'_> {
         self,
         id: &BoardId,
         stage: &mut Stage,
-        puts: &[(String, Counters)],
+        puts: &[(String, Entries)],
         pass: &Pass<'_>,
         out: &mut RebuildOutcome,
     ) -> Result<bool, StoreError> {
@@ -349,8 +357,8 @@ impl Rank<'_> {
             let end = (stage.put + DEADLINE_PUTS).min(puts.len());
             let items = puts[stage.put..end]
                 .iter()
-                .map(|(prefix, counters)| {
-                    counter_item(key_item(&node_key(id, stage.generation, prefix)), counters)
+                .map(|(prefix, entries)| {
+                    with_entries(key_item(&node_key(id, stage.generation, prefix)), entries)
                 })
                 .collect();
             let put = self.table.put_all_in_flight(items, IN_FLIGHT).await?;
