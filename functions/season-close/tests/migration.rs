@@ -2,7 +2,8 @@
 //! items and markers in the table; one of them never indexed at all) moved onto it, on DynamoDB
 //! Local with its real stream: while 8 clients play on them (a play a second or so each),
 //! the migration starts, rebuilds and switches each board, after which every rank is exact and
-//! the index is exactly the entries; a second run does nothing; a run that dies after any step,
+//! the index is exactly the entries (a board on the index whose index is layout 2's is rebuilt
+//! onto the compact layout meanwhile); a second run does nothing; a run that dies after any step,
 //! or inside the rebuild, is resumed to the same index; and the pass over the table goes a page
 //! at a time and takes up again a board whose migration failed.
 
@@ -22,7 +23,7 @@ use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::{TestTable, s};
 use leaderboard_keys::entity::ItemKey;
 use leaderboard_keys::ids::{GameId, PlayerId, SessionId};
-use leaderboard_keys::rank_index::{CountedKey, Watermarks, build};
+use leaderboard_keys::rank_index::{self, CountedKey, Watermarks, build};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{Board, RankLayout};
 use leaderboard_store::{CloseOptions, MigrationStep, Play, Store, SweepOptions};
@@ -72,7 +73,6 @@ fn player(i: usize) -> String {
 /// its lanes kept apart (no `lanesGrouped`), and the old index's items (a node per shard, a
 /// marker per tenth player) in the table.
 async fn legacy_board(table: &TestTable, store: &Store, id: &str, entries: usize, indexed: bool) {
-    let now = Timestamp::now().as_millis();
     open_board(store, id).await;
     let pk = format!("LEADERBOARD#{id}");
     table
@@ -80,18 +80,7 @@ async fn legacy_board(table: &TestTable, store: &Store, id: &str, entries: usize
         .await;
     let board = stored(store, id).await;
     assert!(!board.lanes_grouped);
-    let mut rng = rand::rng();
-    let imported: Vec<_> = (0..entries)
-        .map(|i| {
-            let at = Timestamp::from_millis(now - DAY / 2 + rng.random_range(0..100_000)).unwrap();
-            (pid(&player(i)), rng.random_range(0..400u64), at)
-        })
-        .collect();
-    store
-        .boards()
-        .import_entries(&board, &imported)
-        .await
-        .unwrap();
+    import(store, &board, entries).await;
     let remove = if indexed {
         "REMOVE rankLayout"
     } else {
@@ -120,6 +109,77 @@ async fn legacy_board(table: &TestTable, store: &Store, id: &str, entries: usize
     let stored = stored(store, id).await;
     assert_eq!(stored.rank_layout, RankLayout::Legacy);
     assert_eq!(stored.rank_index, indexed);
+}
+
+/// `entries` players' entries on `board`, scores below 400, imported.
+async fn import(store: &Store, board: &Board, entries: usize) {
+    let now = Timestamp::now().as_millis();
+    let mut rng = rand::rng();
+    let imported: Vec<_> = (0..entries)
+        .map(|i| {
+            let at = Timestamp::from_millis(now - DAY / 2 + rng.random_range(0..100_000)).unwrap();
+            (pid(&player(i)), rng.random_range(0..400u64), at)
+        })
+        .collect();
+    store
+        .boards()
+        .import_entries(board, &imported)
+        .await
+        .unwrap();
+}
+
+/// A board on the index whose index is layout 2's, as every board's was before the compact
+/// layout: its entries imported, its root and nodes written as layout 2 wrote them, at the
+/// lanes' counts.
+async fn layout_2_board(table: &TestTable, store: &Store, id: &str, entries: usize) {
+    let board = open_board(store, id).await;
+    import(store, &board, entries).await;
+    let dump = table.dump().await;
+    let keys: Vec<CountedKey> = index_check::score_keys_in(&dump, id)
+        .iter()
+        .map(|k| CountedKey::parse(k).unwrap())
+        .collect();
+    let mut nodes = build(&keys);
+    let root_key = rank_index::root_key(&bid(id));
+    let mut root = vec![
+        ("pk".to_owned(), AttributeValue::S(root_key.pk)),
+        ("sk".to_owned(), AttributeValue::S(root_key.sk)),
+        ("g".to_owned(), AttributeValue::N("1".into())),
+        ("gn".to_owned(), AttributeValue::N("1".into())),
+    ];
+    for lane in 0..rank_index::LANES {
+        let (written, _) = index_check::lane(table, id, lane).await;
+        root.push((
+            rank_index::watermark_attr(lane),
+            AttributeValue::N(written.to_string()),
+        ));
+    }
+    let counters = |c: &leaderboard_keys::rank_index::Counters| -> Vec<(String, AttributeValue)> {
+        c.iter()
+            .map(|(l, n)| (rank_index::count_attr(l), AttributeValue::N(n.to_string())))
+            .collect::<Vec<_>>()
+    };
+    root.extend(counters(&nodes.remove("").unwrap_or_default()));
+    let mut items = vec![root];
+    for (prefix, c) in &nodes {
+        let key = rank_index::node_key(&bid(id), 1, prefix);
+        let mut item = vec![
+            ("pk".to_owned(), AttributeValue::S(key.pk)),
+            ("sk".to_owned(), AttributeValue::S(key.sk)),
+        ];
+        item.extend(counters(c));
+        items.push(item);
+    }
+    for item in items {
+        table
+            .client
+            .put_item()
+            .table_name(&table.name)
+            .set_item(Some(item.into_iter().collect()))
+            .send()
+            .await
+            .unwrap();
+    }
 }
 
 /// How many items of the replaced layout (nodes, markers) the table holds.
@@ -256,6 +316,7 @@ async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_e
     let store = store_over(&table, table.client.clone());
     legacy_board(&table, &store, "legacy", ENTRIES, true).await;
     legacy_board(&table, &store, "never_indexed", 300, false).await;
+    layout_2_board(&table, &store, "layout_2", 300).await;
     let stop = AtomicBool::new(false);
 
     // 8 clients play on both boards, new players and imported ones, before, during and after
@@ -270,9 +331,9 @@ async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_e
                 while plays < MIN_PLAYS || !migrated.load(Ordering::SeqCst) {
                     let who = player(rng.random_range(0..ENTRIES + 40));
                     let boards: &[&str] = match rng.random_range(0..3) {
-                        0 => &["legacy"],
+                        0 => &["legacy", "layout_2"],
                         1 => &["never_indexed"],
-                        _ => &["legacy", "never_indexed"],
+                        _ => &["legacy", "never_indexed", "layout_2"],
                     };
                     play(&store, &who, rng.random_range(0..500), boards).await;
                     plays += 1;
@@ -305,7 +366,11 @@ async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_e
                 .lanes_grouped
                 .extend(run.lanes_grouped.iter().cloned());
             summary.old_items_deleted += run.old_items_deleted;
-            if summary.migrated.len() == 2 && summary.lanes_grouped.len() == 2 {
+            summary.compacted.extend(run.compacted.iter().cloned());
+            if summary.migrated.len() == 2
+                && summary.lanes_grouped.len() == 2
+                && !summary.compacted.is_empty()
+            {
                 break;
             }
             assert!(runs < MAX_RUNS, "not migrated in {runs} runs: {summary:?}");
@@ -343,7 +408,10 @@ async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_e
         vec![bid("legacy"), bid("never_indexed")],
         "{summary:?}"
     );
-    for id in ["legacy", "never_indexed"] {
+    // And the board whose index was layout 2's is rebuilt onto the compact layout (the
+    // migrated ones' rebuilds wrote it already).
+    assert_eq!(summary.compacted, vec![bid("layout_2")], "{summary:?}");
+    for id in ["legacy", "never_indexed", "layout_2"] {
         let board = stored(&store, id).await;
         assert_eq!(
             (
@@ -355,6 +423,9 @@ async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_e
             (RankLayout::V2, false, true, true),
             "{id}"
         );
+        let root = rank_index::root_key(&bid(id));
+        let root = table.raw(&root.pk, &root.sk).await.unwrap();
+        assert_eq!(root["ly"].as_n().unwrap(), "3", "{id}: compact");
         assert_exact(&table, &store, id).await;
         assert_eq!(
             store.rank().migrate_board(&bid(id)).await.unwrap(),
@@ -374,7 +445,7 @@ async fn boards_move_onto_the_index_while_eight_clients_play_and_every_rank_is_e
             "close": empty,
             "rankRepair": {"repaired": [], "failed": [], "busy": [], "continuing": []},
             "rankSweep": {"migrated": [], "oldItemsDeleted": 0, "lanesGrouped": [],
-                "lanesBehind": [], "done": true},
+                "lanesBehind": [], "compacted": [], "done": true},
             "boardListing": {"listed": [], "done": true},
             "erasures": {"finished": 0},
             "recount": {"recounted": 0, "busy": 0, "done": false, "idle": true},

@@ -1,5 +1,6 @@
 //! The rank layout sweep job: the one pass that moves boards stored before the rank index's
-//! current layout onto it, groups their lanes, and deletes the replaced layout's items
+//! current layout onto it, groups their lanes, rebuilds layout-2 indexes onto the compact
+//! layout, and deletes the replaced layout's items
 //! ([`Rank::sweep_rank_layout`](leaderboard_store::Rank::sweep_rank_layout)).
 
 use leaderboard_keys::ids::BoardId;
@@ -25,6 +26,8 @@ pub struct RankSweepOutcome {
     pub lanes_grouped: Vec<BoardId>,
     /// Boards whose index was too far behind to group their lanes (a later pass does).
     pub lanes_behind: Vec<BoardId>,
+    /// Boards whose index was rebuilt onto the compact layout.
+    pub compacted: Vec<BoardId>,
     /// Whether the pass is over.
     pub done: bool,
 }
@@ -54,6 +57,7 @@ impl Job for RankSweepJob {
                 old_items_deleted: sweep.deleted,
                 lanes_grouped: sweep.grouped,
                 lanes_behind: sweep.behind,
+                compacted: sweep.compacted,
                 done: sweep.done,
             })
         })

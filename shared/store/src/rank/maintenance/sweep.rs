@@ -1,18 +1,20 @@
 //! The one pass over the table that finishes the move onto the rank index's current layout:
 //! every open board stored before it is migrated (`rank_migration`), every open board whose
-//! lanes are kept apart has them grouped (`grouping`), one board at a time, and every item of
+//! lanes are kept apart has them grouped (`grouping`), every open board whose index is on
+//! layout 2 is rebuilt onto the compact layout (3, `docs/rank-index.md`; the live rebuild,
+//! plays going on), one board at a time, and every item of
 //! the index layout it replaced (nodes `RANKNODE#...`, markers `PLAYER#<p>` / `RANKED#<b>`,
 //! closed boards' included) is deleted, 25 a request. Nothing reads or writes those items any
 //! more; only this pass knows their names.
 //!
 //! The pass is a `Scan` with a filter, a page (1 MB read) at a time, at most
 //! [`SweepOptions::max_pages`] pages a run. Its position is kept on one item, `RANKSWEEP` /
-//! `#CURSOR#LANES`: the key after which the next run goes on (a board whose migration failed is
+//! `#CURSOR#COMPACT`: the key after which the next run goes on (a board whose migration failed is
 //! not passed: the next run starts at it again), `again` when a board's index was too far behind
 //! to group its lanes (the pass then starts over once it reaches the end), and `done` once a
 //! Scan has reached the end with nothing left, after which a run costs one read and does
-//! nothing. (A table whose pass before grouped lanes finished keeps that pass's `#CURSOR` item;
-//! this pass is a new one.) One run at a time holds the cursor's lease (`leaseBy`,
+//! nothing. (A table whose passes before grouped lanes and the compact layout finished keeps
+//! their `#CURSOR` and `#CURSOR#LANES` items; this pass is a new one.) One run at a time holds the cursor's lease (`leaseBy`,
 //! `leaseUntil`, taken as a close lease is: for the holder's deadline plus
 //! [`crate::LEASE_MARGIN`]): another run that finds it held leaves the pass to it, and a lease
 //! whose holder died expires on its own.
@@ -21,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank_index::{repair_key, root_key};
 
 use crate::ground::error::StoreError;
 use crate::ground::items::{Item, item_key};
@@ -29,12 +32,13 @@ use crate::primitives::pass::{
     AtEnd, Pass, PassPages, PassRun, PassSpec, PassState, PassWork, ScanFilter, Worked,
 };
 use crate::rank::Rank;
+use crate::rank::compact::is_compact;
 use crate::rank::maintenance::grouping::LaneGrouping;
 use crate::table::request::Params;
 
 /// The cursor item's partition.
 pub const SWEEP_PK: &str = "RANKSWEEP";
-const SWEEP_SK: &str = "#CURSOR#LANES";
+const SWEEP_SK: &str = "#CURSOR#COMPACT";
 /// The partitions of the replaced layout's nodes, and the sort keys of its markers.
 const OLD_NODE_PREFIX: &str = "RANKNODE#";
 const OLD_MARKER_PREFIX: &str = "RANKED#";
@@ -68,6 +72,8 @@ pub struct SweepOutcome {
     pub migrated: Vec<BoardId>,
     /// Boards whose lanes were grouped.
     pub grouped: Vec<BoardId>,
+    /// Boards rebuilt onto the compact layout.
+    pub compacted: Vec<BoardId>,
     /// Boards whose index was too far behind to group their lanes: the pass starts over for
     /// them once it reaches the end.
     pub behind: Vec<BoardId>,
@@ -133,11 +139,35 @@ impl Rank<'_> {
         )
     }
 
-    /// Board `id` moved onto the current layout if it is not on it yet (whether it was), then
-    /// its lanes grouped.
-    async fn move_board(self, id: &BoardId) -> Result<(bool, LaneGrouping), StoreError> {
+    /// Board `id` moved onto the current layout if it is not on it yet (whether it was), its
+    /// lanes grouped, and its index rebuilt onto the compact layout (whether it was).
+    async fn move_board(self, id: &BoardId) -> Result<(bool, LaneGrouping, bool), StoreError> {
         let moved = !self.migrate_board(id).await?.is_empty();
-        Ok((moved, self.group_lanes(id).await?))
+        let grouping = self.group_lanes(id).await?;
+        Ok((moved, grouping, self.compact_board(id).await?))
+    }
+
+    /// Board `id`'s index rebuilt onto the compact layout, while plays go on, if it is an open
+    /// board on the index whose root is on layout 2 and neither widening nor under repair (a
+    /// repair's rebuild writes the compact layout itself): whether it was. Requests: 1 board
+    /// read, 1 root read, 1 repair request read, and the live rebuild's.
+    pub async fn compact_board(self, id: &BoardId) -> Result<bool, StoreError> {
+        let Some(board) = self.table.board(id).await? else {
+            return Ok(false);
+        };
+        if board.status != BoardStatus::Open
+            || !board.indexed()
+            || board.rank_migrating
+            || board.widening.is_some()
+        {
+            return Ok(false);
+        }
+        let root = self.table.get_raw(&root_key(id)).await?.unwrap_or_default();
+        if is_compact(&root) || self.table.get_raw(&repair_key(id)).await?.is_some() {
+            return Ok(false);
+        }
+        self.rebuild_lane_index(&board).await?;
+        Ok(true)
     }
 }
 
@@ -155,9 +185,7 @@ impl PassWork for Sweep<'_> {
     fn scan_filter(&self) -> ScanFilter {
         ScanFilter {
             filter: "begins_with(pk, :node) OR begins_with(sk, :marker) OR (sk = :meta AND \
-                 begins_with(pk, :board) AND #status = :open AND \
-                 attribute_not_exists(lanesGrouped) AND \
-                 (attribute_not_exists(writeShards) OR writeShards <= :one))",
+                 begins_with(pk, :board) AND #status = :open)",
             projection: "pk, sk",
             params: Params::new()
                 .name("#status", "status")
@@ -165,9 +193,7 @@ impl PassWork for Sweep<'_> {
                 .value(":marker", OLD_MARKER_PREFIX)
                 .value(":meta", entity::METADATA)
                 .value(":board", entity::LEADERBOARD_PREFIX)
-                .value(":open", BoardStatus::Open)
-                // A hot board keeps its lanes apart (`Board::lanes_grouped`).
-                .value(":one", 1u8),
+                .value(":open", BoardStatus::Open),
         }
     }
 
@@ -197,9 +223,12 @@ impl PassWork for Sweep<'_> {
                             self.out.failed = Some(id);
                             return Ok(Worked::Stop(at));
                         }
-                        Ok((moved, grouping)) => {
+                        Ok((moved, grouping, compacted)) => {
                             if moved {
                                 self.out.migrated.push(id.clone());
+                            }
+                            if compacted {
+                                self.out.compacted.push(id.clone());
                             }
                             match grouping {
                                 LaneGrouping::Grouped { .. } => self.out.grouped.push(id),
