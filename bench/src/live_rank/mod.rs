@@ -21,8 +21,14 @@
 //! 6. **Truth**: every answered rank (lookups and the plays' own) is checked against the true
 //!    ranking of its request's window ([`truth`]), and the costs feed the cost model
 //!    ([`cost`]).
+//! 7. **Mix**: then plays as a game's players make them ([`mix`]): on the same boards one play
+//!    in five improves its entry, by a skewed step; and on an `increment` board every play
+//!    adds a skewed amount. Each is priced per play beside the worst case, with the index's
+//!    item writes per entry change.
 
 pub mod cost;
+mod lag;
+pub mod mix;
 mod phases;
 mod raw;
 mod report;
@@ -113,27 +119,7 @@ async fn load_board(store: &Store, n: usize) -> Result<BoardRun, String> {
     let now = Timestamp::now();
     let board = store
         .boards()
-        .create_board(
-            NewBoard {
-                board_id: id.clone(),
-                name: format!("Live {n}"),
-                order: Order::Desc,
-                operator: Operator::Best,
-                max_score: leaderboard_keys::rank::DEFAULT_MAX_SCORE,
-                min_score: 0,
-                min_duration_sec: None,
-                starts_at: Some(ago(now, 3_600_000)?),
-                ends_at: Some(now.plus_millis(86_400_000)),
-                recurrence: Recurrence::None,
-                writers: Default::default(),
-                game_id: Some(GameId::parse("bench").map_err(err)?),
-                rank_layout: RankLayout::V2,
-                series_id: None,
-                write_shards: 1,
-                league: None,
-            },
-            now,
-        )
+        .create_board(bench_board(&id, Operator::Best, now)?, now)
         .await
         .map_err(err)?;
     let mut rng = rand::rng();
@@ -174,6 +160,38 @@ async fn load_board(store: &Store, n: usize) -> Result<BoardRun, String> {
     })
 }
 
+/// A board of the run: `operator`, the default width, open from an hour before `now` for a day,
+/// of the game `bench`.
+pub(crate) fn bench_board(
+    id: &BoardId,
+    operator: Operator,
+    now: Timestamp,
+) -> Result<NewBoard, String> {
+    Ok(NewBoard {
+        board_id: id.clone(),
+        name: format!("Live {id}"),
+        order: Order::Desc,
+        operator,
+        max_score: leaderboard_keys::rank::DEFAULT_MAX_SCORE,
+        min_score: 0,
+        min_duration_sec: None,
+        starts_at: Some(ago(now, 3_600_000)?),
+        ends_at: Some(now.plus_millis(86_400_000)),
+        recurrence: Recurrence::None,
+        writers: Default::default(),
+        game_id: Some(GameId::parse("bench").map_err(err)?),
+        rank_layout: RankLayout::V2,
+        series_id: None,
+        write_shards: 1,
+        league: None,
+    })
+}
+
+/// Seconds of each part of the realistic mix: half the busy phase's, at least 5.
+pub(crate) fn mix_seconds(opts: &Options) -> u64 {
+    (opts.seconds / 2).max(5)
+}
+
 /// Runs the benchmark and returns the report fragment.
 pub async fn run(opts: &Options) -> Result<String, String> {
     // Loaded before the table has a stream: DynamoDB Local slows down for every request once
@@ -190,6 +208,7 @@ pub async fn run(opts: &Options) -> Result<String, String> {
     for &n in &opts.sizes {
         boards.push(load_board(&store, n).await?);
     }
+    let increment = mix::increment_board(&store).await?;
     table.set_stream(true).await;
     let mut stack = Stack::start(&table.endpoint, &table.name).await?;
     let (lookup_addr, lookup_proxy) = stack.second_api().await?;
@@ -203,9 +222,12 @@ pub async fn run(opts: &Options) -> Result<String, String> {
         score_size: loaded.score_mean().round() as usize,
     };
     let measured = run.measure(&table.name).await?;
+    let mix = run
+        .mix(&table.name, &measured.bests, &increment, mix_seconds(opts))
+        .await?;
     let sizes = phases::item_sizes(&lookup_proxy, &table.name).await?;
     stack.stop().await;
-    let (md, failure) = report::write(opts, &boards, &measured, &sizes);
+    let (md, failure) = report::write(opts, &boards, &measured, &sizes, &mix);
     match failure {
         Some(why) => Err(format!("{why}\n{md}")),
         None => Ok(md),

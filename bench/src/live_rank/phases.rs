@@ -7,13 +7,11 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 use leaderboard_keys::entity;
-use leaderboard_keys::rank_index::{LANES, WRITTEN_ATTR};
-use leaderboard_keys::rank_index::{root_key, watermark_attr};
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
+use super::lag::board_lag;
 use super::truth::{Answer, Play};
 use super::units::{self, Units};
 use super::{BoardRun, Options, player_id, score, secs, sleep_until, value};
@@ -95,6 +93,8 @@ pub struct Measured {
     /// What the stream projector cost over the busy, backlog and drain phases: the rank
     /// index's applies, and the rest (the profiles' totals).
     pub projector_units: (Units, Units),
+    /// Each board's players' bests once the worst case is over (where the mix starts).
+    pub bests: Vec<HashMap<usize, u64>>,
 }
 
 /// The table's item sizes.
@@ -255,47 +255,12 @@ impl Run<'_> {
     ) -> Result<Vec<LagSample>, String> {
         let mut out = Vec::new();
         for (b, board) in self.boards.iter().enumerate() {
-            let mut keys = vec![root_key(&board.id)];
-            keys.extend((0..LANES).map(|lane| entity::grouped_lane(&board.id, lane)));
-            let mut ka = KeysAndAttributes::builder().consistent_read(true);
-            for k in &keys {
-                ka = ka.keys(HashMap::from([
-                    ("pk".to_owned(), AttributeValue::S(k.pk.clone())),
-                    ("sk".to_owned(), AttributeValue::S(k.sk.clone())),
-                ]));
-            }
-            let resp = client
-                .batch_get_item()
-                .request_items(table, ka.build().map_err(err)?)
-                .send()
-                .await
-                .map_err(err)?;
-            let items = resp
-                .responses
-                .and_then(|mut r| r.remove(table))
-                .unwrap_or_default();
-            let num = |item: &HashMap<String, AttributeValue>, attr: &str| {
-                item.get(attr)
-                    .and_then(|v| v.as_n().ok())
-                    .and_then(|n| n.parse::<u64>().ok())
-                    .unwrap_or(0)
-            };
-            let root_pk = &keys[0].pk;
-            let (mut written, mut applied) = (0, 0);
-            for item in &items {
-                if item.get("pk").and_then(|v| v.as_s().ok()) == Some(root_pk) {
-                    applied += (0..LANES)
-                        .map(|l| num(item, &watermark_attr(l)))
-                        .sum::<u64>();
-                } else {
-                    written += num(item, WRITTEN_ATTR);
-                }
-            }
+            let (written, lag) = board_lag(client, table, &board.id).await?;
             out.push(LagSample {
                 at: secs(t0, Instant::now()),
                 board: b,
                 written,
-                lag: written.saturating_sub(applied),
+                lag,
             });
         }
         Ok(out)
@@ -438,6 +403,7 @@ impl Run<'_> {
             lag,
             drain,
             raw: (raw_before, raw_after),
+            bests,
             play_units,
             projector_units,
         })
@@ -485,7 +451,7 @@ pub async fn item_sizes(proxy: &Proxy, table: &str) -> Result<Sizes, String> {
 }
 
 /// Whether a request reads or writes the rank index (its root, nodes or repair requests).
-fn touches_rank_index(request: &[u8]) -> bool {
+pub(super) fn touches_rank_index(request: &[u8]) -> bool {
     let has = |needle: &[u8]| request.windows(needle.len()).any(|w| w == needle);
     has(b"RANKV2#") || has(b"RANKREPAIR")
 }

@@ -35,6 +35,8 @@ pub struct Units {
     pub read: f64,
     /// Write request units.
     pub write: f64,
+    /// Items written (puts, updates, deletes; a transaction's condition checks aside).
+    pub items_written: u64,
 }
 
 impl std::ops::AddAssign for Units {
@@ -46,6 +48,7 @@ impl std::ops::AddAssign for Units {
         self.keys_counted += o.keys_counted;
         self.read += o.read;
         self.write += o.write;
+        self.items_written += o.items_written;
     }
 }
 
@@ -163,6 +166,7 @@ pub fn of(op: &str, request: &[u8], response: &[u8], counted_item_size: usize) -
             for item in req["TransactItems"].as_array().into_iter().flatten() {
                 if let Some((kind, body)) = item.as_object().and_then(|o| o.iter().next()) {
                     u.write += 2.0 * write_item(kind, body);
+                    u.items_written += u64::from(kind != "ConditionCheck");
                 }
             }
         }
@@ -175,12 +179,19 @@ pub fn of(op: &str, request: &[u8], response: &[u8], counted_item_size: usize) -
                 for w in writes.as_array().into_iter().flatten() {
                     if let Some((kind, body)) = w.as_object().and_then(|o| o.iter().next()) {
                         u.write += write_item(kind, body);
+                        u.items_written += 1;
                     }
                 }
             }
         }
-        "PutItem" => u.write = write_item("Put", &req),
-        "UpdateItem" | "DeleteItem" => u.write = 1.0,
+        "PutItem" => {
+            u.write = write_item("Put", &req);
+            u.items_written = 1;
+        }
+        "UpdateItem" | "DeleteItem" => {
+            u.write = 1.0;
+            u.items_written = 1;
+        }
         _ => {}
     }
     u
