@@ -160,3 +160,42 @@ async fn a_delivery_meeting_a_journal_left_half_written_finishes_it_before_its_o
         expected_index(&table, &store, "hw", &players).await
     );
 }
+
+#[tokio::test]
+async fn a_damaged_index_is_said_and_its_apply_writes_nothing() {
+    let (table, store) = store_without_stream("rank_compact_damaged").await;
+    indexed_board(&store, "dm").await;
+    let mut log = ChangeLog::default();
+    submit(&store, "ada", 5_000, &["dm"], 10_000).await;
+    log.after_play(&table, "dm", lane_of("ada")).await;
+    let first = log.changes.clone();
+    store
+        .rank()
+        .apply_lane_changes(&bid("dm"), &first)
+        .await
+        .unwrap();
+    // The root's one entry loses the key it names.
+    let root = root_key(&bid("dm"));
+    let item = table.raw(&root.pk, &root.sk).await.unwrap();
+    let rest = item.keys().find(|a| a.starts_with('r')).unwrap().clone();
+    table
+        .update_raw(&root.pk, &root.sk, &format!("REMOVE {rest}"))
+        .await;
+    submit(&store, "bob", 5_001, &["dm"], 20_000).await;
+    log.after_play(&table, "dm", lane_of("bob")).await;
+    let index_items = |dump: Vec<leaderboard_devkit::testing::RawItem>| {
+        dump.into_iter()
+            .filter(|i| i["pk"].as_s().unwrap().starts_with("RANKV2#dm"))
+            .collect::<Vec<_>>()
+    };
+    let before = index_items(table.dump().await);
+    let out = store
+        .rank()
+        .apply_lane_changes(&bid("dm"), &log.changes[1..])
+        .await;
+    assert!(
+        matches!(out, Err(leaderboard_store::StoreError::Corrupt { .. })),
+        "{out:?}"
+    );
+    assert_eq!(index_items(table.dump().await), before);
+}

@@ -10,7 +10,7 @@ use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::compact::{
     Damaged, Entries, GroupDeltas, Plan, group_deltas, plan, update,
 };
-use leaderboard_keys::rank_index::journal::{JOURNAL_NODES, Journal};
+use leaderboard_keys::rank_index::journal::{Found, JOURNAL_NODES, Journal};
 use leaderboard_keys::rank_index::lead::{LEAD_ATTR, Lead};
 use leaderboard_keys::rank_index::{
     Chunk, CountedKey, Counters, ENTRY_GENERATION_ATTR, GENERATION_ATTR, Gap, LaneChange, Layout,
@@ -202,8 +202,14 @@ impl Table {
                             match pending {
                                 Ok(true) => {}
                                 Ok(false) => {
-                                    let key = root_key(board);
-                                    return Err(StoreError::corrupt(&key.pk, &damaged.0));
+                                    // Unless a rebuild switched generations meanwhile (its
+                                    // deletion of the old nodes reads as damage), it is.
+                                    let now = self.read_root(board).await?;
+                                    outcome.requests += 1;
+                                    if (now.generation, now.last) == (root.generation, last) {
+                                        let key = root_key(board);
+                                        return Err(StoreError::corrupt(&key.pk, &damaged.0));
+                                    }
                                 }
                                 Err(e) if e.worth_rereading() => {}
                                 Err(e) => return Err(e),
@@ -337,7 +343,9 @@ impl Table {
     }
 
     /// The journal pending on a root whose last is `last`, if there is one, completed: whether
-    /// there was one. One read of the journal item, and the journal's writes.
+    /// the index moved past `last` (a journal pending, or written since: the nodes read may
+    /// hold it), so that reading again is worth it. One read of the journal item, and the
+    /// pending journal's writes.
     async fn finish_pending<W: LeaderWatch>(
         &self,
         board: &BoardId,
@@ -347,13 +355,13 @@ impl Table {
         outcome: &mut LaneApplyOutcome,
     ) -> Result<bool, StoreError> {
         outcome.requests += 1;
-        let Some(pending) = self.pending_journal(board, generation, last).await? else {
-            return Ok(false);
-        };
-        let (journal, step) = *pending;
-        self.complete_journal(board, generation, &journal, step.as_ref(), watch, outcome)
-            .await?;
-        Ok(true)
+        let (found, pending) = self.pending_journal(board, generation, last).await?;
+        if let Some(pending) = pending {
+            let (journal, step) = *pending;
+            self.complete_journal(board, generation, &journal, step.as_ref(), watch, outcome)
+                .await?;
+        }
+        Ok(found != Found::Finished)
     }
 
     /// The plan of a compact journal's `deltas` (keys laid out as `layout`) from the root's

@@ -98,31 +98,33 @@ impl Table {
                     .pending_journal(board, generation, journal.id - 1)
                     .await?
                 {
-                    Some(pending) => Begun::Pending(pending),
-                    None => Begun::Stale,
+                    (_, Some(pending)) => Begun::Pending(pending),
+                    (_, None) => Begun::Stale,
                 },
             ),
             Err(e) => Err(e),
         }
     }
 
-    /// The journal generation `generation`'s item holds, with its step of the leader, when it
-    /// is pending on a root whose last journal is `last`. One consistent GetItem.
+    /// What generation `generation`'s journal item says to a root whose last journal is
+    /// `last`, with the journal and its step of the leader when it is pending. One consistent
+    /// GetItem.
     pub(crate) async fn pending_journal(
         &self,
         board: &BoardId,
         generation: u64,
         last: u64,
-    ) -> Result<Option<Box<(Journal, Option<LeadStep>)>>, StoreError> {
+    ) -> Result<(Found, Option<Box<(Journal, Option<LeadStep>)>>), StoreError> {
         let key = journal_key(board, generation);
         let held = self.get_raw(&key).await?.unwrap_or_default();
         let id = held.number(ID_ATTR).unwrap_or(0);
         Ok(match found(last, id) {
             Found::Pending => {
                 let journal = journal_of(&key.sk, &held)?;
-                Some(Box::new((journal, step_of(board, &held))))
+                let step = step_of(board, &held);
+                (Found::Pending, Some(Box::new((journal, step))))
             }
-            Found::Finished | Found::Stale => None,
+            other => (other, None),
         })
     }
 
