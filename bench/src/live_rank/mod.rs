@@ -2,8 +2,8 @@
 //! stack's maximum load, in one run on one DynamoDB Local.
 //!
 //! 1. **Boards**: one `best` board per size, imported in bulk (`Boards::import_entries`) with
-//!    its v2 index built (`Rank::build_rank_index`) before the table's stream is enabled.
-//!    Scores are distinct (a score's last five digits are its player's number), so the true
+//!    its index built (`Rank::build_rank_index`, the compact layout) before the table's stream
+//!    is enabled. Scores are distinct (a score's last five digits are its player's number), so the true
 //!    ranking has no ties. A hundred *observers* spread over each ranking never play.
 //! 2. **Quiet**: the observers' ranks through the HTTP API, one lookup at a time.
 //! 3. **Busy**: the local stack ([`crate::stack`]) takes plays at its maximum rate for the

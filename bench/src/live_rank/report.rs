@@ -208,7 +208,7 @@ pub fn write(
     let _ = writeln!(
         md,
         "`leaderboard-bench live-rank`{}: one run on one DynamoDB Local. Boards of {} entries (`best`, \
-         layout v2, distinct scores) imported in bulk with their index built, then the table's stream \
+         the compact rank index (layout 3), distinct scores) imported in bulk with their index built, then the table's stream \
          enabled and the local stack started in process ({} concurrent game clients over keep-alive HTTP, \
          shared evenly among the boards, each playing its own players, every play a new best; the stream poller and \
          projector running). Quiet: {} lookups per board before any play. Busy: {} s of plays at the \
