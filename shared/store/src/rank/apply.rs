@@ -7,13 +7,11 @@ use std::borrow::Cow;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::ids::BoardId;
-use leaderboard_keys::rank_index::compact::{
-    Damaged, Entries, GroupDeltas, Plan, group_deltas, plan, update,
-};
+use leaderboard_keys::rank_index::compact::{Entries, Plan, group_deltas, plan, update};
 use leaderboard_keys::rank_index::journal::{Found, JOURNAL_NODES, Journal};
 use leaderboard_keys::rank_index::lead::{LEAD_ATTR, Lead};
 use leaderboard_keys::rank_index::{
-    Chunk, CountedKey, Counters, ENTRY_GENERATION_ATTR, GENERATION_ATTR, Gap, LaneChange, Layout,
+    Chunk, CountedKey, Counters, ENTRY_GENERATION_ATTR, GENERATION_ATTR, Gap, LaneChange,
     MIGRATING_ATTR, Watermarks, absorb, fold, root_key, watermark_attr,
 };
 
@@ -178,42 +176,13 @@ impl Table {
             {
                 if root.compact {
                     let carried = journal.carried(changes);
-                    let layout = carried
-                        .iter()
-                        .find_map(|c| c.new.as_ref().or(c.old.as_ref()).map(CountedKey::layout));
-                    let deltas = group_deltas(carried);
                     match self
-                        .plan_journal(board, root.generation, layout, &entries, &deltas)
+                        .plan_journal(board, &root, (last, &entries), carried, watch, &mut outcome)
                         .await
                     {
-                        Ok((Ok(plan), reads)) => {
-                            outcome.requests += reads.0;
-                            outcome.nodes_read += reads.1;
-                            journal.plan = Some(plan);
-                        }
-                        Ok((Err(damaged), reads)) => {
-                            outcome.requests += reads.0;
-                            outcome.nodes_read += reads.1;
-                            // Read while a journal was under way (another applier's), or the
-                            // index is damaged: finish the one pending, or say so.
-                            let pending = self
-                                .finish_pending(board, root.generation, last, watch, &mut outcome)
-                                .await;
-                            match pending {
-                                Ok(true) => {}
-                                Ok(false) => {
-                                    // Unless a rebuild switched generations meanwhile (its
-                                    // deletion of the old nodes reads as damage), it is.
-                                    let now = self.read_root(board).await?;
-                                    outcome.requests += 1;
-                                    if (now.generation, now.last) == (root.generation, last) {
-                                        let key = root_key(board);
-                                        return Err(StoreError::corrupt(&key.pk, &damaged.0));
-                                    }
-                                }
-                                Err(e) if e.worth_rereading() => {}
-                                Err(e) => return Err(e),
-                            }
+                        Ok(Some(plan)) => journal.plan = Some(plan),
+                        // Another apply moved the index under the read, or the store was busy.
+                        Ok(None) => {
                             Retry::RANK_APPLY.pause(attempt).await;
                             continue 'rounds;
                         }
@@ -364,25 +333,49 @@ impl Table {
         Ok(found != Found::Finished)
     }
 
-    /// The plan of a compact journal's `deltas` (keys laid out as `layout`) from the root's
-    /// `entries` and the live nodes they touch, read here (`Err` inside: they do not agree),
-    /// with the requests and the nodes read.
-    async fn plan_journal(
+    /// The plan of a compact journal carrying `carried` from the root as this apply left it
+    /// (`at`: its last journal and its entries; `root` as read) and the live nodes the changes
+    /// touch, read here.
+    /// `None` when those do not add up because the index moved under the read (a journal
+    /// pending, finished here, or written since; a rebuild's switch deleting the old nodes):
+    /// read again. When it did not move, the index is damaged, and said so.
+    async fn plan_journal<W: LeaderWatch>(
         &self,
         board: &BoardId,
-        generation: u64,
-        layout: Option<Layout>,
-        entries: &Entries,
-        deltas: &GroupDeltas,
-    ) -> Result<(Result<Plan, Damaged>, (u32, usize)), StoreError> {
+        root: &Root,
+        (last, entries): (u64, &Entries),
+        carried: Vec<&LaneChange>,
+        watch: &W,
+        outcome: &mut LaneApplyOutcome,
+    ) -> Result<Option<Plan>, StoreError> {
+        let layout = carried
+            .iter()
+            .find_map(|c| c.new.as_ref().or(c.old.as_ref()).map(CountedKey::layout));
+        let deltas = group_deltas(carried);
         let Some(layout) = layout.filter(|_| !deltas.is_empty()) else {
-            return Ok((Ok(Plan::default()), (0, 0)));
+            return Ok(Some(Plan::default()));
         };
         let (read, requests) = self
-            .read_for_plan(board, generation, layout, entries.clone(), deltas)
+            .read_for_plan(board, root.generation, layout, entries.clone(), &deltas)
             .await?;
-        let nodes = read.len().saturating_sub(1);
-        Ok((plan(layout, deltas, &read), (requests, nodes)))
+        outcome.requests += requests;
+        outcome.nodes_read += read.len().saturating_sub(1);
+        let damaged = match plan(layout, &deltas, &read) {
+            Ok(plan) => return Ok(Some(plan)),
+            Err(damaged) => damaged,
+        };
+        if self
+            .finish_pending(board, root.generation, last, watch, outcome)
+            .await?
+        {
+            return Ok(None);
+        }
+        let now = self.read_root(board).await?;
+        outcome.requests += 1;
+        if (now.generation, now.last) != (root.generation, last) {
+            return Ok(None);
+        }
+        Err(StoreError::corrupt(root_key(board).pk, damaged.0))
     }
 
     /// A batch onto the root of a board being moved onto this layout: its watermarks follow

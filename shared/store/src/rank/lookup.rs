@@ -30,11 +30,11 @@ use std::collections::BTreeSet;
 
 use leaderboard_keys::entity::Key;
 use leaderboard_keys::ids::{BoardId, PlayerId};
-use leaderboard_keys::rank_index::compact::CompactNodes;
+use leaderboard_keys::rank_index::compact::{CompactNodes, Entries};
 use leaderboard_keys::rank_index::journal::NODE_JOURNAL_ATTR;
 use leaderboard_keys::rank_index::{
-    self, CountedKey, ENTRY_GENERATION_ATTR, GENERATION_ATTR, LanesRead, NodeCounters, PathRead,
-    TAIL_CAP, TailCount, TailRange, TailSide, Watermarks, node_key, root_key,
+    self, CountedKey, Counters, ENTRY_GENERATION_ATTR, GENERATION_ATTR, LanesRead, NodeCounters,
+    PathRead, TAIL_CAP, TailCount, TailRange, TailSide, Watermarks, node_key, root_key,
 };
 
 use crate::ground::error::StoreError;
@@ -305,19 +305,20 @@ impl Table {
             };
             let last = root_last_journal(&root);
             let compact = is_compact(&root);
-            // On the compact layout, only an entry of two keys or more has a node below it.
-            let counters = |item: &Item| match compact {
-                false => item_counters(item),
-                true => item_entries(item)
-                    .into_iter()
-                    .filter(|(_, e)| e.count >= 2)
-                    .map(|(label, e)| (label, e.count))
-                    .collect(),
+            // Each item's entries, read once; its counters as the torn check counts them: on
+            // the compact layout only an entry of two keys or more has a node below it.
+            let counters = |entries: &Entries| -> Counters {
+                entries
+                    .iter()
+                    .filter(|(_, e)| !compact || e.count >= 2)
+                    .map(|(label, e)| (label.clone(), e.count))
+                    .collect()
             };
             let mut nodes = NodeCounters::new();
             let mut entries = CompactNodes::new();
-            nodes.insert(String::new(), counters(&root));
-            entries.insert(String::new(), item_entries(&root));
+            let root_entries = item_entries(&root);
+            nodes.insert(String::new(), counters(&root_entries));
+            entries.insert(String::new(), root_entries);
             // Nodes that took a journal the root had not finished (see `PathRead::ahead`).
             let mut ahead = BTreeSet::new();
             let mut missing = BTreeSet::new();
@@ -327,8 +328,9 @@ impl Table {
                         if item.number::<u64>(NODE_JOURNAL_ATTR) > Some(last) {
                             ahead.insert(prefix.clone());
                         }
-                        nodes.insert(prefix.clone(), counters(&item));
-                        entries.insert(prefix.clone(), item_entries(&item));
+                        let read = item_entries(&item);
+                        nodes.insert(prefix.clone(), counters(&read));
+                        entries.insert(prefix.clone(), read);
                     }
                     None => {
                         missing.insert(prefix.clone());
