@@ -34,22 +34,15 @@ fn err<E: std::fmt::Display>(e: E) -> String {
 
 fn new_board(id: &str, now: Timestamp, league: Option<League>) -> Result<NewBoard, String> {
     Ok(NewBoard {
-        board_id: BoardId::parse(id).map_err(err)?,
-        name: id.to_owned(),
         order: Order::Desc,
         operator: Operator::Best,
         max_score: leaderboard_keys::rank::DEFAULT_MAX_SCORE,
-        min_score: 0,
-        min_duration_sec: None,
         starts_at: Some(now),
         ends_at: Some(now.plus_millis(7 * 86_400_000)),
         recurrence: Recurrence::Weekly,
-        writers: Default::default(),
-        game_id: None,
         rank_layout: RankLayout::V2,
-        series_id: None,
-        write_shards: 1,
         league,
+        ..NewBoard::named(BoardId::parse(id).map_err(err)?, id.to_owned())
     })
 }
 
@@ -88,6 +81,7 @@ async fn measure(
     into: &mut Measured,
 ) -> Result<(), String> {
     let play = Play {
+        subscores: Default::default(),
         player_id: PlayerId::parse(player).map_err(err)?,
         session_id: SessionId::from_parts(at.as_millis(), u128::from(score)).map_err(err)?,
         idempotency_key: None,

@@ -106,22 +106,13 @@ async fn board(store: &Store, id: &str, starts: u64, ends: u64, entries: usize) 
         .boards()
         .create_board(
             NewBoard {
-                board_id: BoardId::parse(id).expect("a board id"),
-                name: id.into(),
                 order: Order::Desc,
                 operator: Operator::Best,
                 max_score: 9_999_999_999,
-                min_score: 0,
-                min_duration_sec: None,
                 starts_at: Some(ts(starts)),
                 ends_at: Some(ts(ends)),
                 recurrence: Recurrence::None,
-                writers: Default::default(),
-                game_id: None,
-                rank_layout: Default::default(),
-                series_id: None,
-                write_shards: 1,
-                league: None,
+                ..NewBoard::named(BoardId::parse(id).expect("a board id"), id.into())
             },
             ts(starts.min(now.as_millis())),
         )

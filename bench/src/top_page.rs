@@ -67,22 +67,18 @@ async fn board(store: &Store, shards: u8, entries: usize) -> Result<Board, Strin
         .boards()
         .create_board(
             NewBoard {
-                board_id: BoardId::parse(&format!("top_{shards}")).map_err(err)?,
-                name: format!("Top {shards}"),
                 order: Order::Desc,
                 operator: Operator::Best,
                 max_score: leaderboard_keys::rank::DEFAULT_MAX_SCORE,
-                min_score: 0,
-                min_duration_sec: None,
                 starts_at: Some(now),
                 ends_at: Some(now.plus_millis(86_400_000)),
                 recurrence: Recurrence::None,
-                writers: Default::default(),
-                game_id: None,
                 rank_layout: RankLayout::V2,
-                series_id: None,
                 write_shards: shards,
-                league: None,
+                ..NewBoard::named(
+                    BoardId::parse(&format!("top_{shards}")).map_err(err)?,
+                    format!("Top {shards}"),
+                )
             },
             now,
         )

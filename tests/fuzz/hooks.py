@@ -18,6 +18,9 @@ document's, where it says it:
 - a board's `minScore` is at most its `maxScore`, its `startsAt` and `endsAt` are from 1970
   on, its `endsAt` is after its `startsAt` (now when absent), and a recurring board has an
   `endsAt`;
+- a play's `subscores` give every column of each of its boards, within its `max`, and no
+  name no board has; a board's columns are on a `best` or `latest` board, their names unique
+  and not `score`;
 - a league is on a recurring board of one write shard, its `promote` and `relegate` at most
   half its `cohortSize`, and its id and tier names leave room for its cohorts' ids;
 - a profile names no email but the one its token proves (`FUZZ_PLAYER_EMAIL`);
@@ -125,11 +128,51 @@ def fit_play(label, case, body):
     shortest = max([b.get("minDurationSec") or 0 for b in boards], default=0)
     if shortest and not (isinstance(body.get("durationSec"), int) and body["durationSec"] >= shortest):
         body["durationSec"] = shortest
+    fit_subscores(body, boards)
     games = {b["gameId"] for b in boards if b.get("gameId")}
     if len(games) == 1:
         body["gameId"] = games.pop()
     elif not body.get("gameId"):
         body["gameId"] = os.environ.get("FUZZ_GAME", "fuzz-game")
+
+
+def fit_subscores(body, boards):
+    """A play's `subscores` as its boards take them: a value for every column of each board
+    (the given one, within the smallest `max` of that name), and no name no board has."""
+    maxes = {}
+    for board in boards:
+        for column in board.get("columns") or []:
+            name = column["name"]
+            maxes[name] = min(maxes.get(name, column["max"]), column["max"])
+    given = body.get("subscores") if isinstance(body.get("subscores"), dict) else {}
+    if not maxes:
+        body.pop("subscores", None)
+        return
+    fitted = {}
+    for name, most in maxes.items():
+        value = given.get(name)
+        fitted[name] = min(value, most) if isinstance(value, int) and value >= 0 else 0
+    body["subscores"] = fitted
+
+
+def fix_columns(body):
+    """A board's tiebreak columns as the API takes them: none on an `increment` board, names
+    unique and not `score`."""
+    columns = body.get("columns")
+    if not isinstance(columns, list):
+        return
+    if body.get("operator") == "increment":
+        body.pop("columns")
+        return
+    seen = set()
+    for i, column in enumerate(columns):
+        if not isinstance(column, dict) or not isinstance(column.get("name"), str):
+            continue
+        name, k = column["name"], i
+        while name in seen or name == "score":
+            name, k = f"c{k}", k + 1
+        column["name"] = name
+        seen.add(name)
 
 
 def fix_league(body):
@@ -160,6 +203,7 @@ def fix_league(body):
 def fix_board(body):
     """A new board's fields in the order and pairings the API takes."""
     fix_league(body)
+    fix_columns(body)
     # Timestamps are from 1970 on (openapi.yaml's Timestamp).
     for field in ("startsAt", "endsAt"):
         moment = timestamp(body.get(field))

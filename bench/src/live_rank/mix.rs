@@ -21,13 +21,12 @@ use leaderboard_keys::time::Timestamp;
 use leaderboard_store::Store;
 use leaderboard_store::model::Operator;
 use rand::{Rng, SeedableRng};
-use serde_json::json;
 
 use super::cost::PerOp;
 use super::lag::board_lag;
 use super::phases::{Run, touches_rank_index, units_of};
 use super::units::Units;
-use super::{bench_board, player_id, score, value};
+use super::{bench_board, play_body, player_id, score, value};
 use crate::fragment;
 use crate::stack::Conn;
 
@@ -99,11 +98,11 @@ impl Run<'_> {
         increment: &BoardId,
         seconds: u64,
     ) -> Result<Vec<MixPart>, String> {
-        let best_boards: Vec<(BoardId, HashMap<usize, u64>)> = self
+        let best_boards: Vec<(BoardId, usize, HashMap<usize, u64>)> = self
             .boards
             .iter()
             .zip(bests)
-            .map(|(b, mine)| (b.id.clone(), mine.clone()))
+            .map(|(b, mine)| (b.id.clone(), b.columns, mine.clone()))
             .collect();
         let totals: HashMap<usize, u64> = (0..INCREMENT_PLAYERS).map(|i| (i, 0)).collect();
         let realistic = self
@@ -119,7 +118,7 @@ impl Run<'_> {
             .part(
                 "increment, every play adds",
                 table,
-                vec![(increment.clone(), totals)],
+                vec![(increment.clone(), 0, totals)],
                 increment_play,
                 seconds,
             )
@@ -133,7 +132,7 @@ impl Run<'_> {
         &self,
         label: &'static str,
         table: &str,
-        boards: Vec<(BoardId, HashMap<usize, u64>)>,
+        boards: Vec<(BoardId, usize, HashMap<usize, u64>)>,
         next: Next,
         seconds: u64,
     ) -> Result<MixPart, String> {
@@ -149,7 +148,8 @@ impl Run<'_> {
         for c in 0..clients {
             let (b, k) = (c % boards.len(), c / boards.len());
             let on_board = (clients - b).div_ceil(boards.len());
-            let (id, standing) = &boards[b];
+            let (id, columns, standing) = &boards[b];
+            let columns = *columns;
             let mine: HashMap<usize, u64> = standing
                 .iter()
                 .filter(|(i, _)| **i % on_board == k)
@@ -170,9 +170,9 @@ impl Run<'_> {
                     };
                     let now = chrono::Utc::now().timestamp();
                     let token = key.token_for(&player_id(i), &[], now, 3600);
-                    let body = json!({"score": sent, "gameId": "bench", "durationSec": 60});
+                    let body = play_body(sent, columns);
                     let response = conn
-                        .send(http::Method::POST, &path, &token, Some(body.to_string()))
+                        .send(http::Method::POST, &path, &token, Some(body))
                         .await;
                     if matches!(response, Ok((200, _))) {
                         plays += 1;
@@ -195,7 +195,7 @@ impl Run<'_> {
         part.http = units_of(&store.take_recording(), self.score_size);
         // Every change applied before the projector's requests are taken.
         let waited = Instant::now();
-        for (id, _) in &boards {
+        for (id, _, _) in &boards {
             while board_lag(&self.stack.direct, table, id).await?.1 > 0 {
                 if waited.elapsed() > Duration::from_secs(300) {
                     return Err(format!("{label}: the index did not catch up within 300 s"));

@@ -21,11 +21,15 @@
 //! 6. **Truth**: every answered rank (lookups and the plays' own) is checked against the true
 //!    ranking of its request's window ([`truth`]), and the costs feed the cost model
 //!    ([`cost`]).
-//! 7. **Mix**: then plays as a game's players make them ([`mix`]): on the same boards one play
+//! 7. **Columns**: the largest board is loaded twice more, with one tiebreak column and with
+//!    two ([`play_body`]), and takes its share of every phase: their keys' depth and their
+//!    lookups' cost beside the board without ([`columns`]).
+//! 8. **Mix**: then plays as a game's players make them ([`mix`]): on the same boards one play
 //!    in five improves its entry, by a skewed step; and on an `increment` board every play
 //!    adds a skewed amount. Each is priced per play beside the worst case, with the index's
 //!    item writes per entry change.
 
+mod columns;
 pub mod cost;
 mod lag;
 pub mod mix;
@@ -38,7 +42,8 @@ pub mod units;
 use std::time::{Duration, Instant};
 
 use leaderboard_devkit::testing::TestTable;
-use leaderboard_keys::ids::{BoardId, GameId, PlayerId};
+use leaderboard_keys::columns::Column;
+use leaderboard_keys::ids::{BoardId, ColumnName, GameId, PlayerId};
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{NewBoard, Operator, RankLayout, Recurrence};
@@ -77,12 +82,25 @@ const INITIAL_VALUES: u64 = 60_000;
 pub struct BoardRun {
     /// Its id.
     pub id: BoardId,
+    /// Its tiebreak columns: 0, 1 (a time) or 2 (a time, then kills) ([`play_body`]).
+    pub columns: usize,
     /// Player `i`'s initial score.
     pub initial: Vec<u64>,
     /// The observers (player numbers), spread over the initial ranking.
     pub observers: Vec<usize>,
     /// Seconds the import and the build took.
     pub load_secs: (f64, f64),
+}
+
+impl BoardRun {
+    /// How the report names it: its size, and its columns when it has any.
+    pub fn label(&self) -> String {
+        match self.columns {
+            0 => format!("{} entries", self.initial.len()),
+            1 => format!("{} entries, 1 column", self.initial.len()),
+            c => format!("{} entries, {c} columns", self.initial.len()),
+        }
+    }
 }
 
 /// Player `i`'s id (valid on every board).
@@ -109,36 +127,42 @@ fn ago(now: Timestamp, ms: u64) -> Result<Timestamp, String> {
     Timestamp::from_millis(now.as_millis().saturating_sub(ms)).map_err(err)
 }
 
-/// Creates, fills and indexes a board of `n` entries.
-async fn load_board(store: &Store, n: usize) -> Result<BoardRun, String> {
+/// Creates, fills and indexes a board of `n` entries and `columns` tiebreak columns.
+async fn load_board(store: &Store, n: usize, columns: usize) -> Result<BoardRun, String> {
     assert!(
         n as u64 <= PLAYER_DIGITS,
         "a board of at most {PLAYER_DIGITS}"
     );
-    let id = BoardId::parse(&format!("live_{n}")).map_err(err)?;
+    let id = match columns {
+        0 => format!("live_{n}"),
+        c => format!("live_{n}_c{c}"),
+    };
+    let id = BoardId::parse(&id).map_err(err)?;
     let now = Timestamp::now();
-    let board = store
-        .boards()
-        .create_board(bench_board(&id, Operator::Best, now)?, now)
-        .await
-        .map_err(err)?;
+    let new = NewBoard {
+        columns: tiebreak_columns(columns)?,
+        ..bench_board(&id, Operator::Best, now)?
+    };
+    let board = store.boards().create_board(new, now).await.map_err(err)?;
     let mut rng = rand::rng();
     let initial: Vec<u64> = (0..n)
         .map(|i| score(rng.random_range(0..INITIAL_VALUES), i))
         .collect();
-    let entries: Vec<(PlayerId, u64, Timestamp)> = initial
+    let entries: Vec<(PlayerId, u64, Vec<u64>, Timestamp)> = initial
         .iter()
         .enumerate()
         .map(|(i, &s)| {
             let at = ago(now, rng.random_range(60_000..3_000_000))?;
-            Ok((PlayerId::parse(&player_id(i)).map_err(err)?, s, at))
+            let (score, subscores) = ranked(s, columns);
+            let player = PlayerId::parse(&player_id(i)).map_err(err)?;
+            Ok((player, score, subscores, at))
         })
         .collect::<Result<_, String>>()?;
     let clock = Instant::now();
     for chunk in entries.chunks(5_000) {
         store
             .boards()
-            .import_entries(&board, chunk)
+            .import_ranked_entries(&board, chunk)
             .await
             .map_err(err)?;
     }
@@ -151,9 +175,10 @@ async fn load_board(store: &Store, n: usize) -> Result<BoardRun, String> {
     let observers = (0..OBSERVERS.min(n))
         .map(|k| ranking[k * n / OBSERVERS.min(n)])
         .collect();
-    eprintln!("live_rank: board of {n}: import {import:.1} s, index build {build:.1} s");
+    eprintln!("live_rank: {id}: import {import:.1} s, index build {build:.1} s");
     Ok(BoardRun {
         id,
+        columns,
         initial,
         observers,
         load_secs: (import, build),
@@ -168,23 +193,66 @@ pub(crate) fn bench_board(
     now: Timestamp,
 ) -> Result<NewBoard, String> {
     Ok(NewBoard {
-        board_id: id.clone(),
-        name: format!("Live {id}"),
         order: Order::Desc,
         operator,
         max_score: leaderboard_keys::rank::DEFAULT_MAX_SCORE,
-        min_score: 0,
-        min_duration_sec: None,
         starts_at: Some(ago(now, 3_600_000)?),
         ends_at: Some(now.plus_millis(86_400_000)),
         recurrence: Recurrence::None,
-        writers: Default::default(),
         game_id: Some(GameId::parse("bench").map_err(err)?),
         rank_layout: RankLayout::V2,
-        series_id: None,
-        write_shards: 1,
-        league: None,
+        ..NewBoard::named(id.clone(), format!("Live {id}"))
     })
+}
+
+/// The tiebreak columns of a board of `n` of them: the time of a run (asc, up to 2.8 hours in
+/// ms: 7 digits), then kills (desc, 3 digits), as a racing game ranks points, then the faster
+/// run, then more kills.
+fn tiebreak_columns(n: usize) -> Result<Vec<Column>, String> {
+    let column = |name: &str, order, max| -> Result<Column, String> {
+        Ok(Column {
+            name: ColumnName::parse(name).map_err(err)?,
+            order,
+            max,
+        })
+    };
+    let all = [
+        column("time", Order::Asc, TIME_MAX)?,
+        column("kills", Order::Desc, 999)?,
+    ];
+    Ok(all[..n].to_vec())
+}
+
+/// The largest time of the `time` column.
+const TIME_MAX: u64 = 9_999_999;
+
+/// A board entry of the benchmark's score `v` (one number ordering every entry, [`score`]) as a
+/// board of `columns` tiebreak columns keeps it: the score itself without columns; else its
+/// value as the score, the player's number as the time (a higher number a shorter time, so the
+/// tuple ranks as `v` does), and kills that the time has already ordered.
+pub(crate) fn ranked(v: u64, columns: usize) -> (u64, Vec<u64>) {
+    if columns == 0 {
+        return (v, Vec::new());
+    }
+    let player = v % PLAYER_DIGITS;
+    let all = [TIME_MAX - player * 10, (player * 7) % 1000];
+    (value(v), all[..columns].to_vec())
+}
+
+/// A play's body for the benchmark's score `v` on a board of `columns` tiebreak columns.
+pub(crate) fn play_body(v: u64, columns: usize) -> String {
+    let (score, subscores) = ranked(v, columns);
+    let mut body = serde_json::json!({"score": score, "gameId": "bench", "durationSec": 60});
+    if columns > 0 {
+        let names = ["time", "kills"];
+        let named: serde_json::Map<String, serde_json::Value> = names
+            .iter()
+            .zip(subscores)
+            .map(|(n, v)| (n.to_string(), v.into()))
+            .collect();
+        body["subscores"] = named.into();
+    }
+    body.to_string()
 }
 
 /// Seconds of each part of the realistic mix: half the busy phase's, at least 5.
@@ -206,7 +274,14 @@ pub async fn run(opts: &Options) -> Result<String, String> {
     );
     let mut boards = Vec::new();
     for &n in &opts.sizes {
-        boards.push(load_board(&store, n).await?);
+        boards.push(load_board(&store, n, 0).await?);
+    }
+    // The largest board again with one tiebreak column and with two: their keys' depth and
+    // their lookups' cost side by side with none, under the same load.
+    if let Some(&largest) = opts.sizes.iter().max() {
+        for columns in [1, 2] {
+            boards.push(load_board(&store, largest, columns).await?);
+        }
     }
     let increment = mix::increment_board(&store).await?;
     table.set_stream(true).await;

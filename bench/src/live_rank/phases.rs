@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 use aws_sdk_dynamodb::Client;
 use leaderboard_keys::entity;
 use rand::{Rng, SeedableRng};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::lag::board_lag;
 use super::truth::{Answer, Play};
 use super::units::{self, Units};
-use super::{BoardRun, Options, player_id, score, secs, sleep_until, value};
+use super::{BoardRun, Options, play_body, player_id, score, secs, sleep_until, value};
 use crate::proxy::{Exchange, Proxy};
 use crate::stack::{Conn, Stack};
 
@@ -225,7 +225,8 @@ impl Run<'_> {
             let path = format!("/leaderboards/{}/scores", board.id);
             let addr = self.stack.addr;
             let key = self.stack.key.clone();
-            tasks.push(tokio::spawn(client(addr, key, path, b, mine, until)));
+            let to = (path, b, board.columns);
+            tasks.push(tokio::spawn(client(addr, key, to, mine, until)));
         }
         let mut out = Plays {
             per_board: vec![Vec::new(); nb],
@@ -493,8 +494,7 @@ fn kind(item: &Value) -> String {
 async fn client(
     addr: SocketAddr,
     key: leaderboard_local::jwt::JwtKey,
-    path: String,
-    board: usize,
+    (path, board, columns): (String, usize, usize),
     mut mine: HashMap<usize, u64>,
     until: Instant,
 ) -> (
@@ -518,7 +518,7 @@ async fn client(
         }
         let s = score(v, i);
         let token = key.token_for(&player_id(i), &[], chrono::Utc::now().timestamp(), 3600);
-        let body = json!({"score": s, "gameId": "bench", "durationSec": 60}).to_string();
+        let body = play_body(s, columns);
         let sent = Instant::now();
         let response = conn
             .send(http::Method::POST, &path, &token, Some(body))

@@ -129,7 +129,7 @@ fn lag_table(md: &mut String, boards: &[BoardRun], lag: &[LagSample], seconds: f
     let _ = writeln!(md, " second half: lag growth /s | applied /s |");
     let _ = writeln!(md, "| --- |{}", " ---: |".repeat(buckets + 2));
     for (b, board) in boards.iter().enumerate() {
-        let _ = write!(md, "| {} entries |", board.initial.len());
+        let _ = write!(md, "| {} |", board.label());
         for k in 0..buckets {
             let (lo, hi) = (
                 seconds * k as f64 / buckets as f64,
@@ -221,7 +221,7 @@ pub fn write(
         if opts.quick { " (quick mode)" } else { "" },
         boards
             .iter()
-            .map(|b| b.initial.len().to_string())
+            .map(|b| b.label().replace(" entries", ""))
             .collect::<Vec<_>>()
             .join(", "),
         opts.clients,
@@ -238,8 +238,8 @@ pub fn write(
     for b in boards {
         let _ = writeln!(
             md,
-            "| {} entries | {:.1} s | {:.1} s |",
-            b.initial.len(),
+            "| {} | {:.1} s | {:.1} s |",
+            b.label(),
             b.load_secs.0,
             b.load_secs.1
         );
@@ -311,17 +311,13 @@ pub fn write(
                 .iter()
                 .filter(|l| l.board == b && l.when == when)
                 .collect();
-            let (lat, sum) = lookup_row(
-                &mut md,
-                &format!("{} entries, {label}", board.initial.len()),
-                &ls,
-            );
+            let (lat, sum) = lookup_row(&mut md, &format!("{}, {label}", board.label()), &ls);
             for l in &ls {
                 max_cost.0 = max_cost.0.max(l.units.requests);
                 max_cost.1 = max_cost.1.max(l.units.items_by_key);
                 max_cost.2 = max_cost.2.max(l.units.keys_counted);
             }
-            if when == When::Busy {
+            if when == When::Busy && board.columns == 0 {
                 busy_p50.push(quantile(&lat, 0.5).unwrap_or_default());
                 lookup_units += sum;
             }
@@ -332,6 +328,8 @@ pub fn write(
         (Some(small), Some(large)) if !small.is_zero() => large.as_secs_f64() / small.as_secs_f64(),
         _ => 0.0,
     };
+
+    super::columns::section(&mut md, boards, &m.lookups);
 
     // Freshness and truth.
     let _ = writeln!(
@@ -345,11 +343,7 @@ pub fn write(
             .filter(|l| l.board == b && l.when == When::Busy)
             .map(|l| l.answer)
             .collect();
-        lag_row(
-            &mut md,
-            &format!("{} entries, busy lookups", board.initial.len()),
-            &busy,
-        );
+        lag_row(&mut md, &format!("{}, busy lookups", board.label()), &busy);
         let own: Vec<Answer> = m
             .busy
             .answers
@@ -359,7 +353,7 @@ pub fn write(
             .collect();
         lag_row(
             &mut md,
-            &format!("{} entries, plays' own ranks", board.initial.len()),
+            &format!("{}, plays' own ranks", board.label()),
             &own,
         );
     }
@@ -456,10 +450,11 @@ pub fn write(
 
     // Targets.
     let small_large = || {
+        let plain: Vec<&BoardRun> = boards.iter().filter(|b| b.columns == 0).collect();
         format!(
             "{} and {} entries",
-            boards.first().map_or(0, |b| b.initial.len()),
-            boards.last().map_or(0, |b| b.initial.len())
+            plain.first().map_or(0, |b| b.initial.len()),
+            plain.last().map_or(0, |b| b.initial.len())
         )
     };
     fragment::target(

@@ -172,7 +172,7 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::Invalid(m) => ApiError::invalid(m),
             StoreError::Key(k) => k.into(),
-            StoreError::ScoreOutOfRange { .. } => {
+            StoreError::ScoreOutOfRange { .. } | StoreError::SubscoreOutOfRange { .. } => {
                 ApiError::new(StatusCode::BAD_REQUEST, "score_out_of_range", e.to_string())
             }
             StoreError::BadCursor => ApiError::invalid("cursor is not valid for this listing"),

@@ -49,22 +49,13 @@ async fn with_the_player(
         .boards()
         .create_board(
             NewBoard {
-                board_id: board.clone(),
-                name: "Season".into(),
                 order: Order::Desc,
                 operator: Operator::Best,
                 max_score: 9_999_999_999,
-                min_score: 0,
-                min_duration_sec: None,
                 starts_at: Some(Timestamp::from_millis(now.as_millis() - 60_000).unwrap()),
                 ends_at: Some(Timestamp::from_millis(now.as_millis() + 86_400_000).unwrap()),
                 recurrence: Recurrence::None,
-                writers: Default::default(),
-                game_id: None,
-                rank_layout: Default::default(),
-                series_id: None,
-                write_shards: 1,
-                league: None,
+                ..NewBoard::named(board.clone(), "Season".into())
             },
             now,
         )
@@ -72,6 +63,7 @@ async fn with_the_player(
         .unwrap();
     for score in [10, 20] {
         let play = Play {
+            subscores: Default::default(),
             idempotency_key: None,
             metadata: None,
             player_id: PlayerId::parse(PLAYER).unwrap(),

@@ -161,3 +161,105 @@ async fn a_board_past_its_end_reads_ended_until_its_close_begins() {
         .unwrap();
     assert_eq!(status("past_end").await, "closed");
 }
+
+#[tokio::test]
+async fn a_board_with_tiebreak_columns_ranks_and_shows_them_and_refuses_bad_ones() {
+    let h = harness("api_board_columns").await;
+    let before = h.table.dump().await;
+    let time = json!({"name": "time", "order": "asc", "max": 99_999});
+    let with = |columns: serde_json::Value, operator: &str| json!({"leaderboardId": "race", "name": "Race", "operator": operator, "columns": columns});
+    for (body, says) in [
+        (with(json!([time]), "increment"), "increment"),
+        (
+            with(
+                json!([time, {"name": "b", "order": "asc", "max": 9}, {"name": "c", "order": "asc", "max": 9}]),
+                "best",
+            ),
+            "at most 2",
+        ),
+        (with(json!([time, time]), "best"), "twice"),
+        (
+            with(json!([{"name": "score", "order": "asc", "max": 9}]), "best"),
+            "score",
+        ),
+        (
+            with(json!([{"name": "t", "order": "asc", "max": 0}]), "best"),
+            "1 to",
+        ),
+        (
+            with(
+                json!([{"name": "t", "order": "asc", "max": 1_000_000_000_001u64}]),
+                "best",
+            ),
+            "1 to",
+        ),
+        (
+            with(json!([{"name": "t", "order": "up", "max": 9}]), "best"),
+            "up",
+        ),
+        (
+            with(
+                json!([{"name": "t", "order": "asc", "max": 9, "maxx": 9}]),
+                "best",
+            ),
+            "maxx",
+        ),
+        (
+            with(json!([{"name": "t#1", "order": "asc", "max": 9}]), "best"),
+            "column name",
+        ),
+    ] {
+        let (status, resp) = h
+            .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
+            .await;
+        assert_eq!(
+            (status, code(&resp)),
+            (400, "invalid_request"),
+            "{body} -> {resp}"
+        );
+        let message = resp["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{message}");
+        assert_eq!(h.table.dump().await, before, "{body} wrote something");
+    }
+    let kills = json!({"name": "kills", "order": "desc", "max": 99});
+    let body = with(json!([time, kills]), "best");
+    let (status, created) = h
+        .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
+        .await;
+    assert_eq!(status, 201, "{created}");
+    let (_, board) = h.get("/leaderboards/race").await;
+    assert_eq!(board["columns"], json!([time, kills]), "{board}");
+    // three players on 10 points: the shorter time first, then (same time) more kills
+    for (player, t, k) in [("p_a", 500, 1), ("p_b", 400, 0), ("p_c", 500, 7)] {
+        let play = json!({"score": 10, "gameId": "tetris", "leaderboardIds": ["race"],
+                          "subscores": {"time": t, "kills": k}});
+        let (status, answer) = h.post(player, None, &play).await;
+        assert_eq!(status, 200, "{answer}");
+    }
+    let (_, page) = h.get("/leaderboards/race/scores").await;
+    let top: Vec<_> = page["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["playerId"].clone(), e["subscores"].clone()))
+        .collect();
+    assert_eq!(
+        top,
+        [
+            (json!("p_b"), json!({"time": 400, "kills": 0})),
+            (json!("p_c"), json!({"time": 500, "kills": 7})),
+            (json!("p_a"), json!({"time": 500, "kills": 1})),
+        ]
+    );
+    let (_, own) = h.get("/leaderboards/race/players/p_a").await;
+    assert_eq!(
+        (&own["rank"], &own["subscores"]),
+        (&json!(3), &json!({"time": 500, "kills": 1}))
+    );
+    let (_, around) = h.get("/leaderboards/race/players/p_c/around?n=1").await;
+    assert_eq!(around["entries"].as_array().unwrap().len(), 3, "{around}");
+    assert_eq!(
+        around["entries"][1]["subscores"],
+        json!({"time": 500, "kills": 7})
+    );
+}

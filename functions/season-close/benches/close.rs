@@ -43,22 +43,13 @@ async fn board(
         .boards()
         .create_board(
             NewBoard {
-                board_id: BoardId::parse("season_1").unwrap(),
-                name: "Season 1".into(),
                 order: Order::Desc,
                 operator: Operator::Best,
                 max_score: 9_999_999_999,
-                min_score: 0,
-                min_duration_sec: None,
                 starts_at: Some(Timestamp::from_millis(now - 7_200_000).unwrap()),
                 ends_at: Some(Timestamp::from_millis(now - 3_600_000).unwrap()),
                 recurrence: Recurrence::Season,
-                writers: Default::default(),
-                game_id: None,
-                rank_layout: Default::default(),
-                series_id: None,
-                write_shards: 1,
-                league: None,
+                ..NewBoard::named(BoardId::parse("season_1").unwrap(), "Season 1".into())
             },
             Timestamp::from_millis(now - 7_200_000).unwrap(),
         )

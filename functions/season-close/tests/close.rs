@@ -501,22 +501,11 @@ async fn only_ended_boards_are_due() {
         .boards()
         .create_board(
             NewBoard {
-                board_id: bid("forever"),
-                name: "All time".into(),
                 order: Order::Desc,
                 operator: Operator::Best,
                 max_score: 100,
-                min_score: 0,
-                min_duration_sec: None,
-                starts_at: None,
-                ends_at: None,
                 recurrence: Recurrence::None,
-                writers: Default::default(),
-                game_id: None,
-                rank_layout: Default::default(),
-                series_id: None,
-                write_shards: 1,
-                league: None,
+                ..NewBoard::named(bid("forever"), "All time".into())
             },
             Timestamp::now(),
         )

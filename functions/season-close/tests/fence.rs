@@ -19,6 +19,7 @@ use leaderboard_store::{CloseOptions, CloseProgress, Play, StoreError};
 
 fn play(board: &str, player: &str, score: u64, at: u64) -> Play {
     Play {
+        subscores: Default::default(),
         idempotency_key: None,
         metadata: None,
         player_id: PlayerId::parse(player).unwrap(),

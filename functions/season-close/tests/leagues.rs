@@ -40,6 +40,7 @@ async fn a_run_closes_the_cohorts_then_the_league_and_publishes_each_close() {
     for i in 0..7u64 {
         let at = now - 2 * HOUR + i;
         let play = Play {
+            subscores: Default::default(),
             player_id: PlayerId::parse(&format!("p{i}")).unwrap(),
             session_id: SessionId::from_parts(at, u128::from(i)).unwrap(),
             idempotency_key: None,

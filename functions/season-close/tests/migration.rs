@@ -208,6 +208,7 @@ async fn stored(store: &Store, id: &str) -> Board {
 async fn play(store: &Store, who: &str, score: u64, boards: &[&str]) {
     let now = Timestamp::now();
     let play = Play {
+        subscores: Default::default(),
         idempotency_key: None,
         metadata: None,
         player_id: pid(who),

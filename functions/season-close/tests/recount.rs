@@ -21,6 +21,7 @@ async fn the_schedule_works_a_requested_recount_to_exact_totals_within_its_polic
         for k in 0..2u64 {
             let now = old.plus_millis(i as u64 * 10 + k);
             let play = Play {
+                subscores: Default::default(),
                 idempotency_key: None,
                 metadata: None,
                 player_id: PlayerId::parse(p).unwrap(),

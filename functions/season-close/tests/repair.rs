@@ -27,6 +27,7 @@ fn pid(s: &str) -> PlayerId {
 async fn play_and_apply(table: &TestTable, store: &Store, board: &str, player: &str, score: u64) {
     let now = Timestamp::now();
     let play = Play {
+        subscores: Default::default(),
         idempotency_key: None,
         metadata: None,
         player_id: pid(player),

@@ -86,6 +86,7 @@ async fn the_successor_takes_plays_as_soon_as_the_close_begins() {
         .unwrap()
         .max(next.starts_at);
     let play = Play {
+        subscores: Default::default(),
         idempotency_key: None,
         player_id: PlayerId::parse("p_early").unwrap(),
         session_id: SessionId::from_parts(at.as_millis(), 1).unwrap(),

@@ -91,22 +91,13 @@ async fn run(n: usize, quick: bool) -> Row {
         .boards()
         .create_board(
             NewBoard {
-                board_id: board_id.clone(),
-                name: "Big".into(),
                 order: Order::Desc,
                 operator: Operator::Best,
                 max_score: 9_999_999_999,
-                min_score: 0,
-                min_duration_sec: None,
                 starts_at: Some(at(0)),
-                ends_at: None,
                 recurrence: Recurrence::None,
-                writers: Default::default(),
-                game_id: None,
                 rank_layout: RankLayout::V2,
-                series_id: None,
-                write_shards: 1,
-                league: None,
+                ..NewBoard::named(board_id.clone(), "Big".into())
             },
             at(0),
         )
@@ -267,6 +258,7 @@ async fn busy(
         let player = entries[rng.random_range(0..entries.len())].0.clone();
         let now = Timestamp::from_millis(T0 + 120_000 + i as u64).unwrap();
         let play = Play {
+            subscores: Default::default(),
             idempotency_key: None,
             metadata: None,
             player_id: player,

@@ -133,22 +133,13 @@ async fn board(store: &Store, id: &str) -> BoardId {
         .boards()
         .create_board(
             NewBoard {
-                board_id: board.clone(),
-                name: id.into(),
                 order: Order::Desc,
                 operator: Operator::Latest,
                 max_score: 9_999_999_999,
-                min_score: 0,
-                min_duration_sec: None,
                 starts_at: Some(at(0)),
-                ends_at: None,
                 recurrence: Recurrence::None,
-                writers: Default::default(),
-                game_id: None,
                 rank_layout: RankLayout::V2,
-                series_id: None,
-                write_shards: 1,
-                league: None,
+                ..NewBoard::named(board.clone(), id.into())
             },
             at(0),
         )
@@ -176,6 +167,7 @@ async fn play(store: &Store, board: &BoardId, players: &[PlayerId], plays: usize
         .map(|(p, score, ms)| async move {
             let now = at(*ms);
             let play = Play {
+                subscores: Default::default(),
                 idempotency_key: None,
                 metadata: None,
                 player_id: p.clone(),

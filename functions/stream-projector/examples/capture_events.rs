@@ -37,22 +37,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .boards()
             .create_board(
                 NewBoard {
-                    board_id: BoardId::parse(board)?,
-                    name: board.to_owned(),
                     order: Order::Desc,
                     operator: Operator::Best,
                     max_score: 9_999_999_999,
-                    min_score: 0,
-                    min_duration_sec: None,
                     starts_at: Some(at(0)),
                     ends_at: Some(at(86_400_000)),
                     recurrence: Recurrence::None,
-                    writers: Default::default(),
                     game_id: Some(GameId::parse("tetris")?),
-                    rank_layout: Default::default(),
-                    series_id: None,
-                    write_shards: 1,
-                    league: None,
+                    ..NewBoard::named(BoardId::parse(board)?, board.to_owned())
                 },
                 at(0),
             )
@@ -72,6 +64,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     ];
     for (i, (player, score, boards, ms)) in plays.into_iter().enumerate() {
         let play = Play {
+            subscores: Default::default(),
             idempotency_key: None,
             // The first play carries metadata, as games may send it: a map on the Session.
             metadata: (i == 0)

@@ -101,6 +101,7 @@ async fn play(
     key: Option<&str>,
 ) {
     let play = Play {
+        subscores: Default::default(),
         player_id: pid(player),
         session_id: SessionId::from_parts(T0 + ms, rand::random()).unwrap(),
         idempotency_key: key.map(|k| IdempotencyKey::parse(k).unwrap()),

@@ -279,6 +279,7 @@ async fn ranks_from_the_index_equal_counted_ranks_at_4k_players() {
             async move {
                 let now = at(*ms);
                 let play = Play {
+                    subscores: Default::default(),
                     idempotency_key: None,
                     metadata: None,
                     player_id: p.clone(),
@@ -349,6 +350,7 @@ async fn ranks_from_the_index_equal_counted_ranks_at_4k_players() {
     let player = after[after.len() / 2].clone();
     let now = at(20_000);
     let play = Play {
+        subscores: Default::default(),
         idempotency_key: None,
         metadata: None,
         player_id: player.clone(),

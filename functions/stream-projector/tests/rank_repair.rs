@@ -29,6 +29,7 @@ async fn play(store: &Store, players: &[String], n: usize, from: u64) {
     for i in 0..n {
         let now = at(from + i as u64);
         let play = Play {
+            subscores: Default::default(),
             idempotency_key: None,
             metadata: None,
             player_id: pid(&players[(i * 37 + from as usize) % players.len()]),

@@ -51,6 +51,7 @@ async fn play_until(
         let i = n.fetch_add(1, Ordering::SeqCst);
         let now = at(1_000_000 + i);
         let play = Play {
+            subscores: Default::default(),
             idempotency_key: None,
             metadata: None,
             player_id: pid(&players[(i as usize * 7_919) % players.len()]),

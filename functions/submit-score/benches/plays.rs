@@ -64,22 +64,13 @@ async fn main() {
             .boards()
             .create_board(
                 NewBoard {
-                    board_id: BoardId::parse(b).unwrap(),
-                    name: b.into(),
                     order: Order::Desc,
                     operator: Operator::Best,
                     max_score: 9_999_999_999,
-                    min_score: 0,
-                    min_duration_sec: None,
                     starts_at: Some(Timestamp::from_millis(now.as_millis() - 3_600_000).unwrap()),
                     ends_at: Some(now.plus_millis(86_400_000)),
                     recurrence: Recurrence::None,
-                    writers: Default::default(),
-                    game_id: None,
-                    rank_layout: Default::default(),
-                    series_id: None,
-                    write_shards: 1,
-                    league: None,
+                    ..NewBoard::named(BoardId::parse(b).unwrap(), b.into())
                 },
                 now,
             )

@@ -22,6 +22,7 @@ use lambda_http::{Body, Error, Request, Response};
 pub use leaderboard_http::App;
 use leaderboard_http::budget::deadline;
 use leaderboard_http::{ApiError, Router, answer, identity, json, json_body};
+use leaderboard_keys::columns::Subscores;
 use leaderboard_keys::ids::{BoardId, GameId, IdempotencyKey, PlayerId, SessionId, TierName};
 use leaderboard_store::freshness::Freshness;
 use leaderboard_store::model::{BoardOutcome, Metadata, Writers};
@@ -209,6 +210,7 @@ fn fields(route: Route) -> &'static [&'static str] {
             "sessionId",
             "durationSec",
             "metadata",
+            "subscores",
             "playerId",
         ],
         Route::BoardScores => &[
@@ -217,6 +219,7 @@ fn fields(route: Route) -> &'static [&'static str] {
             "sessionId",
             "durationSec",
             "metadata",
+            "subscores",
             "playerId",
         ],
     }
@@ -245,6 +248,7 @@ fn play(
     body: &Map<String, Value>,
 ) -> Result<Play, ApiError> {
     Ok(Play {
+        subscores: subscores(body)?,
         player_id,
         session_id,
         game_id: match body.get("gameId") {
@@ -391,21 +395,47 @@ fn out_of_range(message: &str) -> ApiError {
 fn score(body: &Map<String, Value>) -> Result<u64, ApiError> {
     match body.get("score") {
         None | Some(Value::Null) => Err(ApiError::invalid("score is required")),
-        Some(Value::Number(n)) => {
-            if let Some(v) = n.as_u64() {
-                Ok(v)
-            } else if n.as_i64().is_some() {
-                Err(out_of_range("score must not be negative"))
-            } else if n
-                .as_f64()
-                .is_some_and(|f| f.fract() == 0.0 && f.abs() >= 1e19)
-            {
-                Err(out_of_range("score is too large"))
-            } else {
-                Err(ApiError::invalid("score must be an integer"))
-            }
-        }
-        Some(_) => Err(ApiError::invalid("score must be an integer")),
+        Some(v) => whole_number("score", v),
+    }
+}
+
+/// A play's number `v` named `what`: a non-negative integer; negative or too large, it is out
+/// of range, anything else malformed.
+fn whole_number(what: &str, v: &Value) -> Result<u64, ApiError> {
+    let Value::Number(n) = v else {
+        return Err(ApiError::invalid(format!("{what} must be an integer")));
+    };
+    if let Some(v) = n.as_u64() {
+        Ok(v)
+    } else if n.as_i64().is_some() {
+        Err(out_of_range(&format!("{what} must not be negative")))
+    } else if n
+        .as_f64()
+        .is_some_and(|f| f.fract() == 0.0 && f.abs() >= 1e19)
+    {
+        Err(out_of_range(&format!("{what} is too large")))
+    } else {
+        Err(ApiError::invalid(format!("{what} must be an integer")))
+    }
+}
+
+/// The play's tiebreak column values: an object of column name to non-negative integer (the
+/// boards check that it gives each of their columns and no other).
+fn subscores(body: &Map<String, Value>) -> Result<Subscores, ApiError> {
+    match body.get("subscores") {
+        None | Some(Value::Null) => Ok(Subscores::new()),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(name, v)| {
+                Ok((
+                    name.clone(),
+                    whole_number(&format!("subscore {name:?}"), v)?,
+                ))
+            })
+            .collect(),
+        Some(_) => Err(ApiError::invalid(
+            "subscores must be an object of column name to integer",
+        )),
     }
 }
 

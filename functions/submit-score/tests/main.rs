@@ -5,6 +5,7 @@
 mod common;
 
 mod budget;
+mod columns;
 mod fair_play;
 mod idempotency;
 mod init;

@@ -31,6 +31,14 @@ pub enum KeyError {
         /// The board's maxScore.
         max_score: u64,
     },
+    /// Subscores that do not match the board's tiebreak columns one for one.
+    #[error("{given} subscores given for a board of {columns} tiebreak columns")]
+    Subscores {
+        /// How many were given.
+        given: usize,
+        /// How many columns the board has.
+        columns: usize,
+    },
     /// A time that the 13-digit millisecond tiebreaker (or the timestamp type) cannot hold.
     #[error("time {0} ms is outside the representable range")]
     TimeOutOfRange(u64),

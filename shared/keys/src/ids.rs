@@ -231,6 +231,13 @@ segment_id!(
     "tier"
 );
 
+segment_id!(
+    /// A board's tiebreak column name (`time`, `moves`), 1 to 64 characters of
+    /// `[A-Za-z0-9_.-]`: the key of its value in a play's and an entry's `subscores`.
+    ColumnName,
+    "column name"
+);
+
 impl SeriesId {
     /// The series named as a board is: every board id is a valid series id (the same rule).
     pub fn of_board(board: &BoardId) -> SeriesId {

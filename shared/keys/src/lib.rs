@@ -10,6 +10,8 @@
 //!   width is a one-way door, so a value that does not fit is an error, never a wrong key.
 //! - [`rank`]: the contract's `rankKey` for `desc` and `asc` boards (score, then the inverted
 //!   13-digit millisecond tiebreaker), and the Score sort key built on it.
+//! - [`columns`]: a board's tiebreak columns, ranked after the score and before the time, and
+//!   a play's `subscores` checked against them.
 //! - [`ids`]: validated identifiers (`playerId`, `leaderboardId`, `gameId`, ULID `sessionId`,
 //!   email). The `#` delimiter never appears inside a segment.
 //! - [`rank_index`]: the rank index (lanes with a change log, one trie of counters per board,
@@ -35,11 +37,13 @@
 #![warn(missing_docs)]
 
 pub mod bucket;
+pub mod columns;
 pub mod entity;
 pub mod erasure;
 mod error;
 pub mod guest;
 pub mod ids;
+mod order;
 pub mod pad;
 pub mod rank;
 pub mod rank_index;

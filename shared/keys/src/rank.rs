@@ -8,6 +8,10 @@
 //! scores the earlier one has the larger key and ranks higher. The board width is the number of
 //! digits of the board's `maxScore`. The Score item's sort key is `SCORE#<rankKey>#<playerId>`.
 //!
+//! A board with tiebreak columns ([`crate::columns`]) writes each column's value between the
+//! score and the tiebreak, in the same way: `<score>#<column 1>#<column 2>#<tiebreak>`, each
+//! column padded to the digits of its `max` and stored as `max - value` when it is `asc`.
+//!
 //! ```
 //! use leaderboard_keys::rank::{Order, RankKeySpec};
 //!
@@ -16,14 +20,21 @@
 //! let asc = RankKeySpec::new(Order::Asc, 999_999).unwrap(); // a speed-run in ms
 //! assert_eq!(asc.rank_key(61_250, 1_719_100_800_000).unwrap(), "938749#8280899199999");
 //! assert!(desc.rank_key(10_000_000_000, 0).is_err()); // above maxScore
+//! // points, then fewer moves: 9850 points in 42 of at most 999 moves
+//! let moves: Vec<leaderboard_keys::columns::Column> =
+//!     serde_json::from_str(r#"[{"name": "moves", "order": "asc", "max": 999}]"#).unwrap();
+//! let puzzle = desc.with_columns(&moves).unwrap();
+//! assert_eq!(
+//!     puzzle.rank_key_with(9850, &[42], 1_719_100_800_000).unwrap(),
+//!     "0000009850#957#8280899199999"
+//! );
 //! ```
 
-use std::fmt;
-use std::str::FromStr;
-
 use crate::KeyError;
+use crate::columns::{Column, ColumnKey, MAX_COLUMNS};
 use crate::entity::SCORE_PREFIX;
 use crate::ids::PlayerId;
+pub use crate::order::Order;
 use crate::pad::{Width, pad_into, parse_digits};
 
 /// Digits of the millisecond tiebreaker.
@@ -37,60 +48,14 @@ pub const MAX_MAX_SCORE: u64 = 999_999_999_999_999_999;
 
 const TIEBREAK_WIDTH: Width = Width::fixed(TIEBREAK_DIGITS);
 
-/// Which scores rank higher on a board.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Order {
-    /// Higher is better (points).
-    #[default]
-    Desc,
-    /// Lower is better (times, strokes).
-    Asc,
-}
-
-impl Order {
-    /// The API spelling, `desc` or `asc`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Order::Desc => "desc",
-            Order::Asc => "asc",
-        }
-    }
-
-    /// Whether `a` is a strictly better score than `b` on a board of this order.
-    pub fn is_better(self, a: u64, b: u64) -> bool {
-        match self {
-            Order::Desc => a > b,
-            Order::Asc => a < b,
-        }
-    }
-}
-
-impl fmt::Display for Order {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Order {
-    type Err = ();
-    fn from_str(s: &str) -> Result<Self, ()> {
-        match s {
-            "desc" => Ok(Order::Desc),
-            "asc" => Ok(Order::Asc),
-            _ => Err(()),
-        }
-    }
-}
-
-/// How one board builds its rank keys: its order and `maxScore` (hence its width).
+/// How one board builds its rank keys: its order and `maxScore` (hence its width), and its
+/// tiebreak columns'.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RankKeySpec {
     order: Order,
     max_score: u64,
     width: Width,
+    columns: [Option<ColumnKey>; MAX_COLUMNS],
 }
 
 /// A Score item's sort key, parsed back.
@@ -98,6 +63,8 @@ pub struct RankKeySpec {
 pub struct ScoreSortKey {
     /// The score.
     pub score: u64,
+    /// Its tiebreak columns' values, in the board's column order (empty without columns).
+    pub subscores: Vec<u64>,
     /// When it was attained, in epoch milliseconds.
     pub attained_at_ms: u64,
     /// Whose it is.
@@ -118,7 +85,51 @@ impl RankKeySpec {
             order,
             max_score,
             width: Width::for_max(max_score),
+            columns: [None; MAX_COLUMNS],
         })
+    }
+
+    /// This spec with the board's tiebreak `columns` (at most [`MAX_COLUMNS`]), ranked after the
+    /// score in the order given.
+    pub fn with_columns(mut self, columns: &[Column]) -> Result<Self, KeyError> {
+        if columns.len() > MAX_COLUMNS {
+            return Err(KeyError::Subscores {
+                given: columns.len(),
+                columns: MAX_COLUMNS,
+            });
+        }
+        self.columns = [None; MAX_COLUMNS];
+        for (slot, column) in self.columns.iter_mut().zip(columns) {
+            *slot = Some(ColumnKey::of(column)?);
+        }
+        Ok(self)
+    }
+
+    /// The same board at a larger `max_score` (its order and columns kept).
+    pub fn widened(&self, max_score: u64) -> Result<Self, KeyError> {
+        Ok(RankKeySpec {
+            columns: self.columns,
+            ..RankKeySpec::new(self.order, max_score)?
+        })
+    }
+
+    /// The tiebreak columns' key fields, in rank order.
+    pub fn column_keys(&self) -> impl Iterator<Item = &ColumnKey> {
+        self.columns.iter().flatten()
+    }
+
+    /// How many tiebreak columns the board has.
+    pub fn column_count(&self) -> usize {
+        self.column_keys().count()
+    }
+
+    /// The digits of a rank key before its tiebreak: the score's and every column's. The rank
+    /// index counts them all ([`crate::rank_index::Layout`]).
+    pub fn ranked_digits(&self) -> usize {
+        self.column_keys()
+            .map(|c| usize::from(c.width().digits()))
+            .sum::<usize>()
+            + usize::from(self.width.digits())
     }
 
     /// The board's order.
@@ -158,38 +169,71 @@ impl RankKeySpec {
         })
     }
 
-    /// Appends the rank key of `score` attained at `attained_at_ms` to `out`.
+    /// Appends the rank key of `score` with its tiebreak columns' values `subscores` (one per
+    /// column, in column order) attained at `attained_at_ms` to `out`.
+    pub fn write_rank_key_with(
+        &self,
+        score: u64,
+        subscores: &[u64],
+        attained_at_ms: u64,
+        out: &mut String,
+    ) -> Result<(), KeyError> {
+        if subscores.len() != self.column_count() {
+            return Err(KeyError::Subscores {
+                given: subscores.len(),
+                columns: self.column_count(),
+            });
+        }
+        let value = self.ordered_value(score)?;
+        let tiebreak = MAX_TIEBREAK_MILLIS
+            .checked_sub(attained_at_ms)
+            .ok_or(KeyError::TimeOutOfRange(attained_at_ms))?;
+        pad_into(value, self.width, out)?;
+        for (column, sub) in self.column_keys().zip(subscores) {
+            out.push('#');
+            pad_into(column.ordered_value(*sub)?, column.width(), out)?;
+        }
+        out.push('#');
+        pad_into(tiebreak, TIEBREAK_WIDTH, out)
+    }
+
+    /// [`RankKeySpec::write_rank_key_with`] on a board without tiebreak columns.
     pub fn write_rank_key(
         &self,
         score: u64,
         attained_at_ms: u64,
         out: &mut String,
     ) -> Result<(), KeyError> {
-        let value = self.ordered_value(score)?;
-        let tiebreak = MAX_TIEBREAK_MILLIS
-            .checked_sub(attained_at_ms)
-            .ok_or(KeyError::TimeOutOfRange(attained_at_ms))?;
-        pad_into(value, self.width, out)?;
-        out.push('#');
-        pad_into(tiebreak, TIEBREAK_WIDTH, out)
+        self.write_rank_key_with(score, &[], attained_at_ms, out)
     }
 
-    /// The rank key of `score` attained at `attained_at_ms`.
-    pub fn rank_key(&self, score: u64, attained_at_ms: u64) -> Result<String, KeyError> {
+    /// The rank key of `score` and `subscores` attained at `attained_at_ms`.
+    pub fn rank_key_with(
+        &self,
+        score: u64,
+        subscores: &[u64],
+        attained_at_ms: u64,
+    ) -> Result<String, KeyError> {
         let mut out = String::with_capacity(self.rank_key_len());
-        self.write_rank_key(score, attained_at_ms, &mut out)?;
+        self.write_rank_key_with(score, subscores, attained_at_ms, &mut out)?;
         Ok(out)
+    }
+
+    /// The rank key of `score` attained at `attained_at_ms` on a board without columns.
+    pub fn rank_key(&self, score: u64, attained_at_ms: u64) -> Result<String, KeyError> {
+        self.rank_key_with(score, &[], attained_at_ms)
     }
 
     /// The length in bytes of every rank key of this board.
     pub fn rank_key_len(&self) -> usize {
-        self.width.digits() as usize + 1 + TIEBREAK_DIGITS as usize
+        self.ranked_digits() + self.column_count() + 1 + TIEBREAK_DIGITS as usize
     }
 
     /// The Score item's sort key, `SCORE#<rankKey>#<playerId>`.
-    pub fn score_sort_key(
+    pub fn score_sort_key_with(
         &self,
         score: u64,
+        subscores: &[u64],
         attained_at_ms: u64,
         player: &PlayerId,
     ) -> Result<String, KeyError> {
@@ -197,14 +241,52 @@ impl RankKeySpec {
             SCORE_PREFIX.len() + self.rank_key_len() + 1 + player.as_str().len(),
         );
         out.push_str(SCORE_PREFIX);
-        self.write_rank_key(score, attained_at_ms, &mut out)?;
+        self.write_rank_key_with(score, subscores, attained_at_ms, &mut out)?;
         out.push('#');
         out.push_str(player.as_str());
         Ok(out)
     }
 
+    /// [`RankKeySpec::score_sort_key_with`] on a board without tiebreak columns.
+    pub fn score_sort_key(
+        &self,
+        score: u64,
+        attained_at_ms: u64,
+        player: &PlayerId,
+    ) -> Result<String, KeyError> {
+        self.score_sort_key_with(score, &[], attained_at_ms, player)
+    }
+
+    /// The rank key whose digits, delimiters left out, are `digits` (the ranked digits, then
+    /// the tiebreak's, as [`crate::rank_index::CountedKey::digits`] gives them): `None` when
+    /// they are not as many as this board's keys have, or not all decimal digits.
+    pub fn delimit(&self, digits: &str) -> Option<String> {
+        if digits.len() != self.ranked_digits() + TIEBREAK_DIGITS as usize
+            || !digits.bytes().all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        let mut out = String::with_capacity(self.rank_key_len());
+        let widths = std::iter::once(self.width).chain(self.column_keys().map(|c| c.width()));
+        let mut at = 0;
+        for width in widths {
+            let end = at + usize::from(width.digits());
+            out.push_str(&digits[at..end]);
+            out.push('#');
+            at = end;
+        }
+        out.push_str(&digits[at..]);
+        Some(out)
+    }
+
     /// Parses a rank key of this board back to `(score, attained_at_ms)`.
     pub fn parse_rank_key(&self, rank_key: &str) -> Result<(u64, u64), KeyError> {
+        let (score, _, at) = self.parse_rank_tuple(rank_key)?;
+        Ok((score, at))
+    }
+
+    /// Parses a rank key of this board back to `(score, subscores, attained_at_ms)`.
+    pub fn parse_rank_tuple(&self, rank_key: &str) -> Result<(u64, Vec<u64>, u64), KeyError> {
         let b = rank_key.as_bytes();
         let w = self.width.digits() as usize;
         if b.len() != self.rank_key_len() || b[w] != b'#' {
@@ -215,19 +297,31 @@ impl RankKeySpec {
         }
         let value = parse_digits(&b[..w])
             .ok_or_else(|| KeyError::malformed(rank_key, "score is not a decimal number"))?;
-        let tiebreak = parse_digits(&b[w + 1..])
-            .ok_or_else(|| KeyError::malformed(rank_key, "time is not a decimal number"))?;
         if value > self.max_score {
             return Err(KeyError::malformed(
                 rank_key,
                 "score is above the board's maxScore",
             ));
         }
+        let mut at = w + 1;
+        let mut subscores = Vec::with_capacity(self.column_count());
+        for column in self.column_keys() {
+            let end = at + usize::from(column.width().digits());
+            let sub = (b[end] == b'#')
+                .then(|| parse_digits(&b[at..end]))
+                .flatten()
+                .and_then(|written| column.value_of(written))
+                .ok_or_else(|| KeyError::malformed(rank_key, "not a column of this board"))?;
+            subscores.push(sub);
+            at = end + 1;
+        }
+        let tiebreak = parse_digits(&b[at..])
+            .ok_or_else(|| KeyError::malformed(rank_key, "time is not a decimal number"))?;
         let score = match self.order {
             Order::Desc => value,
             Order::Asc => self.max_score - value,
         };
-        Ok((score, MAX_TIEBREAK_MILLIS - tiebreak))
+        Ok((score, subscores, MAX_TIEBREAK_MILLIS - tiebreak))
     }
 
     /// Parses a Score item's sort key (`SCORE#<rankKey>#<playerId>`) of this board.
@@ -242,10 +336,11 @@ impl RankKeySpec {
                 "not a Score sort key of this board",
             ));
         }
-        let (score, attained_at_ms) = self.parse_rank_key(&rest[..n])?;
+        let (score, subscores, attained_at_ms) = self.parse_rank_tuple(&rest[..n])?;
         let player_id = PlayerId::parse(&rest[n + 1..])?;
         Ok(ScoreSortKey {
             score,
+            subscores,
             attained_at_ms,
             player_id,
         })
@@ -272,6 +367,7 @@ mod tests {
             back,
             ScoreSortKey {
                 score: 9850,
+                subscores: vec![],
                 attained_at_ms: 1_719_100_800_000,
                 player_id: bob()
             }
@@ -357,5 +453,50 @@ mod tests {
         // A key of an asc board whose value exceeds maxScore cannot be a real key.
         let asc = RankKeySpec::new(Order::Asc, 500).unwrap();
         assert!(asc.parse_rank_key("501#0000000000000").is_err());
+    }
+
+    #[test]
+    fn columns_rank_after_the_score_each_in_its_order_before_the_time() {
+        let columns: Vec<Column> = serde_json::from_str(
+            r#"[{"name": "kills", "order": "desc", "max": 99},
+                {"name": "deaths", "order": "asc", "max": 999}]"#,
+        )
+        .unwrap();
+        let spec = RankKeySpec::new(Order::Asc, 9_999)
+            .unwrap()
+            .with_columns(&columns)
+            .unwrap();
+        assert_eq!((spec.ranked_digits(), spec.rank_key_len()), (9, 25));
+        let key = |score, subs: &[u64], at| spec.rank_key_with(score, subs, at).unwrap();
+        assert_eq!(key(5, &[3, 10], 0), "9994#03#989#9999999999999");
+        assert_eq!(
+            spec.delimit("9994039899999999999999").as_deref(),
+            Some("9994#03#989#9999999999999")
+        );
+        assert_eq!(spec.delimit("999403989999999999999"), None);
+        // the score first (asc), then more kills, then fewer deaths, then the earlier time
+        assert!(key(5, &[0, 999], 9) > key(6, &[99, 0], 0));
+        assert!(key(5, &[4, 999], 9) > key(5, &[3, 0], 0));
+        assert!(key(5, &[3, 9], 9) > key(5, &[3, 10], 0));
+        assert!(key(5, &[3, 10], 0) > key(5, &[3, 10], 1));
+        let player = PlayerId::parse("p").unwrap();
+        let sk = spec.score_sort_key_with(5, &[3, 10], 77, &player).unwrap();
+        let back = spec.parse_score_sort_key(&sk).unwrap();
+        assert_eq!(
+            (back.score, back.subscores, back.attained_at_ms),
+            (5, vec![3, 10], 77)
+        );
+        // the count must match and every value fit its column
+        assert!(spec.rank_key_with(5, &[3], 0).is_err());
+        assert!(spec.rank_key(5, 0).is_err());
+        assert!(spec.rank_key_with(5, &[100, 0], 0).is_err());
+        // a key of the board without its columns is not one of this board, nor the reverse
+        let plain = RankKeySpec::new(Order::Asc, 9_999).unwrap();
+        let plain_sk = plain.score_sort_key(5, 77, &player).unwrap();
+        assert!(spec.parse_score_sort_key(&plain_sk).is_err());
+        assert!(plain.parse_score_sort_key(&sk).is_err());
+        // a widened spec keeps its columns
+        let wide = spec.widened(99_999).unwrap();
+        assert_eq!((wide.ranked_digits(), wide.column_count()), (10, 2));
     }
 }

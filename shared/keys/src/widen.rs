@@ -54,7 +54,7 @@ pub fn plan(from: RankKeySpec, max_score: u64) -> Result<Widening, WidenError> {
             to: max_score,
         });
     }
-    let to = RankKeySpec::new(from.order(), max_score)?;
+    let to = from.widened(max_score)?;
     Ok(match from.order() {
         Order::Desc if to.width() == from.width() => Widening::RaiseOnly { to },
         _ => Widening::Rekey { from, to },

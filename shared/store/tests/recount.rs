@@ -24,6 +24,7 @@ const MINUTE: u64 = 60_000;
 async fn play(store: &Store, player: &str, score: u64, ms: u64, seq: u64) -> ProjectedSession {
     let now = at(ms);
     let play = Play {
+        subscores: Default::default(),
         idempotency_key: None,
         metadata: None,
         player_id: pid(player),

@@ -9,9 +9,10 @@
 //! refused rather than explained wrongly.
 
 use leaderboard_keypath::{KeyPath, Segment};
+use leaderboard_keys::columns::{Column, MAX_COLUMN_MAX};
 use leaderboard_keys::entity::{self, ItemKey, Key};
 use leaderboard_keys::erasure::Pseudonym;
-use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SeriesId, SessionId};
+use leaderboard_keys::ids::{BoardId, ColumnName, Email, GameId, PlayerId, SeriesId, SessionId};
 use leaderboard_keys::rank::{MAX_TIEBREAK_MILLIS, Order, RankKeySpec};
 use leaderboard_keys::rank_index::{self, CountedKey, journal, stage};
 use leaderboard_keys::time::Timestamp;
@@ -274,16 +275,34 @@ fn session_part(session: &SessionId) -> CtlResult<Part> {
 /// counts it.
 fn score_key(sk: &str, hint: BoardHint) -> CtlResult<(&'static str, Vec<Part>)> {
     let counted = CountedKey::parse(sk)?;
+    // `<score>[#<column>...]#<time>#<player>`, as the parse above checked.
     let rest = &sk[entity::SCORE_PREFIX.len()..];
-    let mut fields = rest.splitn(3, '#');
-    let (padded, time) = (fields.next().unwrap_or(""), fields.next().unwrap_or(""));
-    let widest = 10u64
-        .checked_pow(padded.len() as u32)
-        .map_or(u64::MAX, |p| p - 1);
+    let ranked = rest.rsplitn(3, '#').nth(2).unwrap_or_default();
+    let time = counted.tiebreak();
+    let mut fields = ranked.split('#');
+    let padded = fields.next().unwrap_or_default();
+    let columns: Vec<&str> = fields.collect();
+    let widest = |digits: &str| {
+        10u64
+            .checked_pow(digits.len() as u32)
+            .map_or(u64::MAX, |p| p - 1)
+    };
+    // A column's order is its board's: read as written (a desc column's value).
+    let guessed: Vec<Column> = (columns.iter().enumerate())
+        .map(|(i, field)| {
+            Ok(Column {
+                name: ColumnName::parse(&format!("column{}", i + 1))?,
+                order: Order::Desc,
+                max: widest(field).min(MAX_COLUMN_MAX),
+            })
+        })
+        .collect::<CtlResult<_>>()?;
     let order = hint.order.unwrap_or(Order::Desc);
-    let spec = RankKeySpec::new(order, hint.max_score.unwrap_or(widest))?;
+    let spec = RankKeySpec::new(order, hint.max_score.unwrap_or(widest(padded)))?
+        .with_columns(&guessed)?;
     let parsed = spec.parse_score_sort_key(sk)?;
-    if spec.score_sort_key(parsed.score, parsed.attained_at_ms, &parsed.player_id)? != sk {
+    let (score, subs, at) = (parsed.score, &parsed.subscores, parsed.attained_at_ms);
+    if spec.score_sort_key_with(score, subs, at, &parsed.player_id)? != sk {
         return Err(CtlError::Usage(format!(
             "{sk}: not a Score sort key as boards build them"
         )));
@@ -308,19 +327,21 @@ fn score_key(sk: &str, hint: BoardHint) -> CtlResult<(&'static str, Vec<Part>)> 
         parsed.attained_at_ms
     );
     let lane = counted.lane();
-    Ok((
-        "Score (a player's entry on a board)",
-        vec![
-            decoded("score", padded, score),
-            decoded("time", time, time_value),
-            part("player", parsed.player_id.as_str()),
-            decoded(
-                "index group",
-                counted.group(),
-                format!("rank index lane {lane:02}; one group is one score within 100 s"),
-            ),
-        ],
-    ))
+    let mut parts = vec![decoded("score", padded, score)];
+    for (i, (field, value)) in columns.iter().zip(subs).enumerate() {
+        let says = format!("{value} on a desc column; on an asc one, its max - {value}");
+        parts.push(decoded(["column 1", "column 2"][i.min(1)], *field, says));
+    }
+    parts.extend([
+        decoded("time", time, time_value),
+        part("player", parsed.player_id.as_str()),
+        decoded(
+            "index group",
+            counted.group(),
+            format!("rank index lane {lane:02}; one group is one score within 100 s"),
+        ),
+    ]);
+    Ok(("Score (a player's entry on a board)", parts))
 }
 
 /// The rank index's own items and the schedule's checkpoints.

@@ -195,7 +195,7 @@ async fn verify_board(
             if let Some(index) = index.as_mut() {
                 index.add(&key);
             }
-            if let Some(why) = row(&spec, stored).mismatch {
+            if let Some(why) = row(board, &spec, stored).mismatch {
                 let mut v = Violation::new("key_mismatch", key.clone(), why);
                 v.leaderboard_id = Some(id.clone());
                 report.add(v);

@@ -56,7 +56,7 @@ impl<'a> IndexCheck<'a> {
         board: &'a Board,
         settle: Duration,
     ) -> CtlResult<IndexCheck<'a>> {
-        let layout = Layout::new(usize::from(board.spec()?.width().digits()));
+        let layout = Layout::new(board.spec()?.ranked_digits());
         let first = store.rank().index_state(board).await?;
         let deadline = Instant::now() + settle;
         let mut state = first.clone();

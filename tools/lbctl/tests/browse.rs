@@ -196,3 +196,57 @@ async fn from_far_down_an_indexed_board_the_index_finds_the_rank_and_agrees_with
         assert_eq!(passed.requests, 6 + 2);
     }
 }
+
+#[tokio::test]
+async fn a_board_with_tiebreak_columns_shows_each_columns_digits_and_values() {
+    use leaderboard_keys::columns::Column;
+    use leaderboard_keys::ids::ColumnName;
+    let (_table, store) = store("lbctl_browse_columns").await;
+    let new = leaderboard_store::model::NewBoard {
+        columns: vec![Column {
+            name: ColumnName::parse("moves").unwrap(),
+            order: Order::Asc,
+            max: 999,
+        }],
+        ..new_board("puzzle", Order::Desc, 9_999)
+    };
+    store.boards().create_board(new, at(0)).await.unwrap();
+    for (player, moves, ms) in [("p_a", 42u64, 1_000), ("p_b", 7, 2_000)] {
+        let play = leaderboard_store::Play {
+            subscores: [("moves".to_owned(), moves)].into_iter().collect(),
+            ..play_of(player, 50, "puzzle", ms)
+        };
+        store.plays().record_play(&play, at(ms)).await.unwrap();
+    }
+    let all = rows(&store, &["browse", "puzzle"]).await;
+    // Equal scores: fewer moves first, whatever the time.
+    let got: Vec<_> = all
+        .iter()
+        .map(|r| {
+            (
+                r["playerId"].clone(),
+                r["paddedColumns"].clone(),
+                r["subscores"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "p_b".into(),
+                serde_json::json!(["992"]),
+                serde_json::json!({"moves": 7})
+            ),
+            (
+                "p_a".into(),
+                serde_json::json!(["957"]),
+                serde_json::json!({"moves": 42})
+            ),
+        ]
+    );
+    assert!(all.iter().all(|r| r.get("mismatch").is_none()), "{all:?}");
+    let text = lbctl(&store, false, &["browse", "puzzle"]).await.unwrap();
+    assert!(text.contains("COLUMNS (padded = values)"), "{text}");
+    assert!(text.contains("992 = moves 7"), "{text}");
+}

@@ -292,6 +292,16 @@ fn a_score_key_decodes_to_its_score_time_and_player_on_both_orders() {
     let e = explain(sk, BoardHint::default()).unwrap();
     assert!(value(&e, "score").starts_with("9850 on a desc board"));
     assert!(value(&e, "time").contains("2024-06-23T00:00:00.000Z"));
+    // With tiebreak columns: each column's digits between the score and the time.
+    let sk = "SCORE#0000009850#957#00042#8280899199999#p_bob";
+    let e = explain(sk, BoardHint::default()).unwrap();
+    assert_eq!(
+        (part(&e, "column 1"), part(&e, "column 2")),
+        ("957", "00042")
+    );
+    assert!(value(&e, "column 2").starts_with("42 on a desc column"));
+    assert!(value(&e, "time").contains("2024-06-23T00:00:00.000Z"));
+    assert_eq!(part(&e, "player"), "p_bob");
 }
 
 #[test]

@@ -23,6 +23,7 @@ async fn recounted_totals_equal_the_sessions() {
             ms += 1_000;
             let score = 10 * (k as u64 + 1) + i as u64;
             let play = Play {
+                subscores: Default::default(),
                 idempotency_key: None,
                 metadata: None,
                 player_id: PlayerId::parse(player).unwrap(),

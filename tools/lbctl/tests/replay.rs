@@ -127,6 +127,7 @@ async fn setup(label: &str) -> (TestTable, Store, Board) {
 /// `player`'s play of `score` on season_1, `ms` after T0.
 async fn record(store: &Store, player: &str, ms: u64, score: u64) {
     let play = Play {
+        subscores: Default::default(),
         idempotency_key: None,
         metadata: None,
         player_id: PlayerId::parse(player).unwrap(),

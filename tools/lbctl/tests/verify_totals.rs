@@ -14,6 +14,7 @@ use leaderboard_store::Play;
 
 fn play(player: &str, at_ms: u64, score: u64) -> Play {
     Play {
+        subscores: Default::default(),
         idempotency_key: None,
         metadata: None,
         player_id: PlayerId::parse(player).unwrap(),

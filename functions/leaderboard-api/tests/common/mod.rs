@@ -198,22 +198,14 @@ impl Harness {
             .boards()
             .create_board(
                 NewBoard {
-                    board_id: BoardId::parse(id).unwrap(),
-                    name: id.into(),
                     order,
                     operator: Operator::Best,
                     max_score: 9_999_999_999,
-                    min_score: 0,
-                    min_duration_sec: None,
                     starts_at: Some(starts_at),
                     ends_at: Some(Timestamp::from_millis(to).unwrap()),
                     recurrence: Recurrence::Season,
-                    writers: Default::default(),
-                    game_id: None,
                     rank_layout: RankLayout::V2,
-                    series_id: None,
-                    write_shards: 1,
-                    league: None,
+                    ..NewBoard::named(BoardId::parse(id).unwrap(), id.into())
                 },
                 starts_at,
             )

@@ -53,22 +53,13 @@ pub fn bid(s: &str) -> BoardId {
 /// What creates a one-off `best` board `id` of `order` from `start` to `end` (epoch ms).
 pub fn board_body(id: &str, order: Order, start: u64, end: u64) -> NewBoard {
     NewBoard {
-        board_id: bid(id),
-        name: format!("Board {id}"),
         order,
         operator: Operator::Best,
         max_score: 9_999_999_999,
-        min_score: 0,
-        min_duration_sec: None,
         starts_at: Some(Timestamp::from_millis(start).unwrap()),
         ends_at: Some(Timestamp::from_millis(end).unwrap()),
         recurrence: Recurrence::None,
-        writers: Default::default(),
-        game_id: None,
-        rank_layout: Default::default(),
-        series_id: None,
-        write_shards: 1,
-        league: None,
+        ..NewBoard::named(bid(id), format!("Board {id}"))
     }
 }
 

@@ -83,22 +83,15 @@ pub fn store_for(table: &TestTable, client: aws_sdk_dynamodb::Client) -> Store {
 /// A board of the game `tetris`, open all of 2026, scores of the widest default range.
 pub fn new_board(id: &str, order: Order, operator: Operator, layout: RankLayout) -> NewBoard {
     NewBoard {
-        board_id: BoardId::parse(id).unwrap(),
-        name: format!("Board {id}"),
         order,
         operator,
         max_score: 9_999_999_999,
-        min_score: 0,
-        min_duration_sec: None,
         starts_at: Some(at(0)),
         ends_at: Some(at(365 * 86_400_000)),
         recurrence: Recurrence::None,
-        writers: Default::default(),
         game_id: Some(GameId::parse("tetris").unwrap()),
         rank_layout: layout,
-        series_id: None,
-        write_shards: 1,
-        league: None,
+        ..NewBoard::named(BoardId::parse(id).unwrap(), format!("Board {id}"))
     }
 }
 
@@ -306,6 +299,7 @@ async fn record(store: &Store, player: &str, score: u64, boards: usize, ms: u64)
     ids.truncate(boards.clamp(1, 3));
     let session = SessionId::from_parts(T0 + ms, rand::random()).unwrap();
     let play = Play {
+        subscores: Default::default(),
         idempotency_key: None,
         metadata: None,
         player_id: pid(player),
@@ -435,6 +429,7 @@ impl LaneIndex for FailOnce {
 pub fn play_at(player: &str, score: u64, ms: u64, boards: Vec<BoardId>) -> (Play, Timestamp) {
     let now = at(ms);
     let play = Play {
+        subscores: Default::default(),
         idempotency_key: None,
         metadata: None,
         player_id: pid(player),

@@ -39,22 +39,13 @@ pub fn request(path: &str, sub: Option<&str>, body: &str) -> lambda_http::Reques
 pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> NewBoard {
     let now = Timestamp::now();
     NewBoard {
-        board_id: BoardId::parse(id).unwrap(),
-        name: id.to_owned(),
         order,
         operator,
         max_score,
-        min_score: 0,
-        min_duration_sec: None,
         starts_at: Some(Timestamp::from_millis(now.as_millis() - 3_600_000).unwrap()),
         ends_at: Some(now.plus_millis(86_400_000)),
         recurrence: Recurrence::None,
-        writers: Default::default(),
-        game_id: None,
-        rank_layout: Default::default(),
-        series_id: None,
-        write_shards: 1,
-        league: None,
+        ..NewBoard::named(BoardId::parse(id).unwrap(), id.to_owned())
     }
 }
 

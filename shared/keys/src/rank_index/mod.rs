@@ -17,9 +17,10 @@
 //! marker, no read before the write.
 //!
 //! # One trie of counters per board
-//! A sort key's *digits* are its score (the board's width, 1 to 18 digits) and its 13 tiebreak
-//! digits (inverted milliseconds). The trie stores the first `width + STORED_TIME_DIGITS` of
-//! them: the node at a prefix holds one counter per child label (the next digits), sparse. The
+//! A sort key's *digits* are its ranked digits (its score, the board's width of 1 to 18
+//! digits, then each tiebreak column's, [`crate::columns`]) and its 13 tiebreak digits
+//! (inverted milliseconds). The trie stores the ranked digits and `STORED_TIME_DIGITS` of the
+//! tiebreak: the node at a prefix holds one counter per child label (the next digits), sparse. The
 //! score goes [`GROUP_DIGITS`] (2) digits a level, so a score node has at most 100 counters and
 //! stays within one 1 KB write unit. The stored tiebreak goes [`TIME_LEVELS`] (4, 2, 2) digits a
 //! level. Its first label is an 11.6-day window (10^9 ms): one score's entries fall in few of
@@ -28,7 +29,7 @@
 //! below the score are mostly a key's own, and each of their nodes is an item write per change).
 //! Keys that share every stored digit form a *group*: one score within one
 //! 10^[`TAIL_TIME_DIGITS`] ms window (100 s). At the default width (10 digits) a path is 8
-//! nodes; at the widest (18), 12 ([`Layout`]).
+//! nodes; at the widest (18), 12 ([`Layout`]); each column adds its digits / 2 levels.
 //!
 //! The level-0 node is the *root* ([`root_key`]): besides its counters it holds the lanes'
 //! watermarks and the index's *generation*; the other nodes are keyed by generation
@@ -98,44 +99,45 @@ pub type Counters = BTreeMap<String, i64>;
 /// Counter deltas (or counts) of many nodes, by node prefix (`""` is the root).
 pub type NodeCounters = BTreeMap<String, Counters>;
 
-/// How a board's trie is laid out, from its width alone (writers and readers agree).
+/// How a board's trie is laid out, from its ranked digits alone (writers and readers agree).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {
-    /// Score digits of the board.
-    pub score_digits: usize,
+    /// Ranked digits of the board: its score's and its tiebreak columns'
+    /// ([`crate::rank::RankKeySpec::ranked_digits`]).
+    pub ranked_digits: usize,
 }
 
 impl Layout {
-    /// The layout of a board whose scores have `score_digits` digits.
-    pub fn new(score_digits: usize) -> Layout {
-        Layout { score_digits }
+    /// The layout of a board whose keys have `ranked_digits` digits before the tiebreak.
+    pub fn new(ranked_digits: usize) -> Layout {
+        Layout { ranked_digits }
     }
 
-    /// Digits the trie stores: the score and [`STORED_TIME_DIGITS`] of the tiebreak.
+    /// Digits the trie stores: the ranked digits and [`STORED_TIME_DIGITS`] of the tiebreak.
     pub fn stored_digits(&self) -> usize {
-        self.score_digits + STORED_TIME_DIGITS
+        self.ranked_digits + STORED_TIME_DIGITS
     }
 
-    /// Levels of the score: 5 at the default width (the last one a single digit when the
-    /// width is odd).
-    fn score_levels(&self) -> usize {
-        self.score_digits.div_ceil(GROUP_DIGITS)
+    /// Levels of the ranked digits: 5 at the default width without columns (the last one a
+    /// single digit when their count is odd).
+    fn ranked_levels(&self) -> usize {
+        self.ranked_digits.div_ceil(GROUP_DIGITS)
     }
 
     /// Nodes on one path, the root included: 8 at the default width, 12 at the widest.
     pub fn levels(&self) -> usize {
-        self.score_levels() + TIME_LEVELS.len()
+        self.ranked_levels() + TIME_LEVELS.len()
     }
 
     /// Where the label of `level` starts in the digits (its node's prefix length); `levels()`
     /// gives the end of the stored digits.
     fn start(&self, level: usize) -> usize {
-        let score_levels = self.score_levels();
-        if level <= score_levels {
-            return (level * GROUP_DIGITS).min(self.score_digits);
+        let ranked_levels = self.ranked_levels();
+        if level <= ranked_levels {
+            return (level * GROUP_DIGITS).min(self.ranked_digits);
         }
-        let time_levels = (level - score_levels).min(TIME_LEVELS.len());
-        self.score_digits + TIME_LEVELS[..time_levels].iter().sum::<usize>()
+        let time_levels = (level - ranked_levels).min(TIME_LEVELS.len());
+        self.ranked_digits + TIME_LEVELS[..time_levels].iter().sum::<usize>()
     }
 
     /// The prefix of the node at `level` on the path of `digits`.
@@ -158,26 +160,45 @@ impl Layout {
 /// A Score sort key as the index counts it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct CountedKey {
-    /// The whole sort key, `SCORE#<score>#<tiebreak>#<playerId>`.
+    /// The whole sort key, `SCORE#<score>[#<column>...]#<tiebreak>#<playerId>`.
     pub sort_key: String,
     digits: String,
+    /// Where the tiebreak starts in the sort key.
+    tiebreak_at: usize,
 }
 
+/// The most digits of a tiebreak column's field (a `max` of 10^12).
+const COLUMN_DIGITS: usize = 13;
+
 impl CountedKey {
-    /// Parses a Score sort key `SCORE#<score, 1 to 18 digits>#<13 digits>#<playerId>`.
+    /// Parses a Score sort key `SCORE#<score, 1 to 18 digits>#<13 digits>#<playerId>`, or one
+    /// with up to [`crate::columns::MAX_COLUMNS`] tiebreak columns of 1 to 13 digits each
+    /// between the score and the tiebreak. The score and the columns are its ranked digits:
+    /// the index counts them alike.
     pub fn parse(sort_key: &str) -> Result<CountedKey, KeyError> {
         let bad = |why| KeyError::malformed(sort_key, why);
         let rest = sort_key
             .strip_prefix(SCORE_PREFIX)
             .ok_or_else(|| bad("not a Score sort key"))?;
-        let mut parts = rest.splitn(3, '#');
-        let (Some(score), Some(tie), Some(player)) = (parts.next(), parts.next(), parts.next())
-        else {
-            return Err(bad("a Score sort key has three parts"));
-        };
+        let (ranked, player) = rest
+            .rsplit_once('#')
+            .ok_or_else(|| bad("a Score sort key has three parts"))?;
+        let (ranked, tie) = ranked
+            .rsplit_once('#')
+            .ok_or_else(|| bad("a Score sort key has three parts"))?;
         let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-        if !all_digits(score) || score.len() > 18 {
-            return Err(bad("the score part must be 1 to 18 digits"));
+        let mut digits = String::with_capacity(ranked.len() + tie.len());
+        for (i, field) in ranked.split('#').enumerate() {
+            if i > crate::columns::MAX_COLUMNS {
+                return Err(bad("a Score sort key has at most two tiebreak columns"));
+            }
+            let most = if i == 0 { 18 } else { COLUMN_DIGITS };
+            if !all_digits(field) || field.len() > most {
+                return Err(bad(
+                    "the score part must be 1 to 18 digits, a column's 1 to 13",
+                ));
+            }
+            digits.push_str(field);
         }
         if !all_digits(tie) || tie.len() != TIEBREAK_DIGITS as usize {
             return Err(bad("the tiebreak part must be 13 digits"));
@@ -185,18 +206,21 @@ impl CountedKey {
         if player.is_empty() {
             return Err(bad("no player id"));
         }
+        digits.push_str(tie);
         Ok(CountedKey {
             sort_key: sort_key.to_owned(),
-            digits: format!("{score}{tie}"),
+            digits,
+            tiebreak_at: SCORE_PREFIX.len() + ranked.len() + 1,
         })
     }
 
     /// The player whose entry it is (what follows the score and the tiebreak).
     pub fn player(&self) -> &str {
-        self.sort_key.splitn(4, '#').nth(3).unwrap_or_default()
+        &self.sort_key[self.tiebreak_at + TIEBREAK_DIGITS as usize + 1..]
     }
 
-    /// The score and tiebreak digits, without delimiters.
+    /// The ranked digits (the score's and any columns') and the tiebreak's, without
+    /// delimiters.
     pub fn digits(&self) -> &str {
         &self.digits
     }
@@ -219,9 +243,7 @@ impl CountedKey {
     /// The lane of its player: the written count whose change numbers order the player's
     /// changes.
     pub fn lane(&self) -> u8 {
-        // The sort key parsed as `SCORE#<score>#<tiebreak>#<playerId>`, and ids hold no `#`.
-        let player = self.sort_key.rsplit('#').next().unwrap_or_default();
-        lane_of(player)
+        lane_of(self.player())
     }
 }
 
@@ -352,18 +374,13 @@ pub struct TailRange {
 impl TailRange {
     /// The ranges of `key`.
     pub fn of(key: &CountedKey) -> TailRange {
-        let layout = key.layout();
-        // `SCORE#<score>#<stored tiebreak digits>`: every key of the group starts with it and
-        // goes on with a digit, so the prefix itself is below them all and the prefix + ':'
-        // (the byte after '9') above them all.
-        let group_prefix = format!(
-            "SCORE#{}#{}",
-            &key.digits[..layout.score_digits],
-            &key.digits[layout.score_digits..layout.stored_digits()]
-        );
+        // `SCORE#<score>[#<column>...]#<stored tiebreak digits>`: every key of the group
+        // starts with it and goes on with a digit, so the prefix itself is below them all and
+        // the prefix + ':' (the byte after '9') above them all.
+        let group_prefix = &key.sort_key[..key.tiebreak_at + STORED_TIME_DIGITS];
         TailRange {
             above: (key.sort_key.clone(), format!("{group_prefix}:")),
-            below: (group_prefix, key.sort_key.clone()),
+            below: (group_prefix.to_owned(), key.sort_key.clone()),
         }
     }
 }
@@ -439,7 +456,7 @@ mod tests {
     fn the_default_width_has_eight_levels_and_a_100_second_group() {
         let k = key("SCORE#0000009850#8280899199999#p_bob");
         let layout = k.layout();
-        assert_eq!((layout.score_digits, layout.levels()), (10, 8));
+        assert_eq!((layout.ranked_digits, layout.levels()), (10, 8));
         assert_eq!(k.group(), "000000985082808991");
         let path: Vec<_> = layout.path(k.digits()).collect();
         assert_eq!(path[0], ("", "00"));
@@ -487,6 +504,31 @@ mod tests {
             "SCORE#0000009850#8280899099999#a",
         ] {
             assert!(!(t.below.0.as_str() <= outside && outside <= t.above.1.as_str()));
+        }
+    }
+
+    #[test]
+    fn a_key_with_columns_counts_them_as_ranked_digits() {
+        let k = key("SCORE#0000009850#957#00042#8280899199999#p_bob");
+        assert_eq!(k.player(), "p_bob");
+        assert_eq!(k.lane(), lane_of("p_bob"));
+        assert_eq!(k.tiebreak(), "8280899199999");
+        assert_eq!(k.layout().ranked_digits, 18);
+        assert_eq!(k.layout().levels(), 12);
+        assert_eq!(k.group(), "00000098509570004282808991");
+        let t = TailRange::of(&k);
+        assert_eq!(t.below.0, "SCORE#0000009850#957#00042#82808991");
+        assert_eq!(t.above.1, "SCORE#0000009850#957#00042#82808991:");
+        // another column value is another group, on the side its digits say
+        let worse = "SCORE#0000009850#957#00041#8280899199999#p_a";
+        assert!(worse < t.below.0.as_str());
+        for bad in [
+            "SCORE#0000009850#957#00042#1#8280899199999#p",
+            "SCORE#0000009850#95x#8280899199999#p",
+            "SCORE#0000009850##8280899199999#p",
+            "SCORE#0000009850#12345678901234#8280899199999#p",
+        ] {
+            assert!(CountedKey::parse(bad).is_err(), "{bad}");
         }
     }
 

@@ -1,6 +1,7 @@
 //! Boards: creation (`POST /leaderboards`), AP9 (metadata by id), the listing of boards
 //! (`GET /leaderboards`: every board, or one series', newest first), and bulk import of entries.
 
+use leaderboard_keys::columns;
 use leaderboard_keys::entity::{self, BOARD_LIST, BOARD_PREFIX, ItemKey};
 use leaderboard_keys::ids::{BoardId, PlayerId, SeriesId};
 use leaderboard_keys::rank_index::{LANES, lane_of};
@@ -137,6 +138,20 @@ impl Boards<'_> {
         board: &Board,
         entries: &[(PlayerId, u64, Timestamp)],
     ) -> Result<BatchStats, StoreError> {
+        let ranked: Vec<_> = entries
+            .iter()
+            .map(|(p, score, at)| (p.clone(), *score, Vec::new(), *at))
+            .collect();
+        self.import_ranked_entries(board, &ranked).await
+    }
+
+    /// [`Boards::import_entries`] on a board with tiebreak columns: each entry with its
+    /// columns' values, in the board's column order.
+    pub async fn import_ranked_entries(
+        self,
+        board: &Board,
+        entries: &[(PlayerId, u64, Vec<u64>, Timestamp)],
+    ) -> Result<BatchStats, StoreError> {
         if board.widening.is_some() {
             return Err(StoreError::Invalid(format!(
                 "leaderboard {} is widening: import after its switch",
@@ -146,7 +161,7 @@ impl Boards<'_> {
         let spec = board.spec()?;
         let mut items = Vec::with_capacity(entries.len() * 2);
         let mut written = [0u64; LANES as usize];
-        for (player, score, at) in entries {
+        for (player, score, subscores, at) in entries {
             board.check_score(*score)?;
             let pointer = EntryPointer {
                 entry: Entry {
@@ -156,9 +171,10 @@ impl Boards<'_> {
                     attained_at: *at,
                     name: None,
                     metadata: None,
+                    subscores: columns::named(&board.columns, subscores),
                 },
                 session_id: crate::ground::session_id::new_session_id(*at)?,
-                score_sk: spec.score_sort_key(*score, at.as_millis(), player)?,
+                score_sk: spec.score_sort_key_with(*score, subscores, at.as_millis(), player)?,
                 version: 1,
                 saturated: false,
             };

@@ -206,7 +206,8 @@ impl Inspect<'_> {
         if !board.indexed() || above < SEEK_FROM {
             return Ok((None, 0));
         }
-        let layout = Layout::new(usize::from(board.spec()?.width().digits()));
+        let spec = board.spec()?;
+        let layout = Layout::new(spec.ranked_digits());
         let root = self.store.table.get_raw(&root_key(&board.board_id)).await?;
         let mut requests = 1;
         let root = root.unwrap_or_default();
@@ -245,12 +246,15 @@ impl Inspect<'_> {
         if switched_since(&lanes, &root) || lanes_lag(&lanes, &root) > 0 {
             return Ok((None, requests));
         }
-        // The group's keys are `SCORE#<score>#<tiebreak>#<player>` whose stored digits (the
-        // score's, then the tiebreak's first) are `prefix`: each at most the prefix's score
-        // part, its tiebreak part padded with 9s, then '$' (after the '#' before the player).
-        let (score, time) = prefix.split_at(layout.score_digits);
-        let rest = TIEBREAK_DIGITS as usize - time.len();
-        let hi = format!("{SCORE_PREFIX}{score}#{time}{}$", "9".repeat(rest));
+        // The group's keys are `SCORE#<score>[#<column>...]#<tiebreak>#<player>` whose
+        // stored digits (the ranked ones, then the tiebreak's first) are `prefix`: each at most
+        // the prefix padded with 9s, delimited as the board's keys are, then '$' (after the
+        // '#' before the player).
+        let rest = (spec.ranked_digits() + TIEBREAK_DIGITS as usize).saturating_sub(prefix.len());
+        let top = spec
+            .delimit(&format!("{prefix}{}", "9".repeat(rest)))
+            .ok_or_else(|| StoreError::corrupt(&prefix, "a rank index path of another width"))?;
+        let hi = format!("{SCORE_PREFIX}{top}$");
         Ok((Some((hi, remaining.max(0) as u64)), requests))
     }
 

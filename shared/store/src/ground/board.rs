@@ -2,6 +2,7 @@
 //! score rules, writers, window, recurrence, rank layout), its life cycle, and the checks a new
 //! board and a play's time and score must pass.
 
+use leaderboard_keys::columns::{Column, check_columns};
 use leaderboard_keys::entity::{self, MAX_WRITE_SHARDS};
 use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SeriesId, TierName};
 use leaderboard_keys::rank::{MAX_MAX_SCORE, Order, RankKeySpec};
@@ -135,6 +136,38 @@ pub struct NewBoard {
     /// placed in cohorts by tier (`crate::ground::league`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub league: Option<League>,
+    /// Tiebreak columns (at most 2, on `best` and `latest` boards): values ranked after the
+    /// score, each in its own order, before earlier attainment; every play gives them all in
+    /// its `subscores`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<Column>,
+}
+
+impl NewBoard {
+    /// A board of id `board_id` and display name `name` with every other setting at its
+    /// default: `desc`, `best`, the default `maxScore`, open from its creation with no end, one
+    /// write shard, no columns. Set the others with struct update syntax.
+    pub fn named(board_id: BoardId, name: String) -> NewBoard {
+        NewBoard {
+            board_id,
+            name,
+            order: Order::default(),
+            operator: Operator::default(),
+            max_score: default_max_score(),
+            min_score: 0,
+            min_duration_sec: None,
+            starts_at: None,
+            ends_at: None,
+            recurrence: Recurrence::default(),
+            writers: Writers::default(),
+            game_id: None,
+            rank_layout: RankLayout::default(),
+            series_id: None,
+            write_shards: one_shard(),
+            league: None,
+            columns: Vec::new(),
+        }
+    }
 }
 
 fn one_shard() -> u8 {
@@ -289,6 +322,10 @@ pub struct Board {
     /// A cohort's tier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tier: Option<TierName>,
+    /// Tiebreak columns, ranked after the score in the order listed (none on a board stored
+    /// without them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<Column>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -371,6 +408,14 @@ impl Board {
         if let Some(league) = &new.league {
             check_league(league, &new)?;
         }
+        check_columns(&new.columns).map_err(StoreError::Invalid)?;
+        if !new.columns.is_empty() && new.operator == Operator::Increment {
+            return Err(StoreError::Invalid(
+                "an increment board takes no columns: its entry is a running total, with no \
+                 play's values to break its ties by"
+                    .into(),
+            ));
+        }
         let starts_at = new.starts_at.unwrap_or(now);
         if let Some(ends_at) = new.ends_at
             && ends_at <= starts_at
@@ -410,6 +455,7 @@ impl Board {
             league: new.league,
             cohort_of: None,
             tier: None,
+            columns: new.columns,
         })
     }
 
@@ -490,9 +536,9 @@ impl Board {
         })
     }
 
-    /// The board's rank key spec (order and width).
+    /// The board's rank key spec (order and width, and its columns').
     pub fn spec(&self) -> Result<RankKeySpec, StoreError> {
-        Ok(RankKeySpec::new(self.order, self.max_score)?)
+        Ok(RankKeySpec::new(self.order, self.max_score)?.with_columns(&self.columns)?)
     }
 
     /// Whether the board accepts a score at `at`, and if not, why.
@@ -523,10 +569,9 @@ impl Board {
     /// while a widening run copies and indexes, and until it switches.
     pub fn second_layout(&self) -> Result<Option<(u64, RankKeySpec)>, StoreError> {
         match &self.widening {
-            Some(run) if run.step != WideningStep::Retire => Ok(Some((
-                run.generation,
-                RankKeySpec::new(self.order, run.max_score)?,
-            ))),
+            Some(run) if run.step != WideningStep::Retire => {
+                Ok(Some((run.generation, self.spec()?.widened(run.max_score)?)))
+            }
             _ => Ok(None),
         }
     }

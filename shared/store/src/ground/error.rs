@@ -81,6 +81,18 @@ pub enum StoreError {
         /// The board's maxScore.
         max_score: u64,
     },
+    /// A tiebreak column's value above the column's `max`.
+    #[error("subscore {column} {value} is above its max {max} on leaderboard {board}")]
+    SubscoreOutOfRange {
+        /// The board.
+        board: BoardId,
+        /// The column.
+        column: String,
+        /// The value given.
+        value: u64,
+        /// The column's max.
+        max: u64,
+    },
     /// The item does not exist.
     #[error("{what} {id} not found")]
     NotFound {
@@ -213,6 +225,7 @@ impl StoreError {
             StoreError::Invalid(_)
                 | StoreError::Key(_)
                 | StoreError::ScoreOutOfRange { .. }
+                | StoreError::SubscoreOutOfRange { .. }
                 | StoreError::NotFound { .. }
                 | StoreError::AlreadyExists { .. }
                 | StoreError::BoardClosed { .. }

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use leaderboard_keys::columns::Subscores;
 use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SessionId, TierName};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_keys::widen;
@@ -97,6 +98,9 @@ pub struct Entry {
     /// The metadata of the play that last changed the entry, if it had any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
+    /// Its tiebreak columns' values, by column name (none on a board without columns).
+    #[serde(default, skip_serializing_if = "Subscores::is_empty")]
+    pub subscores: Subscores,
 }
 
 impl Entry {
@@ -110,6 +114,7 @@ impl Entry {
             score: self.score,
             attained_at: self.attained_at,
             metadata: self.metadata,
+            subscores: self.subscores,
             freshness,
         }
     }
@@ -152,6 +157,9 @@ pub struct RankedEntry {
     /// The metadata of the play that last changed the entry (absent when it had none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
+    /// Its tiebreak columns' values, by column name (absent on a board without columns).
+    #[serde(default, skip_serializing_if = "Subscores::is_empty")]
+    pub subscores: Subscores,
     /// How fresh the rank is, on answers of a player's own rank (absent on top-N pages, whose
     /// positional ranks are exact by construction).
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
@@ -254,6 +262,9 @@ pub struct Session {
     /// What the game attached to the play, if anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
+    /// The play's tiebreak column values, by column name, if its boards have columns.
+    #[serde(default, skip_serializing_if = "Subscores::is_empty")]
+    pub subscores: Subscores,
     /// The outcome on each board, in the order of `board_ids`, so that a repeated request
     /// gets the first answer.
     pub outcomes: Vec<BoardOutcome>,

@@ -65,6 +65,7 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
         // A hot board's successor is as hot.
         write_shards: board.write_shards,
         league: board.league.clone(),
+        columns: board.columns.clone(),
     }))
 }
 
@@ -72,6 +73,8 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
 mod tests {
     use super::*;
     use crate::ground::model::{BoardStatus, Operator, RankLayout, Writers};
+    use leaderboard_keys::columns::Column;
+    use leaderboard_keys::ids::ColumnName;
     use leaderboard_keys::rank::Order;
     use leaderboard_keys::time::Timestamp;
 
@@ -107,6 +110,11 @@ mod tests {
             tier: None,
             entry_generation: 0,
             widening: None,
+            columns: vec![Column {
+                name: ColumnName::parse("time").unwrap(),
+                order: Order::Asc,
+                max: 99_999,
+            }],
         }
     }
 
@@ -146,6 +154,7 @@ mod tests {
                 4
             )
         );
+        assert_eq!(next.columns, b.columns);
         let d = board(
             "daily_2026-11-21",
             Recurrence::Daily,

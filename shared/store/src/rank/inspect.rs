@@ -129,7 +129,17 @@ impl Rank<'_> {
                     })
                     .collect();
             }
-            let buckets = buckets.into_iter().map(|b| (b.prefix, b.count)).collect();
+            // A label of two digits may run past an odd score width into a tiebreak column's
+            // digits: such buckets count under their score prefix (adjacent in key order).
+            let mut merged: Vec<(String, i64)> = Vec::with_capacity(buckets.len());
+            for b in buckets {
+                let prefix = &b.prefix[..b.prefix.len().min(score_digits)];
+                match merged.last_mut() {
+                    Some((last, count)) if last == prefix => *count += b.count,
+                    _ => merged.push((prefix.to_owned(), b.count)),
+                }
+            }
+            let buckets = merged;
             let mut cost = RankCost::default();
             let lanes = self.table.read_lane_items(board, &mut cost).await?;
             requests += cost.requests;

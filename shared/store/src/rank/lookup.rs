@@ -4,7 +4,9 @@
 //!    play's own read before its transaction, or else alone here (`GetItem`): the generation of
 //!    the nodes, the entries it counts, and the watermarks the answer starts from.
 //! 2. **The snapshot** (`BatchGetItem`, strongly consistent, one request): the nodes on the
-//!    key's path below the root (7 at the default width). Read after the root, every node
+//!    key's path below the root (7 at the default width; on the compact layout the first
+//!    [`FIRST_PATH_NODES`], and in a second request the rest of a longer path, a key with
+//!    tiebreak columns, only where it has not ended in those). Read after the root, every node
 //!    holds at least the changes up to the root's watermarks; one that took a journal the root
 //!    had not finished holds more, and every such change is one the lanes (read last) count in
 //!    the lag, moving the count above the key by at most one (see `docs/rank-index.md`,
@@ -47,7 +49,6 @@ use crate::rank::count::{Prefetch, RankCost};
 use crate::rank::journal::root_last_journal;
 use crate::rank::lanes::{lanes_for, switched_since};
 use crate::table::Table;
-use crate::table::batch::Found;
 
 /// Snapshot attempts when rebuilds keep switching generations under the read.
 pub(crate) const GENERATION_ROUNDS: usize = 3;
@@ -59,6 +60,38 @@ pub(crate) const SNAPSHOT_NODES: usize = 99;
 pub(crate) fn path_nodes(key: &CountedKey) -> impl Iterator<Item = String> + '_ {
     let layout = key.layout();
     (1..layout.levels()).map(move |level| layout.prefix(key.digits(), level).to_owned())
+}
+
+/// Path nodes a compact snapshot's first request reads of each key's path: the whole path at
+/// the default width without tiebreak columns (8 levels), so such a key is read in one
+/// request; a wider key's path goes on only where it has not ended by then.
+pub(crate) const FIRST_PATH_NODES: usize = 7;
+
+/// The unread nodes of `key`'s path (on the compact layout) when its walk from the root
+/// through the nodes read reaches one not read while on an entry of two keys or more: that
+/// node and the rest of the path below it. None when the path ended in what was read.
+fn unread_below_shared(
+    key: &CountedKey,
+    entries: &CompactNodes,
+    read: &BTreeSet<String>,
+) -> Vec<String> {
+    let layout = key.layout();
+    let digits = key.digits();
+    for level in 0..layout.levels() {
+        let prefix = layout.prefix(digits, level);
+        if level > 0 && !read.contains(prefix) {
+            return path_nodes(key).skip(level - 1).collect();
+        }
+        let label = layout.label(digits, level);
+        let shared = entries
+            .get(prefix)
+            .and_then(|node| node.get(label))
+            .is_some_and(|e| e.count >= 2);
+        if !shared {
+            return Vec::new();
+        }
+    }
+    Vec::new()
 }
 
 /// Entries the root counts: the sum of its counters.
@@ -284,25 +317,12 @@ impl Table {
         cost: &mut RankCost,
     ) -> Result<(Vec<PathRead>, Watermarks, Item), StoreError> {
         let id = &board.board_id;
-        let prefixes: BTreeSet<String> = keys.iter().flat_map(path_nodes).collect();
         let mut root = match root {
             Some(root) => root,
             None => self.root_item(id, cost).await?,
         };
         for _ in 0..GENERATION_ROUNDS {
             let generation = root.number(GENERATION_ATTR).unwrap_or(0u64);
-            let item_keys: Vec<Key> = prefixes
-                .iter()
-                .map(|p| node_key(id, generation, p))
-                .collect();
-            let mut found = if item_keys.is_empty() {
-                Found::default()
-            } else {
-                cost.requests += 1;
-                cost.items += item_keys.len() as u64;
-                self.batch_get(&item_keys, "BatchGetItem(rank index path)")
-                    .await?
-            };
             let last = root_last_journal(&root);
             let compact = is_compact(&root);
             // Each item's entries, read once; its counters as the torn check counts them: on
@@ -322,21 +342,51 @@ impl Table {
             // Nodes that took a journal the root had not finished (see `PathRead::ahead`).
             let mut ahead = BTreeSet::new();
             let mut missing = BTreeSet::new();
-            for (prefix, key) in prefixes.iter().zip(&item_keys) {
-                match found.take(key) {
-                    Some(item) => {
-                        if item.number::<u64>(NODE_JOURNAL_ATTR) > Some(last) {
-                            ahead.insert(prefix.clone());
+            // On the compact layout a path ends at its first entry of one key: the first
+            // request reads the first FIRST_PATH_NODES nodes of each path, and a second the
+            // rest of a path still on shared nodes there (keys of tiebreak columns, equal in
+            // their first digits). Layout 2 counts along whole paths: one request.
+            let first = if compact {
+                FIRST_PATH_NODES
+            } else {
+                usize::MAX
+            };
+            let mut prefixes: BTreeSet<String> = keys
+                .iter()
+                .flat_map(|k| path_nodes(k).take(first))
+                .collect();
+            let mut read = BTreeSet::new();
+            while !prefixes.is_empty() {
+                let item_keys: Vec<Key> = prefixes
+                    .iter()
+                    .map(|p| node_key(id, generation, p))
+                    .collect();
+                cost.requests += 1;
+                cost.items += item_keys.len() as u64;
+                let mut found = self
+                    .batch_get(&item_keys, "BatchGetItem(rank index path)")
+                    .await?;
+                for (prefix, key) in prefixes.iter().zip(&item_keys) {
+                    match found.take(key) {
+                        Some(item) => {
+                            if item.number::<u64>(NODE_JOURNAL_ATTR) > Some(last) {
+                                ahead.insert(prefix.clone());
+                            }
+                            let read = item_entries(&item);
+                            nodes.insert(prefix.clone(), counters(&read));
+                            entries.insert(prefix.clone(), read);
                         }
-                        let read = item_entries(&item);
-                        nodes.insert(prefix.clone(), counters(&read));
-                        entries.insert(prefix.clone(), read);
-                    }
-                    None => {
-                        missing.insert(prefix.clone());
-                        nodes.insert(prefix.clone(), Default::default());
+                        None => {
+                            missing.insert(prefix.clone());
+                            nodes.insert(prefix.clone(), Default::default());
+                        }
                     }
                 }
+                read.append(&mut prefixes);
+                prefixes = keys
+                    .iter()
+                    .flat_map(|k| unread_below_shared(k, &entries, &read))
+                    .collect();
             }
             if keys.iter().any(|k| torn(k, &nodes, &ahead, &missing)) {
                 root = self.root_item(id, cost).await?;
@@ -468,5 +518,42 @@ mod tests {
         }
         let (nodes, _) = read_without(&key, usize::MAX);
         assert!(!torn(&key, &nodes, &none, &BTreeSet::new()));
+    }
+
+    #[test]
+    fn a_compact_path_goes_on_past_the_first_request_only_while_shared() {
+        use leaderboard_keys::rank_index::compact::Entry;
+        // score, a 7-digit column and a 3-digit one: a path of 13 levels
+        let sk = "SCORE#0000004200#1234567#042#9999999998999#p1";
+        let key = CountedKey::parse(sk).unwrap();
+        let (layout, digits) = (key.layout(), key.digits());
+        assert_eq!(layout.levels(), 13);
+        let first: BTreeSet<String> = path_nodes(&key).take(FIRST_PATH_NODES).collect();
+        // every node read shares the key's label with another key: the rest is needed
+        let mut entries = CompactNodes::new();
+        for level in 0..=FIRST_PATH_NODES {
+            let label = layout.label(digits, level).to_owned();
+            let node = [(label, Entry::counted(2))].into_iter().collect();
+            entries.insert(layout.prefix(digits, level).to_owned(), node);
+        }
+        let rest = unread_below_shared(&key, &entries, &first);
+        assert_eq!(
+            rest,
+            path_nodes(&key).skip(FIRST_PATH_NODES).collect::<Vec<_>>()
+        );
+        assert_eq!(rest.len(), 12 - FIRST_PATH_NODES);
+        // a path that ends in what was read (an entry of one key at level 3) needs no more
+        let level3 = layout.prefix(digits, 3).to_owned();
+        let label3 = layout.label(digits, 3).to_owned();
+        entries.insert(level3, [(label3, Entry::counted(1))].into_iter().collect());
+        assert!(unread_below_shared(&key, &entries, &first).is_empty());
+        // nor one whose root entry counts one key
+        let mut lone = CompactNodes::new();
+        let label0 = layout.label(digits, 0).to_owned();
+        lone.insert(
+            String::new(),
+            [(label0, Entry::counted(1))].into_iter().collect(),
+        );
+        assert!(unread_below_shared(&key, &lone, &first).is_empty());
     }
 }

@@ -28,6 +28,7 @@ async fn ap4_player_entry_and_entry_pointer_agree_with_the_score_item() {
     // THEN both are the 250 of the second play
     let want = ScoreEntry {
         entry: leaderboard_store::model::Entry {
+            subscores: Default::default(),
             metadata: None,
             name: Some("p1".into()),
             board_id: bid("b"),
@@ -83,6 +84,7 @@ async fn ap4_player_entry_and_entry_pointer_agree_with_the_score_item() {
             .unwrap()
             .map(|e| exact(e, 2)),
         Some(RankedEntry {
+            subscores: Default::default(),
             metadata: None,
             name: "p1".into(),
             rank: 2,
@@ -137,6 +139,7 @@ async fn ap5_player_entries_across_boards() {
     let s2 = second.session.session_id;
     let entry = |board: &str, player: &str, score, ms, session: &SessionId| ScoreEntry {
         entry: leaderboard_store::model::Entry {
+            subscores: Default::default(),
             metadata: None,
             name: Some(player.into()),
             board_id: bid(board),

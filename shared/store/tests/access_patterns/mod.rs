@@ -42,6 +42,7 @@ fn rank_order(order: Order, entries: Vec<Entry>) -> Vec<RankedEntry> {
         .into_iter()
         .zip(1u64..)
         .map(|((player_id, score, attained_at), rank)| RankedEntry {
+            subscores: Default::default(),
             metadata: None,
             name: player_id.to_string(),
             rank,

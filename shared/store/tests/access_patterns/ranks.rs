@@ -317,6 +317,7 @@ async fn around_player_at_the_top_the_bottom_and_the_middle() {
             .unwrap()
             .unwrap(),
         [RankedEntry {
+            subscores: Default::default(),
             metadata: None,
             name: "only".into(),
             rank: 1,

@@ -56,22 +56,13 @@ pub fn store_with_client(table: &TestTable, client: aws_sdk_dynamodb::Client) ->
 
 pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> NewBoard {
     NewBoard {
-        board_id: bid(id),
-        name: format!("Board {id}"),
         order,
         operator,
         max_score,
-        min_score: 0,
-        min_duration_sec: None,
         starts_at: Some(at(0)),
         ends_at: Some(Timestamp::from_millis(T0 + 365 * 86_400_000).unwrap()),
         recurrence: Recurrence::None,
-        writers: Default::default(),
-        game_id: None,
-        rank_layout: Default::default(),
-        series_id: None,
-        write_shards: 1,
-        league: None,
+        ..NewBoard::named(bid(id), format!("Board {id}"))
     }
 }
 
@@ -107,6 +98,7 @@ pub fn sid(ms: u64, salt: u128) -> SessionId {
 
 pub fn play(player: &str, score: u64, boards: &[&str], session: SessionId) -> Play {
     Play {
+        subscores: Default::default(),
         idempotency_key: None,
         metadata: None,
         player_id: pid(player),

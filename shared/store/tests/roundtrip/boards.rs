@@ -151,22 +151,14 @@ async fn boards_read_back_identically_with_the_contract_keys() {
         let id = case.id.as_str();
         // GIVEN the admin's request
         let new = NewBoard {
-            board_id: bid(id),
-            name: case.name.into(),
             order: case.order,
             operator: case.operator,
             max_score: case.max_score,
-            min_score: 0,
-            min_duration_sec: None,
             starts_at: case.starts_at.map(ts),
             ends_at: case.ends_at.map(ts),
             recurrence: case.recurrence,
-            writers: Default::default(),
             game_id: case.game_id.map(gid),
-            rank_layout: Default::default(),
-            series_id: None,
-            write_shards: 1,
-            league: None,
+            ..NewBoard::named(bid(id), case.name.into())
         };
         // WHEN the board is created
         let created = store.boards().create_board(new, now).await.unwrap();
@@ -201,6 +193,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             tier: None,
             entry_generation: 0,
             widening: None,
+            columns: vec![],
         };
         assert_eq!(created, want, "{id}");
         // AND it reads back identically

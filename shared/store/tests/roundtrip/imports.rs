@@ -109,6 +109,7 @@ async fn imported_entries_read_back_identically_at_the_edges_of_the_key_format()
             when,
             &ScoreEntry {
                 entry: Entry {
+                    subscores: Default::default(),
                     metadata: None,
                     name: None,
                     board_id: bid(board_id),

@@ -106,6 +106,7 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
         let session_id = SessionId::parse_stored(case.session).unwrap();
         let now = ts(case.at);
         let play = Play {
+            subscores: Default::default(),
             idempotency_key: None,
             metadata: None,
             player_id: pid(case.player),
@@ -119,6 +120,7 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
         let out = store.plays().record_play(&play, now).await.unwrap();
         // THEN the Session is the one expected, and reads back identically
         let want = Session {
+            subscores: Default::default(),
             metadata: None,
             player_id: pid(case.player),
             session_id: session_id.clone(),
@@ -206,6 +208,7 @@ async fn sessions_and_their_entries_read_back_identically_with_the_contract_keys
                 case.at,
                 &ScoreEntry {
                     entry: Entry {
+                        subscores: Default::default(),
                         metadata: None,
                         name: Some(case.player.into()),
                         board_id: bid(board),

@@ -28,22 +28,13 @@ pub async fn store(label: &str) -> (TestTable, Store) {
 
 pub fn new_board(id: &str, order: Order, max_score: u64) -> NewBoard {
     NewBoard {
-        board_id: BoardId::parse(id).unwrap(),
-        name: format!("Board {id}"),
         order,
         operator: Operator::Best,
         max_score,
-        min_score: 0,
-        min_duration_sec: None,
         starts_at: Some(at(0)),
         ends_at: Some(at(365 * 86_400_000)),
         recurrence: Recurrence::None,
-        writers: Default::default(),
-        game_id: None,
-        rank_layout: Default::default(),
-        series_id: None,
-        write_shards: 1,
-        league: None,
+        ..NewBoard::named(BoardId::parse(id).unwrap(), format!("Board {id}"))
     }
 }
 
@@ -167,7 +158,14 @@ pub async fn verify_report(
 
 /// Records a play of `player` scoring `score` on `board` at `ms` after T0.
 pub async fn play(store: &Store, player: &str, score: u64, board: &str, ms: u64) {
-    let play = leaderboard_store::Play {
+    let play = play_of(player, score, board, ms);
+    store.plays().record_play(&play, at(ms)).await.unwrap();
+}
+
+/// The play of `player` scoring `score` on `board` at `ms` after T0.
+pub fn play_of(player: &str, score: u64, board: &str, ms: u64) -> leaderboard_store::Play {
+    leaderboard_store::Play {
+        subscores: Default::default(),
         idempotency_key: None,
         metadata: None,
         player_id: PlayerId::parse(player).unwrap(),
@@ -177,6 +175,5 @@ pub async fn play(store: &Store, player: &str, score: u64, board: &str, ms: u64)
         score,
         duration_sec: Some(60),
         board_ids: vec![BoardId::parse(board).unwrap()],
-    };
-    store.plays().record_play(&play, at(ms)).await.unwrap();
+    }
 }

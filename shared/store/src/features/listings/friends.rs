@@ -468,6 +468,7 @@ mod tests {
     fn ranks_not_exact_move_next_to_their_neighbours_and_exact_ones_never() {
         use crate::ground::freshness::Freshness;
         let entry = |rank: u64, exact: bool, lag: u64| RankedEntry {
+            subscores: Default::default(),
             rank,
             player_id: pid(&format!("p{rank}")),
             name: String::new(),

@@ -10,8 +10,8 @@
 //! [`IDEMPOTENCY_KEY_TTL_SECS`] (DynamoDB's TTL), as payment APIs' keys do; a `sessionId`
 //! never expires.
 //!
-//! A repeat must be the same play: the same score, boards (in any order), metadata, and, where
-//! the repeat names them, `gameId` and `durationSec`. Anything else is
+//! A repeat must be the same play: the same score, boards (in any order), metadata, subscores,
+//! and, where the repeat names them, `gameId` and `durationSec`. Anything else is
 //! [`StoreError::IdempotencyMismatch`] and writes nothing, so a client that reuses an id by
 //! mistake hears of it instead of being answered with another play's outcome.
 //!
@@ -97,6 +97,9 @@ pub(crate) fn same_play(session: &Session, play: &Play) -> Result<(), StoreError
     };
     if !same_metadata {
         return differs("metadata");
+    }
+    if session.subscores != play.subscores {
+        return differs("subscores");
     }
     if play.game_id.as_ref().is_some_and(|g| *g != session.game_id) {
         return differs("gameId");
@@ -187,6 +190,7 @@ mod tests {
 
     fn play(score: u64, boards: &[&str], metadata: Option<Value>) -> Play {
         Play {
+            subscores: Default::default(),
             player_id: PlayerId::parse("p1").unwrap(),
             session_id: SessionId::parse_stored("01HW0000000000000000000000").unwrap(),
             idempotency_key: None,
@@ -200,6 +204,7 @@ mod tests {
 
     fn recorded(p: &Play) -> Session {
         Session {
+            subscores: Default::default(),
             player_id: p.player_id.clone(),
             session_id: p.session_id.clone(),
             board_ids: p.board_ids.clone(),

@@ -48,6 +48,7 @@ mod rules;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
+use leaderboard_keys::columns::{self, Subscores};
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::{BoardId, GameId, IdempotencyKey, PlayerId, SessionId};
 use leaderboard_keys::rank_index;
@@ -105,6 +106,9 @@ pub struct Play {
     pub board_ids: Vec<BoardId>,
     /// What the game attached to the play: kept on the Session and on every entry it changes.
     pub metadata: Option<Metadata>,
+    /// The play's tiebreak column values by column name: every column of each of its boards,
+    /// no other (empty when its boards have none).
+    pub subscores: Subscores,
 }
 
 /// How a play's write ended.
@@ -233,6 +237,7 @@ impl Plays<'_> {
                 duration_sec: play.duration_sec,
                 attained_at: now,
                 metadata: play.metadata.clone(),
+                subscores: play.subscores.clone(),
                 outcomes: plans.iter().map(|p| p.outcome.clone()).collect(),
             };
             let rate = rate.as_deref().map(|times| (&read_rate, times));
@@ -293,6 +298,11 @@ impl Plays<'_> {
         now: Timestamp,
     ) -> Result<Decided, StoreError> {
         let plans = self.plan_play(play, state, by, now)?;
+        // Each board took its own columns' values; a value no board ranks by is a mistake.
+        let boards = plans.iter().map(|p| &p.board.columns[..]);
+        if let Some(unknown) = columns::unknown(boards, &play.subscores) {
+            return Err(StoreError::Invalid(unknown.to_string()));
+        }
         // After the board rules: a play no board takes is refused as such, not as one too
         // many.
         let rate = match self.store.plays_per_minute {

@@ -1,6 +1,7 @@
 //! A play's change on one board: the entry the board's operator and order make of the
 //! player's current one and the play's score, and what the play answers for the board.
 
+use leaderboard_keys::columns;
 use leaderboard_keys::time::Timestamp;
 
 use crate::features::plays::rules::check_rules;
@@ -18,23 +19,23 @@ pub(super) fn plan_board(
     now: Timestamp,
 ) -> Result<BoardPlan, StoreError> {
     let spec = board.spec()?;
-    let order = board.order;
-    check_rules(&board, play)?;
+    let subscores = check_rules(&board, play)?;
     let old = old.map(|p| p.on_board(&board)).transpose()?;
     // The rules do not depend on the order in which concurrent plays commit (a play's `now` is
-    // fixed before its retries): `best` keeps the better score, and of equal scores the earlier
-    // one (it ranks higher); `latest` keeps the play with the greatest (time, session id);
+    // fixed before its retries): `best` keeps the entry whose whole (score, columns..., earlier
+    // time) ranks higher, which is the greater sort key; `latest` keeps the play with the
+    // greatest (time, session id);
     // `increment` adds every play once and its time never goes backwards; its total saturates
     // at `maxScore` (the play's other boards go on), and an entry at `maxScore` takes no more.
     let capped = board.operator == Operator::Increment
         && old
             .as_ref()
             .is_some_and(|cur| cur.entry.score.saturating_add(play.score) > board.max_score);
+    let played =
+        spec.score_sort_key_with(play.score, &subscores, now.as_millis(), &play.player_id)?;
     let new_entry: Option<(u64, Timestamp)> = match (&old, board.operator) {
         (None, _) => Some((play.score, now)),
-        (Some(cur), Operator::Best) => (order.is_better(play.score, cur.entry.score)
-            || (play.score == cur.entry.score && now < cur.entry.attained_at))
-            .then_some((play.score, now)),
+        (Some(cur), Operator::Best) => (played > cur.score_sk).then_some((play.score, now)),
         (Some(cur), Operator::Latest) => ((now, &play.session_id)
             > (cur.entry.attained_at, &cur.session_id))
             .then_some((play.score, now)),
@@ -62,9 +63,15 @@ pub(super) fn plan_board(
                 attained_at,
                 name: Some(name.to_owned()),
                 metadata: play.metadata.clone(),
+                subscores: columns::named(&board.columns, &subscores),
             },
             session_id: play.session_id.clone(),
-            score_sk: spec.score_sort_key(score, attained_at.as_millis(), &play.player_id)?,
+            score_sk: spec.score_sort_key_with(
+                score,
+                &subscores,
+                attained_at.as_millis(),
+                &play.player_id,
+            )?,
             version: old.as_ref().map_or(1, |o| o.version + 1),
             saturated: capped || old.as_ref().is_some_and(|o| o.saturated),
         }),

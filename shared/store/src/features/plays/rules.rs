@@ -1,8 +1,9 @@
 //! A play's own rule (the boards it names, checked before any read), and a board's rules for
 //! it, checked with the play's reads before anything is written: who may post to it (its
-//! `writers`), the score range, the shortest play, the board's game; the game of a play that
-//! names none; and whether the play goes into its game's feed.
+//! `writers`), the score range, the tiebreak columns' values, the shortest play, the board's
+//! game; the game of a play that names none; and whether the play goes into its game's feed.
 
+use leaderboard_keys::columns::{self, SubscoreError};
 use leaderboard_keys::ids::GameId;
 
 use crate::features::plays::{BoardPlan, MAX_BOARDS_PER_PLAY, Play};
@@ -43,11 +44,22 @@ pub(super) fn check_writers(board: &Board, by: Writers) -> Result<(), StoreError
     }
 }
 
-/// The board's rules for a play, beside its open time: the score in `minScore..=maxScore`, a
-/// `durationSec` of at least `minDurationSec`, and the board's game, if it names one.
-pub(super) fn check_rules(board: &Board, play: &Play) -> Result<(), StoreError> {
+/// The board's rules for a play, beside its open time: the score in `minScore..=maxScore`,
+/// `subscores` giving every column of the board and no other, each within its `max`, a
+/// `durationSec` of at least `minDurationSec`, and the board's game, if it names one. The
+/// play's column values in the board's column order.
+pub(super) fn check_rules(board: &Board, play: &Play) -> Result<Vec<u64>, StoreError> {
     board.check_score(play.score)?;
     let id = &board.board_id;
+    let subscores = columns::ordered(&board.columns, &play.subscores).map_err(|e| match e {
+        SubscoreError::OutOfRange { name, value, max } => StoreError::SubscoreOutOfRange {
+            board: id.clone(),
+            column: name,
+            value,
+            max,
+        },
+        other => StoreError::Invalid(format!("leaderboard {id}: {other}")),
+    })?;
     if let Some(min) = board.min_duration_sec
         && play.duration_sec.is_none_or(|d| d < min)
     {
@@ -62,7 +74,7 @@ pub(super) fn check_rules(board: &Board, play: &Play) -> Result<(), StoreError> 
             "leaderboard {id} takes plays of game {want}, not {got}"
         )));
     }
-    Ok(())
+    Ok(subscores)
 }
 
 /// The game of a play that names none: its boards', when those that have one agree.
