@@ -7,6 +7,7 @@ mod common;
 mod index_check;
 
 mod budget;
+mod columns;
 mod erasure;
 mod erasure_everywhere;
 mod events;
