@@ -185,6 +185,16 @@ impl ColumnKey {
         self.width
     }
 
+    /// Its order.
+    pub fn order(&self) -> Order {
+        self.order
+    }
+
+    /// Its `max`.
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
     /// The number written for `value`: itself, or `max - value` on an `asc` column.
     pub fn ordered_value(&self, value: u64) -> Result<u64, KeyError> {
         if value > self.max {

@@ -81,7 +81,7 @@ pub use rank::maintenance::migration::{MigrationStep, needs_migration};
 pub use rank::maintenance::rebuild::{FREE_SCANS, MAX_SCANS, RankBuildStats, RebuildOutcome};
 pub use rank::maintenance::repair::{RepairOptions, RepairSummary};
 pub use rank::maintenance::sweep::{SWEEP_PK, SweepOptions, SweepOutcome};
-pub use rank::maintenance::widen::{COPY_UNITS, WidenOptions, WidenPlan, WidenProgress};
+pub use rank::maintenance::widen::{COPY_UNITS, WidenOptions, WidenPlan, WidenProgress, WidenTo};
 pub use rank::maintenance::widen_switch::WIDEN_GRACE;
 pub use store::{LANE_PAUSE, Store};
 pub use table::batch::{BATCH_WRITE_SIZE, BatchStats};

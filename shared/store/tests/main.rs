@@ -45,4 +45,5 @@ mod sharded_writes;
 mod widen;
 mod widen_checker;
 mod widen_close;
+mod widen_columns;
 mod widen_resume;

@@ -257,10 +257,11 @@ pub enum Command {
         #[arg(long, default_value_t = 20)]
         rows: usize,
     },
-    /// Move a live board to a larger maxScore while plays go on (its entries and rank index
-    /// re-keyed at the new width, switched at once); resumable: run it again to go on.
+    /// Move a live board to a larger maxScore, or a tiebreak column to a larger max, while
+    /// plays go on (its entries and rank index re-keyed at the new widths, switched at once);
+    /// resumable: run it again to go on.
     #[command(
-        after_help = "Examples:\n  lbctl widen season_1 --max-score 99999999999 --dry-run\n  lbctl widen season_1 --max-score 99999999999"
+        after_help = "Examples:\n  lbctl widen season_1 --max-score 99999999999 --dry-run\n  lbctl widen season_1 --max-score 99999999999\n  lbctl widen race_1 --column time=99999999"
     )]
     Widen(widen::WidenArgs),
 }

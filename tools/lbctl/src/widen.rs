@@ -1,4 +1,5 @@
-//! `lbctl widen`: a live board moved to a larger `maxScore` while plays go on (docs/widen.md),
+//! `lbctl widen`: a live board moved to a larger `maxScore`, or a larger `max` of a tiebreak
+//! column, while plays go on (docs/widen.md),
 //! the store's widening run taken to its end a step at a time, with a progress bar on the
 //! terminal. Stopped at any point, the same command goes on where the run is. `--dry-run`
 //! prints the plan and its cost and writes nothing.
@@ -8,11 +9,12 @@ use std::time::Duration;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use leaderboard_keys::columns::Column;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_keys::widen::Widening;
 use leaderboard_store::widening::WideningStep;
-use leaderboard_store::{Store, WIDEN_GRACE, WidenOptions, WidenPlan, WidenProgress};
+use leaderboard_store::{Store, WIDEN_GRACE, WidenOptions, WidenPlan, WidenProgress, WidenTo};
 use serde_json::json;
 
 use crate::error::CtlResult;
@@ -24,8 +26,11 @@ pub struct WidenArgs {
     /// The board.
     pub board: String,
     /// The new maxScore: larger than the board's.
-    #[arg(long)]
-    pub max_score: u64,
+    #[arg(long, required_unless_present = "column")]
+    pub max_score: Option<u64>,
+    /// A tiebreak column's new max, `name=max` (repeatable): larger than the column's.
+    #[arg(long, value_parser = column_max)]
+    pub column: Vec<(String, u64)>,
     /// Print the plan and its cost; write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -42,7 +47,11 @@ pub struct WidenArgs {
 pub async fn run(store: &Store, args: WidenArgs, out: &mut dyn Write, json: bool) -> CtlResult {
     let id = BoardId::parse(&args.board)?;
     let now = Timestamp::now();
-    let plan = store.rank().widen_plan(&id, args.max_score, now).await?;
+    let to = WidenTo {
+        max_score: args.max_score,
+        columns: args.column.clone(),
+    };
+    let plan = store.rank().widen_plan(&id, to.clone(), now).await?;
     if args.dry_run {
         return write_plan(out, &plan, json);
     }
@@ -54,7 +63,7 @@ pub async fn run(store: &Store, args: WidenArgs, out: &mut dyn Write, json: bool
     let bar = progress(plan.entries);
     let mut copied = 0u64;
     let board = loop {
-        match store.rank().widen_step(&id, args.max_score, &options).await {
+        match store.rank().widen_step(&id, to.clone(), &options).await {
             Ok(WidenProgress::Done(board)) => break board,
             Ok(WidenProgress::Running { step, copied: c }) => {
                 copied += c;
@@ -69,16 +78,45 @@ pub async fn run(store: &Store, args: WidenArgs, out: &mut dyn Write, json: bool
     };
     bar.finish_and_clear();
     let doc = json!({"leaderboardId": board.board_id, "maxScore": board.max_score,
-        "entryGeneration": board.entry_generation, "entriesCopied": copied});
+        "columns": board.columns, "entryGeneration": board.entry_generation,
+        "entriesCopied": copied});
     if json {
         return render::json_doc(out, &doc, true);
     }
     writeln!(
         out,
-        "{}: maxScore {} (entries generation {}, {copied} copied by this run)",
-        board.board_id, board.max_score, board.entry_generation
+        "{}: maxScore {}{} (entries generation {}, {copied} copied by this run)",
+        board.board_id,
+        board.max_score,
+        columns_text(&board.columns),
+        board.entry_generation
     )?;
     Ok(())
+}
+
+/// `--column name=max`.
+fn column_max(arg: &str) -> Result<(String, u64), String> {
+    let (name, max) = arg
+        .split_once('=')
+        .ok_or_else(|| format!("{arg:?}: give a column as name=max"))?;
+    let max = max
+        .parse()
+        .map_err(|_| format!("{arg:?}: the max must be a whole number"))?;
+    Ok((name.to_owned(), max))
+}
+
+/// A board's columns as `, columns time 99999, kills 999` (nothing without).
+fn columns_text(columns: &[Column]) -> String {
+    match columns.is_empty() {
+        true => String::new(),
+        false => {
+            let named: Vec<String> = columns
+                .iter()
+                .map(|c| format!("{} {}", c.name, c.max))
+                .collect();
+            format!(", columns {}", named.join(", "))
+        }
+    }
 }
 
 /// What the step a run is at does, for the bar.
@@ -103,15 +141,25 @@ fn write_plan(out: &mut dyn Write, plan: &WidenPlan, json: bool) -> CtlResult {
     if json {
         let doc = json!({"leaderboardId": board.board_id,
             "from": {"maxScore": board.max_score, "width": from_width},
-            "to": {"maxScore": plan.max_score, "width": to_width},
+            "to": {"maxScore": plan.max_score, "width": to_width, "columns": plan.columns},
             "change": change, "entries": plan.entries, "itemsToWrite": plan.items_to_write,
             "writeUnits": plan.write_units, "underWay": under_way});
         return render::json_doc(out, &doc, true);
     }
     writeln!(
         out,
-        "{}: maxScore {} -> {} (width {from_width} -> {to_width} digits)",
-        board.board_id, board.max_score, plan.max_score
+        "{}: maxScore {} -> {} (width {from_width} -> {to_width} digits){}",
+        board.board_id,
+        board.max_score,
+        plan.max_score,
+        match board.columns == plan.columns {
+            true => String::new(),
+            false => format!(
+                "; columns {} -> {}",
+                columns_text(&board.columns).trim_start_matches(", columns "),
+                columns_text(&plan.columns).trim_start_matches(", columns ")
+            ),
+        }
     )?;
     match plan.widening {
         Widening::AlreadyThere => writeln!(out, "  nothing to do")?,

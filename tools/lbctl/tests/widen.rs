@@ -113,3 +113,63 @@ async fn widen_plans_runs_to_the_end_and_leaves_a_board_that_verifies() {
     .unwrap();
     assert!(again.contains("nothing to do"), "{again}");
 }
+
+#[tokio::test]
+async fn widen_a_column_plans_and_runs_to_a_board_that_verifies() {
+    use leaderboard_keys::columns::Column;
+    use leaderboard_keys::ids::ColumnName;
+    let (_table, store) = store("lbctl_widen_column").await;
+    let new = NewBoard {
+        ends_at: None,
+        columns: vec![Column {
+            name: ColumnName::parse("time").unwrap(),
+            order: Order::Asc,
+            max: 999,
+        }],
+        ..new_board("race", Order::Desc, 999)
+    };
+    store.boards().create_board(new, at(0)).await.unwrap();
+    for (i, (player, time)) in [("p_a", 500u64), ("p_b", 20), ("p_c", 999)]
+        .iter()
+        .enumerate()
+    {
+        let play = leaderboard_store::Play {
+            subscores: [("time".to_owned(), *time)].into_iter().collect(),
+            ..play_of(player, 7, "race", 1_000 * (i as u64 + 1))
+        };
+        let now = at(1_000 * (i as u64 + 1));
+        store.plays().record_play(&play, now).await.unwrap();
+    }
+    let text = lbctl(
+        &store,
+        false,
+        &["widen", "race", "--column", "time=99999", "--dry-run"],
+    )
+    .await
+    .unwrap();
+    assert!(text.contains("columns time 999 -> time 99999"), "{text}");
+    assert!(text.contains("re-key 3 entries"), "{text}");
+    let bad = lbctl(&store, false, &["widen", "race", "--column", "laps=9"]).await;
+    assert_eq!(bad.map_err(|e| e.exit_code()), Err(2));
+    let args = ["widen", "race", "--column", "time=99999", "--grace", "0"];
+    let done: Value = serde_json::from_str(&lbctl(&store, true, &args).await.unwrap()).unwrap();
+    assert_eq!(done["columns"][0]["max"], 99_999, "{done}");
+    let rows: Value =
+        serde_json::from_str(&lbctl(&store, true, &["browse", "race"]).await.unwrap()).unwrap();
+    let order: Vec<_> = rows["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["playerId"].clone(), r["paddedColumns"][0].clone()))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            ("p_b".into(), "99979".into()),
+            ("p_a".into(), "99499".into()),
+            ("p_c".into(), "99000".into())
+        ]
+    );
+    let (code, _, _) = verify_report(&store, &["race"]).await;
+    assert_eq!(code, 0);
+}

@@ -112,6 +112,8 @@ impl Inspect<'_> {
                 .stored_entries_merged(board, &hi, skip, from, limit, requests)
                 .await;
         }
+        // The entries of the generation in service (a widened board's are in their own).
+        let pk = board.score_pks().swap_remove(0);
         let mut start = None;
         while skip > 0 {
             let out = self

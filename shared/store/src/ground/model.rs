@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use leaderboard_keys::columns::Subscores;
+use leaderboard_keys::columns::{self, Subscores};
 use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SessionId, TierName};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_keys::widen;
@@ -334,15 +334,18 @@ impl<T> Page<T> {
 impl EntryPointer {
     /// The sort key of the Score item this pointer names on `board`: the one it keeps, written
     /// when the entry last changed, on a board never widened; the same entry's key at the
-    /// board's width on one widened since (pointers are not rewritten by a widening).
+    /// board's widths on one widened since (pointers are not rewritten by a widening).
     pub fn score_sk_on(&self, board: &Board) -> Result<Cow<'_, str>, StoreError> {
         if board.entry_generation == 0 {
             return Ok(Cow::Borrowed(&self.score_sk));
         }
+        let subscores = columns::ordered(&board.columns, &self.entry.subscores)
+            .map_err(|e| StoreError::corrupt(&self.score_sk, e))?;
         Ok(Cow::Owned(widen::entry_key(
             &board.spec()?,
             &self.score_sk,
             self.entry.score,
+            &subscores,
         )?))
     }
 

@@ -1,7 +1,8 @@
 //! A board's widening (docs/widen.md) as its board item records it: the run under way
-//! (`widening`: the entries' generation it builds, the `maxScore` it moves to, its step and its
-//! copy's cursor) and which generation of entries is in service (`entryGeneration`).
+//! (`widening`: the entries' generation it builds, the `maxScore` and columns it moves to, its
+//! step and its copy's cursor) and which generation of entries is in service (`entryGeneration`).
 
+use leaderboard_keys::columns::Column;
 use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -26,6 +27,10 @@ pub struct WideningRun {
     pub generation: u64,
     /// The `maxScore` it moves the board to.
     pub max_score: u64,
+    /// The tiebreak columns it moves the board to (their `max`es; none on a board without
+    /// columns, and on a run stored before columns were kept, which keeps the board's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<Column>,
     /// Where it is.
     pub step: WideningStep,
     /// Where the copy (or the retirement) goes on, once it has begun.

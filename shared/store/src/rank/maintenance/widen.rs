@@ -1,12 +1,15 @@
-//! Widening a live board (docs/widen.md): what a new `maxScore` asks of a board and costs (the
-//! plan `lbctl widen --dry-run` prints), the raise of a board whose keys stay as they are, and
+//! Widening a live board (docs/widen.md): what a new `maxScore`, or a tiebreak column's new
+//! `max`, asks of a board and costs (the plan `lbctl widen --dry-run` prints), the raise of a
+//! board whose keys stay as they are, and
 //! the begin of a run that re-keys: the board item's `widening` and the lanes' fence, after
 //! which every change of an entry writes both generations. The copy is `widen_copy.rs`.
 
 use std::time::Duration;
 
+use leaderboard_keys::columns::Column;
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::BoardId;
+use leaderboard_keys::rank::RankKeySpec;
 use leaderboard_keys::rank_index::LANES;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_keys::widen::{self, Widening};
@@ -27,13 +30,54 @@ use crate::table::retry::Retry;
 /// check of its old item in the same one.
 pub const COPY_UNITS: u64 = 4;
 
-/// What widening a board to a new `maxScore` asks (`lbctl widen --dry-run`).
+/// Where a widening takes a board: a larger `maxScore`, a larger `max` of some of its
+/// tiebreak columns, or both. A `u64` is a new `maxScore` alone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WidenTo {
+    /// The new `maxScore` (the board's when absent).
+    pub max_score: Option<u64>,
+    /// New `max`es of tiebreak columns, by name (the others kept).
+    pub columns: Vec<(String, u64)>,
+}
+
+impl From<u64> for WidenTo {
+    fn from(max_score: u64) -> WidenTo {
+        WidenTo {
+            max_score: Some(max_score),
+            columns: Vec::new(),
+        }
+    }
+}
+
+impl WidenTo {
+    /// The `maxScore` and columns `board` would have: refused when a name is no column of it.
+    fn target(&self, board: &Board) -> Result<(u64, Vec<Column>), StoreError> {
+        let mut columns = board.columns.clone();
+        for (name, max) in &self.columns {
+            let column = columns
+                .iter_mut()
+                .find(|c| c.name.as_str() == name)
+                .ok_or_else(|| {
+                    StoreError::Invalid(format!(
+                        "leaderboard {} has no column {name:?}",
+                        board.board_id
+                    ))
+                })?;
+            column.max = *max;
+        }
+        Ok((self.max_score.unwrap_or(board.max_score), columns))
+    }
+}
+
+/// What widening a board asks (`lbctl widen --dry-run`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WidenPlan {
     /// The board as read.
     pub board: Board,
-    /// The `maxScore` asked for.
+    /// The `maxScore` asked for (the board's when only columns widen).
     pub max_score: u64,
+    /// The tiebreak columns asked for (the board's, with the `max`es asked for).
+    pub columns: Vec<Column>,
     /// What it asks of the keys.
     pub widening: Widening,
     /// The board's entries (its lanes' count).
@@ -70,7 +114,7 @@ impl Default for WidenOptions {
 /// What one call of [`Rank::widen_step`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WidenProgress {
-    /// The board is at the `maxScore` asked for (it was, it was raised, or the run switched
+    /// The board is at the maxima asked for (it was, it was raised, or the run switched
     /// and retired the old generation).
     Done(Box<Board>),
     /// The run is under way at `step`; call again.
@@ -83,15 +127,17 @@ pub enum WidenProgress {
 }
 
 impl Rank<'_> {
-    /// The plan of widening `id` to `max_score`, refused as the run itself would refuse it:
-    /// 1 board read and the lanes' (1 Query).
+    /// The plan of widening `id` `to` a new `maxScore` or column `max`, refused as the run
+    /// itself would refuse it: 1 board read and the lanes' (1 Query).
     pub async fn widen_plan(
         self,
         id: &BoardId,
-        max_score: u64,
+        to: impl Into<WidenTo>,
         now: Timestamp,
     ) -> Result<WidenPlan, StoreError> {
-        let (board, widening) = self.widening_board(id, max_score, now, WIDEN_GRACE).await?;
+        let to = to.into();
+        let (board, widening, (max_score, columns)) =
+            self.widening_board(id, &to, now, WIDEN_GRACE).await?;
         let items = self.table.lane_items(LaneKeys::of(&board)).await?;
         let entries = lane_counts(&items).1.max(0) as u64;
         let (items_to_write, write_units) = match widening {
@@ -101,6 +147,7 @@ impl Rank<'_> {
         Ok(WidenPlan {
             board,
             max_score,
+            columns,
             widening,
             entries,
             items_to_write,
@@ -108,20 +155,27 @@ impl Rank<'_> {
         })
     }
 
-    /// The board `id` as a widening to `max_score` finds it: refused when missing, not open
-    /// (a run under way too), ending within `grace` of `now` (a new run), not on the rank
-    /// index, with lanes the layout sweep has still to group, or widening to another
-    /// `maxScore`; and the new `maxScore` when it is narrower or out of range. With what the
-    /// new `maxScore` asks of it.
+    /// The board `id` as a widening `to` finds it: refused when missing, not open (a run under
+    /// way too), ending within `grace` of `now` (a new run), not on the rank index, with lanes
+    /// the layout sweep has still to group, or widening to other maxima; and the new maxima
+    /// when one is narrower or out of range, or names no column. With what they ask of it,
+    /// and the `maxScore` and columns they make.
     async fn widening_board(
         self,
         id: &BoardId,
-        max_score: u64,
+        to: &WidenTo,
         now: Timestamp,
         grace: Duration,
-    ) -> Result<(Board, Widening), StoreError> {
+    ) -> Result<(Board, Widening, (u64, Vec<Column>)), StoreError> {
         let board = self.stored_board(id).await?;
-        let widening = widen::plan(board.spec()?, max_score).map_err(invalid);
+        let (max_score, columns) = to.target(&board)?;
+        let from = board.spec()?;
+        let widening = RankKeySpec::new(board.order, max_score)
+            .and_then(|spec| spec.with_columns(&columns))
+            .map_err(widen::WidenError::from)
+            .and_then(|to| widen::plan_to(from, to))
+            .map_err(invalid);
+        let target = (max_score, columns);
         // A run cut off by the board's close is the close's to clear (its other generation
         // deleted with the rest of the board's entries), never taken further.
         if board.status != BoardStatus::Open {
@@ -131,13 +185,21 @@ impl Rank<'_> {
             });
         }
         if let Some(run) = &board.widening {
-            if run.max_score != max_score {
+            let run_columns = match run.columns.is_empty() {
+                true => &board.columns,
+                false => &run.columns,
+            };
+            if run.max_score != target.0 || *run_columns != target.1 {
                 return Err(StoreError::Invalid(format!(
-                    "leaderboard {id} is widening to maxScore {} already",
-                    run.max_score
+                    "leaderboard {id} is widening to maxScore {} already{}",
+                    run.max_score,
+                    match run.columns.is_empty() {
+                        true => String::new(),
+                        false => format!(" and columns {}", columns_text(&run.columns)),
+                    }
                 )));
             }
-            return Ok((board, widening?));
+            return Ok((board, widening?, target));
         }
         let until = now.plus_millis(grace.as_millis() as u64);
         if let Some(end) = board.ends_at.filter(|end| *end <= until) {
@@ -157,27 +219,27 @@ impl Rank<'_> {
                 "leaderboard {id}'s lanes are not grouped yet: run the layout sweep first"
             )));
         }
-        Ok((board, widening?))
+        Ok((board, widening?, target))
     }
 
-    /// Takes the widening of `id` to `max_score` one bounded step further (resuming where a
+    /// Takes the widening of `id` `to` a new `maxScore` or column `max` one bounded step further (resuming where a
     /// run left it, or beginning one): the raise of a board whose keys stay; the begin; one
     /// page of the copy; the index's build and the switch; one page of the old generation's
     /// deletion (after the grace period). Safe to call again after any failure.
     pub async fn widen_step(
         self,
         id: &BoardId,
-        max_score: u64,
+        to: impl Into<WidenTo>,
         options: &WidenOptions,
     ) -> Result<WidenProgress, StoreError> {
-        let (board, widening) = self
-            .widening_board(id, max_score, options.now, options.grace)
+        let (board, widening, target) = self
+            .widening_board(id, &to.into(), options.now, options.grace)
             .await?;
         let Some(run) = board.widening.clone() else {
             return match widening {
                 Widening::AlreadyThere => Ok(WidenProgress::Done(Box::new(board))),
-                Widening::RaiseOnly { .. } => self.raise_max_score(board, max_score).await,
-                Widening::Rekey { .. } => self.begin_widening(board, max_score).await,
+                Widening::RaiseOnly { .. } => self.raise_max_score(board, target).await,
+                Widening::Rekey { .. } => self.begin_widening(board, target).await,
             };
         };
         match run.step {
@@ -211,21 +273,35 @@ impl Rank<'_> {
         }
     }
 
-    /// Raises the `maxScore` of a board whose keys stay as they are: one conditional
-    /// UpdateItem (see [`Rank::update_board_as_read`]).
+    /// Raises the `maxScore` (and columns' `max`es) of a board whose keys stay as they are:
+    /// one conditional UpdateItem (see [`Rank::update_board_as_read`]).
     async fn raise_max_score(
         self,
         board: Board,
-        max_score: u64,
+        (max_score, columns): (u64, Vec<Column>),
     ) -> Result<WidenProgress, StoreError> {
+        let (update, params) = match columns.is_empty() {
+            true => ("SET #max = :to", Params::new()),
+            false => (
+                "SET #max = :to, #cols = :cols",
+                Params::new()
+                    .name("#cols", "columns")
+                    .value(":cols", &columns),
+            ),
+        };
         self.update_board_as_read(
             &board,
-            "SET #max = :to",
-            Params::new().value(":to", max_score),
+            update,
+            params.value(":to", max_score),
             "UpdateItem(raise maxScore)",
         )
         .await?;
-        Ok(WidenProgress::Done(Box::new(Board { max_score, ..board })))
+        let raised = Board {
+            max_score,
+            columns,
+            ..board
+        };
+        Ok(WidenProgress::Done(Box::new(raised)))
     }
 
     /// The begin: the board item's `widening` (generation = the one in service + 1, step
@@ -233,11 +309,12 @@ impl Rank<'_> {
     async fn begin_widening(
         self,
         board: Board,
-        max_score: u64,
+        (max_score, columns): (u64, Vec<Column>),
     ) -> Result<WidenProgress, StoreError> {
         let run = WideningRun {
             generation: board.entry_generation + 1,
             max_score,
+            columns,
             step: WideningStep::Copy,
             cursor: None,
             started_at: Timestamp::now(),
@@ -375,4 +452,13 @@ impl Rank<'_> {
                 id: id.to_string(),
             })
     }
+}
+
+/// Columns as `name max`, for messages.
+fn columns_text(columns: &[Column]) -> String {
+    let named: Vec<String> = columns
+        .iter()
+        .map(|c| format!("{} {}", c.name, c.max))
+        .collect();
+    named.join(", ")
 }

@@ -41,19 +41,33 @@ impl Rank<'_> {
         self.rebuild_into(board, target).await.map(|_| ())
     }
 
-    /// The board item's part of a widening's switch: the new `maxScore` and generation of
-    /// entries, the run at its step `retire`, on condition that the board is open and the run
+    /// The board item's part of a widening's switch: the new `maxScore` (and columns) and
+    /// generation of entries, the run at its step `retire`, on condition that the board is open and the run
     /// still this one's, at its step `index`.
     pub(super) fn widening_switch(
         self,
         board: &Board,
         run: &WideningRun,
     ) -> Result<TransactWriteItem, StoreError> {
+        // The columns' new maxima with the maxScore (a run stored without them keeps the
+        // board's).
+        let (update, params) = match run.columns.is_empty() {
+            true => (
+                "SET #max = :max, #eg = :g, #wid.#step = :retire, #wid.#at = :now",
+                Params::new(),
+            ),
+            false => (
+                "SET #max = :max, #cols = :cols, #eg = :g, #wid.#step = :retire, #wid.#at = :now",
+                Params::new()
+                    .name("#cols", "columns")
+                    .value(":cols", &run.columns),
+            ),
+        };
         self.table.tx_update_if(
             &entity::board(&board.board_id),
-            "SET #max = :max, #eg = :g, #wid.#step = :retire, #wid.#at = :now",
+            update,
             "#status = :open AND #wid.#gen = :g AND #wid.#step = :index",
-            Params::new()
+            params
                 .name("#max", "maxScore")
                 .name("#eg", "entryGeneration")
                 .name("#wid", WIDENING_ATTR)
