@@ -88,6 +88,19 @@ async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
         .await
         .unwrap();
     assert_eq!(created.status, 201, "{}", created.body);
+    // Points, then the faster time.
+    let race = "js_race";
+    let created = stack
+        .api
+        .post(
+            "/leaderboards",
+            Some(&admin),
+            &json!({"leaderboardId": race, "name": "JS race", "gameId": "jsgame",
+                    "columns": [{"name": "time", "order": "asc", "max": 3_600_000}]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created.status, 201, "{}", created.body);
     run(
         &client,
         std::path::Path::new("node"),
@@ -99,6 +112,7 @@ async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
             ("QUEUE_TOKEN", key.token_for("p_queue", &[], now, 600)),
             ("BOARD", board.to_owned()),
             ("LEAGUE", league.to_owned()),
+            ("RACE", race.to_owned()),
             ("COGNITO_URL", format!("{}/", cognito.endpoint)),
             ("COGNITO_CLIENT", pool_client.clone()),
         ],

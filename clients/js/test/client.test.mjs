@@ -1,11 +1,11 @@
 // The client against a running stack (tests/js_client.rs starts the local one and passes
-// API_URL, TOKEN, OTHER_TOKEN, BOARD, an `increment` board with maxScore 1,000,000, and
-// LEAGUE, a league board of cohorts of 2).
+// API_URL, TOKEN, OTHER_TOKEN, BOARD, an `increment` board with maxScore 1,000,000, LEAGUE, a
+// league board of cohorts of 2, and RACE, a board ranked by points, then the faster `time`).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { LeaderboardClient, LeaderboardError, newSessionId } from "../dist/index.js";
 
-const { API_URL, TOKEN, OTHER_TOKEN, BOARD, LEAGUE } = process.env;
+const { API_URL, TOKEN, OTHER_TOKEN, BOARD, LEAGUE, RACE } = process.env;
 const client = new LeaderboardClient({ baseUrl: API_URL, getToken: () => TOKEN });
 const other = new LeaderboardClient({ baseUrl: API_URL, getToken: () => OTHER_TOKEN });
 
@@ -77,6 +77,23 @@ test("a league play is seated in a cohort the player then reads", async () => {
     [[`${LEAGUE}.low.1`, 1]],
   );
   await assert.rejects(other.league("p_js_other", LEAGUE), (e) => e.code === "not_found");
+});
+
+test("a board's tiebreak column ranks equal scores and shows each entry's value", async () => {
+  await client.postPlay({ score: 10, subscores: { time: 61_250 }, leaderboardIds: [RACE], sessionId: newSessionId() });
+  await other.postScore(RACE, { score: 10, subscores: { time: 59_800 }, sessionId: newSessionId() });
+  const top = [];
+  for await (const entry of client.top(RACE, 10)) top.push([entry.rank, entry.playerId, entry.subscores]);
+  assert.deepEqual(top, [
+    [1, "p_js_other", { time: 59_800 }],
+    [2, "p_js", { time: 61_250 }],
+  ]);
+  const own = await client.rank(RACE, "p_js");
+  assert.deepEqual([own.rank, own.subscores], [2, { time: 61_250 }]);
+  await assert.rejects(
+    client.postPlay({ score: 11, leaderboardIds: [RACE], sessionId: newSessionId() }),
+    (e) => e.code === "invalid_request" && /time/.test(e.message),
+  );
 });
 
 test("no answer is a retryable network error", async () => {
