@@ -317,7 +317,8 @@ async fn every_read_and_the_final_standings_rank_by_score_then_columns_then_time
     }
 }
 
-/// `board` closed, and its final standings as (rank, player, score, subscores) lines.
+/// `board` closed, and its final standings as (rank, player, score, subscores) lines; each
+/// player's result checked against their standing.
 async fn standings(store: &Store, board: &Board) -> Vec<String> {
     let end = leaderboard_keys::time::Timestamp::from_millis(T0 + 366 * 86_400_000).unwrap();
     while !matches!(
@@ -333,6 +334,20 @@ async fn standings(store: &Store, board: &Board) -> Vec<String> {
         .final_standings(&board.board_id, 100, None)
         .await
         .unwrap();
+    // Each player's season result carries the values it was ranked by, as the standing does.
+    for e in &page.items {
+        let results = store
+            .listings()
+            .player_results(&e.player_id, 100, None)
+            .await
+            .unwrap();
+        let mine = results
+            .items
+            .iter()
+            .find(|r| r.entry.board_id == board.board_id);
+        let mine = mine.unwrap();
+        assert_eq!((mine.rank, &mine.entry.subscores), (e.rank, &e.subscores));
+    }
     page.items
         .iter()
         .map(|e| format!("{} {} {} {:?}", e.rank, e.player_id, e.score, e.subscores))
