@@ -3,10 +3,11 @@
 //! profile with a proven email, plays with an Idempotency-Key and metadata under a play rate
 //! limit, a ban and its lift, a league's placement,
 //! the lead of a board that then closed, entries copied by two widenings, one cut off by the
-//! close) is found in each of those kinds before the erasure, on DynamoDB Local with the
-//! projector applying the real stream; after it a consistent scan of the whole table finds the
-//! id, the name, the email and the metadata in no item, and each pseudonymised kind names the
-//! pseudonym.
+//! close, a play's subscores on a board of tiebreak columns that then closed) is found in each
+//! of those kinds before the erasure, on DynamoDB Local with the projector applying the real
+//! stream; after it a consistent scan of the whole table finds the id, the name, the email and
+//! the metadata in no item, each pseudonymised kind names the pseudonym, and the subscores are
+//! left only on the final standing, beside its score.
 
 use crate::common;
 
@@ -25,6 +26,8 @@ const NAME: &str = "Zed Everywhere";
 const EMAIL: &str = "zed@everywhere.example";
 const META: &str = "zed-secret-loadout";
 const DAY: u64 = 86_400_000;
+/// The player's value of the `time` column on `race_1`: in no other item of the table.
+const TIME: u64 = 4_242_424;
 
 /// One row of the data-rights table: the item's key patterns, what erasure does there, and
 /// whether this test covers it.
@@ -180,6 +183,28 @@ async fn an_erased_player_is_in_no_item_of_the_whole_table() {
     });
     store.boards().create_board(league, at(0)).await.unwrap();
     play(store, GONE, 7, 5_500, &["cup_2026-w01"], None).await;
+    // A board ranked by points, then the faster time, which closes: the player's subscores on
+    // its session, entry, pointer, final standing and result.
+    let race = leaderboard_store::model::NewBoard {
+        columns: serde_json::from_value(
+            serde_json::json!([{"name": "time", "order": "asc", "max": 9_999_999}]),
+        )
+        .unwrap(),
+        ..new_board("race_1", Order::Desc, Operator::Best, RankLayout::V2)
+    };
+    store.boards().create_board(race, at(0)).await.unwrap();
+    let timed = Play {
+        subscores: [("time".to_owned(), TIME)].into_iter().collect(),
+        session_id: SessionId::from_parts(T0 + 5_600, rand::random()).unwrap(),
+        idempotency_key: None,
+        player_id: pid(GONE),
+        game_id: None,
+        score: 9,
+        duration_sec: Some(60),
+        board_ids: vec![BoardId::parse("race_1").unwrap()],
+        metadata: None,
+    };
+    store.plays().record_play(&timed, at(5_600)).await.unwrap();
     deliver(store, &sc.stream().await).await;
     look(&sc).await;
 
@@ -219,15 +244,30 @@ async fn an_erased_player_is_in_no_item_of_the_whole_table() {
     }
     look(&sc).await;
     let end = at(366 * DAY);
-    let closed = store
-        .close()
-        .close_board(&season, end, &CloseOptions::default())
-        .await
-        .unwrap();
-    assert!(matches!(closed, CloseProgress::Closed { .. }), "{closed:?}");
+    for board in [season.clone(), BoardId::parse("race_1").unwrap()] {
+        let closed = store
+            .close()
+            .close_board(&board, end, &CloseOptions::default())
+            .await
+            .unwrap();
+        assert!(matches!(closed, CloseProgress::Closed { .. }), "{closed:?}");
+    }
     deliver(store, &sc.stream().await).await;
     look(&sc).await;
 
+    // Before: the subscores are on the session, the pointer, the final standing and the result.
+    let time = TIME.to_string();
+    let timed: Vec<String> = seen
+        .iter()
+        .filter(|i| holds(i, &[&time]))
+        .map(|i| key_of(i).1.split('#').next().unwrap_or_default().to_owned())
+        .collect();
+    for kind in ["SESSION", "ENTRY", "FINAL", "RESULT"] {
+        assert!(
+            timed.iter().any(|k| k == kind),
+            "no subscores in {kind}: {timed:?}"
+        );
+    }
     // Before: the player is in every kind of item the table marks for this test.
     for row in rows.iter().filter(|r| r.in_test) {
         assert!(
@@ -252,6 +292,11 @@ async fn an_erased_player_is_in_no_item_of_the_whole_table() {
     let left: Vec<_> = after.iter().filter(|i| holds(i, &PLAYER)).collect();
     assert!(left.is_empty(), "the player is left in {left:?}");
     let pseudonym = receipt.pseudonym.to_string();
+    // The subscores stay only where the score does: the final standing, under the pseudonym.
+    let timed: Vec<_> = after.iter().filter(|i| holds(i, &[&time])).collect();
+    assert_eq!(timed.len(), 1, "{timed:?}");
+    assert!(key_of(timed[0]).1.starts_with("FINAL#"), "{timed:?}");
+    assert!(holds(timed[0], &[&pseudonym]), "{timed:?}");
     for row in rows
         .iter()
         .filter(|r| r.in_test && r.erasure.starts_with("pseudonymised"))
