@@ -43,7 +43,7 @@ use std::time::{Duration, Instant};
 
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::columns::Column;
-use leaderboard_keys::ids::{BoardId, ColumnName, GameId, PlayerId};
+use leaderboard_keys::ids::{BoardId, GameId, PlayerId};
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{NewBoard, Operator, RankLayout, Recurrence};
@@ -209,16 +209,9 @@ pub(crate) fn bench_board(
 /// ms: 7 digits), then kills (desc, 3 digits), as a racing game ranks points, then the faster
 /// run, then more kills.
 fn tiebreak_columns(n: usize) -> Result<Vec<Column>, String> {
-    let column = |name: &str, order, max| -> Result<Column, String> {
-        Ok(Column {
-            name: ColumnName::parse(name).map_err(err)?,
-            order,
-            max,
-        })
-    };
     let all = [
-        column("time", Order::Asc, TIME_MAX)?,
-        column("kills", Order::Desc, 999)?,
+        Column::new("time", Order::Asc, TIME_MAX).map_err(err)?,
+        Column::new("kills", Order::Desc, 999).map_err(err)?,
     ];
     Ok(all[..n].to_vec())
 }

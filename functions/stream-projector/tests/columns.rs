@@ -10,11 +10,10 @@ use crate::index_check;
 use common::*;
 use futures::StreamExt;
 use index_check::{expected_index, stored_index};
-use leaderboard_devkit::stream::{StartingPosition, StreamReader};
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::columns::{Column, named};
 use leaderboard_keys::entity::ItemKey;
-use leaderboard_keys::ids::{BoardId, ColumnName};
+use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank::Order;
 use leaderboard_store::model::{NewBoard, Operator, RankLayout};
 use rand::Rng;
@@ -24,14 +23,9 @@ const PLAYS: usize = 150;
 
 /// A run's time (asc, 7 digits), then kills (desc, 3 digits).
 fn columns() -> Vec<Column> {
-    let column = |name: &str, order, max| Column {
-        name: ColumnName::parse(name).unwrap(),
-        order,
-        max,
-    };
     vec![
-        column("time", Order::Asc, 9_999_999),
-        column("kills", Order::Desc, 999),
+        Column::new("time", Order::Asc, 9_999_999).unwrap(),
+        Column::new("kills", Order::Desc, 999).unwrap(),
     ]
 }
 
@@ -52,7 +46,6 @@ async fn a_board_with_columns_keeps_an_exact_index_through_the_stream() {
         columns: columns(),
         ..new_board("cols", Order::Desc, Operator::Best, RankLayout::V2)
     };
-    let board = store.boards().create_board(new, at(0)).await.unwrap();
     let players: Vec<String> = (0..PLAYERS + 40).map(|i| format!("c{i:04}")).collect();
     let mut rng = rand::rng();
     let entries: Vec<_> = players[..PLAYERS]
@@ -62,17 +55,7 @@ async fn a_board_with_columns_keeps_an_exact_index_through_the_stream() {
             (pid(p), rng.random_range(0..4), values(&mut rng), at)
         })
         .collect();
-    let boards = store.boards();
-    boards
-        .import_ranked_entries(&board, &entries)
-        .await
-        .unwrap();
-    store.rank().build_rank_index(&board).await.unwrap();
-    let mut reader =
-        StreamReader::for_table(&table.endpoint, &table.name, StartingPosition::TrimHorizon)
-            .await
-            .unwrap();
-    reader.read_to_end().await.unwrap();
+    let (board, mut reader) = built_board(&table, &store, new, &entries).await;
     // Plays: the 40 newcomers and moves of random players, some better, some not.
     let plays: Vec<(String, u64, Vec<u64>, u64)> = (0..PLAYS)
         .map(|k| {

@@ -7,7 +7,6 @@ use crate::common;
 
 use leaderboard_devkit::testing::{RawItem, s};
 use leaderboard_keys::columns::Column;
-use leaderboard_keys::ids::ColumnName;
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{NewBoard, Operator};
@@ -19,11 +18,7 @@ use common::{Harness, harness, new_board, request};
 async fn race() -> Harness {
     let h = harness("columns").await;
     let new = NewBoard {
-        columns: vec![Column {
-            name: ColumnName::parse("time").unwrap(),
-            order: Order::Asc,
-            max: 99_999,
-        }],
+        columns: vec![Column::new("time", Order::Asc, 99_999).unwrap()],
         ..new_board("race", Order::Desc, Operator::Best, 1000)
     };
     h.store

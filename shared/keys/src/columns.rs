@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::KeyError;
-use crate::ids::ColumnName;
+use crate::ids::{ColumnName, IdError};
 use crate::order::Order;
 use crate::pad::Width;
 
@@ -45,6 +45,18 @@ pub struct Column {
     pub order: Order,
     /// The largest value a play may give it (1 to [`MAX_COLUMN_MAX`]).
     pub max: u64,
+}
+
+impl Column {
+    /// The column `name` (checked as an id is) of `order` and `max` (checked with the board's
+    /// other columns, [`check_columns`]).
+    pub fn new(name: &str, order: Order, max: u64) -> Result<Column, IdError> {
+        Ok(Column {
+            name: ColumnName::parse(name)?,
+            order,
+            max,
+        })
+    }
 }
 
 /// A play's or an entry's column values, by column name.
@@ -223,11 +235,7 @@ mod tests {
     use super::*;
 
     fn column(name: &str, order: Order, max: u64) -> Column {
-        Column {
-            name: ColumnName::parse(name).unwrap(),
-            order,
-            max,
-        }
+        Column::new(name, order, max).unwrap()
     }
 
     #[test]

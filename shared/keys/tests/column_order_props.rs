@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 
 use leaderboard_keys::columns::{Column, MAX_COLUMN_MAX};
-use leaderboard_keys::ids::{ColumnName, PlayerId};
+use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::rank::{Order, RankKeySpec};
 use leaderboard_keys::rank_index::CountedKey;
 use proptest::prelude::*;
@@ -37,11 +37,7 @@ fn board() -> impl Strategy<Value = (Order, u64, Vec<Column>)> {
             let columns = cols
                 .into_iter()
                 .enumerate()
-                .map(|(i, (order, max))| Column {
-                    name: ColumnName::parse(&format!("c{i}")).unwrap(),
-                    order,
-                    max,
-                })
+                .map(|(i, (order, max))| Column::new(&format!("c{i}"), order, max).unwrap())
                 .collect();
             (order, max, columns)
         })

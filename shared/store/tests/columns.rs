@@ -8,17 +8,12 @@ use crate::common;
 
 use common::*;
 use leaderboard_keys::columns::{Column, Subscores};
-use leaderboard_keys::ids::ColumnName;
 use leaderboard_keys::rank::Order;
 use leaderboard_store::model::{Board, NewBoard, Operator};
 use leaderboard_store::{Store, StoreError};
 
 fn column(name: &str, order: Order, max: u64) -> Column {
-    Column {
-        name: ColumnName::parse(name).unwrap(),
-        order,
-        max,
-    }
+    Column::new(name, order, max).unwrap()
 }
 
 fn subs(pairs: &[(&str, u64)]) -> Subscores {

@@ -7,7 +7,6 @@ use crate::common;
 
 use common::*;
 use leaderboard_keys::columns::{Column, named};
-use leaderboard_keys::ids::ColumnName;
 use leaderboard_keys::rank::Order;
 use leaderboard_store::model::{Board, NewBoard, Operator};
 use leaderboard_store::widening::WideningStep;
@@ -23,14 +22,9 @@ fn options() -> WidenOptions {
 
 /// A run's time (asc, at most `time_max`), then kills (desc, at most 50).
 fn columns(time_max: u64) -> Vec<Column> {
-    let column = |name: &str, order, max| Column {
-        name: ColumnName::parse(name).unwrap(),
-        order,
-        max,
-    };
     vec![
-        column("time", Order::Asc, time_max),
-        column("kills", Order::Desc, 50),
+        Column::new("time", Order::Asc, time_max).unwrap(),
+        Column::new("kills", Order::Desc, 50).unwrap(),
     ]
 }
 

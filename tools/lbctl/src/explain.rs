@@ -12,7 +12,7 @@ use leaderboard_keypath::{KeyPath, Segment};
 use leaderboard_keys::columns::{Column, MAX_COLUMN_MAX};
 use leaderboard_keys::entity::{self, ItemKey, Key};
 use leaderboard_keys::erasure::Pseudonym;
-use leaderboard_keys::ids::{BoardId, ColumnName, Email, GameId, PlayerId, SeriesId, SessionId};
+use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SeriesId, SessionId};
 use leaderboard_keys::rank::{MAX_TIEBREAK_MILLIS, Order, RankKeySpec};
 use leaderboard_keys::rank_index::{self, CountedKey, journal, stage};
 use leaderboard_keys::time::Timestamp;
@@ -290,11 +290,11 @@ fn score_key(sk: &str, hint: BoardHint) -> CtlResult<(&'static str, Vec<Part>)> 
     // A column's order is its board's: read as written (a desc column's value).
     let guessed: Vec<Column> = (columns.iter().enumerate())
         .map(|(i, field)| {
-            Ok(Column {
-                name: ColumnName::parse(&format!("column{}", i + 1))?,
-                order: Order::Desc,
-                max: widest(field).min(MAX_COLUMN_MAX),
-            })
+            Ok(Column::new(
+                &format!("column{}", i + 1),
+                Order::Desc,
+                widest(field).min(MAX_COLUMN_MAX),
+            )?)
         })
         .collect::<CtlResult<_>>()?;
     let order = hint.order.unwrap_or(Order::Desc);

@@ -200,14 +200,9 @@ async fn from_far_down_an_indexed_board_the_index_finds_the_rank_and_agrees_with
 #[tokio::test]
 async fn a_board_with_tiebreak_columns_shows_each_columns_digits_and_values() {
     use leaderboard_keys::columns::Column;
-    use leaderboard_keys::ids::ColumnName;
     let (_table, store) = store("lbctl_browse_columns").await;
     let new = leaderboard_store::model::NewBoard {
-        columns: vec![Column {
-            name: ColumnName::parse("moves").unwrap(),
-            order: Order::Asc,
-            max: 999,
-        }],
+        columns: vec![Column::new("moves", Order::Asc, 999).unwrap()],
         ..new_board("puzzle", Order::Desc, 9_999)
     };
     store.boards().create_board(new, at(0)).await.unwrap();

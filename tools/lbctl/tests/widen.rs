@@ -117,15 +117,10 @@ async fn widen_plans_runs_to_the_end_and_leaves_a_board_that_verifies() {
 #[tokio::test]
 async fn widen_a_column_plans_and_runs_to_a_board_that_verifies() {
     use leaderboard_keys::columns::Column;
-    use leaderboard_keys::ids::ColumnName;
     let (_table, store) = store("lbctl_widen_column").await;
     let new = NewBoard {
         ends_at: None,
-        columns: vec![Column {
-            name: ColumnName::parse("time").unwrap(),
-            order: Order::Asc,
-            max: 999,
-        }],
+        columns: vec![Column::new("time", Order::Asc, 999).unwrap()],
         ..new_board("race", Order::Desc, 999)
     };
     store.boards().create_board(new, at(0)).await.unwrap();

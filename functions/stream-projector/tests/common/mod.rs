@@ -480,10 +480,27 @@ pub async fn built_v2_board(
     id: &str,
     entries: &[(PlayerId, u64, Timestamp)],
 ) -> (leaderboard_store::model::Board, StreamReader) {
-    let board = open_v2_board(store, id).await;
+    let new = new_board(id, Order::Desc, Operator::Best, RankLayout::V2);
+    let entries: Vec<_> = entries
+        .iter()
+        .map(|(p, score, at)| (p.clone(), *score, Vec::new(), *at))
+        .collect();
+    built_board(table, store, new, &entries).await
+}
+
+/// The board `new` holding `entries` (each with its tiebreak columns' values), made at
+/// [`at`]`(0)`, its index built, and a reader of the table's stream positioned after
+/// everything so far.
+pub async fn built_board(
+    table: &TestTable,
+    store: &Store,
+    new: NewBoard,
+    entries: &[(PlayerId, u64, Vec<u64>, Timestamp)],
+) -> (leaderboard_store::model::Board, StreamReader) {
+    let board = store.boards().create_board(new, at(0)).await.unwrap();
     store
         .boards()
-        .import_entries(&board, entries)
+        .import_ranked_entries(&board, entries)
         .await
         .unwrap();
     store.rank().build_rank_index(&board).await.unwrap();

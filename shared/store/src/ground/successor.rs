@@ -74,7 +74,6 @@ mod tests {
     use super::*;
     use crate::ground::model::{BoardStatus, Operator, RankLayout, Writers};
     use leaderboard_keys::columns::Column;
-    use leaderboard_keys::ids::ColumnName;
     use leaderboard_keys::rank::Order;
     use leaderboard_keys::time::Timestamp;
 
@@ -110,11 +109,7 @@ mod tests {
             tier: None,
             entry_generation: 0,
             widening: None,
-            columns: vec![Column {
-                name: ColumnName::parse("time").unwrap(),
-                order: Order::Asc,
-                max: 99_999,
-            }],
+            columns: vec![Column::new("time", Order::Asc, 99_999).unwrap()],
         }
     }
 
