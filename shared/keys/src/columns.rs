@@ -59,6 +59,15 @@ impl Column {
     }
 }
 
+/// Columns as people read them: `time 3600000, kills 999` (each name and `max`).
+pub fn listed(columns: &[Column]) -> String {
+    let named: Vec<String> = columns
+        .iter()
+        .map(|c| format!("{} {}", c.name, c.max))
+        .collect();
+    named.join(", ")
+}
+
 /// A play's or an entry's column values, by column name.
 pub type Subscores = BTreeMap<String, u64>;
 
@@ -258,6 +267,7 @@ mod tests {
             check_columns(&[column("t", Order::Desc, MAX_COLUMN_MAX)]),
             Ok(())
         );
+        assert_eq!(listed(&[time, moves]), "time 99999, moves 999");
     }
 
     #[test]

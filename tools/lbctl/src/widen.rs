@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use leaderboard_keys::columns::Column;
+use leaderboard_keys::columns::{self, Column};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_keys::widen::Widening;
@@ -109,13 +109,7 @@ fn column_max(arg: &str) -> Result<(String, u64), String> {
 fn columns_text(columns: &[Column]) -> String {
     match columns.is_empty() {
         true => String::new(),
-        false => {
-            let named: Vec<String> = columns
-                .iter()
-                .map(|c| format!("{} {}", c.name, c.max))
-                .collect();
-            format!(", columns {}", named.join(", "))
-        }
+        false => format!(", columns {}", columns::listed(columns)),
     }
 }
 
@@ -156,8 +150,8 @@ fn write_plan(out: &mut dyn Write, plan: &WidenPlan, json: bool) -> CtlResult {
             true => String::new(),
             false => format!(
                 "; columns {} -> {}",
-                columns_text(&board.columns).trim_start_matches(", columns "),
-                columns_text(&plan.columns).trim_start_matches(", columns ")
+                columns::listed(&board.columns),
+                columns::listed(&plan.columns)
             ),
         }
     )?;

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use leaderboard_keys::columns::Column;
+use leaderboard_keys::columns::{self, Column};
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank::RankKeySpec;
@@ -195,7 +195,7 @@ impl Rank<'_> {
                     run.max_score,
                     match run.columns.is_empty() {
                         true => String::new(),
-                        false => format!(" and columns {}", columns_text(&run.columns)),
+                        false => format!(" and columns {}", columns::listed(&run.columns)),
                     }
                 )));
             }
@@ -452,13 +452,4 @@ impl Rank<'_> {
                 id: id.to_string(),
             })
     }
-}
-
-/// Columns as `name max`, for messages.
-fn columns_text(columns: &[Column]) -> String {
-    let named: Vec<String> = columns
-        .iter()
-        .map(|c| format!("{} {}", c.name, c.max))
-        .collect();
-    named.join(", ")
 }
