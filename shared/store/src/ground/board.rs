@@ -570,10 +570,7 @@ impl Board {
     pub fn second_layout(&self) -> Result<Option<(u64, RankKeySpec)>, StoreError> {
         match &self.widening {
             Some(run) if run.step != WideningStep::Retire => {
-                let columns = match run.columns.is_empty() {
-                    true => &self.columns,
-                    false => &run.columns,
-                };
+                let columns = run.columns_of(&self.columns);
                 let spec = RankKeySpec::new(self.order, run.max_score)?.with_columns(columns)?;
                 Ok(Some((run.generation, spec)))
             }

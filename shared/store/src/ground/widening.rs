@@ -43,6 +43,17 @@ pub struct WideningRun {
     pub switched_at: Option<Timestamp>,
 }
 
+impl WideningRun {
+    /// The tiebreak columns the run moves a board of `board_columns` to: its own, or the
+    /// board's when it keeps them (a board without columns, a run stored before columns).
+    pub fn columns_of<'a>(&'a self, board_columns: &'a [Column]) -> &'a [Column] {
+        match self.columns.is_empty() {
+            true => board_columns,
+            false => &self.columns,
+        }
+    }
+}
+
 /// Where a widening's copy, or its retirement, goes on: the write shard it is in (an index into
 /// the board's partitions of the generation it reads) and the last sort key it did there.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

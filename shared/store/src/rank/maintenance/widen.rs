@@ -185,11 +185,7 @@ impl Rank<'_> {
             });
         }
         if let Some(run) = &board.widening {
-            let run_columns = match run.columns.is_empty() {
-                true => &board.columns,
-                false => &run.columns,
-            };
-            if run.max_score != target.0 || *run_columns != target.1 {
+            if run.max_score != target.0 || run.columns_of(&board.columns) != target.1 {
                 return Err(StoreError::Invalid(format!(
                     "leaderboard {id} is widening to maxScore {} already{}",
                     run.max_score,
