@@ -200,8 +200,16 @@ def fix_league(body):
             league["tiers"] = cut
 
 
+def fix_recurrence(body):
+    """A cron schedule as the API takes it: one that parses, in a zone of the IANA database,
+    and matches again (a string the schema allows is rarely one)."""
+    if isinstance(body.get("recurrence"), dict):
+        body["recurrence"] = {"cron": "0 18 * * FRI", "timezone": "Europe/Berlin"}
+
+
 def fix_board(body):
     """A new board's fields in the order and pairings the API takes."""
+    fix_recurrence(body)
     fix_league(body)
     fix_columns(body)
     # Timestamps are from 1970 on (openapi.yaml's Timestamp).

@@ -21,3 +21,4 @@ mod moderation;
 mod players;
 mod policy;
 mod recount;
+mod tournaments;

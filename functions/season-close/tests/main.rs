@@ -14,4 +14,5 @@ mod metrics;
 mod migration;
 mod recount;
 mod repair;
+mod schedules;
 mod turns;

@@ -69,7 +69,7 @@ pub use ground::error::{CancelReason, StoreError};
 pub use ground::secrets::{self, Secret};
 pub use ground::session_id::new_session_id;
 pub use ground::{freshness, league, metadata, model, names, tls, widening};
-pub use ground::{rollover, successor};
+pub use ground::{recurrence, rollover, successor};
 pub use primitives::lease::{LEASE_MARGIN, LEASE_WITHOUT_DEADLINE};
 pub use rank::Rank;
 pub use rank::apply::LaneApplyOutcome;

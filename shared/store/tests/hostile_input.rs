@@ -10,6 +10,7 @@ use leaderboard_keys::rank::Order;
 use leaderboard_store::model::{
     BoardStatus, LIFETIME_SCORE_CEILING, NewBoard, Operator, Recurrence,
 };
+use leaderboard_store::recurrence::CronSchedule;
 use leaderboard_store::{
     CloseOptions, CloseProgress, ProjectedSession, SequenceNumber, StoreError,
 };
@@ -223,11 +224,30 @@ async fn a_recurring_board_whose_successor_id_would_be_too_long_is_refused_and_n
     // AND a recurring board without endsAt is refused too: it would never close nor recur
     for recurrence in [Recurrence::Daily, Recurrence::Weekly, Recurrence::Season] {
         let mut endless = new_board("endless", Order::Desc, Operator::Best, 100);
-        endless.recurrence = recurrence;
+        endless.recurrence = recurrence.clone();
         endless.ends_at = None;
         match store.boards().create_board(endless, at(0)).await {
             Err(StoreError::Invalid(why)) => assert!(why.contains("needs endsAt"), "{why}"),
             other => panic!("{recurrence:?}: {other:?}"),
+        }
+    }
+    assert_eq!(table.dump().await, before);
+    // AND so is a cron schedule that never matches, matches under a minute apart, does not
+    // parse or names no zone
+    for (cron, zone, why) in [
+        ("0 0 30 2 *", "UTC", "never matches"),
+        ("*/5 * * * * *", "UTC", "less than a minute apart"),
+        ("0 18 * * FRIDAYS", "Europe/Berlin", "five-field"),
+        ("0 18 * * FRI", "Europe/Berlin ", "IANA"),
+    ] {
+        let mut scheduled = new_board("scheduled", Order::Desc, Operator::Best, 100);
+        scheduled.recurrence = Recurrence::Cron(CronSchedule {
+            cron: cron.into(),
+            timezone: zone.into(),
+        });
+        match store.boards().create_board(scheduled, at(0)).await {
+            Err(StoreError::Invalid(e)) => assert!(e.contains(why), "{cron}: {e}"),
+            other => panic!("{cron} in {zone}: {other:?}"),
         }
     }
     assert_eq!(table.dump().await, before);

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::ground::error::StoreError;
 use crate::ground::league::{League, cohort_id};
 use crate::ground::names::check_name;
+pub use crate::ground::recurrence::Recurrence;
 use crate::ground::widening::{WideningRun, WideningStep};
 
 /// How a new score combines with a player's current entry on a board.
@@ -25,21 +26,6 @@ pub enum Operator {
     Latest,
     /// Add the new score to the current one.
     Increment,
-}
-
-/// Whether and how a board is followed by a successor when it closes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Recurrence {
-    /// A one-off board.
-    #[default]
-    None,
-    /// A new board every day.
-    Daily,
-    /// A new board every week.
-    Weekly,
-    /// A new board of the same length, numbered.
-    Season,
 }
 
 /// Who may post plays to a board: its players, each with their own token (the default), or
@@ -362,6 +348,27 @@ fn check_league(league: &League, new: &NewBoard) -> Result<(), StoreError> {
     league.check(&new.board_id)
 }
 
+/// A new board's end: the one given, or for a calendar recurrence (`monthly`, a cron schedule)
+/// the first its recurrence gives after `starts_at`. A recurrence by a fixed period needs one
+/// given; a cron schedule must parse and match.
+fn first_end(new: &NewBoard, starts_at: Timestamp) -> Result<Option<Timestamp>, StoreError> {
+    new.recurrence
+        .check(starts_at)
+        .map_err(StoreError::Invalid)?;
+    match (&new.recurrence, new.ends_at) {
+        (_, Some(ends_at)) => Ok(Some(ends_at)),
+        (Recurrence::None, None) => Ok(None),
+        (Recurrence::Monthly | Recurrence::Cron(_), None) => new
+            .recurrence
+            .next_end(starts_at, starts_at)
+            .map_err(StoreError::Invalid),
+        (fixed, None) => Err(StoreError::Invalid(format!(
+            "a recurring board (recurrence {fixed}) needs endsAt: it closes and its successor \
+             opens then, so without one it would never roll over"
+        ))),
+    }
+}
+
 /// The longest play a `durationSec` may describe: a year (and so the largest `minDurationSec`
 /// a board may ask, or no play could meet it).
 pub const MAX_DURATION_SEC: u64 = 365 * 24 * 3600;
@@ -398,13 +405,6 @@ impl Board {
                 "rankLayout must be 2, the rank index's only layout (or left out)".into(),
             ));
         }
-        if new.recurrence != Recurrence::None && new.ends_at.is_none() {
-            return Err(StoreError::Invalid(format!(
-                "a recurring board (recurrence {}) needs endsAt: it closes and its successor \
-                 opens then, so without one it would never roll over",
-                format!("{:?}", new.recurrence).to_lowercase()
-            )));
-        }
         if let Some(league) = &new.league {
             check_league(league, &new)?;
         }
@@ -417,7 +417,8 @@ impl Board {
             ));
         }
         let starts_at = new.starts_at.unwrap_or(now);
-        if let Some(ends_at) = new.ends_at
+        let ends_at = first_end(&new, starts_at)?;
+        if let Some(ends_at) = ends_at
             && ends_at <= starts_at
         {
             return Err(StoreError::Invalid("endsAt must be after startsAt".into()));
@@ -434,7 +435,7 @@ impl Board {
             min_score: new.min_score,
             min_duration_sec: new.min_duration_sec,
             starts_at,
-            ends_at: new.ends_at,
+            ends_at,
             recurrence: new.recurrence,
             writers: new.writers,
             game_id: new.game_id,

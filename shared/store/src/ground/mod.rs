@@ -13,6 +13,7 @@ pub mod league;
 pub mod metadata;
 pub mod model;
 pub mod names;
+pub mod recurrence;
 pub mod rollover;
 pub mod secrets;
 pub(crate) mod session_id;

@@ -16,6 +16,7 @@ use leaderboard_keys::ids::BoardId;
 
 use crate::ground::model::{Board, NewBoard, Recurrence};
 use crate::ground::names::MAX_NAME_LEN;
+use crate::ground::recurrence::calendar_days;
 use crate::ground::rollover::{next_id, next_name};
 
 const DAY_MS: u64 = 86_400_000;
@@ -26,15 +27,22 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
     let Some(ends_at) = board.ends_at else {
         return Ok(None);
     };
-    let period_ms = match board.recurrence {
-        Recurrence::None => return Ok(None),
-        Recurrence::Daily => DAY_MS,
-        Recurrence::Weekly => 7 * DAY_MS,
-        Recurrence::Season => ends_at
-            .as_millis()
-            .saturating_sub(board.starts_at.as_millis()),
+    let Some(next_end) = board.recurrence.next_end(board.starts_at, ends_at)? else {
+        return Ok(None);
     };
-    let days = period_ms / DAY_MS;
+    // A trailing date moves by the calendar days the board ran (in its schedule's zone), a
+    // season's by its length.
+    let days = match board.recurrence {
+        Recurrence::Season => {
+            (ends_at
+                .as_millis()
+                .saturating_sub(board.starts_at.as_millis()))
+                / DAY_MS
+        }
+        Recurrence::Daily => 1,
+        Recurrence::Weekly => 7,
+        _ => calendar_days(&board.recurrence, board.starts_at, ends_at),
+    };
     let old = board.board_id.as_str();
     let id = next_id(old, days.max(1)).ok_or_else(|| {
         format!("the {old} board's id has no next one (its date or week is out of range)")
@@ -55,8 +63,8 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
         min_score: board.min_score,
         min_duration_sec: board.min_duration_sec,
         starts_at: Some(ends_at),
-        ends_at: Some(ends_at.plus_millis(period_ms)),
-        recurrence: board.recurrence,
+        ends_at: Some(next_end),
+        recurrence: board.recurrence.clone(),
         writers: board.writers,
         game_id: board.game_id.clone(),
         // A successor starts on the rank index's current layout, whatever its predecessor had.

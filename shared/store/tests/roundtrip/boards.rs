@@ -156,7 +156,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             max_score: case.max_score,
             starts_at: case.starts_at.map(ts),
             ends_at: case.ends_at.map(ts),
-            recurrence: case.recurrence,
+            recurrence: case.recurrence.clone(),
             game_id: case.game_id.map(gid),
             ..NewBoard::named(bid(id), case.name.into())
         };
