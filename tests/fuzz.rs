@@ -2,8 +2,9 @@
 //! document, sends generated valid and invalid requests and checks every answer against it;
 //! pinned in `scripts/template-tools.txt`, installed into `.venv-tools/` by the test command)
 //! runs against a local stack started for it alone (making guests in a user pool on loopback),
-//! seeded with a board, a league, a game, two players and a session, with every check but one, every phase, a fixed seed and a bounded number of
-//! examples (`tests/fuzz/schemathesis.toml`), and the rules no schema can state applied by
+//! seeded with a board, a board to close, a league, a game, two players and a session, with
+//! every check but one, every phase, a fixed seed and a bounded number of examples
+//! (`tests/fuzz/schemathesis.toml`), and the rules no schema can state applied by
 //! `tests/fuzz/hooks.py`. Any failure, error or warning fails the test; the run's summary
 //! (operations, test cases generated, failures) is printed with the test output.
 
@@ -56,8 +57,14 @@ async fn the_api_answers_as_openapi_yaml_says() {
     let root = leaderboard_devkit::repo_root();
     let config_path = root.join("tests/fuzz/schemathesis.toml");
     let config = std::fs::read_to_string(&config_path).unwrap();
-    let [board, game, player, victim, session, league] = [
-        "boards", "games", "players", "victims", "sessions", "leagues",
+    let [board, game, player, victim, session, league, closable] = [
+        "boards",
+        "games",
+        "players",
+        "victims",
+        "sessions",
+        "leagues",
+        "closables",
     ]
     .map(|n| dictionary(&config, n));
 
@@ -85,6 +92,11 @@ async fn the_api_answers_as_openapi_yaml_says() {
     let new_board = json!({"leaderboardId": board, "name": "Fuzz", "order": "desc",
                            "operator": "best", "endsAt": "2099-01-01T00:00:00Z"});
     let created = api.post("/leaderboards", Some(&admin), &new_board).await;
+    assert_eq!(created.unwrap().status, 201);
+    // A board the fuzzer's closes end, so that the seeded board stays open for its plays.
+    let new_closable = json!({"leaderboardId": closable, "name": "Fuzz closable",
+                              "endsAt": "2099-01-01T00:00:00Z"});
+    let created = api.post("/leaderboards", Some(&admin), &new_closable).await;
     assert_eq!(created.unwrap().status, 201);
     // A league the seeded player plays, for the league reads.
     let new_league = json!({"leaderboardId": league, "name": "Fuzz league", "recurrence": "weekly",

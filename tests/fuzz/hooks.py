@@ -176,7 +176,8 @@ def fix_columns(body):
 
 
 def fix_league(body):
-    """A league's board as the API takes it: recurring, of one write shard, `promote` and
+    """A league's board as the API takes it: recurring, of one write shard, no tournament
+    rules, `promote` and
     `relegate` at most half a cohort, and room in 64 characters for its cohorts' ids
     (`<id>.<tier>.<number>`, the successor's id up to two characters longer)."""
     league = body.get("league")
@@ -185,6 +186,9 @@ def fix_league(body):
     if body.get("recurrence") in (None, "none"):
         body["recurrence"] = "weekly"
     body["writeShards"] = 1
+    # A league places its players in cohorts: no tournament rules.
+    for rule in ("joinRequired", "maxEntrants", "maxAttempts"):
+        body.pop(rule, None)
     size = league.get("cohortSize")
     if isinstance(size, int):
         for field in ("promote", "relegate"):

@@ -28,6 +28,9 @@ export function retryable(error: Schemas["Error"]): boolean {
     case "method_not_allowed":
     case "already_exists":
     case "board_closed":
+    case "board_full":
+    case "not_joined":
+    case "attempts_exhausted":
     case "idempotency_mismatch":
     case "payload_too_large":
       return false;
@@ -53,6 +56,17 @@ export function describe(page: Json<"/leaderboards/{boardId}/scores", "get", 200
     const lag = e.rankExact === false ? ` (within ${e.rankLag ?? 0})` : "";
     return `#${e.rank} ${e.name}: ${e.score}${lag}`;
   });
+}
+
+/** A tournament's entry: joined, and the board's rules a client shows before the first play. */
+export function entry(
+  joined: Json<"/leaderboards/{boardId}/join", "post", 200>,
+  board: Json<"/leaderboards/{boardId}", "get", 200>,
+): string {
+  const tries = board.maxAttempts == null ? "unlimited tries" : `${board.maxAttempts} tries`;
+  const r = board.recurrence ?? "none";
+  const reset = typeof r === "string" ? r : `${r.cron} (${r.timezone})`;
+  return `${joined.playerId} joined ${joined.leaderboardId}: ${tries}, resets ${reset}`;
 }
 
 /** The caller's profile, or only their player id before they have one. */

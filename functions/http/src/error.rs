@@ -6,6 +6,7 @@ use lambda_http::{Body, Response};
 use leaderboard_keys::KeyError;
 use leaderboard_keys::ids::IdError;
 use leaderboard_store::StoreError;
+use leaderboard_store::tournament::EntryRefusal;
 use serde::Serialize;
 
 /// Every `error.code` an answer of the functions carries: `openapi.yaml`'s `Error.code` enum
@@ -22,6 +23,9 @@ pub const ERROR_CODES: &[&str] = &[
     "method_not_allowed",
     "already_exists",
     "board_closed",
+    "board_full",
+    "not_joined",
+    "attempts_exhausted",
     "idempotency_mismatch",
     "rate_limited",
     "unavailable",
@@ -182,6 +186,13 @@ impl From<StoreError> for ApiError {
             }
             StoreError::BoardClosed { .. } => {
                 ApiError::new(StatusCode::CONFLICT, "board_closed", e.to_string())
+            }
+            StoreError::EntryRefused { refusal, .. } => {
+                let status = match refusal {
+                    EntryRefusal::BoardFull(_) => StatusCode::CONFLICT,
+                    _ => StatusCode::FORBIDDEN,
+                };
+                ApiError::new(status, refusal.code(), e.to_string())
             }
             StoreError::Banned { .. } => {
                 ApiError::new(StatusCode::FORBIDDEN, "banned", e.to_string())

@@ -14,6 +14,8 @@
 //! | `GET /leaderboards/{boardId}/players/{playerId}` | any | AP4 + AP10 (season result after close) |
 //! | `GET /leaderboards/{boardId}/players/{playerId}/around` | any | rank window |
 //! | `DELETE /leaderboards/{boardId}/players/{playerId}` | admin | remove the entry (moderation) |
+//! | `POST /leaderboards/{boardId}/join` | player | join a tournament board (`maxEntrants` exact) |
+//! | `POST /leaderboards/{boardId}/close` | admin | end the board now; season close's next run closes it |
 //! | `PUT /players/me` | player | profile upsert |
 //! | `GET /players/{playerId}` | any | AP1, never the email |
 //! | `GET /players/{playerId}/scores` | any | AP5 |
@@ -132,6 +134,10 @@ pub enum Route {
     PlayerLeague,
     /// `GET /leaderboards/{boardId}/cohorts`
     LeagueCohorts,
+    /// `POST /leaderboards/{boardId}/join`
+    JoinBoard,
+    /// `POST /leaderboards/{boardId}/close`
+    CloseBoard,
 }
 
 /// The routes that need a token, served by `LeaderboardWritesFunction`, in match order: literal
@@ -145,6 +151,8 @@ fn write_routes() -> Vec<(Method, &'static str, Route)> {
             "/leaderboards/{boardId}/players/{playerId}",
             RemoveEntry,
         ),
+        (Method::POST, "/leaderboards/{boardId}/join", JoinBoard),
+        (Method::POST, "/leaderboards/{boardId}/close", CloseBoard),
         (Method::POST, "/players/guest", CreateGuest),
         (Method::PUT, "/players/me", PutMe),
         (Method::GET, "/players/me", GetMe),

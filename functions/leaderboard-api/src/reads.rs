@@ -310,6 +310,8 @@ pub(crate) async fn read_route(
         }
         Route::CreateBoard
         | Route::RemoveEntry
+        | Route::JoinBoard
+        | Route::CloseBoard
         | Route::PutMe
         | Route::GetMe
         | Route::AdminPlayerByEmail

@@ -1,4 +1,4 @@
-//! The routes that need a token: board creation, the caller's profile, entry removal, bans,
+//! The routes that need a token: board creation, joins and closes, the caller's profile, entry removal, bans,
 //! erasure, the export, the audit trail and the admin lookup by email. They are served by the function whose role may write
 //! (`LeaderboardWritesFunction`), so the anonymous read routes run under a role that cannot.
 
@@ -124,6 +124,31 @@ pub(crate) async fn write_route(
             let board = store.boards().create_board(new, now).await?;
             tracing::info!(board = %board.board_id, "board created");
             Ok(json(StatusCode::CREATED, &shown_board(&board, now)))
+        }
+        Route::JoinBoard => {
+            let who = identity(req)?;
+            let id = board_id(p)?;
+            let joined = store
+                .tournaments()
+                .join(&id, &who.player_id, app.now())
+                .await?;
+            if joined.new {
+                tracing::info!(board = %id, player = %who.player_id, "joined");
+            }
+            ok(&serde_json::json!({
+                "leaderboardId": id, "playerId": who.player_id, "joined": true
+            }))
+        }
+        Route::CloseBoard => {
+            let who = admin(req)?;
+            let id = board_id(p)?;
+            let now = app.now();
+            let board = store
+                .tournaments()
+                .close_now(&id, who.player_id.as_str(), now)
+                .await?;
+            tracing::info!(board = %id, by = %who.player_id, "board ended now");
+            ok(&shown_board(&board, now))
         }
         Route::RemoveEntry => {
             let who = admin(req)?;

@@ -65,3 +65,130 @@ async fn calendar_recurrences_are_created_with_their_first_end_and_bad_schedules
     );
     assert_eq!(board["recurrence"], "monthly");
 }
+
+#[tokio::test]
+async fn a_tournament_takes_plays_from_its_joined_players_within_their_attempts() {
+    let h = harness("api_tournament").await;
+    let body = json!({"leaderboardId": "cup", "name": "Cup", "joinRequired": true,
+        "maxEntrants": 2, "maxAttempts": 2, "gameId": "tetris"});
+    let (status, board) = h
+        .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
+        .await;
+    assert_eq!(status, 201, "{board}");
+    assert_eq!(
+        (
+            &board["joinRequired"],
+            &board["maxEntrants"],
+            &board["maxAttempts"]
+        ),
+        (&json!(true), &json!(2), &json!(2))
+    );
+    let play = json!({"score": 10, "gameId": "tetris", "leaderboardIds": ["cup"]});
+    let before = h.table.dump().await;
+    let (status, resp) = h.post("ann", None, &play).await;
+    assert_eq!((status, code(&resp)), (403, "not_joined"), "{resp}");
+    assert_eq!(
+        h.table.dump().await,
+        before,
+        "a refused play wrote something"
+    );
+
+    for player in ["ann", "bob", "ann"] {
+        let (status, resp) = h
+            .call("POST", "/leaderboards/cup/join", As::Player(player), None)
+            .await;
+        assert_eq!(status, 200, "{resp}");
+        assert_eq!(
+            resp,
+            json!({"leaderboardId": "cup", "playerId": player, "joined": true})
+        );
+    }
+    let before = h.table.dump().await;
+    let (status, resp) = h
+        .call("POST", "/leaderboards/cup/join", As::Player("cid"), None)
+        .await;
+    assert_eq!((status, code(&resp)), (409, "board_full"), "{resp}");
+    let (status, resp) = h
+        .call("POST", "/leaderboards/nope/join", As::Player("cid"), None)
+        .await;
+    assert_eq!((status, code(&resp)), (404, "not_found"), "{resp}");
+    let (status, _) = h
+        .call("POST", "/leaderboards/cup/join", As::Anonymous, None)
+        .await;
+    assert_eq!(status, 401);
+    assert_eq!(
+        h.table.dump().await,
+        before,
+        "a refused join wrote something"
+    );
+
+    for score in [10, 20] {
+        let play = json!({"score": score, "gameId": "tetris", "leaderboardIds": ["cup"]});
+        let (status, resp) = h.post("ann", None, &play).await;
+        assert_eq!(status, 200, "{resp}");
+    }
+    let before = h.table.dump().await;
+    let (status, resp) = h.post("ann", Some("cup"), &json!({"score": 30})).await;
+    assert_eq!((status, code(&resp)), (403, "attempts_exhausted"), "{resp}");
+    assert_eq!(
+        h.table.dump().await,
+        before,
+        "a refused play wrote something"
+    );
+}
+
+#[tokio::test]
+async fn an_admin_ends_a_board_now_once_with_an_audit_item() {
+    let h = harness("api_close_now").await;
+    let body = json!({"leaderboardId": "cup_1", "name": "Cup 1", "recurrence": "weekly",
+        "startsAt": "2026-01-01T00:00:00Z", "endsAt": "2099-01-01T00:00:00Z"});
+    let (status, _) = h
+        .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
+        .await;
+    assert_eq!(status, 201);
+    let before = h.table.dump().await;
+    for (who, want) in [(As::Player("ann"), 403), (As::Anonymous, 401)] {
+        let (status, _) = h.call("POST", "/leaderboards/cup_1/close", who, None).await;
+        assert_eq!(status, want);
+    }
+    let (status, _) = h
+        .call("POST", "/leaderboards/nope/close", As::Admin("ops"), None)
+        .await;
+    assert_eq!(status, 404);
+    assert_eq!(
+        h.table.dump().await,
+        before,
+        "a refused close wrote something"
+    );
+
+    let (status, board) = h
+        .call("POST", "/leaderboards/cup_1/close", As::Admin("ops"), None)
+        .await;
+    assert_eq!(
+        (status, &board["status"]),
+        (200, &json!("ended")),
+        "{board}"
+    );
+    let ended = board["endsAt"].clone();
+    let audits = |items: &[leaderboard_devkit::testing::RawItem]| {
+        items
+            .iter()
+            .filter(|i| i["pk"].as_s().unwrap() == "LEADERBOARD#cup_1")
+            .filter(|i| i["sk"].as_s().unwrap().starts_with("ACTION#"))
+            .map(|i| {
+                let s = |k: &str| i[k].as_s().unwrap().clone();
+                (s("action"), s("actor"))
+            })
+            .collect::<Vec<_>>()
+    };
+    let after = h.table.dump().await;
+    assert_eq!(audits(&after), [("board_closed".into(), "ops".into())]);
+    // Again: answered as it is, nothing written.
+    let (status, again) = h
+        .call("POST", "/leaderboards/cup_1/close", As::Admin("ops"), None)
+        .await;
+    assert_eq!((status, &again["endsAt"]), (200, &ended));
+    assert_eq!(h.table.dump().await, after);
+    let (status, resp) = h.post("ann", Some("cup_1"), &json!({"score": 5})).await;
+    assert_eq!((status, code(&resp)), (409, "board_closed"), "{resp}");
+}

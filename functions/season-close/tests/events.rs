@@ -35,7 +35,16 @@ async fn a_close_publishes_one_board_closed_with_its_top_ten_and_next_board() {
         .expect("a successor");
 
     let events = log.newest_first();
-    assert_eq!(events.len(), 1);
+    assert_eq!(events.len(), 2, "the close, and its successor's opening");
+    let opened = &events[1];
+    assert_eq!(opened["detail-type"], "BoardOpened");
+    let successor = store.boards().get_board(&next).await.unwrap().unwrap();
+    assert_eq!(
+        opened["detail"],
+        json!({"eventId": format!("opened:{next}"), "leaderboardId": next.as_str(),
+               "seriesId": "daily", "startsAt": successor.starts_at.to_string(),
+               "endsAt": successor.ends_at.unwrap().to_string()})
+    );
     assert_eq!(events[0]["source"], "leaderboard");
     assert_eq!(events[0]["detail-type"], "BoardClosed");
     let detail = &events[0]["detail"];
@@ -66,7 +75,7 @@ async fn a_close_publishes_one_board_closed_with_its_top_ten_and_next_board() {
         again.close().closed.is_empty() && again.close().failed.is_empty(),
         "{again:?}"
     );
-    assert_eq!(log.newest_first().len(), 1);
+    assert_eq!(log.newest_first().len(), 2);
 }
 
 #[tokio::test]

@@ -1,7 +1,9 @@
 //! Boards that recur by the calendar, against DynamoDB Local: each run of the worker closes the
 //! due board and opens its successor, whose window is computed in the schedule's zone, so a
 //! chain across the spring and autumn daylight-saving changes keeps its local time (18:00 on
-//! Fridays in Berlin, midnight in New York) and its ids follow the local dates.
+//! Fridays in Berlin, midnight in New York) and its ids follow the local dates. A board an
+//! admin ends now is closed by the worker's next run, which publishes its successor's
+//! `BoardOpened`.
 
 use crate::common;
 
@@ -170,4 +172,49 @@ async fn a_monthly_board_is_followed_by_next_months() {
             ),
         ])
     );
+}
+
+#[tokio::test]
+async fn a_board_ended_now_closes_in_the_next_run_and_its_successor_opens() {
+    use std::sync::Arc;
+
+    use leaderboard_events::{EventLog, Publisher};
+
+    let (_table, store) = store("close_now").await;
+    let now = Timestamp::now().as_millis();
+    let friday = cron("0 18 * * FRI", "Europe/Berlin");
+    board(
+        &store,
+        "cup_1",
+        Order::Desc,
+        friday,
+        now - HOUR,
+        now + 30 * 24 * HOUR,
+    )
+    .await;
+    let log = Arc::new(EventLog::new(10));
+    let app = App::new(store.clone(), CloseOptions::default())
+        .with_publisher(Publisher::Log(log.clone()));
+    let summary = run(&app, None).await.unwrap();
+    assert!(summary.close().closed.is_empty(), "not due: {summary:?}");
+
+    let ended = store
+        .tournaments()
+        .close_now(&bid("cup_1"), "ops", Timestamp::now())
+        .await
+        .unwrap();
+    let summary = run(&app, None).await.unwrap();
+    assert_eq!(closed_boards(&summary), [("cup_1", 0)], "{summary:?}");
+    let next = store
+        .boards()
+        .get_board(&bid("cup_2"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(next.starts_at, ended.ends_at.unwrap());
+    let events = log.newest_first();
+    let kinds: Vec<_> = events.iter().map(|e| e["detail-type"].clone()).collect();
+    assert_eq!(kinds, ["BoardClosed", "BoardOpened"]);
+    assert_eq!(events[1]["detail"]["eventId"], "opened:cup_2");
+    assert_eq!(events[1]["detail"]["seriesId"], "cup");
 }

@@ -1,9 +1,10 @@
 //! The events the functions publish to EventBridge (`source: "leaderboard"`): `BoardClosed`
-//! when season close has written a board's final standings, `NewLeader` when rank 1 of an open
-//! board changes hands. Each carries an `eventId` derived from what it describes, never from
+//! when season close has written a board's final standings, `BoardOpened` when a recurring
+//! board's close opened its successor, `NewLeader` when rank 1 of an open board changes hands. Each carries an `eventId` derived from what it describes, never from
 //! when or how often it is published, so that a re-published event (a re-delivered batch, a
 //! close run again after a crash) carries the same id and a consumer can drop the repeat:
 //! - `BoardClosed`: `closed:<leaderboardId>` (a board closes once; its successor has its own id);
+//! - `BoardOpened`: `opened:<leaderboardId>`, the successor's id (a board opens once);
 //! - `NewLeader`: `leader:<leaderboardId>:<lane>:<seq>`, the change in the board's lane log
 //!   (its lane and the lane's written count, which number the board's changes for good) that
 //!   made the new leader.
@@ -76,6 +77,35 @@ impl BoardClosed {
     }
 }
 
+/// A recurring board's close opened its successor.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BoardOpened {
+    /// `opened:<leaderboardId>`.
+    pub event_id: String,
+    /// The successor.
+    pub leaderboard_id: String,
+    /// Its series (its predecessor's).
+    pub series_id: String,
+    /// When it starts taking plays (its predecessor's end), RFC 3339.
+    pub starts_at: String,
+    /// When it ends, RFC 3339.
+    pub ends_at: Option<String>,
+}
+
+impl BoardOpened {
+    /// The event of `board`'s opening, in `series`, from `starts_at` to `ends_at`.
+    pub fn new(board: &str, series: &str, starts_at: String, ends_at: Option<String>) -> Self {
+        BoardOpened {
+            event_id: format!("opened:{board}"),
+            leaderboard_id: board.to_owned(),
+            series_id: series.to_owned(),
+            starts_at,
+            ends_at,
+        }
+    }
+}
+
 /// Rank 1 of an open board changed hands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -117,6 +147,8 @@ impl NewLeader {
 pub enum Event {
     /// See [`BoardClosed`].
     BoardClosed(BoardClosed),
+    /// See [`BoardOpened`].
+    BoardOpened(BoardOpened),
     /// See [`NewLeader`].
     NewLeader(NewLeader),
 }
@@ -126,6 +158,7 @@ impl Event {
     pub fn detail_type(&self) -> &'static str {
         match self {
             Event::BoardClosed(_) => "BoardClosed",
+            Event::BoardOpened(_) => "BoardOpened",
             Event::NewLeader(_) => "NewLeader",
         }
     }
@@ -134,6 +167,7 @@ impl Event {
     pub fn event_id(&self) -> &str {
         match self {
             Event::BoardClosed(e) => &e.event_id,
+            Event::BoardOpened(e) => &e.event_id,
             Event::NewLeader(e) => &e.event_id,
         }
     }
@@ -142,6 +176,7 @@ impl Event {
     pub fn detail(&self) -> Value {
         let detail = match self {
             Event::BoardClosed(e) => serde_json::to_value(e),
+            Event::BoardOpened(e) => serde_json::to_value(e),
             Event::NewLeader(e) => serde_json::to_value(e),
         };
         // Plain structs of strings and numbers: serialising them cannot fail.

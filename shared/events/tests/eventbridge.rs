@@ -6,7 +6,7 @@
 
 use leaderboard_devkit::sqs;
 use leaderboard_events::eventbridge::Bus;
-use leaderboard_events::{BoardClosed, Event, NewLeader, Publisher, Standing};
+use leaderboard_events::{BoardClosed, BoardOpened, Event, NewLeader, Publisher, Standing};
 use serde_json::{Value, json};
 
 fn closed(board: &str) -> Event {
@@ -95,6 +95,37 @@ async fn a_republished_event_carries_the_same_id() {
         .map(|e| e["detail"]["eventId"].clone())
         .collect();
     assert_eq!(ids, [json!("closed:weekly_3"), json!("closed:weekly_3")]);
+}
+
+#[tokio::test]
+async fn a_successors_opening_republished_carries_the_same_id() {
+    let endpoint = sqs::endpoint().await;
+    let name = "lb-events-opened";
+    let events = sqs::eventbridge_client(&endpoint);
+    events.create_event_bus().name(name).send().await.unwrap();
+    let url = sqs::queue_for_events(&endpoint, name, "BoardOpened", "lb-opened").await;
+    let publisher = Publisher::EventBridge(Bus::with_client(events, name));
+    let opened = Event::BoardOpened(BoardOpened::new(
+        "cup_2026-12-04",
+        "cup",
+        "2026-12-04T17:00:00.000Z".into(),
+        Some("2026-12-11T17:00:00.000Z".into()),
+    ));
+    publisher
+        .publish(&[opened.clone(), closed("cup_2026-11-27")])
+        .await
+        .unwrap();
+    publisher
+        .publish(std::slice::from_ref(&opened))
+        .await
+        .unwrap();
+    let got = drain(&url).await;
+    assert_eq!(got.len(), 2, "{got:?}");
+    for e in &got {
+        assert_eq!(e["detail-type"], "BoardOpened");
+        assert_eq!(e["detail"], opened.detail());
+        assert_eq!(e["detail"]["eventId"], "opened:cup_2026-12-04");
+    }
 }
 
 #[tokio::test]

@@ -24,6 +24,7 @@
 //! | Play fence (ours) | `FENCE#<pseudonym>` | `#FENCE` | |
 //! | Recount wait (ours) | `RECOUNT` | `BUSY#<playerId>` | |
 //! | Guest sign-ups (ours) | `GUEST#<source>` | `SIGNUPS#<hour>` | |
+//! | Entrant, entrant count (ours, [`entrants`]) | `PLAYER#<playerId>`, `LEADERBOARD#<boardId>` | `ENTRANT#<boardId>`, `#ENTRANTS` | |
 //! | League placement, cohort cursor, cohort listing (ours) | `PLAYER#<playerId>`, `LEADERBOARD#<boardId>` | `LEAGUE#...`, `COHORTS#<tier>`, `COHORT#<tier>#<number>` | |
 //!
 //! The entry pointer records a player's current Score sort key on a board, so that the submit
@@ -409,6 +410,11 @@ pub fn audit_pk(subject: &PlayerId) -> String {
     join(AUDIT_PREFIX, subject.as_str())
 }
 
+/// An item of a board's audit trail: `LEADERBOARD#<boardId>` / `ACTION#<at>#<id>`.
+pub fn board_audit(board: &BoardId, at: Timestamp, id: &str) -> Key {
+    Key::new(board_pk(board), format!("{ACTION_PREFIX}{at}#{id}"))
+}
+
 /// An audit item: `AUDIT#<subject>` / `ACTION#<at>#<id>`, newest last in key order; `id`
 /// (unique per action) keeps two actions of one millisecond apart.
 pub fn audit(subject: &PlayerId, at: Timestamp, id: &str) -> Key {
@@ -437,9 +443,11 @@ fn parse_two_digits(s: &str) -> Option<u8> {
         .flatten()
 }
 
+mod entrants;
 mod feed;
 mod item_key;
 mod league;
+pub use entrants::*;
 pub use feed::*;
 pub use item_key::ItemKey;
 pub use league::*;

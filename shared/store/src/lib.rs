@@ -64,11 +64,12 @@ pub use features::projection::recount_run::{
 pub use features::projection::{
     ProjectedSession, Projection, ProjectionOutcome, SEQUENCE_DIGITS, SequenceNumber,
 };
+pub use features::tournaments::{BoardAuditItem, Joined, Tournaments};
 pub use ground::config::{self, Config};
 pub use ground::error::{CancelReason, StoreError};
 pub use ground::secrets::{self, Secret};
 pub use ground::session_id::new_session_id;
-pub use ground::{freshness, league, metadata, model, names, tls, widening};
+pub use ground::{freshness, league, metadata, model, names, tls, tournament, widening};
 pub use ground::{recurrence, rollover, successor};
 pub use primitives::lease::{LEASE_MARGIN, LEASE_WITHOUT_DEADLINE};
 pub use rank::Rank;

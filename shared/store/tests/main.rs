@@ -42,6 +42,7 @@ mod sharded_chunks;
 mod sharded_feed;
 mod sharded_reads;
 mod sharded_writes;
+mod tournaments;
 mod widen;
 mod widen_checker;
 mod widen_close;

@@ -230,6 +230,21 @@ fn item_key(item: &ItemKey, sk: &str, hint: BoardHint) -> CtlResult<(&'static st
                 part("periodEnd", period_end.to_string()),
             ],
         ),
+        ItemKey::Entrant {
+            player: p,
+            board: b,
+        } => (
+            "Entrant (a player's place and attempts on a tournament board)",
+            vec![player(p), board(b)],
+        ),
+        ItemKey::BoardAudit { board: b, sort_key } => (
+            "Board audit item (an admin's action on the board)",
+            vec![board(b), part("action", sort_key.as_str())],
+        ),
+        ItemKey::EntrantCount(b) => (
+            "Entrant count (a tournament's places taken)",
+            vec![board(b)],
+        ),
         ItemKey::CohortCursor { board: b, tier } => (
             "Cohort cursor (the cohort a tier's newcomers join)",
             vec![board(b), part("tier", tier.as_str())],

@@ -9,7 +9,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Instant;
 
-use leaderboard_events::{BoardClosed, Event, Standing, TOP_COUNT};
+use leaderboard_events::{BoardClosed, BoardOpened, Event, Standing, TOP_COUNT};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::{CloseOptions, CloseProgress, StoreError};
@@ -89,7 +89,8 @@ pub struct PausedBoard {
 }
 
 /// Publishes `board`'s `BoardClosed`: its first 10 final standings (one Query; erased players
-/// by pseudonym, one BatchGetItem of their markers), its count and its successor. Called once
+/// by pseudonym, one BatchGetItem of their markers), its count and its successor; and the
+/// successor's `BoardOpened` (one GetItem of it). Called once
 /// the snapshot is complete and before the board is marked closed, so that a publication lost
 /// here is made again by the next run, with the same `eventId`.
 async fn publish_closed(
@@ -135,7 +136,27 @@ async fn publish_closed(
         top,
         next.map(|b| b.to_string()),
     );
-    app.publisher.publish(&[Event::BoardClosed(event)]).await
+    let mut events = Vec::new();
+    // The successor's opening goes out with its predecessor's close, under the same rule: a
+    // publication lost here is made again by the next run, with the same ids.
+    if let Some(next) = next {
+        let opened = app
+            .store
+            .boards()
+            .get_board(next)
+            .await
+            .map_err(|e| e.to_string())?;
+        if let Some(b) = opened {
+            events.push(Event::BoardOpened(BoardOpened::new(
+                b.board_id.as_str(),
+                b.series().as_str(),
+                b.starts_at.to_string(),
+                b.ends_at.map(|e| e.to_string()),
+            )));
+        }
+    }
+    events.push(Event::BoardClosed(event));
+    app.publisher.publish(&events).await
 }
 
 impl Job for CloseJob {

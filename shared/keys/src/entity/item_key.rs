@@ -38,6 +38,13 @@ pub enum ItemKey {
     },
     /// A Leaderboard item.
     Leaderboard(BoardId),
+    /// An item of a board's audit trail (an admin's action on the board, such as closing it).
+    BoardAudit {
+        /// The board.
+        board: BoardId,
+        /// The item's sort key, `ACTION#<at>#<id>`.
+        sort_key: String,
+    },
     /// A Score item; decode `sort_key` with the board's [`crate::rank::RankKeySpec`].
     Score {
         /// The board.
@@ -114,6 +121,15 @@ pub enum ItemKey {
         /// Whole hours since the epoch.
         hour: u64,
     },
+    /// A player's entrant item on a tournament board.
+    Entrant {
+        /// The player.
+        player: PlayerId,
+        /// The board.
+        board: BoardId,
+    },
+    /// A tournament board's entrant count.
+    EntrantCount(BoardId),
     /// A board's lane: its written counts.
     Lane {
         /// The board.
@@ -157,6 +173,9 @@ impl ItemKey {
         }
         if let Some(league) = parse_league_key(pk, sk) {
             return league;
+        }
+        if let Some(tournament) = parse_entrant_key(pk, sk) {
+            return tournament;
         }
         if pk == BOARD_LIST {
             let (created_at, board) = parse_board_listing_sk(sk)?;
@@ -222,6 +241,12 @@ impl ItemKey {
             let board = BoardId::parse(b)?;
             if sk == METADATA {
                 return Ok(ItemKey::Leaderboard(board));
+            }
+            if sk.starts_with(ACTION_PREFIX) {
+                return Ok(ItemKey::BoardAudit {
+                    board,
+                    sort_key: sk.to_owned(),
+                });
             }
             if sk.starts_with(SCORE_PREFIX) {
                 return Ok(ItemKey::Score {

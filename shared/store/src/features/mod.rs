@@ -13,3 +13,4 @@ pub(crate) mod listings;
 pub(crate) mod moderation;
 pub(crate) mod plays;
 pub(crate) mod projection;
+pub(crate) mod tournaments;

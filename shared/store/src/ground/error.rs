@@ -117,6 +117,14 @@ pub enum StoreError {
         /// Why: `closed`, `closing`, `not started`, `ended`.
         why: &'static str,
     },
+    /// A board's tournament rules refuse the play or join; nothing was written.
+    #[error("{}", refusal.message(board))]
+    EntryRefused {
+        /// The board.
+        board: BoardId,
+        /// Which rule.
+        refusal: EntryRefusal,
+    },
     /// The caller may not post to the board: a player to a board only game servers write, or a
     /// game server to one whose players post their own plays; nothing was written.
     #[error("{0}")]
@@ -229,6 +237,7 @@ impl StoreError {
                 | StoreError::NotFound { .. }
                 | StoreError::AlreadyExists { .. }
                 | StoreError::BoardClosed { .. }
+                | StoreError::EntryRefused { .. }
                 | StoreError::Banned { .. }
                 | StoreError::Erased { .. }
                 | StoreError::Forbidden(_)
@@ -321,5 +330,43 @@ mod tests {
         assert!(matches!(e, StoreError::Request(_)), "{e:?}");
         assert!(!e.is_client_error());
         assert!(!e.is_retryable());
+    }
+}
+
+/// Why a board's tournament rules refuse a play or a join.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryRefusal {
+    /// The board takes plays only from players who joined (403 `not_joined`).
+    NotJoined,
+    /// The board has its `maxEntrants` (409 `board_full`).
+    BoardFull(u64),
+    /// The player made the board's `maxAttempts` (403 `attempts_exhausted`).
+    AttemptsExhausted(u64),
+}
+
+impl EntryRefusal {
+    /// The API's error code.
+    pub fn code(self) -> &'static str {
+        match self {
+            EntryRefusal::NotJoined => "not_joined",
+            EntryRefusal::BoardFull(_) => "board_full",
+            EntryRefusal::AttemptsExhausted(_) => "attempts_exhausted",
+        }
+    }
+
+    /// What the refusal says of `board`.
+    pub fn message(self, board: &BoardId) -> String {
+        match self {
+            EntryRefusal::NotJoined => format!(
+                "leaderboard {board} takes plays only from players who joined it: POST \
+                 /leaderboards/{board}/join first"
+            ),
+            EntryRefusal::BoardFull(max) => {
+                format!("leaderboard {board} is full: it takes {max} entrants")
+            }
+            EntryRefusal::AttemptsExhausted(max) => {
+                format!("you have made all {max} attempts leaderboard {board} allows")
+            }
+        }
     }
 }

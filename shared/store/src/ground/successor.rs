@@ -74,6 +74,10 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
         write_shards: board.write_shards,
         league: board.league.clone(),
         columns: board.columns.clone(),
+        // A tournament's successor has its rules, each period with its own entrants.
+        join_required: board.join_required,
+        max_entrants: board.max_entrants,
+        max_attempts: board.max_attempts,
     }))
 }
 
@@ -118,6 +122,9 @@ mod tests {
             entry_generation: 0,
             widening: None,
             columns: vec![Column::new("time", Order::Asc, 99_999).unwrap()],
+            join_required: true,
+            max_entrants: Some(64),
+            max_attempts: Some(3),
         }
     }
 
@@ -158,6 +165,12 @@ mod tests {
             )
         );
         assert_eq!(next.columns, b.columns);
+        let rules = (next.join_required, next.max_entrants, next.max_attempts);
+        assert_eq!(
+            rules,
+            (true, Some(64), Some(3)),
+            "a tournament's rules recur"
+        );
         let d = board(
             "daily_2026-11-21",
             Recurrence::Daily,

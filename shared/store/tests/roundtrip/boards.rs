@@ -194,6 +194,9 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             entry_generation: 0,
             widening: None,
             columns: vec![],
+            join_required: false,
+            max_entrants: None,
+            max_attempts: None,
         };
         assert_eq!(created, want, "{id}");
         // AND it reads back identically

@@ -35,9 +35,13 @@
 //! of the period (their placement, or a seat taken in the play's own transaction:
 //! `crate::features::plays::league`); from there on the play is an ordinary play on the cohort.
 //!
+//! **Tournaments.** A board with `joinRequired`, `maxEntrants` or `maxAttempts` adds one read
+//! and its entrant items' writes (`crate::features::plays::entrants`).
+//!
 //! **Ranks** are read after the transaction committed, by `crate::features::plays::ranks`: from there on
 //! the play is accepted whatever the reads do.
 
+mod entrants;
 pub mod idempotency;
 mod league;
 mod plan;
@@ -220,11 +224,16 @@ impl Plays<'_> {
                 Ok(seats) => seats,
                 Err(refusal) => return self.repeat_or(refusal, play, attempt).await,
             };
+            let entrant_reads = self.read_entrants(play, &state.boards).await?;
             let read_rate = std::mem::take(&mut state.rate);
             let game_claimed = state.game_claimed;
             let decided = self.decide(play, state, &read_rate, by, now);
             let (mut plans, rate, game_id) = match decided {
                 Ok(decided) => decided,
+                Err(refusal) => return self.repeat_or(refusal, play, attempt).await,
+            };
+            let admitted = match entrants::admit(&plans, &entrant_reads, play) {
+                Ok(admitted) => admitted,
                 Err(refusal) => return self.repeat_or(refusal, play, attempt).await,
             };
             league::label(&mut plans, &seats);
@@ -241,7 +250,8 @@ impl Plays<'_> {
                 outcomes: plans.iter().map(|p| p.outcome.clone()).collect(),
             };
             let rate = rate.as_deref().map(|times| (&read_rate, times));
-            let seated = self.seat_writes(&seats)?;
+            let mut seated = self.seat_writes(&seats)?;
+            seated.extend(self.entrant_writes(play, &admitted, now)?);
             let written = self.write_play(play, &session, &plans, rate, game_claimed, seated);
             match written.await {
                 Ok(()) => return Ok(Recorded::New(session, plans, attempt)),
@@ -504,7 +514,8 @@ impl Plays<'_> {
         if let Some((read, times)) = rate {
             items.push(self.tx_play_rate(&play.player_id, read, times, played_at)?);
         }
-        // New league placements and their seats, on condition that they are still free.
+        // New league placements and their seats, on condition that they are still free; a
+        // tournament's entrants and attempts, on condition that they are within its limits.
         items.extend(seated);
         let send = self.store.table.transact(items, "TransactWriteItems(play)");
         tokio::time::timeout(TRANSACTION_TIMEOUT, send)
