@@ -19,6 +19,20 @@ async fn a_player_exports_their_own_data_and_only_theirs() {
         .await;
     assert_eq!(status, 200);
     let play = h.play("p_exp", 9_999_999_999, &["exp_b"]).await;
+    let cup = json!({"leaderboardId": "exp_cup", "name": "Cup", "joinRequired": true});
+    let (status, _) = h
+        .call("POST", "/leaderboards", As::Admin("ops"), Some(&cup))
+        .await;
+    assert_eq!(status, 201);
+    let (status, _) = h
+        .call(
+            "POST",
+            "/leaderboards/exp_cup/join",
+            As::Player("p_exp"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200);
 
     let (status, doc) = h
         .call("GET", "/players/me/export", As::Player("p_exp"), None)
@@ -33,6 +47,12 @@ async fn a_player_exports_their_own_data_and_only_theirs() {
     assert_eq!(doc["entries"][0]["playerCount"], json!(4));
     assert_eq!(doc["sessions"][0]["sessionId"], play["sessionId"]);
     assert_eq!(doc["results"], json!([]));
+    let place = &doc["entrants"][0];
+    assert_eq!(
+        (&place["leaderboardId"], &place["attempts"]),
+        (&json!("exp_cup"), &json!(0))
+    );
+    assert!(place["joinedAt"].is_string(), "{place}");
     assert_eq!(doc["nextCursor"], json!(null));
 
     // Another player's export holds nothing of this one's.

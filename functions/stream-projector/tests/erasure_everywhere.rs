@@ -3,7 +3,8 @@
 //! profile with a proven email, plays with an Idempotency-Key and metadata under a play rate
 //! limit, a ban and its lift, a league's placement,
 //! the lead of a board that then closed, entries copied by two widenings, one cut off by the
-//! close, a play's subscores on a board of tiebreak columns that then closed) is found in each
+//! close, a play's subscores on a board of tiebreak columns that then closed, a tournament's
+//! place) is found in each
 //! of those kinds before the erasure, on DynamoDB Local with the projector applying the real
 //! stream; after it a consistent scan of the whole table finds the id, the name, the email and
 //! the metadata in no item, each pseudonymised kind names the pseudonym, and the subscores are
@@ -205,6 +206,21 @@ async fn an_erased_player_is_in_no_item_of_the_whole_table() {
         metadata: None,
     };
     store.plays().record_play(&timed, at(5_600)).await.unwrap();
+    // A tournament the player joined and played: their place on it.
+    let cup = leaderboard_store::model::NewBoard {
+        join_required: true,
+        max_entrants: Some(8),
+        max_attempts: Some(2),
+        ..new_board("trial_1", Order::Desc, Operator::Best, RankLayout::V2)
+    };
+    store.boards().create_board(cup, at(0)).await.unwrap();
+    let trial = BoardId::parse("trial_1").unwrap();
+    store
+        .tournaments()
+        .join(&trial, &pid(GONE), at(5_650))
+        .await
+        .unwrap();
+    play(store, GONE, 3, 5_700, &["trial_1"], None).await;
     deliver(store, &sc.stream().await).await;
     look(&sc).await;
 

@@ -39,12 +39,12 @@ pub fn check_entry_rules(new: &NewBoard) -> Result<(), String> {
 
 /// A player's entrant item on a board: whether and when they joined, when their first play
 /// counted, and how many of their plays it accepted.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Entrant {
     /// The board.
     #[serde(rename = "leaderboardId")]
-    pub board_id: Option<BoardId>,
+    pub board_id: BoardId,
     /// When they joined (`POST /leaderboards/{b}/join`), if they did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub joined_at: Option<Timestamp>,

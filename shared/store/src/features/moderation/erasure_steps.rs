@@ -68,6 +68,7 @@ impl Moderation<'_> {
                     Ok(ItemKey::Idempotency { .. }) => bulk.push((key, "idempotencyKeys")),
                     Ok(ItemKey::Ban(_)) => bulk.push((key, "ban")),
                     Ok(ItemKey::PlayRate(_)) => bulk.push((key, "playRate")),
+                    Ok(ItemKey::Entrant { .. }) => bulk.push((key, "entrants")),
                     // Whatever else the partition holds is the player's too.
                     _ => bulk.push((key, "other")),
                 }

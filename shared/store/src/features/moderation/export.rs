@@ -1,7 +1,8 @@
 //! The player's export (contract §7, data rights: GDPR Art. 15, CCPA's right to know):
 //! everything the table stores about the player as one JSON document, their profile with its
 //! email, their ban, their entries (on an open board with its rank now, on a closed one as it
-//! was archived), their season results and their sessions.
+//! was archived), their season results, their sessions and their places on tournament boards
+//! (joins and attempts).
 //!
 //! **Bounded.** A document holds at most [`EXPORT_ENTRIES`] entries (each ranked from the rank
 //! index, about five requests), [`EXPORT_RESULTS`] results and [`EXPORT_SESSIONS`] sessions,
@@ -9,7 +10,7 @@
 //! document carries on from there (the profile and ban again, each document whole by itself).
 //! So a request's reads and its memory are bounded whatever the player has stored.
 
-use leaderboard_keys::entity::{self, ENTRY_PREFIX, RESULT_PREFIX, SESSION_PREFIX};
+use leaderboard_keys::entity::{self, ENTRANT_PREFIX, ENTRY_PREFIX, RESULT_PREFIX, SESSION_PREFIX};
 use leaderboard_keys::ids::PlayerId;
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +22,7 @@ use crate::ground::items::from_item;
 use crate::ground::model::{
     Board, BoardStatus, Entry, EntryPointer, Player, SeasonResult, Session,
 };
+use crate::ground::tournament::Entrant;
 use crate::table::query::Listing;
 use crate::table::request::Index;
 
@@ -30,6 +32,8 @@ pub const EXPORT_ENTRIES: usize = 100;
 pub const EXPORT_RESULTS: usize = 1000;
 /// The most sessions one document holds.
 pub const EXPORT_SESSIONS: usize = 1000;
+/// The most tournament places one document holds.
+pub const EXPORT_ENTRANTS: usize = 1000;
 
 /// One entry of the player's, as exported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -65,6 +69,8 @@ pub struct PlayerExport {
     pub results: Vec<SeasonResult>,
     /// Sessions, oldest first.
     pub sessions: Vec<Session>,
+    /// Places on tournament boards (joined, attempts made), by board id.
+    pub entrants: Vec<Entrant>,
     /// Where the next document carries on; `null` when this one ends the export.
     pub next_cursor: Option<String>,
 }
@@ -72,7 +78,7 @@ pub struct PlayerExport {
 /// Where an export stands: the part being read and the listing's cursor in it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct ExportCursor {
-    /// 0: entries, 1: results, 2: sessions.
+    /// 0: entries, 1: results, 2: sessions, 3: tournament places.
     part: u8,
     /// The part's listing cursor (signed), if it is under way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -100,6 +106,7 @@ impl Moderation<'_> {
             entries: Vec::new(),
             results: Vec::new(),
             sessions: Vec::new(),
+            entrants: Vec::new(),
             next_cursor: None,
         };
         let partition = entity::player_pk(player);
@@ -108,6 +115,7 @@ impl Moderation<'_> {
                 0 => ("export_entries", ENTRY_PREFIX, EXPORT_ENTRIES),
                 1 => ("export_results", RESULT_PREFIX, EXPORT_RESULTS),
                 2 => ("export_sessions", SESSION_PREFIX, EXPORT_SESSIONS),
+                3 => ("export_entrants", ENTRANT_PREFIX, EXPORT_ENTRANTS),
                 _ => return Ok(export),
             };
             let listing = Listing::new(name, Index::Table, partition.clone(), prefix);
@@ -127,7 +135,8 @@ impl Moderation<'_> {
                 1 => export
                     .results
                     .extend(page.into_page::<SeasonResult>()?.items),
-                _ => export.sessions.extend(page.into_page::<Session>()?.items),
+                2 => export.sessions.extend(page.into_page::<Session>()?.items),
+                _ => export.entrants.extend(page.into_page::<Entrant>()?.items),
             }
             match next {
                 // The part goes on in the next document.
@@ -187,7 +196,7 @@ fn decode(cursor: &str) -> Result<ExportCursor, StoreError> {
         .decode(cursor)
         .map_err(|_| StoreError::BadCursor)?;
     let at: ExportCursor = serde_json::from_slice(&bytes).map_err(|_| StoreError::BadCursor)?;
-    if at.part > 2 {
+    if at.part > 3 {
         return Err(StoreError::BadCursor);
     }
     Ok(at)
