@@ -7,7 +7,7 @@ document's, where it says it:
 - a cursor is opaque and tamper-evident: one the API did not issue is 400, so a valid case
   carries none (the stateful phase follows the cursors the API issues, by the links);
 - `playerIds` lists distinct ids, without `cursor`;
-- `GET /admin/audit` takes exactly one of `playerId` and `pseudonym`;
+- `GET /admin/audit` takes exactly one of `playerId`, `pseudonym` and `leaderboardId`;
 - a `sessionId` is a ULID whose time is at most 5 minutes ahead of the server's clock;
 - a play names boards that exist (an id the run does not know is the seeded board's), each
   once, and fits every board it names: its score in the board's `minScore..maxScore`, its
@@ -248,8 +248,10 @@ def map_case(context, case):
     query.pop("cursor", None)
     if isinstance(query.get("playerIds"), str):
         query["playerIds"] = ",".join(dict.fromkeys(query["playerIds"].split(",")))
-    if label == "GET /admin/audit" and ("playerId" in query) == ("pseudonym" in query):
-        query.pop("pseudonym", None)
+    subjects = ("playerId", "pseudonym", "leaderboardId")
+    if label == "GET /admin/audit" and sum(k in query for k in subjects) != 1:
+        for k in subjects:
+            query.pop(k, None)
         query["playerId"] = os.environ.get("FUZZ_PLAYER", "fuzz-player")
     body = case.body
     if not isinstance(body, dict):

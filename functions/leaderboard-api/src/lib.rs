@@ -30,7 +30,7 @@
 //! | `DELETE /admin/players/{playerId}/ban` | admin | lift the ban |
 //! | `DELETE /players/me` | player | erase oneself |
 //! | `DELETE /admin/players/{playerId}` | admin | erase a player |
-//! | `GET /admin/audit?playerId=` or `?pseudonym=` | admin | the audit trail, newest first |
+//! | `GET /admin/audit?playerId=`, `?pseudonym=` or `?leaderboardId=` | admin | a player's or a board's audit trail, newest first |
 //! | `GET /players/me/export` | player | everything stored about the caller |
 //! | `POST /admin/recount` | admin | recount every player's totals from their sessions |
 //! | `GET /admin/recount` | admin | the recount asked for last |

@@ -10,7 +10,7 @@ use leaderboard_http::{
 };
 use leaderboard_keys::erasure::Pseudonym;
 use leaderboard_keys::ids::Email;
-use leaderboard_keys::ids::PlayerId;
+use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_store::EmailChange;
 use leaderboard_store::model::NewBoard;
 use serde::Deserialize;
@@ -266,19 +266,34 @@ pub(crate) async fn write_route(
         }
         Route::AuditTrail => {
             admin(req)?;
+            let board = query_param(req, "leaderboardId");
             let subject = match (query_param(req, "playerId"), query_param(req, "pseudonym")) {
-                (Some(p), None) => PlayerId::parse(&p)?,
-                (None, Some(p)) => Pseudonym::parse(&p)
-                    .map_err(|e| ApiError::invalid(format!("pseudonym: {e}")))?
-                    .as_player_id(),
+                (Some(p), None) if board.is_none() => Some(PlayerId::parse(&p)?),
+                (None, Some(p)) if board.is_none() => Some(
+                    Pseudonym::parse(&p)
+                        .map_err(|e| ApiError::invalid(format!("pseudonym: {e}")))?
+                        .as_player_id(),
+                ),
+                (None, None) if board.is_some() => None,
                 _ => {
                     return Err(ApiError::invalid(
-                        "give exactly one of playerId and pseudonym",
+                        "give exactly one of playerId, pseudonym and leaderboardId",
                     ));
                 }
             };
             let limit = int_param(req, "limit", DEFAULT_PLAYER_LIMIT, 1, MAX_PLAYER_LIMIT)?;
             let cursor = query_param(req, "cursor");
+            let Some(subject) = subject else {
+                let board = BoardId::parse(board.as_deref().unwrap_or_default())?;
+                let page = store
+                    .tournaments()
+                    .board_audit_trail(&board, limit as usize, cursor.as_deref())
+                    .await?;
+                return ok(&serde_json::json!({
+                    "items": page.items,
+                    "nextCursor": page.next_cursor,
+                }));
+            };
             let page = store
                 .moderation()
                 .audit_trail(&subject, limit as usize, cursor.as_deref())

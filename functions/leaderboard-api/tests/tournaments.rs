@@ -183,6 +183,40 @@ async fn an_admin_ends_a_board_now_once_with_an_audit_item() {
     };
     let after = h.table.dump().await;
     assert_eq!(audits(&after), [("board_closed".into(), "ops".into())]);
+    let (status, trail) = h
+        .call(
+            "GET",
+            "/admin/audit?leaderboardId=cup_1",
+            As::Admin("ops"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{trail}");
+    let item = &trail["items"][0];
+    assert_eq!(
+        (
+            &item["action"],
+            &item["actor"],
+            &item["leaderboardId"],
+            &item["at"]
+        ),
+        (
+            &json!("board_closed"),
+            &json!("ops"),
+            &json!("cup_1"),
+            &ended
+        )
+    );
+    assert_eq!(trail["items"].as_array().unwrap().len(), 1);
+    let (status, _) = h
+        .call(
+            "GET",
+            "/admin/audit?leaderboardId=cup_1&playerId=ann",
+            As::Admin("ops"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 400);
     // Again: answered as it is, nothing written.
     let (status, again) = h
         .call("POST", "/leaderboards/cup_1/close", As::Admin("ops"), None)

@@ -44,9 +44,24 @@ pub struct CreateArgs {
     /// When the board ends (RFC 3339): season close snapshots it after.
     #[arg(long)]
     pub ends_at: Option<String>,
-    /// `none` (the default), `daily`, `weekly` or `season`.
-    #[arg(long)]
+    /// `none` (the default), `daily`, `weekly`, `season` or `monthly`.
+    #[arg(long, conflicts_with = "cron")]
     pub recurrence: Option<String>,
+    /// Recur at each match of this five-field cron expression (with `--timezone`).
+    #[arg(long, requires = "timezone")]
+    pub cron: Option<String>,
+    /// The IANA zone `--cron` is read in (`Europe/Berlin`, `UTC`).
+    #[arg(long, requires = "cron")]
+    pub timezone: Option<String>,
+    /// A player's plays count only after they joined (`joinRequired`).
+    #[arg(long)]
+    pub join_required: bool,
+    /// The most players the board takes (`maxEntrants`).
+    #[arg(long)]
+    pub max_entrants: Option<u64>,
+    /// The most accepted plays per player (`maxAttempts`).
+    #[arg(long)]
+    pub max_attempts: Option<u64>,
     /// Who posts plays: `players` (the default) or `servers`.
     #[arg(long)]
     pub writers: Option<String>,
@@ -93,6 +108,14 @@ impl CreateArgs {
             ("startsAt", self.starts_at.as_ref().map(|v| json!(v))),
             ("endsAt", self.ends_at.as_ref().map(|v| json!(v))),
             ("recurrence", self.recurrence.as_ref().map(|v| json!(v))),
+            (
+                "recurrence",
+                (self.cron.as_ref().zip(self.timezone.as_ref()))
+                    .map(|(cron, zone)| json!({"cron": cron, "timezone": zone})),
+            ),
+            ("joinRequired", self.join_required.then_some(json!(true))),
+            ("maxEntrants", self.max_entrants.map(|v| json!(v))),
+            ("maxAttempts", self.max_attempts.map(|v| json!(v))),
             ("writers", self.writers.as_ref().map(|v| json!(v))),
             ("gameId", self.game.as_ref().map(|v| json!(v))),
             ("seriesId", self.series.as_ref().map(|v| json!(v))),

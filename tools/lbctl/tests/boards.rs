@@ -173,6 +173,40 @@ async fn boards_create_takes_the_apis_fields_and_refuses_what_it_refuses() {
         leaderboard_store::model::Operator::Increment
     );
 
+    // A Friday cup in Berlin's time, of 64 players with 3 tries each.
+    lbctl(
+        &store,
+        false,
+        &[
+            "boards",
+            "create",
+            "cup_1",
+            "--name",
+            "Cup",
+            "--cron",
+            "0 18 * * FRI",
+            "--timezone",
+            "Europe/Berlin",
+            "--join-required",
+            "--max-entrants",
+            "64",
+            "--max-attempts",
+            "3",
+        ],
+    )
+    .await
+    .unwrap();
+    let cup = get("cup_1").await.unwrap();
+    assert_eq!(
+        cup.recurrence.to_string(),
+        "cron \"0 18 * * FRI\" in Europe/Berlin"
+    );
+    assert_eq!(
+        (cup.join_required, cup.max_entrants, cup.max_attempts),
+        (true, Some(64), Some(3))
+    );
+    assert!(cup.ends_at.is_some(), "its first Friday evening");
+
     // Refused with exit code 2 and nothing written: what the API refuses, and a board that
     // exists (left as it was).
     for args in [
@@ -229,6 +263,17 @@ async fn boards_create_takes_the_apis_fields_and_refuses_what_it_refuses() {
         vec![
             "boards",
             "create",
+            "never",
+            "--name",
+            "N",
+            "--cron",
+            "0 0 30 2 *",
+            "--timezone",
+            "UTC",
+        ],
+        vec![
+            "boards",
+            "create",
             "season_1",
             "--name",
             "Again",
@@ -240,10 +285,13 @@ async fn boards_create_takes_the_apis_fields_and_refuses_what_it_refuses() {
         assert_eq!(e.exit_code(), 2, "{args:?}: {e}");
     }
     for id in [
-        "nameless", "typo", "bad_op", "range", "late", "shards", "notjson",
+        "nameless", "typo", "bad_op", "range", "late", "shards", "notjson", "never",
     ] {
         assert!(get(id).await.is_none(), "{id} was written");
     }
     assert_eq!(get("season_1").await.unwrap(), season);
-    assert_eq!(listed(&store, &["boards"]).await, ["coins", "season_1"]);
+    assert_eq!(
+        listed(&store, &["boards"]).await,
+        ["cup_1", "coins", "season_1"]
+    );
 }

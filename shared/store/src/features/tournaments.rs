@@ -15,11 +15,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::ground::error::{CancelReason, StoreError};
 use crate::ground::items::{ItemExt, from_item, to_item};
-use crate::ground::model::{Board, BoardStatus};
+use crate::ground::model::{Board, BoardStatus, Page};
 use crate::ground::session_id::new_session_id;
 use crate::ground::tournament::{Entrant, EntryRefusal};
 use crate::store::Store;
-use crate::table::request::Params;
+use crate::table::query::Listing;
+use crate::table::request::{Index, Params};
 use crate::table::retry::Retry;
 
 /// Tournaments: joining a board, and ending one now (the handle [`Store::tournaments`] gives).
@@ -220,6 +221,26 @@ impl Tournaments<'_> {
             Retry::PLAY.pause(attempt).await;
         }
         Err(Retry::PLAY.exhausted())
+    }
+}
+
+impl Tournaments<'_> {
+    /// The audit trail of `board` (admins' actions on the board itself), newest first, `limit`
+    /// a page: one Query of the board's partition.
+    pub async fn board_audit_trail(
+        self,
+        board: &BoardId,
+        limit: usize,
+        cursor: Option<&str>,
+    ) -> Result<Page<BoardAuditItem>, StoreError> {
+        let listing = Listing::new(
+            "board_audit",
+            Index::Table,
+            entity::board_pk(board),
+            entity::ACTION_PREFIX,
+        )
+        .descending();
+        self.store.table.list_page(&listing, limit, cursor).await
     }
 }
 
