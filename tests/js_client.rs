@@ -101,6 +101,20 @@ async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
         .await
         .unwrap();
     assert_eq!(created.status, 201, "{}", created.body);
+    // A tournament of one player with one try, reset on Fridays at 18:00 in Berlin.
+    let cup = "js_cup_1";
+    let created = stack
+        .api
+        .post(
+            "/leaderboards",
+            Some(&admin),
+            &json!({"leaderboardId": cup, "name": "JS cup", "gameId": "jsgame",
+                    "recurrence": {"cron": "0 18 * * FRI", "timezone": "Europe/Berlin"},
+                    "joinRequired": true, "maxEntrants": 1, "maxAttempts": 1}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created.status, 201, "{}", created.body);
     run(
         &client,
         std::path::Path::new("node"),
@@ -113,6 +127,7 @@ async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
             ("BOARD", board.to_owned()),
             ("LEAGUE", league.to_owned()),
             ("RACE", race.to_owned()),
+            ("CUP", cup.to_owned()),
             ("COGNITO_URL", format!("{}/", cognito.endpoint)),
             ("COGNITO_CLIENT", pool_client.clone()),
         ],

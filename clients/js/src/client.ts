@@ -69,6 +69,15 @@ export class LeaderboardClient {
     });
   }
 
+  /**
+   * Joins a tournament board (`POST /leaderboards/{boardId}/join`): on a board with
+   * `joinRequired` a play counts only after it. Repeatable. A board with all its `maxEntrants`
+   * is `board_full`.
+   */
+  join(boardId: string): Promise<Answer<"joinLeaderboard">> {
+    return this.#send("POST", `/leaderboards/${enc(boardId)}/join`, { auth: true });
+  }
+
   /** The boards, newest first, a page at a time (`GET /leaderboards`). */
   boards(query: Query<"listLeaderboards"> = {}): Promise<Answer<"listLeaderboards">> {
     return this.#send("GET", "/leaderboards", { query });

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { LeaderboardClient, LeaderboardError, newSessionId } from "../dist/index.js";
 
-const { API_URL, TOKEN, OTHER_TOKEN, BOARD, LEAGUE, RACE } = process.env;
+const { API_URL, TOKEN, OTHER_TOKEN, BOARD, LEAGUE, RACE, CUP } = process.env;
 const client = new LeaderboardClient({ baseUrl: API_URL, getToken: () => TOKEN });
 const other = new LeaderboardClient({ baseUrl: API_URL, getToken: () => OTHER_TOKEN });
 
@@ -94,6 +94,25 @@ test("a board's tiebreak column ranks equal scores and shows each entry's value"
     client.postPlay({ score: 11, leaderboardIds: [RACE], sessionId: newSessionId() }),
     (e) => e.code === "invalid_request" && /time/.test(e.message),
   );
+});
+
+test("a tournament takes a joined player's plays within their tries, and only its entrants", async () => {
+  const cup = await client.board(CUP);
+  assert.deepEqual(cup.recurrence, { cron: "0 18 * * FRI", timezone: "Europe/Berlin" });
+  assert.equal(cup.joinRequired, true);
+  await assert.rejects(
+    client.postScore(CUP, { score: 5, sessionId: newSessionId() }),
+    (e) => e.code === "not_joined" && e.status === 403 && !e.retryable,
+  );
+  assert.deepEqual(await client.join(CUP), { leaderboardId: CUP, playerId: "p_js", joined: true });
+  assert.equal((await client.join(CUP)).joined, true, "joining again answers the same");
+  const played = await client.postScore(CUP, { score: 5, sessionId: newSessionId() });
+  assert.equal(played.rank, 1);
+  await assert.rejects(
+    client.postScore(CUP, { score: 6, sessionId: newSessionId() }),
+    (e) => e.code === "attempts_exhausted" && e.status === 403,
+  );
+  await assert.rejects(other.join(CUP), (e) => e.code === "board_full" && e.status === 409);
 });
 
 test("no answer is a retryable network error", async () => {
