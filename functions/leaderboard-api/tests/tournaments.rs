@@ -160,6 +160,24 @@ async fn an_admin_ends_a_board_now_once_with_an_audit_item() {
         before,
         "a refused close wrote something"
     );
+    // A league's period ends with its cohorts, at its end.
+    let league = json!({"leaderboardId": "lg", "name": "League", "recurrence": "weekly",
+        "endsAt": "2099-01-01T00:00:00Z",
+        "league": {"tiers": ["low", "high"], "cohortSize": 10, "promote": 1, "relegate": 1}});
+    let (status, _) = h
+        .call("POST", "/leaderboards", As::Admin("ops"), Some(&league))
+        .await;
+    assert_eq!(status, 201);
+    let before = h.table.dump().await;
+    let (status, resp) = h
+        .call("POST", "/leaderboards/lg/close", As::Admin("ops"), None)
+        .await;
+    assert_eq!((status, code(&resp)), (400, "invalid_request"), "{resp}");
+    assert_eq!(
+        h.table.dump().await,
+        before,
+        "a refused close wrote something"
+    );
 
     let (status, board) = h
         .call("POST", "/leaderboards/cup_1/close", As::Admin("ops"), None)

@@ -218,3 +218,38 @@ async fn a_board_ended_now_closes_in_the_next_run_and_its_successor_opens() {
     assert_eq!(events[1]["detail"]["eventId"], "opened:cup_2");
     assert_eq!(events[1]["detail"]["seriesId"], "cup");
 }
+
+#[tokio::test]
+async fn a_season_ended_early_is_followed_by_one_as_long_as_it_was_scheduled() {
+    let (_table, store) = store("close_now_season").await;
+    let now = Timestamp::now().as_millis();
+    let (start, end) = (now - HOUR, now + 10 * 24 * HOUR);
+    board(
+        &store,
+        "season_1",
+        Order::Desc,
+        Recurrence::Season,
+        start,
+        end,
+    )
+    .await;
+    let ended = store
+        .tournaments()
+        .close_now(&bid("season_1"), "ops", Timestamp::now())
+        .await
+        .unwrap();
+    assert_eq!(ended.scheduled_ends_at.map(Timestamp::as_millis), Some(end));
+    let app = App::new(store.clone(), CloseOptions::default());
+    let summary = run(&app, None).await.unwrap();
+    assert_eq!(closed_boards(&summary), [("season_1", 0)], "{summary:?}");
+    let next = store
+        .boards()
+        .get_board(&bid("season_2"))
+        .await
+        .unwrap()
+        .unwrap();
+    let stopped = ended.ends_at.unwrap();
+    assert_eq!(next.starts_at, stopped);
+    assert_eq!(next.ends_at, Some(stopped.plus_millis(end - start)));
+    assert_eq!(next.scheduled_ends_at, None);
+}

@@ -143,11 +143,11 @@ impl Tournaments<'_> {
         Err(Retry::PLAY.exhausted())
     }
 
-    /// Ends `board_id` now, by `actor` (an admin's `sub`): its `endsAt` becomes `now` (and its
-    /// `startsAt`, if it had not started), so season close's next run finds it due and closes
+    /// Ends `board_id` now, by `actor` (an admin's `sub`): its `endsAt` becomes `now` (the end
+    /// it had kept as `scheduledEndsAt`), so season close's next run finds it due and closes
     /// it, with its successor; one audit item `board_closed` in the board's trail, in the same
     /// transaction. A board already ended, closing or closed is answered as it is, with nothing
-    /// written.
+    /// written; a league's period is not ended early ([`StoreError::Invalid`]).
     pub async fn close_now(
         self,
         board_id: &BoardId,
@@ -166,14 +166,21 @@ impl Tournaments<'_> {
             if board.status != BoardStatus::Open || board.ends_at.is_some_and(|e| e <= now) {
                 return Ok(board);
             }
-            let starts_at = board.starts_at.min(now);
+            if board.league.is_some() {
+                return Err(StoreError::Invalid(format!(
+                    "leaderboard {board_id} is a league's or a cohort's: its period ends at its \
+                     endsAt, with every cohort of it"
+                )));
+            }
             let gsi2 = entity::board_open_gsi2(now, board_id);
-            let (condition, params) = match board.ends_at {
+            let (update, condition, params) = match board.ends_at {
                 Some(ends_at) => (
+                    "SET endsAt = :now, scheduledEndsAt = :was, gsi2pk = :gpk, gsi2sk = :gsk",
                     "#status = :open AND endsAt = :was",
                     Params::new().value(":was", ends_at.to_string()),
                 ),
                 None => (
+                    "SET endsAt = :now, gsi2pk = :gpk, gsi2sk = :gsk",
                     "#status = :open AND attribute_not_exists(endsAt)",
                     Params::new(),
                 ),
@@ -189,13 +196,12 @@ impl Tournaments<'_> {
             let items = vec![
                 table.tx_update_if(
                     &entity::board(board_id),
-                    "SET endsAt = :now, startsAt = :starts, gsi2pk = :gpk, gsi2sk = :gsk",
+                    update,
                     condition,
                     params
                         .name("#status", "status")
                         .value(":open", BoardStatus::Open.as_str())
                         .value(":now", now.to_string())
-                        .value(":starts", starts_at.to_string())
                         .value(":gpk", gsi2.pk.as_str())
                         .value(":gsk", gsi2.sk.as_str()),
                 )?,
@@ -208,7 +214,7 @@ impl Tournaments<'_> {
             match table.transact(items, "TransactWriteItems(close now)").await {
                 Ok(()) => {
                     return Ok(Board {
-                        starts_at,
+                        scheduled_ends_at: board.ends_at,
                         ends_at: Some(now),
                         ..board
                     });

@@ -69,6 +69,10 @@ pub struct Board {
     /// When the board ends, if it does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ends_at: Option<Timestamp>,
+    /// The end the board had before an admin ended it now (`POST .../close`), if one did: a
+    /// season's successor lasts as long as it was scheduled to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduled_ends_at: Option<Timestamp>,
     /// How the board recurs.
     pub recurrence: Recurrence,
     /// Who may post plays (`players` on a board stored without it).
@@ -198,7 +202,7 @@ fn first_end(new: &NewBoard, starts_at: Timestamp) -> Result<Option<Timestamp>, 
         (Recurrence::None, None) => Ok(None),
         (Recurrence::Monthly | Recurrence::Cron(_), None) => new
             .recurrence
-            .next_end(starts_at, starts_at)
+            .next_end(0, starts_at)
             .map_err(StoreError::Invalid),
         (fixed, None) => Err(StoreError::Invalid(format!(
             "a recurring board (recurrence {fixed}) needs endsAt: it closes and its successor \
@@ -275,6 +279,7 @@ impl Board {
             min_duration_sec: new.min_duration_sec,
             starts_at,
             ends_at,
+            scheduled_ends_at: None,
             recurrence: new.recurrence,
             writers: new.writers,
             game_id: new.game_id,

@@ -146,11 +146,11 @@ impl Recurrence {
         *self != Recurrence::None
     }
 
-    /// The end of a successor starting at `starts_at`, its predecessor having run from
-    /// `prev_start`; `None` for a board that does not recur.
+    /// The end of a successor starting at `starts_at`, a season being `season_ms` long (its
+    /// predecessor's scheduled length); `None` for a board that does not recur.
     pub fn next_end(
         &self,
-        prev_start: Timestamp,
+        season_ms: u64,
         starts_at: Timestamp,
     ) -> Result<Option<Timestamp>, String> {
         const DAY_MS: u64 = 86_400_000;
@@ -158,9 +158,7 @@ impl Recurrence {
             Recurrence::None => return Ok(None),
             Recurrence::Daily => starts_at.plus_millis(DAY_MS),
             Recurrence::Weekly => starts_at.plus_millis(7 * DAY_MS),
-            Recurrence::Season => {
-                starts_at.plus_millis(starts_at.as_millis().saturating_sub(prev_start.as_millis()))
-            }
+            Recurrence::Season => starts_at.plus_millis(season_ms),
             Recurrence::Monthly => month_after(starts_at)?,
             Recurrence::Cron(c) => c.next_after(starts_at)?,
         }))
@@ -267,7 +265,8 @@ mod tests {
         let (mut prev, mut start) = (at(start), at(start));
         let mut out = Vec::new();
         for _ in 0..n {
-            let end = r.next_end(prev, start).unwrap().unwrap();
+            let season = start.as_millis() - prev.as_millis();
+            let end = r.next_end(season, start).unwrap().unwrap();
             out.push(end.to_string());
             (prev, start) = (start, end);
         }

@@ -27,18 +27,19 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
     let Some(ends_at) = board.ends_at else {
         return Ok(None);
     };
-    let Some(next_end) = board.recurrence.next_end(board.starts_at, ends_at)? else {
+    // A season lasts as long as its predecessor was scheduled to (an admin may have ended it
+    // early: `scheduledEndsAt`).
+    let scheduled = board.scheduled_ends_at.unwrap_or(ends_at);
+    let season_ms = scheduled
+        .as_millis()
+        .saturating_sub(board.starts_at.as_millis());
+    let Some(next_end) = board.recurrence.next_end(season_ms, ends_at)? else {
         return Ok(None);
     };
     // A trailing date moves by the calendar days the board ran (in its schedule's zone), a
     // season's by its length.
     let days = match board.recurrence {
-        Recurrence::Season => {
-            (ends_at
-                .as_millis()
-                .saturating_sub(board.starts_at.as_millis()))
-                / DAY_MS
-        }
+        Recurrence::Season => season_ms / DAY_MS,
         Recurrence::Daily => 1,
         Recurrence::Weekly => 7,
         _ => calendar_days(&board.recurrence, board.starts_at, ends_at),
@@ -101,6 +102,7 @@ mod tests {
             min_duration_sec: Some(30),
             starts_at: t(start),
             ends_at: end.map(t),
+            scheduled_ends_at: None,
             recurrence,
             writers: Writers::Servers,
             game_id: None,

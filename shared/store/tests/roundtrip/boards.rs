@@ -173,6 +173,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             min_duration_sec: None,
             starts_at: ts(case.want_starts_at),
             ends_at: case.want_ends_at.map(ts),
+            scheduled_ends_at: None,
             recurrence: case.recurrence,
             writers: Default::default(),
             game_id: case.game_id.map(gid),
