@@ -20,6 +20,13 @@ use crate::{
     shown_board,
 };
 
+/// A join's body, if any: the player a game server joins.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct JoinBody {
+    player_id: Option<String>,
+}
+
 #[derive(Debug, Deserialize)]
 struct BanBody {
     reason: Option<String>,
@@ -128,15 +135,30 @@ pub(crate) async fn write_route(
         Route::JoinBoard => {
             let who = identity(req)?;
             let id = board_id(p)?;
-            let joined = store
-                .tournaments()
-                .join(&id, &who.player_id, app.now())
-                .await?;
+            // A game server joins the player it names (as it names a play's); a player's own
+            // token joins them, whatever id a body names.
+            let given: &[u8] = req.body().as_ref();
+            let body = if given.iter().all(u8::is_ascii_whitespace) {
+                JoinBody::default()
+            } else {
+                json_body::<JoinBody>(req)?
+            };
+            let named = body.player_id.as_deref().map(PlayerId::parse).transpose()?;
+            let player = match (who.is_server(), named) {
+                (false, _) => who.player_id,
+                (true, Some(named)) => named,
+                (true, None) => {
+                    return Err(ApiError::invalid(
+                        "playerId is required: a game server names the player it joins",
+                    ));
+                }
+            };
+            let joined = store.tournaments().join(&id, &player, app.now()).await?;
             if joined.new {
-                tracing::info!(board = %id, player = %who.player_id, "joined");
+                tracing::info!(board = %id, player = %player, "joined");
             }
             ok(&serde_json::json!({
-                "leaderboardId": id, "playerId": who.player_id, "joined": true
+                "leaderboardId": id, "playerId": player, "joined": true
             }))
         }
         Route::CloseBoard => {

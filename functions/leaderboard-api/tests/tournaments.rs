@@ -93,6 +93,20 @@ async fn a_tournament_takes_plays_from_its_joined_players_within_their_attempts(
         "a refused play wrote something"
     );
 
+    // A game server joins the player it names; without one it is refused.
+    let (status, resp) = h
+        .call("POST", "/leaderboards/cup/join", As::Server("srv"), None)
+        .await;
+    assert_eq!((status, code(&resp)), (400, "invalid_request"), "{resp}");
+    let (status, resp) = h
+        .call(
+            "POST",
+            "/leaderboards/cup/join",
+            As::Server("srv"),
+            Some(&json!({"playerId": "bob"})),
+        )
+        .await;
+    assert_eq!((status, &resp["playerId"]), (200, &json!("bob")), "{resp}");
     for player in ["ann", "bob", "ann"] {
         let (status, resp) = h
             .call("POST", "/leaderboards/cup/join", As::Player(player), None)

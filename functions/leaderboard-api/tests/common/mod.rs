@@ -43,12 +43,13 @@ pub async fn harness(label: &str) -> Harness {
     }
 }
 
-/// Who calls: nobody, a player, or an admin.
+/// Who calls: nobody, a player, an admin, or a game server.
 #[derive(Clone, Copy)]
 pub enum As<'a> {
     Anonymous,
     Player(&'a str),
     Admin(&'a str),
+    Server(&'a str),
 }
 
 pub fn request(method: &str, path_and_query: &str, who: As, body: Option<&Value>) -> Request {
@@ -72,11 +73,11 @@ pub fn request(method: &str, path_and_query: &str, who: As, body: Option<&Value>
     e["requestContext"]["http"]["path"] = json!(path);
     match who {
         As::Anonymous => {}
-        As::Player(sub) | As::Admin(sub) => {
-            let groups = if matches!(who, As::Admin(_)) {
-                "[admin players]"
-            } else {
-                "[players]"
+        As::Player(sub) | As::Admin(sub) | As::Server(sub) => {
+            let groups = match who {
+                As::Admin(_) => "[admin players]",
+                As::Server(_) => "[server]",
+                _ => "[players]",
             };
             e["requestContext"]["authorizer"] =
                 json!({"jwt": {"claims": {"sub": sub, "cognito:groups": groups}, "scopes": null}});
