@@ -192,3 +192,30 @@ async fn first_plays_racing_on_five_places_without_joins_leave_exactly_five_entr
     );
     assert_eq!(table.dump().await, before);
 }
+
+#[tokio::test]
+async fn a_players_join_racing_their_first_play_takes_one_place() {
+    let (table, store) = store_without_stream("join_play_race").await;
+    tournament(&store, "drop_in", |b| b.max_entrants = Some(20)).await;
+    let mut tasks = Vec::new();
+    for i in 0..12u64 {
+        let player = format!("p{i:02}");
+        let (s1, s2) = (store.clone(), store.clone());
+        let p = player.clone();
+        tasks.push(tokio::spawn(async move {
+            s1.tournaments()
+                .join(&bid("drop_in"), &pid(&p), at(1))
+                .await
+                .map(drop)
+        }));
+        tasks.push(tokio::spawn(async move {
+            let p = play(&player, i, &["drop_in"], sid(2 + i, u128::from(i)));
+            s2.plays().record_play(&p, at(2 + i)).await.map(drop)
+        }));
+    }
+    for outcome in futures::future::join_all(tasks).await {
+        outcome.unwrap().unwrap();
+    }
+    let (entrants, count, scores) = census(&table, "drop_in", true).await;
+    assert_eq!((entrants.len(), count, scores), (12, 12, 12));
+}

@@ -106,11 +106,18 @@ impl Tournaments<'_> {
                 });
             }
             let table = &self.store.table;
+            // A first play that commits meanwhile takes the place: this join then reads again
+            // rather than count the player twice.
+            let condition = if first {
+                "attribute_not_exists(pk)"
+            } else {
+                "attribute_exists(pk) AND attribute_not_exists(joinedAt)"
+            };
             let mut items = vec![
                 table.tx_update_if(
                     &entrant_key,
                     "SET leaderboardId = :board, joinedAt = :now",
-                    "attribute_not_exists(joinedAt)",
+                    condition,
                     Params::new()
                         .value(":board", board_id.as_str())
                         .value(":now", now.to_string()),
