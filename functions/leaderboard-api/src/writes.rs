@@ -153,7 +153,10 @@ pub(crate) async fn write_route(
                     ));
                 }
             };
-            let joined = store.tournaments().join(&id, &player, app.now()).await?;
+            let joined = store
+                .tournaments()
+                .join_board(&id, &player, app.now())
+                .await?;
             if joined.new {
                 tracing::info!(board = %id, player = %player, "joined");
             }

@@ -81,16 +81,21 @@ async fn a_run_closes_the_cohorts_then_the_league_and_publishes_each_close() {
     let mut published: Vec<String> = log
         .newest_first()
         .iter()
-        .map(|e| e["detail"]["leaderboardId"].as_str().unwrap().to_owned())
+        .map(|e| {
+            let (kind, board) = (&e["detail-type"], &e["detail"]["leaderboardId"]);
+            format!("{} {}", kind.as_str().unwrap(), board.as_str().unwrap())
+        })
         .collect();
     published.sort();
+    // Each close, and the opening of the league's next period (cohorts do not recur).
     assert_eq!(
         published,
         [
-            "lg_2026-w01",
-            "lg_2026-w01.low.1",
-            "lg_2026-w01.low.2",
-            "lg_2026-w01.low.3"
+            "BoardClosed lg_2026-w01",
+            "BoardClosed lg_2026-w01.low.1",
+            "BoardClosed lg_2026-w01.low.2",
+            "BoardClosed lg_2026-w01.low.3",
+            "BoardOpened lg_2026-w02"
         ]
     );
     // The best of each cohort moves up; the lowest tier relegates no one.

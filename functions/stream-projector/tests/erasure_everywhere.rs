@@ -217,7 +217,7 @@ async fn an_erased_player_is_in_no_item_of_the_whole_table() {
     let trial = BoardId::parse("trial_1").unwrap();
     store
         .tournaments()
-        .join(&trial, &pid(GONE), at(5_650))
+        .join_board(&trial, &pid(GONE), at(5_650))
         .await
         .unwrap();
     play(store, GONE, 3, 5_700, &["trial_1"], None).await;

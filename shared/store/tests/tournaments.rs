@@ -63,7 +63,10 @@ async fn sixty_four_players_racing_to_join_ten_places_leave_exactly_ten_joined()
         let store = store.clone();
         tokio::spawn(async move {
             let player = pid(&format!("p{i:02}"));
-            store.tournaments().join(&bid("cup"), &player, at(1)).await
+            store
+                .tournaments()
+                .join_board(&bid("cup"), &player, at(1))
+                .await
         })
     });
     let mut full = 0;
@@ -93,13 +96,13 @@ async fn sixty_four_players_racing_to_join_ten_places_leave_exactly_ten_joined()
         .trim_start_matches("PLAYER#");
     let again = store
         .tournaments()
-        .join(&bid("cup"), &pid(first), at(2))
+        .join_board(&bid("cup"), &pid(first), at(2))
         .await;
     assert!(!again.unwrap().new);
     let before = table.dump().await;
     let late = store
         .tournaments()
-        .join(&bid("cup"), &pid("late"), at(2))
+        .join_board(&bid("cup"), &pid("late"), at(2))
         .await;
     assert_eq!(
         refusal(&late.unwrap_err()),
@@ -204,7 +207,7 @@ async fn a_players_join_racing_their_first_play_takes_one_place() {
         let p = player.clone();
         tasks.push(tokio::spawn(async move {
             s1.tournaments()
-                .join(&bid("drop_in"), &pid(&p), at(1))
+                .join_board(&bid("drop_in"), &pid(&p), at(1))
                 .await
                 .map(drop)
         }));

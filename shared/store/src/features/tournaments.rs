@@ -36,12 +36,20 @@ impl Store {
     }
 }
 
+/// What an admin did to a board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoardAction {
+    /// Ended the board now (`POST /leaderboards/{b}/close`).
+    BoardClosed,
+}
+
 /// An item of a board's audit trail: an admin's action on the board.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BoardAuditItem {
     /// What was done (`board_closed`).
-    pub action: crate::AuditAction,
+    pub action: BoardAction,
     /// The board.
     #[serde(rename = "leaderboardId")]
     pub board_id: BoardId,
@@ -62,7 +70,7 @@ impl Tournaments<'_> {
     /// Joins `player` to `board` at `now`: repeatable. Refused, with nothing written, when the
     /// board is unknown (404), closing, closed or ended (409 `board_closed`; a board may be
     /// joined before it starts), or has its `maxEntrants` (409 `board_full`).
-    pub async fn join(
+    pub async fn join_board(
         self,
         board_id: &BoardId,
         player: &PlayerId,
@@ -193,7 +201,7 @@ impl Tournaments<'_> {
                 ),
             };
             let audit = BoardAuditItem {
-                action: crate::AuditAction::BoardClosed,
+                action: BoardAction::BoardClosed,
                 board_id: board_id.clone(),
                 actor: actor.to_owned(),
                 at: now,

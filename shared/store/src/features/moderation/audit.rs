@@ -34,9 +34,6 @@ pub enum AuditAction {
     Unbanned,
     /// Erased the player (the item names the pseudonym).
     Erased,
-    /// Ended a board now and had its close run (`POST /leaderboards/{b}/close`; the item is in
-    /// the board's trail).
-    BoardClosed,
 }
 
 /// One item of a player's audit trail.
