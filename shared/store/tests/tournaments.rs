@@ -2,7 +2,9 @@
 //! leave exactly 10 joined; 16 plays of one player racing on a board of 3 attempts leave
 //! exactly 3 accepted; 24 players' first plays racing on a board of 5 entrants without joins
 //! leave exactly 5 with entries; a repeated `sessionId` is not an attempt; every refusal
-//! writes nothing. Each count is read back from the table.
+//! writes nothing. Each count is read back from the table. And the requests: a join is one read
+//! and one transaction, a play on a tournament one read more than the same play on a plain
+//! board.
 
 use std::collections::BTreeSet;
 
@@ -221,4 +223,29 @@ async fn a_players_join_racing_their_first_play_takes_one_place() {
     }
     let (entrants, count, scores) = census(&table, "drop_in", true).await;
     assert_eq!((entrants.len(), count, scores), (12, 12, 12));
+}
+
+#[tokio::test]
+async fn a_tournament_play_costs_one_read_more_and_a_join_two_requests() {
+    use crate::census::{census, counted};
+    let (_table, store, counter) = counted("tournament_census").await;
+    board(&store, "plain", Order::Desc, Operator::Best).await;
+    tournament(&store, "cup", |b| {
+        b.join_required = true;
+        b.max_entrants = Some(10);
+        b.max_attempts = Some(3);
+    })
+    .await;
+    let (cup, ann) = (bid("cup"), pid("ann"));
+    let join = store.tournaments().join_board(&cup, &ann, at(1));
+    let (r, c) = census(&counter, join).await;
+    assert!(r.unwrap().new);
+    assert_eq!(c, "BatchGetItem 1, TransactWriteItems 1", "a join");
+    let plain = play("ann", 10, &["plain"], sid(2, 2));
+    let (_, plain) = census(&counter, store.plays().record_play(&plain, at(2))).await;
+    let ruled = play("ann", 10, &["cup"], sid(3, 3));
+    let (_, ruled) = census(&counter, store.plays().record_play(&ruled, at(3))).await;
+    // The same play, plus the one read of the player's place on the tournament.
+    let more = plain.replacen("BatchGetItem 1", "BatchGetItem 2", 1);
+    assert_eq!((plain.contains("BatchGetItem 1"), ruled), (true, more));
 }
