@@ -249,3 +249,32 @@ async fn a_tournament_play_costs_one_read_more_and_a_join_two_requests() {
     let more = plain.replacen("BatchGetItem 1", "BatchGetItem 2", 1);
     assert_eq!((plain.contains("BatchGetItem 1"), ruled), (true, more));
 }
+
+#[tokio::test]
+async fn banned_and_erased_players_cannot_join() {
+    let (table, store) = store_without_stream("join_fenced").await;
+    tournament(&store, "cup", |b| b.join_required = true).await;
+    let (cup, ben, eve) = (bid("cup"), pid("ben"), pid("eve"));
+    store
+        .moderation()
+        .ban_player(&ben, "cheating", &pid("ops"), at(1))
+        .await
+        .unwrap();
+    store
+        .moderation()
+        .erase_player(&eve, "player", at(1), None)
+        .await
+        .unwrap();
+    let before = table.dump().await;
+    let banned = store.tournaments().join_board(&cup, &ben, at(2)).await;
+    assert!(
+        matches!(banned, Err(StoreError::Banned { .. })),
+        "{banned:?}"
+    );
+    let erased = store.tournaments().join_board(&cup, &eve, at(2)).await;
+    assert!(
+        matches!(erased, Err(StoreError::Erased { .. })),
+        "{erased:?}"
+    );
+    assert_eq!(table.dump().await, before, "a refused join wrote something");
+}

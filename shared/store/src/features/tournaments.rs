@@ -3,9 +3,10 @@
 //! now (`POST /leaderboards/{b}/close`), after which the next run of season close closes it.
 //!
 //! A join is one consistent `BatchGetItem` (the board, the player's entrant item, the board's
-//! entrant count) and one transaction: the entrant item's `joinedAt`, on condition that it has
-//! none, and for a player new to the board one more on the entrant count, on condition that it
-//! is below `maxEntrants`. A cancelled join reads again: a repeat answers joined, a lost race
+//! entrant count) and one transaction: the player's play fence checked (neither banned nor
+//! being erased), the entrant item's `joinedAt`, on condition that it has none, and for a
+//! player new to the board one more on the entrant count, on condition that it is below
+//! `maxEntrants`. A cancelled join reads again: a repeat answers joined, a lost race
 //! for the last place answers `board_full`.
 
 use leaderboard_keys::entity;
@@ -69,7 +70,8 @@ pub struct Joined {
 impl Tournaments<'_> {
     /// Joins `player` to `board` at `now`: repeatable. Refused, with nothing written, when the
     /// board is unknown (404), closing, closed or ended (409 `board_closed`; a board may be
-    /// joined before it starts), or has its `maxEntrants` (409 `board_full`).
+    /// joined before it starts), has its `maxEntrants` (409 `board_full`), or the player is
+    /// banned or erased (403, their play fence checked in the join's transaction).
     pub async fn join_board(
         self,
         board_id: &BoardId,
@@ -122,6 +124,9 @@ impl Tournaments<'_> {
                 "attribute_exists(pk) AND attribute_not_exists(joinedAt)"
             };
             let mut items = vec![
+                // A ban or an erasure that commits first refuses the join: an erased player's
+                // id must not come back in a place (the fence, as a play checks it).
+                self.store.tx_fenced(player)?,
                 table.tx_update_if(
                     &entrant_key,
                     "SET leaderboardId = :board, joinedAt = :now",
@@ -145,6 +150,16 @@ impl Tournaments<'_> {
             }
             match table.transact(items, "TransactWriteItems(join)").await {
                 Ok(()) => return Ok(Joined { new: true }),
+                Err(StoreError::TransactionCanceled { reasons })
+                    if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
+                {
+                    let player = player.clone();
+                    return Err(if self.store.fenced_by_erasure(&player).await? {
+                        StoreError::Erased { player }
+                    } else {
+                        StoreError::Banned { player }
+                    });
+                }
                 Err(StoreError::TransactionCanceled { reasons })
                     if CancelReason::all_retryable(&reasons) =>
                 {
