@@ -19,7 +19,7 @@ mod tests;
 pub use app::{App, Report, answer};
 pub use error::{ApiError, ERROR_CODES, json, no_content, respond};
 pub use identity::{Identity, admin, claims, identity, parse_groups};
-pub use request::{int_param, json_body, path, query_param, segments};
+pub use request::{int_param, json_body, json_body_or_default, path, query_param, segments};
 pub use router::{PathParams, Router};
 
 /// The largest request body accepted, in bytes.

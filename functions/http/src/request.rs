@@ -21,6 +21,16 @@ pub fn json_body<T: DeserializeOwned>(req: &Request) -> Result<T, ApiError> {
         .map_err(|e| ApiError::invalid(format!("malformed JSON body: {e}")))
 }
 
+/// The request body parsed as JSON of type `T`, or `T`'s default when the body is empty (a
+/// route whose body is optional): 400 for an oversized or malformed one.
+pub fn json_body_or_default<T: DeserializeOwned + Default>(req: &Request) -> Result<T, ApiError> {
+    let bytes: &[u8] = req.body().as_ref();
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    json_body(req)
+}
+
 /// The path of the request as the client sent it (API Gateway's `rawPath`).
 pub fn path(req: &Request) -> &str {
     req.uri().path()

@@ -5,8 +5,8 @@
 use lambda_http::http::StatusCode;
 use lambda_http::{Body, Request, Response};
 use leaderboard_http::{
-    ApiError, PathParams, admin, claims, identity, int_param, json, json_body, no_content,
-    query_param,
+    ApiError, PathParams, admin, claims, identity, int_param, json, json_body,
+    json_body_or_default, no_content, query_param,
 };
 use leaderboard_keys::erasure::Pseudonym;
 use leaderboard_keys::ids::Email;
@@ -137,12 +137,7 @@ pub(crate) async fn write_route(
             let id = board_id(p)?;
             // A game server joins the player it names (as it names a play's); a player's own
             // token joins them, whatever id a body names.
-            let given: &[u8] = req.body().as_ref();
-            let body = if given.iter().all(u8::is_ascii_whitespace) {
-                JoinBody::default()
-            } else {
-                json_body::<JoinBody>(req)?
-            };
+            let body: JoinBody = json_body_or_default(req)?;
             let named = body.player_id.as_deref().map(PlayerId::parse).transpose()?;
             let player = match (who.is_server(), named) {
                 (false, _) => who.player_id,

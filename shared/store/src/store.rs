@@ -113,14 +113,19 @@ impl Store {
         }
     }
 
-    /// Whether `player`'s play fence says they are being erased (one consistent `GetItem`):
-    /// what a play whose fence check failed is refused as (else banned).
-    pub(crate) async fn fenced_by_erasure(&self, player: &PlayerId) -> Result<bool, StoreError> {
+    /// What a write whose check of `player`'s play fence failed is refused as: erased, when
+    /// the fence says they are being erased (one consistent `GetItem`), else banned.
+    pub(crate) async fn fence_refusal(&self, player: &PlayerId) -> Result<StoreError, StoreError> {
         let fence = self
             .table
             .get_raw(&entity::fence(&self.pseudonym(player)))
             .await?;
-        Ok(fence.is_some_and(|f| f.contains_key(FENCE_ERASING)))
+        let player = player.clone();
+        Ok(if fence.is_some_and(|f| f.contains_key(FENCE_ERASING)) {
+            StoreError::Erased { player }
+        } else {
+            StoreError::Banned { player }
+        })
     }
 
     /// The same store, accepting at most `limit` plays of a player in any 60 s (0: no limit;

@@ -15,10 +15,11 @@ use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use crate::ground::error::{CancelReason, StoreError};
-use crate::ground::items::{ItemExt, from_item, to_item};
+use crate::ground::items::{from_item, to_item};
 use crate::ground::model::{Board, BoardStatus, Page};
 use crate::ground::session_id::new_session_id;
 use crate::ground::tournament::{Entrant, EntryRefusal};
+use crate::primitives::entrants::places_taken;
 use crate::store::Store;
 use crate::table::query::Listing;
 use crate::table::request::{Index, Params};
@@ -101,10 +102,7 @@ impl Tournaments<'_> {
                 return Ok(Joined { new: false });
             }
             check_joinable(&board, now)?;
-            let count: u64 = found
-                .take(&count_key)
-                .and_then(|c| c.number("entrants"))
-                .unwrap_or(0);
+            let count = places_taken(found.take(&count_key));
             // A player with an entrant item already took a place with a play.
             let first = entrant.is_none();
             if let (true, Some(max)) = (first, board.max_entrants)
@@ -136,29 +134,15 @@ impl Tournaments<'_> {
                         .value(":now", now.to_string()),
                 )?,
             ];
-            if first && board.max_entrants.is_some() {
-                items.push(
-                    table.tx_update_if(
-                        &count_key,
-                        "ADD entrants :one",
-                        "attribute_not_exists(entrants) OR entrants < :max",
-                        Params::new()
-                            .value(":one", 1u64)
-                            .value(":max", board.max_entrants.unwrap_or(u64::MAX)),
-                    )?,
-                );
+            if let (true, Some(max)) = (first, board.max_entrants) {
+                items.push(table.tx_take_place(board_id, max)?);
             }
             match table.transact(items, "TransactWriteItems(join)").await {
                 Ok(()) => return Ok(Joined { new: true }),
                 Err(StoreError::TransactionCanceled { reasons })
                     if reasons.first() == Some(&CancelReason::ConditionalCheckFailed) =>
                 {
-                    let player = player.clone();
-                    return Err(if self.store.fenced_by_erasure(&player).await? {
-                        StoreError::Erased { player }
-                    } else {
-                        StoreError::Banned { player }
-                    });
+                    return Err(self.store.fence_refusal(player).await?);
                 }
                 Err(StoreError::TransactionCanceled { reasons })
                     if CancelReason::all_retryable(&reasons) =>
@@ -258,9 +242,7 @@ impl Tournaments<'_> {
         }
         Err(Retry::PLAY.exhausted())
     }
-}
 
-impl Tournaments<'_> {
     /// The audit trail of `board` (admins' actions on the board itself), newest first, `limit`
     /// a page: one Query of the board's partition.
     pub async fn board_audit_trail(

@@ -19,9 +19,10 @@ use leaderboard_keys::time::Timestamp;
 
 use crate::features::plays::{BoardPlan, Play, Plays};
 use crate::ground::error::StoreError;
-use crate::ground::items::{ItemExt, from_item};
+use crate::ground::items::from_item;
 use crate::ground::model::Board;
 use crate::ground::tournament::{Entrant, EntryRefusal};
+use crate::primitives::entrants::places_taken;
 use crate::table::request::Params;
 
 /// What a play read of one board's rules: the player's entrant item and the board's entrant
@@ -83,10 +84,7 @@ impl Plays<'_> {
                 .take(&entity::entrant(&play.player_id, &board.board_id))
                 .map(from_item)
                 .transpose()?;
-            let count = found
-                .take(&entity::entrant_count(&board.board_id))
-                .and_then(|c| c.number("entrants"))
-                .unwrap_or(0);
+            let count = places_taken(found.take(&entity::entrant_count(&board.board_id)));
             reads.push(Some(EntrantRead { entrant, count }));
         }
         Ok(reads)
@@ -127,12 +125,7 @@ impl Plays<'_> {
                 params,
             )?);
             if let (true, Some(max)) = (*first, board.max_entrants) {
-                items.push(table.tx_update_if(
-                    &entity::entrant_count(&board.board_id),
-                    "ADD entrants :one",
-                    "attribute_not_exists(entrants) OR entrants < :max",
-                    Params::new().value(":one", 1u64).value(":max", max),
-                )?);
+                items.push(table.tx_take_place(&board.board_id, max)?);
             }
         }
         Ok(items)

@@ -275,12 +275,7 @@ impl Plays<'_> {
                         continue;
                     }
                     if reasons.get(FENCE_CHECK) == Some(&CancelReason::ConditionalCheckFailed) {
-                        let player = play.player_id.clone();
-                        return Err(if self.store.fenced_by_erasure(&player).await? {
-                            StoreError::Erased { player }
-                        } else {
-                            StoreError::Banned { player }
-                        });
+                        return Err(self.store.fence_refusal(&play.player_id).await?);
                     }
                     if !CancelReason::all_retryable(&reasons) {
                         return Err(StoreError::TransactionCanceled { reasons });
