@@ -2,7 +2,8 @@
 //! document, sends generated valid and invalid requests and checks every answer against it;
 //! pinned in `scripts/template-tools.txt`, installed into `.venv-tools/` by the test command)
 //! runs against a local stack started for it alone (making guests in a user pool on loopback),
-//! seeded with a board, a board to close, a league, a game, two players and a session, with
+//! seeded with a board, a board to close, a league, a game, two players, a session and a
+//! reward, with
 //! every check but one, every phase, a fixed seed and a bounded number of examples
 //! (`tests/fuzz/schemathesis.toml`), and the rules no schema can state applied by
 //! `tests/fuzz/hooks.py`. Any failure, error or warning fails the test; the run's summary
@@ -123,12 +124,57 @@ async fn the_api_answers_as_openapi_yaml_says() {
         assert_eq!(profile.unwrap().status, 200);
     }
 
+    // A board the seeded player won, ended now and closed by the schedule: their reward, which
+    // half of the fuzzer's claims claim.
+    let prize = json!({"leaderboardId": "fuzz-prize", "name": "Fuzz prize",
+                       "rewards": [{"ranks": [1, 1], "reward": "gold"}]});
+    let created = api.post("/leaderboards", Some(&admin), &prize).await;
+    assert_eq!(created.unwrap().status, 201);
+    let play = json!({"score": 10, "gameId": game, "leaderboardIds": ["fuzz-prize"]});
+    let played = api.post("/sessions", Some(&player_token), &play).await;
+    assert_eq!(played.unwrap().status, 200);
+    let ended = api
+        .post("/leaderboards/fuzz-prize/close", Some(&admin), &json!({}))
+        .await;
+    assert_eq!(ended.unwrap().status, 200);
+    let run = api
+        .send(
+            http::Method::POST,
+            "/local/schedule/season-close",
+            None,
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        run.body["closed"][0]["leaderboardId"], "fuzz-prize",
+        "{:?}",
+        run.body
+    );
+    let rewards = api
+        .send(
+            http::Method::GET,
+            "/players/me/rewards",
+            Some(&player_token),
+            None,
+        )
+        .await
+        .unwrap();
+    let reward = rewards.body["rewards"][0]["rewardId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
     // In a directory of its own: whatever Schemathesis keeps between runs is not read again.
     let scratch = std::env::temp_dir().join(format!("leaderboard-fuzz-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
+    // The reward's id is known only now: the config the fuzzer reads names it (Schemathesis
+    // reads the environment in its settings, not in its dictionaries' values).
+    let run_config = scratch.join("schemathesis.toml");
+    std::fs::write(&run_config, config.replace("${FUZZ_REWARD}", &reward)).unwrap();
     let run = tokio::process::Command::new(schemathesis(&root))
         .arg("--config-file")
-        .arg(&config_path)
+        .arg(&run_config)
         .arg("run")
         .arg(root.join("openapi.yaml"))
         .args(["--url", &stack.api_url(), "--no-color"])

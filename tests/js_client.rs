@@ -9,6 +9,7 @@ use crate::support;
 use std::process::Command;
 
 use chrono::Utc;
+use http::Method;
 use leaderboard_local::jwt::{DEFAULT_SECRET, JwtKey};
 use serde_json::json;
 use support::cognito::Cognito;
@@ -115,6 +116,36 @@ async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
         .await
         .unwrap();
     assert_eq!(created.status, 201, "{}", created.body);
+    // A board whose winner gets `gold`, won by p_js, ended now and closed by the schedule.
+    let prize = "js_prize";
+    let player = key.token_for("p_js", &[], now, 600);
+    for (path, token, body) in [
+        (
+            "/leaderboards".to_owned(),
+            &admin,
+            json!({"leaderboardId": prize, "name": "JS prize", "gameId": "jsgame",
+                   "rewards": [{"ranks": [1, 1], "reward": "gold"}]}),
+        ),
+        (
+            format!("/leaderboards/{prize}/scores"),
+            &player,
+            json!({"score": 10, "gameId": "jsgame"}),
+        ),
+        (format!("/leaderboards/{prize}/close"), &admin, json!({})),
+    ] {
+        let answer = stack.api.post(&path, Some(token), &body).await.unwrap();
+        assert!(answer.status < 300, "{path}: {}", answer.body);
+    }
+    let summary = stack
+        .api
+        .send(Method::POST, "/local/schedule/season-close", None, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        summary.body["closed"][0]["leaderboardId"], prize,
+        "{}",
+        summary.body
+    );
     run(
         &client,
         std::path::Path::new("node"),
@@ -128,6 +159,7 @@ async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
             ("LEAGUE", league.to_owned()),
             ("RACE", race.to_owned()),
             ("CUP", cup.to_owned()),
+            ("PRIZE", prize.to_owned()),
             ("COGNITO_URL", format!("{}/", cognito.endpoint)),
             ("COGNITO_CLIENT", pool_client.clone()),
         ],

@@ -23,6 +23,7 @@ document's, where it says it:
   and not `score`;
 - a league is on a recurring board of one write shard, its `promote` and `relegate` at most
   half its `cohortSize`, and its id and tier names leave room for its cohorts' ids;
+- a reward band has exactly one of `ranks` (`from` at most `to`) and `topPercent`;
 - a profile names no email but the one its token proves (`FUZZ_PLAYER_EMAIL`);
 - a display name holds no format or default-ignorable character beyond U+FFFF (tag characters,
   a few format controls): DisplayName's pattern leaves those to its description, since
@@ -211,9 +212,28 @@ def fix_recurrence(body):
         body["recurrence"] = {"cron": "0 18 * * FRI", "timezone": "Europe/Berlin"}
 
 
+def fix_rewards(body):
+    """A board's reward bands as the API takes them: each with exactly one of `ranks` (in
+    order) and `topPercent`."""
+    bands = body.get("rewards")
+    if not isinstance(bands, list):
+        return
+    for band in bands:
+        if not isinstance(band, dict):
+            continue
+        ranks = band.get("ranks")
+        if isinstance(ranks, list):
+            band.pop("topPercent", None)
+            if len(ranks) == 2 and all(isinstance(r, int) for r in ranks):
+                band["ranks"] = sorted(ranks)
+        elif "topPercent" not in band:
+            band["ranks"] = [1, 1]
+
+
 def fix_board(body):
     """A new board's fields in the order and pairings the API takes."""
     fix_recurrence(body)
+    fix_rewards(body)
     fix_league(body)
     fix_columns(body)
     # Timestamps are from 1970 on (openapi.yaml's Timestamp).

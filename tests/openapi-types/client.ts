@@ -27,6 +27,7 @@ export function retryable(error: Schemas["Error"]): boolean {
     case "not_found":
     case "method_not_allowed":
     case "already_exists":
+    case "already_claimed":
     case "board_closed":
     case "board_full":
     case "not_joined":
@@ -77,6 +78,13 @@ export function greeting(me: Json<"/players/me", "get", 200>): string {
 /** What a play answered, board by board. */
 export function ranks(answer: Json<"/sessions", "post", 200>): Array<[string, number | undefined]> {
   return answer.results.map((r) => [r.leaderboardId, r.rank]);
+}
+
+/** The rewards a player has still to claim, as a game would list them. */
+export function toClaim(page: Json<"/players/me/rewards", "get", 200>): string[] {
+  return page.rewards
+    .filter((r) => r.claimedAt === null)
+    .map((r) => `${r.reward}: #${r.rank} of ${r.playerCount} on ${r.leaderboardId}`);
 }
 
 /** A board as an admin creates it; optional fields may be null. */

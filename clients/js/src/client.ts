@@ -182,6 +182,22 @@ export class LeaderboardClient {
     return this.#send("GET", "/players/me/export", { query: { cursor }, auth: true });
   }
 
+  /**
+   * The signed-in player's rewards from board closes, newest first, a page at a time
+   * (`GET /players/me/rewards`); `status` `unclaimed` or `claimed` for only those.
+   */
+  rewards(query: Query<"myRewards"> = {}): Promise<Answer<"myRewards">> {
+    return this.#send("GET", "/players/me/rewards", { query, auth: true });
+  }
+
+  /**
+   * Claims one of the signed-in player's rewards, exactly once: the reward with its `claimedAt`;
+   * a reward claimed before is `already_claimed`, one that is not theirs `not_found`.
+   */
+  claimReward(rewardId: string): Promise<Answer<"claimReward">> {
+    return this.#send("POST", `/players/me/rewards/${enc(rewardId)}/claim`, { auth: true });
+  }
+
   /** Erases the signed-in player everywhere: the receipt when the schedule finishes it (202), else nothing. */
   eraseMe(): Promise<Answer<"eraseMe", 202> | undefined> {
     return this.#send("DELETE", "/players/me", { auth: true });

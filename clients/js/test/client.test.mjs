@@ -1,11 +1,12 @@
 // The client against a running stack (tests/js_client.rs starts the local one and passes
 // API_URL, TOKEN, OTHER_TOKEN, BOARD, an `increment` board with maxScore 1,000,000, LEAGUE, a
-// league board of cohorts of 2, and RACE, a board ranked by points, then the faster `time`).
+// league board of cohorts of 2, RACE, a board ranked by points, then the faster `time`, CUP, a
+// tournament of one player, and PRIZE, a closed board whose winner, p_js, got `gold`).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { LeaderboardClient, LeaderboardError, newSessionId } from "../dist/index.js";
 
-const { API_URL, TOKEN, OTHER_TOKEN, BOARD, LEAGUE, RACE, CUP } = process.env;
+const { API_URL, TOKEN, OTHER_TOKEN, BOARD, LEAGUE, RACE, CUP, PRIZE } = process.env;
 const client = new LeaderboardClient({ baseUrl: API_URL, getToken: () => TOKEN });
 const other = new LeaderboardClient({ baseUrl: API_URL, getToken: () => OTHER_TOKEN });
 
@@ -113,6 +114,26 @@ test("a tournament takes a joined player's plays within their tries, and only it
     (e) => e.code === "attempts_exhausted" && e.status === 403,
   );
   await assert.rejects(other.join(CUP), (e) => e.code === "board_full" && e.status === 409);
+});
+
+test("a player claims a reward once, and only their own", async () => {
+  const page = await client.rewards({ status: "unclaimed" });
+  assert.equal(page.rewards.length, 1);
+  const [gold] = page.rewards;
+  assert.deepEqual(
+    [gold.leaderboardId, gold.rank, gold.reward, gold.claimedAt],
+    [PRIZE, 1, "gold", null],
+  );
+  await assert.rejects(other.claimReward(gold.rewardId), (e) => e.code === "not_found" && e.status === 404);
+  const claimed = await client.claimReward(gold.rewardId);
+  assert.equal(claimed.rewardId, gold.rewardId);
+  assert.equal(typeof claimed.claimedAt, "string");
+  await assert.rejects(
+    client.claimReward(gold.rewardId),
+    (e) => e.code === "already_claimed" && e.status === 409 && !e.retryable,
+  );
+  assert.deepEqual((await client.rewards({ status: "unclaimed" })).rewards, []);
+  assert.equal((await client.rewards({ status: "claimed" })).rewards[0].claimedAt, claimed.claimedAt);
 });
 
 test("no answer is a retryable network error", async () => {

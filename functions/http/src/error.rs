@@ -22,6 +22,7 @@ pub const ERROR_CODES: &[&str] = &[
     "not_found",
     "method_not_allowed",
     "already_exists",
+    "already_claimed",
     "board_closed",
     "board_full",
     "not_joined",
@@ -183,6 +184,9 @@ impl From<StoreError> for ApiError {
             StoreError::NotFound { .. } => ApiError::not_found(e.to_string()),
             StoreError::AlreadyExists { .. } => {
                 ApiError::new(StatusCode::CONFLICT, "already_exists", e.to_string())
+            }
+            StoreError::AlreadyClaimed { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "already_claimed", e.to_string())
             }
             StoreError::BoardClosed { .. } => {
                 ApiError::new(StatusCode::CONFLICT, "board_closed", e.to_string())

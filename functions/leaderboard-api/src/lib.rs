@@ -32,6 +32,8 @@
 //! | `DELETE /admin/players/{playerId}` | admin | erase a player |
 //! | `GET /admin/audit?playerId=`, `?pseudonym=` or `?leaderboardId=` | admin | a player's or a board's audit trail, newest first |
 //! | `GET /players/me/export` | player | everything stored about the caller |
+//! | `GET /players/me/rewards?status=` | player | the caller's rewards, newest first (`rewards.rs`) |
+//! | `POST /players/me/rewards/{rewardId}/claim` | player | claim a reward, exactly once |
 //! | `POST /admin/recount` | admin | recount every player's totals from their sessions |
 //! | `GET /admin/recount` | admin | the recount asked for last |
 //! | `POST /players/guest` | any | a guest account (`guest.rs`), within the network's hourly limit |
@@ -45,6 +47,7 @@ mod guest;
 mod leagues;
 pub mod metrics;
 mod reads;
+mod rewards;
 mod writes;
 
 use std::sync::LazyLock;
@@ -138,6 +141,10 @@ pub enum Route {
     JoinBoard,
     /// `POST /leaderboards/{boardId}/close`
     CloseBoard,
+    /// `GET /players/me/rewards`
+    MyRewards,
+    /// `POST /players/me/rewards/{rewardId}/claim`
+    ClaimReward,
 }
 
 /// The routes that need a token, served by `LeaderboardWritesFunction`, in match order: literal
@@ -158,6 +165,12 @@ fn write_routes() -> Vec<(Method, &'static str, Route)> {
         (Method::GET, "/players/me", GetMe),
         (Method::DELETE, "/players/me", EraseMe),
         (Method::GET, "/players/me/export", ExportMe),
+        (Method::GET, "/players/me/rewards", MyRewards),
+        (
+            Method::POST,
+            "/players/me/rewards/{rewardId}/claim",
+            ClaimReward,
+        ),
         (Method::GET, "/admin/players", AdminPlayerByEmail),
         (Method::PUT, "/admin/players/{playerId}/ban", BanPlayer),
         (Method::DELETE, "/admin/players/{playerId}/ban", UnbanPlayer),

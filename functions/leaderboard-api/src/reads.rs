@@ -312,6 +312,8 @@ pub(crate) async fn read_route(
         | Route::RemoveEntry
         | Route::JoinBoard
         | Route::CloseBoard
+        | Route::MyRewards
+        | Route::ClaimReward
         | Route::PutMe
         | Route::GetMe
         | Route::AdminPlayerByEmail

@@ -1,4 +1,4 @@
-//! The routes that need a token: board creation, joins and closes, the caller's profile, entry removal, bans,
+//! The routes that need a token: board creation, joins and closes, the caller's profile and rewards, entry removal, bans,
 //! erasure, the export, the audit trail and the admin lookup by email. They are served by the function whose role may write
 //! (`LeaderboardWritesFunction`), so the anonymous read routes run under a role that cannot.
 
@@ -323,6 +323,8 @@ pub(crate) async fn write_route(
                 "nextCursor": page.next_cursor,
             }))
         }
+        Route::MyRewards => crate::rewards::my_rewards(app, req).await,
+        Route::ClaimReward => crate::rewards::claim_reward(app, p, req).await,
         Route::ListBoards
         | Route::GetBoard
         | Route::TopScores

@@ -21,4 +21,5 @@ mod moderation;
 mod players;
 mod policy;
 mod recount;
+mod rewards;
 mod tournaments;

@@ -14,5 +14,6 @@ mod metrics;
 mod migration;
 mod recount;
 mod repair;
+mod rewards;
 mod schedules;
 mod turns;

@@ -185,12 +185,14 @@ async fn an_erased_player_is_in_no_item_of_the_whole_table() {
     store.boards().create_board(league, at(0)).await.unwrap();
     play(store, GONE, 7, 5_500, &["cup_2026-w01"], None).await;
     // A board ranked by points, then the faster time, which closes: the player's subscores on
-    // its session, entry, pointer, final standing and result.
+    // its session, entry, pointer, final standing and result; and, its winner, their reward.
     let race = leaderboard_store::model::NewBoard {
         columns: serde_json::from_value(
             serde_json::json!([{"name": "time", "order": "asc", "max": 9_999_999}]),
         )
         .unwrap(),
+        rewards: serde_json::from_value(serde_json::json!([{"ranks": [1, 1], "reward": "gold"}]))
+            .unwrap(),
         ..new_board("race_1", Order::Desc, Operator::Best, RankLayout::V2)
     };
     store.boards().create_board(race, at(0)).await.unwrap();

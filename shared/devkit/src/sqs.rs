@@ -115,6 +115,37 @@ pub async fn queue_for_events(endpoint: &str, bus: &str, detail_type: &str, queu
     url
 }
 
+/// Every message waiting on the queue at `url`, as JSON bodies, each deleted once read (moto
+/// delivers a rule's events to its target at once).
+pub async fn drain(url: &str) -> Vec<serde_json::Value> {
+    let queues = client(&endpoint().await);
+    let mut bodies = Vec::new();
+    loop {
+        let out = queues
+            .receive_message()
+            .queue_url(url)
+            .max_number_of_messages(10)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("ReceiveMessage: {e}"));
+        let messages = out.messages.unwrap_or_default();
+        if messages.is_empty() {
+            return bodies;
+        }
+        for m in messages {
+            let body = m.body().unwrap_or_default();
+            bodies.push(serde_json::from_str(body).unwrap_or_else(|e| panic!("{body}: {e}")));
+            queues
+                .delete_message()
+                .queue_url(url)
+                .receipt_handle(m.receipt_handle().unwrap_or_default())
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("DeleteMessage: {e}"));
+        }
+    }
+}
+
 /// A running moto server.
 pub struct SqsServer {
     endpoint: String,

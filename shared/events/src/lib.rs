@@ -1,13 +1,16 @@
 //! The events the functions publish to EventBridge (`source: "leaderboard"`): `BoardClosed`
 //! when season close has written a board's final standings, `BoardOpened` when a recurring
-//! board's close opened its successor, `NewLeader` when rank 1 of an open board changes hands. Each carries an `eventId` derived from what it describes, never from
+//! board's close opened its successor, `NewLeader` when rank 1 of an open board changes hands,
+//! `RewardGranted` for each reward a close granted. Each carries an `eventId` derived from what
+//! it describes, never from
 //! when or how often it is published, so that a re-published event (a re-delivered batch, a
 //! close run again after a crash) carries the same id and a consumer can drop the repeat:
 //! - `BoardClosed`: `closed:<leaderboardId>` (a board closes once; its successor has its own id);
 //! - `BoardOpened`: `opened:<leaderboardId>`, the successor's id (a board opens once);
 //! - `NewLeader`: `leader:<leaderboardId>:<lane>:<seq>`, the change in the board's lane log
 //!   (its lane and the lane's written count, which number the board's changes for good) that
-//!   made the new leader.
+//!   made the new leader;
+//! - `RewardGranted`: `reward:<rewardId>` (a reward's id names its board and final rank).
 //!
 //! [`EventLog`] keeps what a local stack would publish, newest first, for `GET /local/events`;
 //! [`eventbridge::Bus`] puts them on a bus.
@@ -142,6 +145,52 @@ impl NewLeader {
     }
 }
 
+/// A board's close granted a player a reward (contract section 13).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RewardGranted {
+    /// `reward:<rewardId>`.
+    pub event_id: String,
+    /// The reward (`<endsAt ms>.<rank>.<leaderboardId>`), as the player claims it.
+    pub reward_id: String,
+    /// The board whose close granted it.
+    pub leaderboard_id: String,
+    /// The player, or an erased player's pseudonym.
+    pub player_id: String,
+    /// Their final rank.
+    pub rank: u64,
+    /// The board's final player count.
+    pub player_count: u64,
+    /// What the band granted.
+    pub reward: String,
+    /// When the close granted it, RFC 3339.
+    pub granted_at: String,
+}
+
+impl RewardGranted {
+    /// The event of reward `reward_id` (`reward`, for `rank` of `player_count` on `board`)
+    /// granted to `player` at `granted_at`.
+    pub fn new(
+        reward_id: &str,
+        board: &str,
+        player: &str,
+        (rank, player_count): (u64, u64),
+        reward: &str,
+        granted_at: String,
+    ) -> RewardGranted {
+        RewardGranted {
+            event_id: format!("reward:{reward_id}"),
+            reward_id: reward_id.to_owned(),
+            leaderboard_id: board.to_owned(),
+            player_id: player.to_owned(),
+            rank,
+            player_count,
+            reward: reward.to_owned(),
+            granted_at,
+        }
+    }
+}
+
 /// An event to publish.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
@@ -151,6 +200,8 @@ pub enum Event {
     BoardOpened(BoardOpened),
     /// See [`NewLeader`].
     NewLeader(NewLeader),
+    /// See [`RewardGranted`].
+    RewardGranted(RewardGranted),
 }
 
 impl Event {
@@ -160,6 +211,7 @@ impl Event {
             Event::BoardClosed(_) => "BoardClosed",
             Event::BoardOpened(_) => "BoardOpened",
             Event::NewLeader(_) => "NewLeader",
+            Event::RewardGranted(_) => "RewardGranted",
         }
     }
 
@@ -169,6 +221,7 @@ impl Event {
             Event::BoardClosed(e) => &e.event_id,
             Event::BoardOpened(e) => &e.event_id,
             Event::NewLeader(e) => &e.event_id,
+            Event::RewardGranted(e) => &e.event_id,
         }
     }
 
@@ -178,6 +231,7 @@ impl Event {
             Event::BoardClosed(e) => serde_json::to_value(e),
             Event::BoardOpened(e) => serde_json::to_value(e),
             Event::NewLeader(e) => serde_json::to_value(e),
+            Event::RewardGranted(e) => serde_json::to_value(e),
         };
         // Plain structs of strings and numbers: serialising them cannot fail.
         detail.unwrap_or(Value::Null)

@@ -40,33 +40,8 @@ async fn bus_to_queue(name: &str) -> (Publisher, String) {
     (Publisher::EventBridge(Bus::with_client(events, name)), url)
 }
 
-/// Every message waiting on `url`, as JSON bodies (moto delivers a target's events at once).
 async fn drain(url: &str) -> Vec<Value> {
-    let queues = sqs::client(&sqs::endpoint().await);
-    let mut bodies = Vec::new();
-    loop {
-        let out = queues
-            .receive_message()
-            .queue_url(url)
-            .max_number_of_messages(10)
-            .send()
-            .await
-            .unwrap();
-        let messages = out.messages.unwrap_or_default();
-        if messages.is_empty() {
-            return bodies;
-        }
-        for m in messages {
-            bodies.push(serde_json::from_str(m.body().unwrap()).unwrap());
-            queues
-                .delete_message()
-                .queue_url(url)
-                .receipt_handle(m.receipt_handle().unwrap())
-                .send()
-                .await
-                .unwrap();
-        }
-    }
+    sqs::drain(url).await
 }
 
 #[tokio::test]

@@ -25,6 +25,7 @@
 //! | Recount wait (ours) | `RECOUNT` | `BUSY#<playerId>` | |
 //! | Guest sign-ups (ours) | `GUEST#<source>` | `SIGNUPS#<hour>` | |
 //! | Entrant, entrant count (ours, [`entrants`]) | `PLAYER#<playerId>`, `LEADERBOARD#<boardId>` | `ENTRANT#<boardId>`, `#ENTRANTS` | |
+//! | Reward (ours, [`rewards`]) | `PLAYER#<playerId>` | `REWARD#<rewardId>` | GSI1 `PLAYER#<playerId>` / `REWARD#<rewardId>` until claimed; GSI2 `REWARDS_CLAIMED#<playerId>` / `REWARD#<rewardId>` once claimed |
 //! | League placement, cohort cursor, cohort listing (ours) | `PLAYER#<playerId>`, `LEADERBOARD#<boardId>` | `LEAGUE#...`, `COHORTS#<tier>`, `COHORT#<tier>#<number>` | |
 //!
 //! The entry pointer records a player's current Score sort key on a board, so that the submit
@@ -447,10 +448,12 @@ mod entrants;
 mod feed;
 mod item_key;
 mod league;
+mod rewards;
 pub use entrants::*;
 pub use feed::*;
 pub use item_key::ItemKey;
 pub use league::*;
+pub use rewards::*;
 
 #[cfg(test)]
 mod tests;

@@ -232,6 +232,13 @@ segment_id!(
 );
 
 segment_id!(
+    /// What a board's close grants a band of its final standings (`gold`, `top10pct`), 1 to 64
+    /// characters of `[A-Za-z0-9_.-]`: the game's own name for the prize.
+    RewardName,
+    "reward"
+);
+
+segment_id!(
     /// A board's tiebreak column name (`time`, `moves`), 1 to 64 characters of
     /// `[A-Za-z0-9_.-]`: the key of its value in a play's and an entry's `subscores`.
     ColumnName,

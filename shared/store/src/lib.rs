@@ -13,12 +13,12 @@
 //!
 //! | floor | modules | what it holds |
 //! | --- | --- | --- |
-//! | 6 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `entry_repair`, `inspect`, `guests`, `leagues`, `tournaments` | what the functions ask, a room each, reached by its handle (`store.plays()`, `store.boards()`...): `impl <Handle>` methods |
+//! | 6 features | `plays`, `listings`, `boards`, `board_listing`, `moderation`, `close`, `projection`, `entry_repair`, `inspect`, `guests`, `leagues`, `tournaments`, `rewards` | what the functions ask, a room each, reached by its handle (`store.plays()`, `store.boards()`...): `impl <Handle>` methods |
 //! | 5 store | `store` | [`Store`]: construction, and the handles (each feature adds its own) |
 //! | 4 rank | `lanes`, `apply`, `compact`, `journal`, `lead`, `lookup`, `count`, `entry`, `inspect`, `second_layout`, `maintenance` | the rank index's home, reached by [`Rank`] (`store.rank()`: apply a batch, a rank, the index as stored, each maintenance run): a board's lanes, applying their changes to the index (its journal, the compact layout's plans, and who leads after them), rank reads and counts, a player's ranked entry, a widening board's second layout |
 //! | 3 primitives | `boards`, `cohorts`, `entrants`, `lease`, `pass` | the domain pieces features and the rank index share, as `Table` methods: board reads and writes, a lease on a board, the resumable pass every table-wide job runs |
 //! | 2 table | `Table`, `request`, `retry`, `batch`, `query`, `merge`, `cursor` | the one way a request reaches the table: builders, retry budgets, batches, listings (a sharded board's merged), and cursors |
-//! | 1 ground | [`config`], `error`, [`secrets`], [`tls`], `board`, `new_board`, [`recurrence`], [`tournament`], [`league`], [`model`], `items`, [`names`], [`metadata`], [`freshness`], [`rollover`], [`successor`], [`widening`], `session_id` | errors, configuration and secrets, the TLS client, the stored entities and the pure rules |
+//! | 1 ground | [`config`], `error`, [`secrets`], [`tls`], `board`, `new_board`, [`recurrence`], [`tournament`], [`rewards`], [`league`], [`model`], `items`, [`names`], [`metadata`], [`freshness`], [`rollover`], [`successor`], [`widening`], `session_id` | errors, configuration and secrets, the TLS client, the stored entities and the pure rules |
 //!
 //! Reads that decide a write are strongly consistent; writes are conditional so that no race can
 //! leave two entries for one player on one board.
@@ -35,7 +35,9 @@ pub use features::board_listing::{
     BoardListing, LISTING_PASS_PK, ListingPassOptions, ListingPassOutcome,
 };
 pub use features::boards::{Boards, MAX_BOARDS_PAGE};
-pub use features::close::{Close, CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS};
+pub use features::close::{
+    Close, CloseOptions, CloseProgress, DEFAULT_RETENTION_DAYS, RewardWatch, Unannounced,
+};
 pub use features::entry_repair::{EntryRepair, EntryRepairs};
 pub use features::guests::Guests;
 pub use features::inspect::{Inspect, StoredEntry, StoredPage};
@@ -64,13 +66,14 @@ pub use features::projection::recount_run::{
 pub use features::projection::{
     ProjectedSession, Projection, ProjectionOutcome, SEQUENCE_DIGITS, SequenceNumber,
 };
+pub use features::rewards::Rewards;
 pub use features::tournaments::{BoardAction, BoardAuditItem, Joined, Tournaments};
 pub use ground::config::{self, Config};
 pub use ground::error::{CancelReason, StoreError};
 pub use ground::secrets::{self, Secret};
 pub use ground::session_id::new_session_id;
 pub use ground::{freshness, league, metadata, model, names, tls, tournament, widening};
-pub use ground::{recurrence, rollover, successor};
+pub use ground::{recurrence, rewards, rollover, successor};
 pub use primitives::lease::{LEASE_MARGIN, LEASE_WITHOUT_DEADLINE};
 pub use rank::Rank;
 pub use rank::apply::LaneApplyOutcome;

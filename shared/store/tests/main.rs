@@ -36,6 +36,7 @@ mod rank_without_index;
 mod recount;
 mod recount_run;
 mod request_counts;
+mod rewards;
 mod roundtrip;
 mod secrets;
 mod sharded_chunks;

@@ -62,6 +62,10 @@ pub struct CreateArgs {
     /// The most accepted plays per player (`maxAttempts`).
     #[arg(long)]
     pub max_attempts: Option<u64>,
+    /// A band of the close's rewards, repeated in order (the first that matches wins): `1=gold`
+    /// (rank 1), `2-10=silver` (ranks 2 to 10), `10%=bronze` (the top 10%).
+    #[arg(long = "reward", value_name = "RANKS=REWARD")]
+    pub rewards: Vec<String>,
     /// Who posts plays: `players` (the default) or `servers`.
     #[arg(long)]
     pub writers: Option<String>,
@@ -120,6 +124,7 @@ impl CreateArgs {
             ("gameId", self.game.as_ref().map(|v| json!(v))),
             ("seriesId", self.series.as_ref().map(|v| json!(v))),
             ("writeShards", self.write_shards.map(|v| json!(v))),
+            ("rewards", self.reward_bands()?),
         ];
         for (name, value) in fields {
             if let Some(value) = value {
@@ -128,6 +133,36 @@ impl CreateArgs {
         }
         Ok(Value::Object(body))
     }
+
+    /// The `--reward` flags as `rewards` bands, or none.
+    fn reward_bands(&self) -> CtlResult<Option<Value>> {
+        if self.rewards.is_empty() {
+            return Ok(None);
+        }
+        let bands = self.rewards.iter().map(|flag| reward_band(flag));
+        Ok(Some(Value::Array(bands.collect::<CtlResult<_>>()?)))
+    }
+}
+
+/// One `--reward` flag as a band: `1=gold`, `2-10=silver` or `10%=bronze` (the band's checks
+/// are the API's, when the board is made).
+fn reward_band(flag: &str) -> CtlResult<Value> {
+    let bad = || {
+        CtlError::Usage(format!(
+            "--reward {flag}: give RANK=REWARD, FROM-TO=REWARD or PERCENT%=REWARD"
+        ))
+    };
+    let (ranks, reward) = flag.rsplit_once('=').ok_or_else(bad)?;
+    let number = |s: &str| s.trim().parse::<u64>().map_err(|_| bad());
+    if let Some(percent) = ranks.strip_suffix('%') {
+        let percent: f64 = percent.trim().parse().map_err(|_| bad())?;
+        return Ok(json!({"topPercent": percent, "reward": reward}));
+    }
+    let (from, to) = match ranks.split_once('-') {
+        Some((from, to)) => (number(from)?, number(to)?),
+        None => (number(ranks)?, number(ranks)?),
+    };
+    Ok(json!({"ranks": [from, to], "reward": reward}))
 }
 
 /// Creates the board `args` describes, now. Refused (exit code 2, nothing written) for a body

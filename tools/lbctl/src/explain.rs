@@ -237,6 +237,15 @@ fn item_key(item: &ItemKey, sk: &str, hint: BoardHint) -> CtlResult<(&'static st
             "Entrant (a player's place and attempts on a tournament board)",
             vec![player(p), board(b)],
         ),
+        ItemKey::Reward { player: p, reward } => (
+            "Reward (granted by a board's close, claimed once)",
+            vec![
+                player(p),
+                board(&reward.board),
+                part("rank", reward.rank.to_string()),
+                part("endsAt", reward.ends_at.to_string()),
+            ],
+        ),
         ItemKey::BoardAudit { board: b, sort_key } => (
             "Board audit item (an admin's action on the board)",
             vec![board(b), part("action", sort_key.as_str())],

@@ -77,7 +77,7 @@ pub enum BoardsCommand {
     /// Create a board with the fields of `POST /leaderboards` (the same checks, the same
     /// defaults): the first board of a fresh deployment from a terminal.
     #[command(
-        after_help = "Examples:\n  lbctl boards create season_1 --name 'Season 1' --game chess --ends-at 2027-03-01T00:00:00Z --recurrence season\n  lbctl boards create daily_2026-12-01 --name Daily --recurrence daily --ends-at 2026-12-02T00:00:00Z\n  lbctl boards create cup_1 --name Cup --cron '0 18 * * FRI' --timezone Europe/Berlin --join-required --max-entrants 64 --max-attempts 3\n  lbctl boards create coins --name Coins --operator increment --max-score 1000000\n  lbctl boards create cup --body @cup.json"
+        after_help = "Examples:\n  lbctl boards create season_1 --name 'Season 1' --game chess --ends-at 2027-03-01T00:00:00Z --recurrence season\n  lbctl boards create daily_2026-12-01 --name Daily --recurrence daily --ends-at 2026-12-02T00:00:00Z\n  lbctl boards create cup_1 --name Cup --cron '0 18 * * FRI' --timezone Europe/Berlin --join-required --max-entrants 64 --max-attempts 3 --reward 1=gold --reward 2-10=silver --reward 10%=badge\n  lbctl boards create coins --name Coins --operator increment --max-score 1000000\n  lbctl boards create cup --body @cup.json"
     )]
     Create(Box<create_board::CreateArgs>),
 }

@@ -192,6 +192,12 @@ async fn boards_create_takes_the_apis_fields_and_refuses_what_it_refuses() {
             "64",
             "--max-attempts",
             "3",
+            "--reward",
+            "1=gold",
+            "--reward",
+            "2-10=silver",
+            "--reward",
+            "12.5%=badge",
         ],
     )
     .await
@@ -206,6 +212,11 @@ async fn boards_create_takes_the_apis_fields_and_refuses_what_it_refuses() {
         (true, Some(64), Some(3))
     );
     assert!(cup.ends_at.is_some(), "its first Friday evening");
+    assert_eq!(
+        serde_json::to_value(&cup.rewards).unwrap(),
+        serde_json::json!([{"ranks": [1, 1], "reward": "gold"}, {"ranks": [2, 10], "reward": "silver"},
+               {"topPercent": 12.5, "reward": "badge"}])
+    );
 
     // Refused with exit code 2 and nothing written: what the API refuses, and a board that
     // exists (left as it was).

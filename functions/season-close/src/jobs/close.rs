@@ -3,7 +3,8 @@
 //! [`Close::close_board`](leaderboard_store::Close::close_board): rollover, snapshot, archive.
 //! Boards take turns of [`PAGES_PER_TURN`] snapshot pages, oldest first, so no due board waits
 //! behind another's long snapshot. A board another run is closing (it holds the board's close
-//! lease) is left to that run. What the deadline leaves unfinished is checkpointed on the board
+//! lease) is left to that run. Each page's rewards are published as the close grants them
+//! ([`RewardEvents`]). What the deadline leaves unfinished is checkpointed on the board
 //! and resumed by the next run.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -15,6 +16,7 @@ use leaderboard_keys::time::Timestamp;
 use leaderboard_store::{CloseOptions, CloseProgress, StoreError};
 use serde::Serialize;
 
+use super::reward_events::RewardEvents;
 use super::{Job, Outcome, Step, StepFuture, boxed};
 use crate::App;
 
@@ -196,6 +198,7 @@ async fn close_due(step: &Step<'_>) -> Result<CloseOutcome, StoreError> {
     let mut waiting: VecDeque<BoardId> = due.into();
     let mut progress: HashMap<BoardId, PausedBoard> = HashMap::new();
     let mut waited: HashSet<BoardId> = HashSet::new();
+    let rewards = RewardEvents { app: step.app };
     while let Some(board) = waiting.pop_front() {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             waiting.push_front(board);
@@ -211,7 +214,7 @@ async fn close_due(step: &Step<'_>) -> Result<CloseOutcome, StoreError> {
             .app
             .store
             .close()
-            .close_board(&board, now, &options)
+            .close_board_watched(&board, now, &options, &rewards)
             .await;
         if let Ok(CloseProgress::Snapshotted {
             player_count, next, ..
@@ -232,7 +235,7 @@ async fn close_due(step: &Step<'_>) -> Result<CloseOutcome, StoreError> {
                 .app
                 .store
                 .close()
-                .close_board(&board, now, &finish)
+                .close_board_watched(&board, now, &finish, &rewards)
                 .await;
         }
         match outcome {

@@ -12,6 +12,7 @@ pub mod key_check;
 pub mod rank_repair;
 pub mod rank_sweep;
 pub mod recount;
+pub mod reward_events;
 
 use std::any::Any;
 use std::fmt::Debug;

@@ -130,6 +130,13 @@ pub enum ItemKey {
     },
     /// A tournament board's entrant count.
     EntrantCount(BoardId),
+    /// A reward a board's close granted a player.
+    Reward {
+        /// The player.
+        player: PlayerId,
+        /// The reward.
+        reward: RewardId,
+    },
     /// A board's lane: its written counts.
     Lane {
         /// The board.
@@ -176,6 +183,9 @@ impl ItemKey {
         }
         if let Some(tournament) = parse_entrant_key(pk, sk) {
             return tournament;
+        }
+        if let Some(reward) = parse_reward_key(pk, sk) {
+            return reward;
         }
         if pk == BOARD_LIST {
             let (created_at, board) = parse_board_listing_sk(sk)?;

@@ -13,4 +13,5 @@ pub(crate) mod listings;
 pub(crate) mod moderation;
 pub(crate) mod plays;
 pub(crate) mod projection;
+pub(crate) mod rewards;
 pub(crate) mod tournaments;

@@ -16,6 +16,7 @@ pub(crate) use crate::ground::new_board::is_false;
 use crate::ground::new_board::one_shard;
 pub use crate::ground::new_board::{NewBoard, Operator, RankLayout, Writers};
 pub use crate::ground::recurrence::Recurrence;
+use crate::ground::rewards::{RewardBand, check_rewards};
 use crate::ground::tournament::check_entry_rules;
 use crate::ground::widening::{WideningRun, WideningStep};
 
@@ -158,6 +159,9 @@ pub struct Board {
     /// The most accepted plays per player (`maxAttempts`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_attempts: Option<u64>,
+    /// What the close grants the final standings (`rewards`; a cohort has its league's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rewards: Vec<RewardBand>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -252,6 +256,7 @@ impl Board {
         }
         check_columns(&new.columns).map_err(StoreError::Invalid)?;
         check_entry_rules(&new).map_err(StoreError::Invalid)?;
+        check_rewards(&new.rewards).map_err(StoreError::Invalid)?;
         if !new.columns.is_empty() && new.operator == Operator::Increment {
             return Err(StoreError::Invalid(
                 "an increment board takes no columns: its entry is a running total, with no \
@@ -304,6 +309,7 @@ impl Board {
             join_required: new.join_required,
             max_entrants: new.max_entrants,
             max_attempts: new.max_attempts,
+            rewards: new.rewards,
         })
     }
 

@@ -109,6 +109,12 @@ pub enum StoreError {
         /// Its id.
         id: String,
     },
+    /// The player claimed this reward before; nothing was written.
+    #[error("reward {reward} was claimed already")]
+    AlreadyClaimed {
+        /// The reward's id.
+        reward: String,
+    },
     /// The board is closing or closed, or the time is outside its `startsAt..endsAt`.
     #[error("leaderboard {board} is not accepting scores ({why})")]
     BoardClosed {

@@ -15,6 +15,7 @@ pub mod model;
 pub mod names;
 pub mod new_board;
 pub mod recurrence;
+pub mod rewards;
 pub mod rollover;
 pub mod secrets;
 pub(crate) mod session_id;

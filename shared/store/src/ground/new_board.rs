@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ground::league::League;
 use crate::ground::recurrence::Recurrence;
+use crate::ground::rewards::RewardBand;
 
 /// What an admin gives to create a board (`POST /leaderboards`). A field it does not know is
 /// refused, naming it: a typo (`maxscore`) must not create a board without the guard it asked
@@ -85,6 +86,10 @@ pub struct NewBoard {
     /// one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_attempts: Option<u64>,
+    /// What the close grants the final standings, by rank range or top percent (the first
+    /// band that matches a standing wins, `crate::ground::rewards`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rewards: Vec<RewardBand>,
 }
 
 impl NewBoard {
@@ -113,6 +118,7 @@ impl NewBoard {
             join_required: false,
             max_entrants: None,
             max_attempts: None,
+            rewards: Vec::new(),
         }
     }
 }

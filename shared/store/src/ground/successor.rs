@@ -79,6 +79,7 @@ pub fn successor(board: &Board) -> Result<Option<NewBoard>, String> {
         join_required: board.join_required,
         max_entrants: board.max_entrants,
         max_attempts: board.max_attempts,
+        rewards: board.rewards.clone(),
     }))
 }
 
@@ -127,6 +128,7 @@ mod tests {
             join_required: true,
             max_entrants: Some(64),
             max_attempts: Some(3),
+            rewards: serde_json::from_str(r#"[{"ranks":[1,1],"reward":"gold"}]"#).unwrap(),
         }
     }
 
@@ -167,6 +169,7 @@ mod tests {
             )
         );
         assert_eq!(next.columns, b.columns);
+        assert_eq!(next.rewards, b.rewards);
         let rules = (next.join_required, next.max_entrants, next.max_attempts);
         assert_eq!(
             rules,

@@ -198,6 +198,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             join_required: false,
             max_entrants: None,
             max_attempts: None,
+            rewards: vec![],
         };
         assert_eq!(created, want, "{id}");
         // AND it reads back identically

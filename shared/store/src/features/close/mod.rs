@@ -13,7 +13,8 @@
 //! 4. **Snapshot**: walk the live entries in rank order, a page at a time, and write each
 //!    player's Final standing (`FINAL#<rank>`) and Season result (`RESULT#<boardId>`), and
 //!    **archive** the live Score item and the entry pointer by re-putting them with a `ttl`,
-//!    all in batches (unprocessed items retried). After each page the progress is checkpointed on
+//!    all in batches (unprocessed items retried); and **grant** the page's rewards, exactly
+//!    once (`rewards`). After each page the progress is checkpointed on
 //!    the board item (`closeRank`, `closeCursor`), monotonically.
 //! 5. **Finish**: `status = closed`, `closedAt`, `nextLeaderboardId`; the sparse `BOARDS#OPEN`
 //!    key is removed.
@@ -25,8 +26,12 @@
 //! same items as the run that took the lease over, so the snapshot has no duplicate or missing
 //! rank and there is one successor.
 
+mod finish;
 mod league;
+mod rewards;
 mod widen_cutoff;
+
+pub use rewards::{RewardWatch, Unannounced};
 
 use std::time::Instant;
 
@@ -201,6 +206,19 @@ impl Close<'_> {
         now: Timestamp,
         options: &CloseOptions,
     ) -> Result<CloseProgress, StoreError> {
+        self.close_board_watched(id, now, options, &Unannounced)
+            .await
+    }
+
+    /// [`Close::close_board`], telling `watch` of each page's rewards before the page is
+    /// checkpointed (`rewards`).
+    pub async fn close_board_watched<W: RewardWatch>(
+        self,
+        id: &BoardId,
+        now: Timestamp,
+        options: &CloseOptions,
+        watch: &W,
+    ) -> Result<CloseProgress, StoreError> {
         let key = entity::board(id);
         let raw = self
             .store
@@ -230,7 +248,9 @@ impl Close<'_> {
             }
             Taken::Closed(raw) => return Ok(closed(crate::ground::items::from_item(raw)?)),
         };
-        let progress = self.close_leased(id, raw, now, options, &lease).await;
+        let progress = self
+            .close_leased(id, raw, (now, options), &lease, watch)
+            .await;
         // The finished close removed the lease; anything else gives it back.
         if !matches!(progress, Ok(CloseProgress::Closed { .. })) {
             self.store.table.release_close_lease(id, &lease).await;
@@ -239,13 +259,13 @@ impl Close<'_> {
     }
 
     /// The close of board `id` under `lease`, from `raw`, its item as the lease was taken.
-    async fn close_leased(
+    async fn close_leased<W: RewardWatch>(
         self,
         id: &BoardId,
         raw: Item,
-        now: Timestamp,
-        options: &CloseOptions,
+        (now, options): (Timestamp, &CloseOptions),
         lease: &CloseLease,
+        watch: &W,
     ) -> Result<CloseProgress, StoreError> {
         let mut board: Board = crate::ground::items::from_item(raw.clone())?;
         if board.status == BoardStatus::Open {
@@ -298,6 +318,11 @@ impl Close<'_> {
             });
         }
         let ttl = now.as_secs() + options.retention_days * 86_400;
+        // Rewards are granted as of the close's start, the same on every page written again.
+        let granted_at = raw
+            .string("closingAt")
+            .and_then(|at| Timestamp::parse_rfc3339("closingAt", at).ok())
+            .unwrap_or(now);
         let started = Instant::now();
         let mut pages = 0u32;
         let pks = board.score_pks();
@@ -383,6 +408,10 @@ impl Close<'_> {
                 pointer_archived.insert("ttl".into(), n(ttl));
                 writes.push(pointer_archived);
             }
+            // The rewards before the archive: an erasure that finds the player's entry
+            // archived then finds their reward too (see `rewards`).
+            self.grant_rewards(&board, &results, total, granted_at, watch)
+                .await?;
             self.store.table.put_all(writes).await?;
             self.move_tiers(&board, &results).await?;
             let last_sk = key_string(items.last().unwrap_or(&Item::new()), "sk");
@@ -501,71 +530,6 @@ impl Close<'_> {
             .await
             .map_err(|e| StoreError::sdk("UpdateItem(playerCount)", e))?;
         Ok(count)
-    }
-
-    /// Creates the successor of a recurring board unless it exists: its id, `None` if the board
-    /// does not recur, or why it can have no successor (the board then closes without one).
-    async fn roll_over(self, board: &Board) -> Result<Rolled, StoreError> {
-        let next = match crate::ground::successor::successor(board) {
-            Ok(Some(next)) => next,
-            Ok(None) => return Ok(Ok(None)),
-            Err(why) => return Ok(Err(why)),
-        };
-        let id = next.board_id.clone();
-        let successor = match Board::create(next, board.ends_at.unwrap_or(board.starts_at)) {
-            Ok(successor) => successor,
-            Err(e) => return Ok(Err(format!("the successor {id} is not a valid board: {e}"))),
-        };
-        match self.store.table.put_new_board(&successor).await {
-            Ok(()) | Err(StoreError::AlreadyExists { .. }) => Ok(Ok(Some(id))),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// `closing` -> `closed`, off the open-board index. The checkpoint's cursor goes: it is the
-    /// Score sort key of the last entry snapshotted, which names a player (and must not outlive
-    /// their erasure).
-    async fn finish_closing(
-        self,
-        board: &Board,
-        now: Timestamp,
-        player_count: u64,
-        rolled: &Rolled,
-    ) -> Result<(), StoreError> {
-        let mut update = String::from(
-            "SET #status = :closed, closedAt = if_not_exists(closedAt, :now), playerCount = :count \
-             REMOVE gsi2pk, gsi2sk, closeLeaseBy, closeLeaseUntil, closeCursor",
-        );
-        let mut params = Params::new()
-            .name("#status", "status")
-            .value(":closed", BoardStatus::Closed)
-            .value(":closing", BoardStatus::Closing)
-            .value(":now", now)
-            .value(":count", player_count);
-        match rolled {
-            Ok(None) => {}
-            Ok(Some(next)) => {
-                update = update.replace(" REMOVE", ", nextLeaderboardId = :next REMOVE");
-                params = params.value(":next", next.as_str());
-            }
-            Err(why) => {
-                update = update.replace(" REMOVE", ", rolloverError = :why REMOVE");
-                params = params.value(":why", why);
-            }
-        }
-        let id = &board.board_id;
-        if let Some(league) = &board.cohort_of {
-            return self.finish_cohort(id, league, &update, params).await;
-        }
-        self.store
-            .table
-            .update_request(&entity::board(id), update)
-            .condition_expression("#status IN (:closing, :closed)")
-            .params(params)?
-            .send()
-            .await
-            .map_err(|e| StoreError::sdk("UpdateItem(closed)", e))?;
-        Ok(())
     }
 }
 

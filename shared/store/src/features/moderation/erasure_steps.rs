@@ -69,6 +69,7 @@ impl Moderation<'_> {
                     Ok(ItemKey::Ban(_)) => bulk.push((key, "ban")),
                     Ok(ItemKey::PlayRate(_)) => bulk.push((key, "playRate")),
                     Ok(ItemKey::Entrant { .. }) => bulk.push((key, "entrants")),
+                    Ok(ItemKey::Reward { .. }) => bulk.push((key, "rewards")),
                     // Whatever else the partition holds is the player's too.
                     _ => bulk.push((key, "other")),
                 }

@@ -1,8 +1,8 @@
 //! The player's export (contract §7, data rights: GDPR Art. 15, CCPA's right to know):
 //! everything the table stores about the player as one JSON document, their profile with its
 //! email, their ban, their entries (on an open board with its rank now, on a closed one as it
-//! was archived), their season results, their sessions and their places on tournament boards
-//! (joins and attempts).
+//! was archived), their season results, their sessions, their places on tournament boards
+//! (joins and attempts) and their rewards.
 //!
 //! **Bounded.** A document holds at most [`EXPORT_ENTRIES`] entries (each ranked from the rank
 //! index, about five requests), [`EXPORT_RESULTS`] results and [`EXPORT_SESSIONS`] sessions,
@@ -10,7 +10,9 @@
 //! document carries on from there (the profile and ban again, each document whole by itself).
 //! So a request's reads and its memory are bounded whatever the player has stored.
 
-use leaderboard_keys::entity::{self, ENTRANT_PREFIX, ENTRY_PREFIX, RESULT_PREFIX, SESSION_PREFIX};
+use leaderboard_keys::entity::{
+    self, ENTRANT_PREFIX, ENTRY_PREFIX, RESULT_PREFIX, REWARD_PREFIX, SESSION_PREFIX,
+};
 use leaderboard_keys::ids::PlayerId;
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +24,7 @@ use crate::ground::items::from_item;
 use crate::ground::model::{
     Board, BoardStatus, Entry, EntryPointer, Player, SeasonResult, Session,
 };
+use crate::ground::rewards::Reward;
 use crate::ground::tournament::Entrant;
 use crate::table::query::Listing;
 use crate::table::request::Index;
@@ -34,6 +37,8 @@ pub const EXPORT_RESULTS: usize = 1000;
 pub const EXPORT_SESSIONS: usize = 1000;
 /// The most tournament places one document holds.
 pub const EXPORT_ENTRANTS: usize = 1000;
+/// The most rewards in one export document.
+pub const EXPORT_REWARDS: usize = 1000;
 
 /// One entry of the player's, as exported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -71,6 +76,8 @@ pub struct PlayerExport {
     pub sessions: Vec<Session>,
     /// Places on tournament boards (joined, attempts made), by board id.
     pub entrants: Vec<Entrant>,
+    /// Rewards board closes granted, claimed or not, by id (oldest board end first).
+    pub rewards: Vec<Reward>,
     /// Where the next document carries on; `null` when this one ends the export.
     pub next_cursor: Option<String>,
 }
@@ -78,7 +85,7 @@ pub struct PlayerExport {
 /// Where an export stands: the part being read and the listing's cursor in it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct ExportCursor {
-    /// 0: entries, 1: results, 2: sessions, 3: tournament places.
+    /// 0: entries, 1: results, 2: sessions, 3: tournament places, 4: rewards.
     part: u8,
     /// The part's listing cursor (signed), if it is under way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -107,6 +114,7 @@ impl Moderation<'_> {
             results: Vec::new(),
             sessions: Vec::new(),
             entrants: Vec::new(),
+            rewards: Vec::new(),
             next_cursor: None,
         };
         let partition = entity::player_pk(player);
@@ -116,6 +124,7 @@ impl Moderation<'_> {
                 1 => ("export_results", RESULT_PREFIX, EXPORT_RESULTS),
                 2 => ("export_sessions", SESSION_PREFIX, EXPORT_SESSIONS),
                 3 => ("export_entrants", ENTRANT_PREFIX, EXPORT_ENTRANTS),
+                4 => ("export_rewards", REWARD_PREFIX, EXPORT_REWARDS),
                 _ => return Ok(export),
             };
             let listing = Listing::new(name, Index::Table, partition.clone(), prefix);
@@ -136,7 +145,8 @@ impl Moderation<'_> {
                     .results
                     .extend(page.into_page::<SeasonResult>()?.items),
                 2 => export.sessions.extend(page.into_page::<Session>()?.items),
-                _ => export.entrants.extend(page.into_page::<Entrant>()?.items),
+                3 => export.entrants.extend(page.into_page::<Entrant>()?.items),
+                _ => export.rewards.extend(page.into_page::<Reward>()?.items),
             }
             match next {
                 // The part goes on in the next document.
