@@ -1,5 +1,5 @@
-//! Season close throughput against DynamoDB Local, next to a plain Query + BatchWriteItem copy of
-//! the same board in the same run.
+//! Season close throughput against DynamoDB Local, next to the same board's close granting
+//! rewards to half its standings, and a plain Query + BatchWriteItem copy of it, in the same run.
 //!
 //! `cargo bench -p season-close --bench close` (uses `DYNAMODB_ENDPOINT`, or starts DynamoDB Local).
 //! With `BENCH_OUT` set (scripts/bench) it also writes its table to `$BENCH_OUT/70-close.md`.
@@ -24,6 +24,7 @@ const PLAYERS: usize = 5000;
 async fn board(
     label: &str,
     ep: &str,
+    rewards: serde_json::Value,
 ) -> (
     TestTable,
     Store,
@@ -49,6 +50,7 @@ async fn board(
                 starts_at: Some(Timestamp::from_millis(now - 7_200_000).unwrap()),
                 ends_at: Some(Timestamp::from_millis(now - 3_600_000).unwrap()),
                 recurrence: Recurrence::Season,
+                rewards: serde_json::from_value(rewards).unwrap(),
                 ..NewBoard::named(BoardId::parse("season_1").unwrap(), "Season 1".into())
             },
             Timestamp::from_millis(now - 7_200_000).unwrap(),
@@ -70,10 +72,8 @@ async fn board(
     (table, store, counter)
 }
 
-#[tokio::main]
-async fn main() {
-    let ep = endpoint().await;
-    let (_a, store, counter) = board("bench_close", &ep).await;
+/// Closes `season_1` of `store` whole: the seconds it took and the requests it sent.
+async fn close(store: &Store, counter: &leaderboard_devkit::local::RequestCounter) -> (f64, u64) {
     let started = Instant::now();
     let options = CloseOptions {
         page_size: 500,
@@ -88,11 +88,22 @@ async fn main() {
         )
         .await
         .unwrap();
-    let close_secs = started.elapsed().as_secs_f64();
-    let close_requests = counter.total();
+    (started.elapsed().as_secs_f64(), counter.total())
+}
+
+#[tokio::main]
+async fn main() {
+    let ep = endpoint().await;
+    let (_a, store, counter) = board("bench_close", &ep, serde_json::json!([])).await;
+    let (close_secs, close_requests) = close(&store, &counter).await;
+    // Half the standings rewarded: 2,500 conditional puts in transactions of 100.
+    let bands = serde_json::json!([{"ranks": [1, 1], "reward": "gold"},
+        {"ranks": [2, 10], "reward": "silver"}, {"topPercent": 50, "reward": "half"}]);
+    let (_r, rewarded, counter) = board("bench_rewards", &ep, bands).await;
+    let (rewards_secs, rewards_requests) = close(&rewarded, &counter).await;
 
     // The baseline: Query the board page by page and BatchWriteItem one copy of each entry.
-    let (b, copy_store, counter) = board("bench_copy", &ep).await;
+    let (b, copy_store, counter) = board("bench_copy", &ep, serde_json::json!([])).await;
     // The counting client, so the copy's requests are measured like the close's.
     let client = copy_store.client();
     let started = Instant::now();
@@ -169,6 +180,12 @@ async fn main() {
     );
     say!(
         md,
+        "| the same, granting rewards to the top half ({} rewards) | {rewards_secs:.2} | {:.0} | 4, and a reward for half of them | {rewards_requests} |",
+        PLAYERS / 2,
+        PLAYERS as f64 / rewards_secs
+    );
+    say!(
+        md,
         "| plain Query + BatchWriteItem copy | {copy_secs:.2} | {:.0} | 1 | {} |",
         PLAYERS as f64 / copy_secs,
         counter.total()
@@ -178,8 +195,10 @@ async fn main() {
         md,
         "Close writes four items per entry (Final standing, Season result, and the live Score item and \
          its pointer re-put with a ttl) and checkpoints every 500 entries; the copy writes one. \
-         Ratio close/copy entries per second: {:.2}.",
-        (PLAYERS as f64 / close_secs) / (PLAYERS as f64 / copy_secs)
+         Ratio close/copy entries per second: {:.2}; the close with rewards took {:.2} times \
+         as long as the one without (each reward is a conditional put in a transaction of 100, two write units).",
+        (PLAYERS as f64 / close_secs) / (PLAYERS as f64 / copy_secs),
+        rewards_secs / close_secs
     );
     fragment::write("70-close.md", &md);
 }

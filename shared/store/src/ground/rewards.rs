@@ -55,20 +55,6 @@ pub fn reward_for(bands: &[RewardBand], rank: u64, player_count: u64) -> Option<
         .map(|b| &b.reward)
 }
 
-/// The last rank any band can match on a board of `player_count`: a close need not look past
-/// it.
-pub fn last_rewarded_rank(bands: &[RewardBand], player_count: u64) -> u64 {
-    bands
-        .iter()
-        .map(|b| match (b.ranks, b.top_percent) {
-            (Some([_, to]), _) => to.min(player_count),
-            (None, Some(p)) => (u128::from(p.0) * u128::from(player_count) / 10_000) as u64,
-            (None, None) => 0,
-        })
-        .max()
-        .unwrap_or(0)
-}
-
 /// Checks a new board's bands: at most [`MAX_REWARD_BANDS`], each with exactly one of `ranks`
 /// (`1 <= from <= to <=` [`MAX_BAND_RANK`]) and `topPercent`.
 pub fn check_rewards(bands: &[RewardBand]) -> Result<(), String> {
@@ -216,8 +202,6 @@ mod tests {
         assert_eq!(name(&b, 2, 100), Some("silver"));
         assert_eq!(name(&b, 10, 100), Some("silver"));
         assert_eq!(name(&b, 11, 100), None);
-        assert_eq!(last_rewarded_rank(&b, 100), 10);
-        assert_eq!(last_rewarded_rank(&b, 4), 4);
     }
 
     #[test]
@@ -229,14 +213,11 @@ mod tests {
         // The best of 5 is the top 20%, not in a top 10%; of 10 it is exactly 10%.
         assert_eq!(name(&b, 1, 5), None);
         assert_eq!(name(&b, 1, 10), Some("badge"));
-        assert_eq!(last_rewarded_rank(&b, 200), 20);
-        assert_eq!(last_rewarded_rank(&b, 5), 0);
         let half = bands(r#"[{"topPercent":0.5,"reward":"elite"}]"#);
         assert_eq!(name(&half, 1, 200), Some("elite"));
         assert_eq!(name(&half, 2, 200), None);
         let all = bands(r#"[{"topPercent":100,"reward":"thanks"}]"#);
         assert_eq!(name(&all, 7, 7), Some("thanks"));
-        assert_eq!(last_rewarded_rank(&all, 7), 7);
     }
 
     #[test]
