@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use common::*;
+use leaderboard_devkit::contention::{Fault, faulty_client};
 use leaderboard_devkit::sqs;
 use leaderboard_devkit::testing::{RawItem, TestTable, n, s};
 use leaderboard_events::eventbridge::Bus;
@@ -346,4 +347,68 @@ async fn a_winner_erased_during_the_close_keeps_no_reward_and_is_published_by_ps
         .filter(|i| i.contains(top.as_str()))
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+#[tokio::test]
+async fn an_erasure_waits_for_a_page_written_but_not_checkpointed() {
+    let (table, store) = store("rewards_unchecked").await;
+    let now = Timestamp::now().as_millis();
+    let bands = bands(json!([{"ranks": [1, 6], "reward": "place"}]));
+    rewarded_board(&store, "cup_redo", bands, &entries(6, now - 2 * HOUR)).await;
+    let board = store
+        .boards()
+        .get_board(&bid("cup_redo"))
+        .await
+        .unwrap()
+        .unwrap();
+    let top = store
+        .listings()
+        .top_scores(&board, 1, None)
+        .await
+        .unwrap()
+        .items;
+    let top = top[0].player_id.clone();
+    // The first page (ranks 1 and 2) is granted, written and archived, and its checkpoint
+    // never reaches the table: the close stops there.
+    let (client, _) = faulty_client(
+        &table.endpoint,
+        &["UpdateItem:closeRank"],
+        Fault::Throttled,
+        u64::MAX,
+    );
+    let pages = CloseOptions {
+        page_size: 2,
+        ..CloseOptions::default()
+    };
+    let stopped = store_over(&table, client)
+        .close()
+        .close_board(&bid("cup_redo"), Timestamp::now(), &pages)
+        .await;
+    assert!(stopped.is_err(), "{stopped:?}");
+    assert_eq!(rewards_by_rank(&table).await.len(), 2);
+    // The winner, archived on that page, is erased: the erasure waits for the close.
+    let waiting = store
+        .moderation()
+        .erase_player(&top, "player", Timestamp::now(), None)
+        .await
+        .unwrap();
+    assert!(!waiting.finished(), "{waiting:?}");
+    let app = App::new(store.clone(), pages);
+    assert_eq!(run(&app, None).await.unwrap().close().closed.len(), 1);
+
+    // The close wrote the page again with the winner in it: six ranks, one reward a player,
+    // and the erasure, finished after it, left the winner's rank to the pseudonym.
+    let erasure = store.moderation().erasure_of(&top).await.unwrap().unwrap();
+    assert!(erasure.finished(), "{erasure:?}");
+    let finals = finals_by_rank(&table).await;
+    assert_eq!(
+        finals.keys().copied().collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5, 6]
+    );
+    assert_eq!(finals[&1], waiting.pseudonym.as_str());
+    let granted = rewards_by_rank(&table).await;
+    assert_eq!(granted.keys().copied().collect::<Vec<_>>(), [2, 3, 4, 5, 6]);
+    for (rank, (player, _, _)) in &granted {
+        assert_eq!(player, &finals[rank], "rank {rank}");
+    }
 }

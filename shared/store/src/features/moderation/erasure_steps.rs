@@ -119,7 +119,11 @@ impl Moderation<'_> {
                 .await?;
             return Ok(true);
         }
-        if !archived && status == Some(BoardStatus::Closing) {
+        // A closing board's entry waits for the close to finish, archived or not: a page archived
+        // but not yet checkpointed is written again by a resumed close, which must find the
+        // entry (its ranks and rewards follow it), and the checkpoint's cursor may name the
+        // player until the finish removes it.
+        if status == Some(BoardStatus::Closing) {
             return Ok(false);
         }
         let player = &pointer.entry.player_id;
