@@ -166,7 +166,7 @@ async fn main() {
     assert_eq!(copied, PLAYERS);
     let mut md = String::from(
         "## Season close (DynamoDB Local)\n\n\
-         `cargo bench -p season-close --bench close`: close of one board next to a plain copy of it, in one run.\n\n",
+         `cargo bench -p season-close --bench close`: close of one board, of the same board granting rewards, and a plain copy of it, in one run.\n\n",
     );
     say!(
         md,
