@@ -10,12 +10,12 @@
 //! 3. **Count** the entries once (`playerCount`, kept on the board item: the lanes' count, one
 //!    read), and clear a widening run the close cut off (its other generation of entries:
 //!    `widen_cutoff`).
-//! 4. **Snapshot**: walk the live entries in rank order, a page at a time, and write each
-//!    player's Final standing (`FINAL#<rank>`) and Season result (`RESULT#<boardId>`), and
-//!    **archive** the live Score item and the entry pointer by re-putting them with a `ttl`,
-//!    all in batches (unprocessed items retried); and **grant** the page's rewards, exactly
-//!    once (`rewards`). After each page the progress is checkpointed on
-//!    the board item (`closeRank`, `closeCursor`), monotonically.
+//! 4. **Snapshot**: walk the live entries in rank order, a page at a time; **grant** the
+//!    page's rewards, exactly once (`rewards`), then write each player's Final standing
+//!    (`FINAL#<rank>`) and Season result (`RESULT#<boardId>`), and **archive** the live Score
+//!    item and the entry pointer by re-putting them with a `ttl`, all in batches (unprocessed
+//!    items retried). After each page the progress is checkpointed on the board item
+//!    (`closeRank`, `closeCursor`), monotonically.
 //! 5. **Finish**: `status = closed`, `closedAt`, `nextLeaderboardId`; the sparse `BOARDS#OPEN`
 //!    key is removed.
 //!
