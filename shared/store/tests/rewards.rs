@@ -79,7 +79,7 @@ async fn thirty_two_racing_claims_of_one_reward_make_one_claim() {
     assert_eq!(gold.len(), 1);
     assert_eq!(gold[0].reward.as_str(), "gold");
     assert_eq!(gold[0].claimed_at, None);
-    let id = RewardId::parse(&gold[0].reward_id).unwrap();
+    let id = gold[0].reward_id.clone();
 
     let store = Arc::new(store);
     let claims: Vec<_> = (0..32u64)
@@ -132,7 +132,7 @@ async fn another_players_reward_or_none_is_not_found_and_writes_nothing() {
     )
     .await;
     let ada = rewards_of(&store, "ada", None).await;
-    let id = RewardId::parse(&ada[0].reward_id).unwrap();
+    let id = ada[0].reward_id.clone();
     let before = table.dump().await;
     // Bo holds a reward of the same board, under another id; Cy holds none.
     for player in ["bo", "cy"] {
@@ -174,7 +174,7 @@ async fn the_listings_page_newest_first_and_follow_a_claim() {
     assert_eq!(boards, ["w3", "w2", "w1"], "newest board end first");
     assert!(rewards_of(&store, "bo", None).await.is_empty());
 
-    let w2 = RewardId::parse(&all[1].reward_id).unwrap();
+    let w2 = all[1].reward_id.clone();
     store
         .rewards()
         .claim(&pid("ada"), &w2, at(9 * HOUR))

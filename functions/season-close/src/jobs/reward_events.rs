@@ -40,7 +40,7 @@ impl RewardWatch for RewardEvents<'_> {
                     None => r.player_id.to_string(),
                 };
                 Event::RewardGranted(RewardGranted::new(
-                    &r.reward_id,
+                    &r.reward_id.to_string(),
                     r.board_id.as_str(),
                     &player,
                     (r.rank, r.player_count),

@@ -25,8 +25,10 @@ pub const REWARD_PREFIX: &str = "REWARD#";
 /// The width of a reward id's board end, in milliseconds (as the rank key's tiebreaker).
 const ENDS_AT_WIDTH: Width = Width::fixed(13);
 
-/// A reward's id: the board that granted it, its end and the final rank rewarded.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// A reward's id: the board that granted it, its end and the final rank rewarded. Stored and
+/// shown as its string.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct RewardId {
     /// The board's end.
     pub ends_at: Timestamp,
@@ -84,6 +86,19 @@ pub fn rewards_claimed_pk(player: &PlayerId) -> String {
 /// The GSI2 key of `player`'s reward `id` once it is claimed.
 pub fn reward_claimed_gsi2(player: &PlayerId, id: &RewardId) -> Key {
     Key::new(rewards_claimed_pk(player), format!("{REWARD_PREFIX}{id}"))
+}
+
+impl TryFrom<String> for RewardId {
+    type Error = KeyError;
+    fn try_from(s: String) -> Result<Self, KeyError> {
+        RewardId::parse(&s)
+    }
+}
+
+impl From<RewardId> for String {
+    fn from(id: RewardId) -> String {
+        id.to_string()
+    }
 }
 
 /// `player`'s reward item `id`.

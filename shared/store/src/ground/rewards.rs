@@ -126,7 +126,7 @@ impl<'de> Deserialize<'de> for Percent {
 #[serde(rename_all = "camelCase")]
 pub struct Reward {
     /// Its id (`<endsAt ms>.<rank>.<leaderboardId>`).
-    pub reward_id: String,
+    pub reward_id: RewardId,
     /// The player it was granted to.
     pub player_id: PlayerId,
     /// The board whose close granted it.
@@ -155,13 +155,12 @@ impl Reward {
         reward: RewardName,
         now: Timestamp,
     ) -> Reward {
-        let id = RewardId {
-            ends_at,
-            rank,
-            board: board.clone(),
-        };
         Reward {
-            reward_id: id.to_string(),
+            reward_id: RewardId {
+                ends_at,
+                rank,
+                board: board.clone(),
+            },
             player_id: player,
             board_id: board.clone(),
             rank,
@@ -174,8 +173,7 @@ impl Reward {
 }
 
 /// Which of a player's rewards a listing wants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RewardStatus {
     /// Not claimed yet.
     Unclaimed,

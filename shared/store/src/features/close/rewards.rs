@@ -15,7 +15,7 @@
 
 use std::future::Future;
 
-use leaderboard_keys::entity::{self, RewardId};
+use leaderboard_keys::entity;
 use leaderboard_keys::time::Timestamp;
 
 use super::Close;
@@ -92,10 +92,9 @@ impl Close<'_> {
         while !pending.is_empty() {
             let mut puts = Vec::with_capacity(pending.len());
             for reward in &pending {
-                let id = RewardId::parse(&reward.reward_id)?;
-                let player = &reward.player_id;
-                let gsi1 = entity::reward_unclaimed_gsi1(player, &id);
-                let item = to_item(*reward, &entity::reward(player, &id), Some(&gsi1), None)?;
+                let (player, id) = (&reward.player_id, &reward.reward_id);
+                let gsi1 = entity::reward_unclaimed_gsi1(player, id);
+                let item = to_item(*reward, &entity::reward(player, id), Some(&gsi1), None)?;
                 puts.push(table.tx_put(item, Some("attribute_not_exists(pk)"), Params::new())?);
             }
             match table.transact(puts, "TransactWriteItems(rewards)").await {
