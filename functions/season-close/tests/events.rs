@@ -11,7 +11,6 @@ use common::*;
 use leaderboard_devkit::contention::{Fault, faulty_client};
 use leaderboard_devkit::testing::s;
 use leaderboard_events::{EventLog, Publisher};
-use leaderboard_keys::time::Timestamp;
 use leaderboard_store::CloseOptions;
 use leaderboard_store::model::Recurrence;
 use season_close::{App, run};
@@ -122,36 +121,9 @@ async fn a_close_stopped_after_publishing_publishes_the_same_id_again_and_finish
 async fn a_top_player_erased_during_the_close_is_published_by_pseudonym_only() {
     let (table, store) = store("events_erased_top").await;
     ended_board(&store, "cup_erased", Recurrence::None, HOUR, 5).await;
-    let board = store
-        .boards()
-        .get_board(&bid("cup_erased"))
-        .await
-        .unwrap()
-        .unwrap();
-    let top = store
-        .listings()
-        .top_scores(&board, 1, None)
-        .await
-        .unwrap()
-        .items;
-    let top = top[0].player_id.clone();
     // The close has begun (closing, lanes closed) and snapshotted nothing yet when the top
     // player asks to be erased: the erasure waits for the close to archive their entry.
-    let begun = CloseOptions {
-        max_pages: Some(0),
-        ..CloseOptions::default()
-    };
-    store
-        .close()
-        .close_board(&bid("cup_erased"), Timestamp::now(), &begun)
-        .await
-        .unwrap();
-    let waiting = store
-        .moderation()
-        .erase_player(&top, "player", Timestamp::now(), None)
-        .await
-        .unwrap();
-    assert!(!waiting.finished(), "{waiting:?}");
+    let (top, waiting) = erase_top_while_closing(&store, "cup_erased").await;
     // The close's next run snapshots the board with the player's id, publishes, finishes, and
     // the erasure is finished after it.
     let log = Arc::new(EventLog::new(100));
@@ -176,12 +148,6 @@ async fn a_top_player_erased_during_the_close_is_published_by_pseudonym_only() {
             .finished(),
         "the run finished the erasure"
     );
-    let left: Vec<_> = table
-        .dump()
-        .await
-        .into_iter()
-        .map(|i| format!("{i:?}"))
-        .filter(|i| i.contains(top.as_str()))
-        .collect();
+    let left = items_naming(&table, &top).await;
     assert!(left.is_empty(), "{left:?}");
 }

@@ -37,17 +37,16 @@ fn batches_for_one_snapshot(entries: usize) -> u64 {
 /// Sets the board's close lease as another run would hold it, until `until`.
 async fn lease_held_by_another(table: &TestTable, board: &str, until: Timestamp) {
     table
-        .client
-        .update_item()
-        .table_name(&table.name)
-        .key("pk", s_attr(&format!("LEADERBOARD#{board}")))
-        .key("sk", s_attr("#METADATA"))
-        .update_expression("SET closeLeaseBy = :by, closeLeaseUntil = :until")
-        .expression_attribute_values(":by", s_attr("another-run"))
-        .expression_attribute_values(":until", s_attr(&until.to_string()))
-        .send()
-        .await
-        .unwrap();
+        .update_raw_with(
+            &format!("LEADERBOARD#{board}"),
+            "#METADATA",
+            "SET closeLeaseBy = :by, closeLeaseUntil = :until",
+            &[
+                (":by", s_attr("another-run")),
+                (":until", s_attr(&until.to_string())),
+            ],
+        )
+        .await;
 }
 
 fn s_attr(v: &str) -> aws_sdk_dynamodb::types::AttributeValue {

@@ -135,17 +135,16 @@ async fn a_5000_entry_close_stopped_after_every_page_grants_each_reward_once() {
     // Page 2's checkpoint is lost, as if its run stopped between the page's writes and its
     // checkpoint: the next run writes page 2 again.
     table
-        .client
-        .update_item()
-        .table_name(&table.name)
-        .key("pk", sv("LEADERBOARD#cup"))
-        .key("sk", sv("#METADATA"))
-        .update_expression("SET closeRank = :rank, closeCursor = :cursor")
-        .expression_attribute_values(":rank", after_first["closeRank"].clone())
-        .expression_attribute_values(":cursor", after_first["closeCursor"].clone())
-        .send()
-        .await
-        .unwrap();
+        .update_raw_with(
+            "LEADERBOARD#cup",
+            "#METADATA",
+            "SET closeRank = :rank, closeCursor = :cursor",
+            &[
+                (":rank", after_first["closeRank"].clone()),
+                (":cursor", after_first["closeCursor"].clone()),
+            ],
+        )
+        .await;
     let mut runs = 2;
     while run(&app, None).await.unwrap().close().closed.is_empty() {
         runs += 1;
@@ -279,46 +278,15 @@ async fn a_close_delivers_one_reward_granted_per_reward_to_a_rules_queue() {
     assert!(sqs::drain(&url).await.is_empty());
 }
 
-fn sv(v: &str) -> aws_sdk_dynamodb::types::AttributeValue {
-    aws_sdk_dynamodb::types::AttributeValue::S(v.to_owned())
-}
-
 #[tokio::test]
 async fn a_winner_erased_during_the_close_keeps_no_reward_and_is_published_by_pseudonym() {
     let (table, store) = store("rewards_erased").await;
     let now = Timestamp::now().as_millis();
     let bands = bands(json!([{"ranks": [1, 3], "reward": "podium"}]));
     rewarded_board(&store, "cup_erased", bands, &entries(5, now - 2 * HOUR)).await;
-    let board = store
-        .boards()
-        .get_board(&bid("cup_erased"))
-        .await
-        .unwrap()
-        .unwrap();
-    let top = store
-        .listings()
-        .top_scores(&board, 1, None)
-        .await
-        .unwrap()
-        .items;
-    let top = top[0].player_id.clone();
     // The close has begun and snapshotted nothing when the winner asks to be erased: the
     // erasure waits for the close to archive their entry.
-    let begun = CloseOptions {
-        max_pages: Some(0),
-        ..CloseOptions::default()
-    };
-    store
-        .close()
-        .close_board(&bid("cup_erased"), Timestamp::now(), &begun)
-        .await
-        .unwrap();
-    let waiting = store
-        .moderation()
-        .erase_player(&top, "player", Timestamp::now(), None)
-        .await
-        .unwrap();
-    assert!(!waiting.finished(), "{waiting:?}");
+    let (top, waiting) = erase_top_while_closing(&store, "cup_erased").await;
     let log = Arc::new(EventLog::new(100));
     let app = App::new(store.clone(), CloseOptions::default())
         .with_publisher(Publisher::Log(log.clone()));
@@ -339,13 +307,7 @@ async fn a_winner_erased_during_the_close_keeps_no_reward_and_is_published_by_ps
     assert_eq!(published.len(), 3);
     let first = published.iter().find(|d| d["rank"] == 1).unwrap();
     assert_eq!(first["playerId"], waiting.pseudonym.as_str());
-    let left: Vec<_> = table
-        .dump()
-        .await
-        .into_iter()
-        .map(|i| format!("{i:?}"))
-        .filter(|i| i.contains(top.as_str()))
-        .collect();
+    let left = items_naming(&table, &top).await;
     assert!(left.is_empty(), "{left:?}");
 }
 
@@ -355,19 +317,7 @@ async fn an_erasure_waits_for_a_page_written_but_not_checkpointed() {
     let now = Timestamp::now().as_millis();
     let bands = bands(json!([{"ranks": [1, 6], "reward": "place"}]));
     rewarded_board(&store, "cup_redo", bands, &entries(6, now - 2 * HOUR)).await;
-    let board = store
-        .boards()
-        .get_board(&bid("cup_redo"))
-        .await
-        .unwrap()
-        .unwrap();
-    let top = store
-        .listings()
-        .top_scores(&board, 1, None)
-        .await
-        .unwrap()
-        .items;
-    let top = top[0].player_id.clone();
+    let top = top_player(&store, "cup_redo").await;
     // The first page (ranks 1 and 2) is granted, written and archived, and its checkpoint
     // never reaches the table: the close stops there.
     let (client, _) = faulty_client(
@@ -387,12 +337,7 @@ async fn an_erasure_waits_for_a_page_written_but_not_checkpointed() {
     assert!(stopped.is_err(), "{stopped:?}");
     assert_eq!(rewards_by_rank(&table).await.len(), 2);
     // The winner, archived on that page, is erased: the erasure waits for the close.
-    let waiting = store
-        .moderation()
-        .erase_player(&top, "player", Timestamp::now(), None)
-        .await
-        .unwrap();
-    assert!(!waiting.finished(), "{waiting:?}");
+    let waiting = waiting_erasure(&store, &top).await;
     let app = App::new(store.clone(), pages);
     assert_eq!(run(&app, None).await.unwrap().close().closed.len(), 1);
 

@@ -205,12 +205,32 @@ impl TestTable {
     /// Updates the raw item at `(pk, sk)` with `expression` (no placeholders): for a test that
     /// stores an item as an older version would have, bypassing the store's rules.
     pub async fn update_raw(&self, pk: &str, sk: &str, expression: &str) {
+        self.update_raw_with(pk, sk, expression, &[]).await;
+    }
+
+    /// [`TestTable::update_raw`] with `values` for the expression's `:placeholders`: for a test
+    /// that puts an item where another run (or a stop) would have left it.
+    pub async fn update_raw_with(
+        &self,
+        pk: &str,
+        sk: &str,
+        expression: &str,
+        values: &[(&str, AttributeValue)],
+    ) {
+        // DynamoDB refuses an empty map of values.
+        let values = (!values.is_empty()).then(|| {
+            values
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), v.clone()))
+                .collect()
+        });
         self.client
             .update_item()
             .table_name(&self.name)
             .key("pk", AttributeValue::S(pk.into()))
             .key("sk", AttributeValue::S(sk.into()))
             .update_expression(expression)
+            .set_expression_attribute_values(values)
             .send()
             .await
             .unwrap_or_else(|e| panic!("update {pk}/{sk}: {e:?}"));

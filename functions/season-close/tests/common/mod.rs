@@ -175,3 +175,56 @@ pub fn closed_boards(summary: &season_close::RunSummary) -> Vec<(&str, u64)> {
         .map(|c| (c.board_id.as_str(), c.player_count))
         .collect()
 }
+
+/// The player ranked first on board `id` (open or closing: its live entries).
+pub async fn top_player(store: &Store, id: &str) -> PlayerId {
+    let board = store.boards().get_board(&bid(id)).await.unwrap().unwrap();
+    let top = store.listings().top_scores(&board, 1, None).await.unwrap();
+    top.items[0].player_id.clone()
+}
+
+/// Begins board `id`'s close (closing, lanes closed, nothing snapshotted) and has its top
+/// player ask to be erased then: the player and the erasure's receipt, which waits for the
+/// close.
+pub async fn erase_top_while_closing(
+    store: &Store,
+    id: &str,
+) -> (PlayerId, leaderboard_store::ErasureReceipt) {
+    let top = top_player(store, id).await;
+    let begun = leaderboard_store::CloseOptions {
+        max_pages: Some(0),
+        ..leaderboard_store::CloseOptions::default()
+    };
+    store
+        .close()
+        .close_board(&bid(id), Timestamp::now(), &begun)
+        .await
+        .unwrap();
+    let waiting = waiting_erasure(store, &top).await;
+    (top, waiting)
+}
+
+/// `player` asks to be erased, and the erasure waits (for a close to finish): its receipt.
+pub async fn waiting_erasure(
+    store: &Store,
+    player: &PlayerId,
+) -> leaderboard_store::ErasureReceipt {
+    let waiting = store
+        .moderation()
+        .erase_player(player, "player", Timestamp::now(), None)
+        .await
+        .unwrap();
+    assert!(!waiting.finished(), "{waiting:?}");
+    waiting
+}
+
+/// Every item of the table that holds `player`'s id anywhere, printed.
+pub async fn items_naming(table: &TestTable, player: &PlayerId) -> Vec<String> {
+    table
+        .dump()
+        .await
+        .into_iter()
+        .map(|i| format!("{i:?}"))
+        .filter(|i| i.contains(player.as_str()))
+        .collect()
+}
