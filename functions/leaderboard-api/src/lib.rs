@@ -16,6 +16,7 @@
 //! | `DELETE /leaderboards/{boardId}/players/{playerId}` | admin | remove the entry (moderation) |
 //! | `POST /leaderboards/{boardId}/join` | player | join a tournament board (`maxEntrants` exact) |
 //! | `POST /leaderboards/{boardId}/close` | admin | end the board now; season close's next run closes it |
+//! | `GET /admin/leaderboards/{boardId}/stats` | admin | the board's shape from its rank index's upper levels |
 //! | `PUT /players/me` | player | profile upsert |
 //! | `GET /players/{playerId}` | any | AP1, never the email |
 //! | `GET /players/{playerId}/scores` | any | AP5 |
@@ -141,6 +142,8 @@ pub enum Route {
     JoinBoard,
     /// `POST /leaderboards/{boardId}/close`
     CloseBoard,
+    /// `GET /admin/leaderboards/{boardId}/stats`
+    BoardStats,
     /// `GET /players/me/rewards`
     MyRewards,
     /// `POST /players/me/rewards/{rewardId}/claim`
@@ -176,6 +179,11 @@ fn write_routes() -> Vec<(Method, &'static str, Route)> {
         (Method::DELETE, "/admin/players/{playerId}/ban", UnbanPlayer),
         (Method::DELETE, "/admin/players/{playerId}", ErasePlayer),
         (Method::GET, "/admin/audit", AuditTrail),
+        (
+            Method::GET,
+            "/admin/leaderboards/{boardId}/stats",
+            BoardStats,
+        ),
         (Method::POST, "/admin/recount", StartRecount),
         (Method::GET, "/admin/recount", GetRecount),
     ]

@@ -63,7 +63,8 @@ struct Sessions<'a> {
     next_cursor: Option<&'a str>,
 }
 
-async fn board(app: &App, id: &BoardId) -> Result<Board, ApiError> {
+/// The board `id`, or 404 `not_found`.
+pub(crate) async fn board(app: &App, id: &BoardId) -> Result<Board, ApiError> {
     app.store()
         .boards()
         .get_board(id)
@@ -312,6 +313,7 @@ pub(crate) async fn read_route(
         | Route::RemoveEntry
         | Route::JoinBoard
         | Route::CloseBoard
+        | Route::BoardStats
         | Route::MyRewards
         | Route::ClaimReward
         | Route::PutMe

@@ -1,4 +1,4 @@
-//! The routes that need a token: board creation, joins and closes, the caller's profile and rewards, entry removal, bans,
+//! The routes that need a token: board creation, joins and closes, a board's stats, the caller's profile and rewards, entry removal, bans,
 //! erasure, the export, the audit trail and the admin lookup by email. They are served by the function whose role may write
 //! (`LeaderboardWritesFunction`), so the anonymous read routes run under a role that cannot.
 
@@ -169,6 +169,11 @@ pub(crate) async fn write_route(
                 .await?;
             tracing::info!(board = %id, by = %who.player_id, "board ended now");
             ok(&shown_board(&board, now))
+        }
+        Route::BoardStats => {
+            admin(req)?;
+            let board = crate::reads::board(app, &board_id(p)?).await?;
+            ok(&store.rank().board_stats(&board).await?)
         }
         Route::RemoveEntry => {
             let who = admin(req)?;

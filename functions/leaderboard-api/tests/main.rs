@@ -22,4 +22,5 @@ mod players;
 mod policy;
 mod recount;
 mod rewards;
+mod stats;
 mod tournaments;

@@ -78,7 +78,10 @@ pub use primitives::lease::{LEASE_MARGIN, LEASE_WITHOUT_DEADLINE};
 pub use rank::Rank;
 pub use rank::apply::LaneApplyOutcome;
 pub use rank::count::{RankCost, UNINDEXED_LAG, UNINDEXED_TOP};
-pub use rank::inspect::{BUCKET_NODES, IndexState, ScoreBuckets};
+pub use rank::distribution::{
+    BoardStats, Bucket, PERCENTILES, Percentile, WANT_BUCKETS, percentiles, score_ranges,
+};
+pub use rank::inspect::{BUCKET_NODES, IndexState, LaneLag, ScoreBuckets};
 pub use rank::lead::{LeaderChange, LeaderWatch, Unwatched};
 pub use rank::maintenance::grouping::LaneGrouping;
 pub use rank::maintenance::migration::{MigrationStep, needs_migration};

@@ -207,7 +207,7 @@ pub enum Command {
     /// An admin's token, for `authorization: Bearer` on the admin routes: the user signed in
     /// with its password through Cognito's admin flow.
     #[command(
-        after_help = "Examples:\n  lbctl token --user ops@studio.example --user-pool-id eu-west-1_AbC --client-id 1h2j3k --password-file - < pw\n  curl -H \"authorization: Bearer $(lbctl token --user ops@studio.example --password-file pw)\" $API/admin/stats"
+        after_help = "Examples:\n  lbctl token --user ops@studio.example --user-pool-id eu-west-1_AbC --client-id 1h2j3k --password-file - < pw\n  curl -H \"authorization: Bearer $(lbctl token --user ops@studio.example --password-file pw)\" $API/admin/leaderboards/season_1/stats"
     )]
     Token(Box<admin::TokenArgs>),
     /// Moderation: ban, unban, remove, erase, audit.

@@ -1,7 +1,8 @@
 //! The rank index as stored, for an operator's check (`lbctl stats`, `lbctl verify`): a
 //! board's score distribution from the index's upper levels (a bounded number of requests,
 //! whatever the board's size), and its root, lanes and nodes, to check against the entries.
-//! Never on a request path.
+//! Never on a player's request path: the distribution's one route is an admin's
+//! (`GET /admin/leaderboards/{boardId}/stats`).
 
 use std::collections::BTreeMap;
 
@@ -10,6 +11,7 @@ use leaderboard_keys::rank_index::compact::Entries;
 use leaderboard_keys::rank_index::{
     Counters, GENERATION_ATTR, GROUP_DIGITS, LANES, node_key, root_key,
 };
+use serde::Serialize;
 
 use crate::ground::error::StoreError;
 use crate::ground::items::ItemExt;
@@ -19,6 +21,17 @@ use crate::rank::apply::{item_counters, root_watermarks};
 use crate::rank::compact::{is_compact, item_entries};
 use crate::rank::count::RankCost;
 use crate::rank::lanes::{lane_counts, lanes_lag, switched_since};
+
+/// One lane of the board's rank index: the changes logged on it and those the index applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LaneLag {
+    /// The lane (`0..10`).
+    pub lane: u8,
+    /// Changes logged on the lane.
+    pub written: u64,
+    /// Changes the index applied (`written` once it has caught up).
+    pub applied: u64,
+}
 
 /// A board's entries counted by score prefix, from its rank index.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -34,6 +47,8 @@ pub struct ScoreBuckets {
     pub lag: u64,
     /// The requests made.
     pub requests: u32,
+    /// Each lane's written and applied changes, lanes `0..10`.
+    pub lanes: Vec<LaneLag>,
 }
 
 /// A board's rank index as its root and its lanes say, the root read first: for a check of
@@ -116,7 +131,8 @@ impl Rank<'_> {
                     .table
                     .batch_get(&keys, "BatchGetItem(index nodes)")
                     .await?;
-                requests += 1;
+                // A level of single-key buckets only (a small compact board) reads nothing.
+                requests += u32::from(!keys.is_empty());
                 buckets = buckets
                     .into_iter()
                     .flat_map(|b| match &b.rest {
@@ -146,12 +162,21 @@ impl Rank<'_> {
             if switched_since(&lanes, &root) {
                 continue;
             }
+            let (written, entries) = lane_counts(&lanes);
+            let applied = root_watermarks(&root).0;
             return Ok(ScoreBuckets {
                 score_digits,
                 buckets,
-                entries: lane_counts(&lanes).1,
+                entries,
                 lag: lanes_lag(&lanes, &root),
                 requests,
+                lanes: (0..LANES)
+                    .map(|lane| LaneLag {
+                        lane,
+                        written: written.get(&lane).copied().unwrap_or(0),
+                        applied: applied.get(&lane).copied().unwrap_or(0),
+                    })
+                    .collect(),
             });
         }
         Err(StoreError::Contention { attempts: 3 })

@@ -7,7 +7,8 @@
 //! - [`lanes`]: a board's lanes, where a play's score change is logged first.
 //! - [`apply`]: a batch of lane changes applied to the trie (with [`journal`] and [`lead`]).
 //! - [`lookup`], [`count`], [`entry`]: a rank, the counts it stands on, a player's ranked entry.
-//! - [`inspect`]: the index as stored, for an operator's check.
+//! - [`inspect`]: the index as stored, for an operator's check; [`distribution`]: a board's
+//!   shape from it (percentiles, histogram, lanes' lag).
 //! - [`second_layout`]: the changes a widening board also writes at its new width.
 //! - [`maintenance`]: the runs that keep the index whole beside live plays (rebuild, repair,
 //!   grouping, migration, sweep, widening).
@@ -18,6 +19,7 @@
 pub(crate) mod apply;
 pub(crate) mod compact;
 pub(crate) mod count;
+pub(crate) mod distribution;
 pub(crate) mod entry;
 pub(crate) mod inspect;
 pub(crate) mod journal;

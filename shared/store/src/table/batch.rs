@@ -100,6 +100,10 @@ impl Table {
         what: &'static str,
     ) -> Result<Found, StoreError> {
         let mut found = HashMap::new();
+        // DynamoDB refuses a BatchGetItem of no keys: nothing to read is nothing found.
+        if keys.is_empty() {
+            return Ok(Found(found));
+        }
         let mut pending = Some(
             KeysAndAttributes::builder()
                 .set_keys(Some(keys.iter().map(key_item).collect()))
