@@ -155,6 +155,7 @@ async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
             ("TOKEN", key.token_for("p_js", &[], now, 600)),
             ("OTHER_TOKEN", key.token_for("p_js_other", &[], now, 600)),
             ("QUEUE_TOKEN", key.token_for("p_queue", &[], now, 600)),
+            ("ADMIN_TOKEN", key.token_for("ops_js", &["admin"], now, 600)),
             ("BOARD", board.to_owned()),
             ("LEAGUE", league.to_owned()),
             ("RACE", race.to_owned()),
