@@ -96,18 +96,6 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
-/// The Chromium to drive: `CHROMIUM` if set, else `chromium` on the PATH (what the test
-/// command installs).
-fn chromium() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("CHROMIUM") {
-        return Some(PathBuf::from(path));
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .flat_map(|dir| ["chromium", "chromium-browser"].map(|n| dir.join(n)))
-        .find(|p| p.is_file())
-}
-
 fn cors_headers(resp: &http::Response<Bytes>) -> Vec<(String, String)> {
     resp.headers()
         .iter()
@@ -232,11 +220,7 @@ async fn the_web_example_works_from_an_allowed_origin_and_gets_nothing_from_anot
         );
     }
 
-    let Some(chromium) = chromium() else {
-        eprintln!(
-            "SKIPPED the browser part of this test: no Chromium (the test command installs \
-             Debian's `chromium`; set CHROMIUM to another one)"
-        );
+    let Some(chromium) = support::chromium_or_skip() else {
         return;
     };
 

@@ -5,6 +5,7 @@
 mod support;
 
 mod browser;
+mod console;
 mod demo;
 mod document;
 mod e2e;

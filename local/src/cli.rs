@@ -97,6 +97,10 @@ async fn run(seed_demo: bool) -> Result<(), Error> {
         "  export SERVER={}   # game_server, cognito:groups [server]: names playerId in its plays",
         key.token_for("game_server", &["server"], now, 24 * 3600)
     );
+    println!(
+        "Operator console: {}/console/ (paste ADMIN's token)",
+        stack.api_url()
+    );
     if let Some(hint) = browser_hint(&origins, &stack.api_url()) {
         println!("{hint}");
     }

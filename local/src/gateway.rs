@@ -7,8 +7,9 @@
 //! claims in `requestContext.authorizer.jwt.claims`; parse it with `lambda_http` exactly as the
 //! Lambda runtime does; call the function's `handle`; and send its response back.
 //!
-//! Two routes are local only: `POST /local/schedule/season-close` runs season close now and
-//! answers its summary, and `GET /local/events` lists the events the functions would have put
+//! Three paths are local only: `POST /local/schedule/season-close` runs season close now and
+//! answers its summary, `/console/` serves the operator console ([`crate::console`]), and
+//! `GET /local/events` lists the events the functions would have put
 //! on the stack's EventBridge bus, newest first, as the bus delivers them to a rule's target
 //! (`{"events": [{"source", "detail-type", "detail"}]}`).
 
@@ -24,6 +25,7 @@ use serde_json::{Value, json};
 
 use leaderboard_events::EventLog;
 
+use crate::console::ConsoleFiles;
 use crate::cors::Cors;
 use crate::jwks::Verifier;
 use crate::jwt::{JwtError, bearer, claims_as_strings};
@@ -51,6 +53,7 @@ pub struct Gateway {
     events: Arc<EventLog>,
     host: String,
     unavailable: Arc<Unavailable>,
+    console: ConsoleFiles,
 }
 
 pub use crate::GatewayResponse;
@@ -101,6 +104,7 @@ impl Gateway {
             events,
             host,
             unavailable: Arc::new(Unavailable::every(0)),
+            console: ConsoleFiles::from_repo(),
         }
     }
 
@@ -147,6 +151,9 @@ impl Gateway {
         }
         if path == EVENTS_PATH {
             return self.list_events(req.method());
+        }
+        if let Some(file) = self.console.answer(req.method(), &path) {
+            return file;
         }
         let Some((route, params)) = self.template.route(req.method(), &path) else {
             return error(StatusCode::NOT_FOUND, "not_found", "no such route");

@@ -10,7 +10,7 @@
 //!   stream mapping, the schedule.
 //! - [`gateway`] and [`server`]: API Gateway's part: routing, JWT verification ([`jwt`]),
 //!   CORS ([`cors`]), payload 2.0 events, the HTTP/1.1 server; [`unavailable`]: 503s on
-//!   demand, to try a client's retries.
+//!   demand, to try a client's retries; [`console`]: the operator console's files.
 //! - [`poller`] and [`filter`]: the event source mapping's part: stream reading, filter
 //!   criteria, batches and retries.
 //! - [`schedule`]: EventBridge Scheduler's part.
@@ -21,6 +21,7 @@
 
 pub mod cli;
 pub mod client;
+pub mod console;
 pub mod cors;
 pub mod demo;
 pub mod filter;

@@ -4,6 +4,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -142,4 +143,29 @@ pub fn in_process_settings(extra: &[(&str, &str)]) -> leaderboard_local::stack::
 pub fn openapi() -> serde_yaml::Value {
     let root = leaderboard_devkit::repo_root();
     serde_yaml::from_str(&std::fs::read_to_string(root.join("openapi.yaml")).unwrap()).unwrap()
+}
+
+/// The Chromium to drive: `CHROMIUM` if set, else `chromium` on the PATH (what the test
+/// command installs).
+pub fn chromium() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("CHROMIUM") {
+        return Some(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| ["chromium", "chromium-browser"].map(|n| dir.join(n)))
+        .find(|p| p.is_file())
+}
+
+/// The Chromium to drive ([`chromium`]), or, where there is none, `None` after saying that the
+/// browser part of the test is skipped.
+pub fn chromium_or_skip() -> Option<PathBuf> {
+    let found = chromium();
+    if found.is_none() {
+        eprintln!(
+            "SKIPPED the browser part of this test: no Chromium (the test command installs \
+             Debian's `chromium`; set CHROMIUM to another one)"
+        );
+    }
+    found
 }
