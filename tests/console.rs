@@ -37,21 +37,51 @@ fn run(dir: &Path, program: &str, args: &[&str]) {
     );
 }
 
-/// The console as the run command serves it: the client's types generated from openapi.yaml,
-/// the console type-checked against them, and bundled into `console/public`.
+/// Copies the `.ts` files directly in `from` into `to`.
+fn copy_sources(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "ts") {
+            std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+}
+
+/// The console as the run command serves it: type-checked against the client's types generated
+/// from openapi.yaml, then bundled into `console/public`. The check runs on a copy of both
+/// sources under `target/console-check`, with the types generated there: the JS client's test
+/// writes `clients/js/src/generated` while other test jobs run, and a check reading it then
+/// could see it half written.
 fn build_console(root: &Path) {
+    let check = root.join("target/console-check");
+    let _ = std::fs::remove_dir_all(&check);
+    copy_sources(&root.join("clients/js/src"), &check.join("clients/js/src"));
+    copy_sources(&root.join("console/src"), &check.join("console/src"));
+    std::fs::copy(
+        root.join("console/tsconfig.json"),
+        check.join("console/tsconfig.json"),
+    )
+    .unwrap();
+    let openapi = root.join("openapi.yaml");
+    let generated = check.join("clients/js/src/generated/api.ts");
     run(
-        &root.join("clients/js"),
-        "../../node_modules/.bin/openapi-typescript",
+        root,
+        "node_modules/.bin/openapi-typescript",
         &[
-            "../../openapi.yaml",
+            openapi.to_str().unwrap(),
             "--default-non-nullable",
             "false",
             "-o",
-            "src/generated/api.ts",
+            generated.to_str().unwrap(),
         ],
     );
-    run(root, "node_modules/.bin/tsc", &["-p", "console"]);
+    let tsconfig = check.join("console");
+    run(
+        root,
+        "node_modules/.bin/tsc",
+        &["-p", tsconfig.to_str().unwrap()],
+    );
     // The hosted sign-in's PKCE challenge, against RFC 7636's example.
     run(root, "node", &["--test", "console/test/"]);
     run(root, "npm", &["run", "--silent", "console"]);
