@@ -32,7 +32,6 @@ async function show(client: Api, refused?: string): Promise<void> {
   const [, page = "boards", ...rest] = (location.hash.split("?")[0] ?? "").split("/");
   const arg = decodeURIComponent(rest.join("/"));
   main.replaceChildren(h("p", { class: "muted" }, "Loading…"));
-  document.body.dataset.page = page;
   try {
     const content =
       page === "board" ? await boardPage(client, arg)
@@ -50,6 +49,7 @@ async function show(client: Api, refused?: string): Promise<void> {
     }
     main.replaceChildren(problem(e));
   }
+  // The page drawn last, for whoever waits on it (the browser test).
   document.body.dataset.ready = page;
 }
 
@@ -108,7 +108,7 @@ function signInPage(config: Config, refused?: string): HTMLElement {
           error.textContent = reason;
           return;
         }
-        location.hash = location.hash || "#/boards";
+        // Draws the page the address names (the boards when it names none).
         window.dispatchEvent(new HashChangeEvent("hashchange"));
       },
     },
@@ -128,7 +128,7 @@ function signInPage(config: Config, refused?: string): HTMLElement {
 }
 
 /** A failed call, in words. */
-export function problem(e: unknown): HTMLElement {
+function problem(e: unknown): HTMLElement {
   const text = e instanceof LeaderboardError ? `${e.status} ${e.code}: ${e.message}` : String(e);
   return h("p", { class: "error", role: "alert" }, text);
 }
