@@ -1,13 +1,15 @@
-//! Hot boards (issue 60): where a play's write units land, on a plain `increment` board and on
-//! one of 8 write shards, through the local stack in the same run. Simulated players POST
-//! scores to each board in turn (every play changes the entry); the counting proxies record
-//! every request the HTTP functions and the stream projector send, until the projector has
-//! caught up; [`partitions`] turns them into write units by partition key, on the table and
-//! on each index. The report: the busiest partition key's share of the write units, each shared
-//! item's units per play, and the design rate of a board (1,000 write units a second on one
-//! partition key, over the busiest key's units per play).
+//! Hot boards (issues 60 and 95): where a play's write and read units land, on a plain
+//! `increment` board and on boards of 8 and 32 write shards, through the local stack in the
+//! same run. Simulated players POST scores to each board in turn (every play changes the
+//! entry); the counting proxies record every request the HTTP functions and the stream
+//! projector send, until the projector has caught up; [`partitions`] turns them into write
+//! units and [`reads`] into read units by partition key, on the table and on each index. The
+//! report: the busiest partition key's share of the write units, each shared item's units per
+//! play, and each board's ceiling: the plays a second at which its busiest key reaches a
+//! partition's 1,000 write units or 3,000 read units a second.
 
 pub mod partitions;
+pub mod reads;
 
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
@@ -21,7 +23,7 @@ use serde_json::json;
 use crate::fragment;
 use crate::proxy::Exchange;
 use crate::stack::{Conn, Stack};
-use partitions::{Partition, WriteUnits, kind, per_player};
+use partitions::{Partition, Units, kind, per_player};
 
 /// The load settings.
 #[derive(Debug, Clone)]
@@ -37,6 +39,9 @@ pub struct Options {
 /// DynamoDB's write units a second on one partition key.
 const PARTITION_WRITE_UNITS: f64 = 1_000.0;
 
+/// DynamoDB's read units a second on one partition key.
+const PARTITION_READ_UNITS: f64 = 3_000.0;
+
 /// The issue's bound on the busiest key's share on a board of 8 shards: 1/8 and 10% of it.
 const TARGET_SHARE: f64 = 1.0 / 8.0 * 1.1;
 
@@ -47,7 +52,10 @@ struct Measured {
     plays: usize,
     errors: usize,
     secs: f64,
-    units: WriteUnits,
+    /// Write units by partition.
+    units: Units,
+    /// Read units by partition.
+    reads: Units,
 }
 
 impl Measured {
@@ -55,7 +63,7 @@ impl Measured {
         units / self.plays.max(1) as f64
     }
 
-    /// The busiest partition of those `keep` accepts, and its share of their units.
+    /// The busiest partition of those `keep` accepts by write units, and its share of their units.
     fn busiest(&self, keep: impl Fn(&Partition) -> bool + Copy) -> Option<(Partition, f64, f64)> {
         let all = self.units.busiest(keep);
         let total: f64 = all.iter().map(|(_, u)| u).sum();
@@ -80,7 +88,8 @@ pub async fn run(opts: &Options) -> Result<String, String> {
     let admin = local.token("bench_admin", &["admin"]);
     let now = Utc::now();
     let rfc = |t: chrono::DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Millis, true);
-    let boards: [(&'static str, u8); 2] = [("plain_board", 1), ("hot_board", 8)];
+    let boards: [(&'static str, u8); 3] =
+        [("plain_board", 1), ("hot_board", 8), ("hot_board_32", 32)];
     for (board, shards) in boards {
         let r = api
             .post(
@@ -138,18 +147,20 @@ async fn phase(
     }
     let (errors, secs) = play_all(local, opts.connections, tokens, board, opts.plays).await?;
     settle(local).await;
-    let mut units = WriteUnits::default();
+    let (mut units, mut reads) = (Units::default(), Units::default());
     let recorded: Vec<Exchange> = [&local.store_proxy, &local.poller_proxy]
         .iter()
         .flat_map(|p| p.stats().take_recording())
         .collect();
     for x in &recorded {
-        units.add(&x.op, x.status, &x.request);
+        units.add_writes(&x.op, x.status, &x.request);
+        reads.add_reads(&x.op, x.status, &x.request, &x.body);
     }
     let plays = opts.plays.div_ceil(opts.connections) * opts.connections;
     eprintln!(
-        "hot_board: {board}: {plays} plays in {secs:.1} s, {:.0} write units",
-        units.total()
+        "hot_board: {board}: {plays} plays in {secs:.1} s, {:.0} write units, {:.0} read units",
+        units.total(),
+        reads.total()
     );
     Ok(Measured {
         board,
@@ -158,6 +169,7 @@ async fn phase(
         errors,
         secs,
         units,
+        reads,
     })
 }
 
@@ -215,12 +227,14 @@ fn shared(p: &Partition) -> bool {
 }
 
 fn report(opts: &Options, measured: &[Measured]) -> String {
-    let mut md = String::from("## Hot boards: where a play's write units land\n\n");
+    let mut md = String::from(
+        "## Hot boards: where a play's units land, and the plays a second they allow\n\n",
+    );
     let _ = writeln!(
         md,
-        "`leaderboard-bench hot-board` (issue 60): {} players over {} keep-alive connections POST \
-         `/leaderboards/{{b}}/scores` through the local stack, {} plays on each of two `increment` \
-         boards in turn (every play replaces the player's entry: each player played once on each board \
+        "`leaderboard-bench hot-board` (issues 60 and 95): {} players over {} keep-alive connections POST \
+         `/leaderboards/{{b}}/scores` through the local stack, {} plays on each of three `increment` \
+         boards (1, 8 and 32 write shards) in turn (every play replaces the player's entry: each player played once on each board \
          before), with the stream projector running; the \
          counting proxies record every request of the HTTP functions and of the projector until it \
          has applied them all. Write units are computed with DynamoDB's rules from each request's \
@@ -266,47 +280,14 @@ fn report(opts: &Options, measured: &[Measured]) -> String {
         "\nEach shared item's write units a play, by what it holds (the keys of each kind summed; \
          the busiest one of the kind in brackets):\n"
     );
-    let kinds: std::collections::BTreeSet<&'static str> = measured
-        .iter()
-        .flat_map(|m| m.units.0.keys().filter(|p| shared(p)).map(kind))
-        .collect();
-    let _ = write!(md, "| shared item |");
-    for m in measured {
-        let _ = write!(md, " {} ({} shards) |", m.board, m.shards);
-    }
-    let _ = write!(md, "\n| --- |");
-    for _ in measured {
-        let _ = write!(md, " ---: |");
-    }
-    md.push('\n');
-    for k in kinds {
-        let _ = write!(md, "| {k} |");
-        for m in measured {
-            let of_kind = m.units.busiest(|p| shared(p) && kind(p) == k);
-            let sum: f64 = of_kind.iter().map(|(_, u)| u).sum();
-            match of_kind.first() {
-                None => {
-                    let _ = write!(md, " - |");
-                }
-                Some((_, top)) => {
-                    let _ = write!(
-                        md,
-                        " {:.3} in {} keys (busiest {:.3}) |",
-                        m.per_play(sum),
-                        of_kind.len(),
-                        m.per_play(*top)
-                    );
-                }
-            }
-        }
-        md.push('\n');
-    }
+    kinds_table(&mut md, measured, |m| &m.units);
     let _ = writeln!(
         md,
         "\nThe rank index's root and nodes are written once per projector batch, not per play: a \
          board taking fewer plays a second makes smaller batches and more of them per play, so \
          their units a play follow the rate each board reached here, not its layout."
     );
+    ceilings(&mut md, measured, opts.players);
     if let Some(hot) = measured.iter().find(|m| m.shards == 8)
         && let Some((key, _, share)) = hot.busiest(|_| true)
     {
@@ -334,4 +315,139 @@ fn report(opts: &Options, measured: &[Measured]) -> String {
         );
     }
     md
+}
+
+/// Each shared item's units a play of `tally`, by kind, one column a board.
+fn kinds_table(md: &mut String, measured: &[Measured], tally: fn(&Measured) -> &Units) {
+    let kinds: std::collections::BTreeSet<&'static str> = measured
+        .iter()
+        .flat_map(|m| tally(m).0.keys().filter(|p| shared(p)).map(kind))
+        .collect();
+    let _ = write!(md, "| shared item |");
+    for m in measured {
+        let _ = write!(md, " {} ({} shards) |", m.board, m.shards);
+    }
+    let _ = write!(md, "\n| --- |");
+    for _ in measured {
+        let _ = write!(md, " ---: |");
+    }
+    md.push('\n');
+    for k in kinds {
+        let _ = write!(md, "| {k} |");
+        for m in measured {
+            let of_kind = tally(m).busiest(|p| shared(p) && kind(p) == k);
+            let sum: f64 = of_kind.iter().map(|(_, u)| u).sum();
+            match of_kind.first() {
+                None => {
+                    let _ = write!(md, " - |");
+                }
+                Some((_, top)) => {
+                    let _ = write!(
+                        md,
+                        " {:.3} in {} keys (busiest {:.3}) |",
+                        m.per_play(sum),
+                        of_kind.len(),
+                        m.per_play(*top)
+                    );
+                }
+            }
+        }
+        md.push('\n');
+    }
+}
+
+/// Each board's ceiling: the plays a second at which its busiest partition reaches 3,000 read
+/// units or 1,000 write units a second, whichever comes first; and the issue's target on 32.
+fn ceilings(md: &mut String, measured: &[Measured], players: usize) {
+    let _ = writeln!(
+        md,
+        "\nEach shared item's read units a play (reads by key 1 unit per 4 KB, half when eventually \
+         consistent, twice in a transaction; a Query 1 unit per 4 KB of what it returned):\n"
+    );
+    kinds_table(md, measured, |m| &m.reads);
+    let _ = writeln!(
+        md,
+        "\nThe ceiling a board's busiest partitions set: {PARTITION_READ_UNITS:.0} read units and \
+         {PARTITION_WRITE_UNITS:.0} write units a second on one partition key, over that key's \
+         units a play.\n"
+    );
+    let _ = writeln!(
+        md,
+        "| board | write shards | read units a play | busiest read key | its read units a play | busiest write key | its write units a play | ceiling (plays/s) | set by |"
+    );
+    let _ = writeln!(
+        md,
+        "| --- | ---: | ---: | --- | ---: | --- | ---: | ---: | --- |"
+    );
+    let mut on_32 = None;
+    for m in measured {
+        let (Some((r, ru)), Some((w, wu))) = (
+            m.reads
+                .busiest(|_| true)
+                .first()
+                .map(|(p, u)| ((*p).clone(), *u)),
+            m.units
+                .busiest(|_| true)
+                .first()
+                .map(|(p, u)| ((*p).clone(), *u)),
+        ) else {
+            continue;
+        };
+        let (by_reads, by_writes) = (
+            PARTITION_READ_UNITS / m.per_play(ru),
+            PARTITION_WRITE_UNITS / m.per_play(wu),
+        );
+        let ceiling = by_reads.min(by_writes);
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.2} | {} `{}` ({}) | {:.3} | {} `{}` ({}) | {:.3} | **{:.0}** | {} |",
+            m.board,
+            m.shards,
+            m.per_play(m.reads.total()),
+            r.on,
+            r.key,
+            kind(&r),
+            m.per_play(ru),
+            w.on,
+            w.key,
+            kind(&w),
+            m.per_play(wu),
+            ceiling,
+            if by_reads <= by_writes {
+                "reads"
+            } else {
+                "writes"
+            },
+        );
+        if m.shards == 32 {
+            on_32 = Some((ceiling, r));
+        }
+    }
+    let _ = writeln!(
+        md,
+        "\nA key that every play of a board reads strongly consistently (the board's item, the rank \
+         index's root, a lane read by key) takes at least 1 read unit a play: alone it caps the \
+         board at 3,000 plays a second, whatever its write shards. On these boards of {} players \
+         a play's own rank is often within the first 100 while the index lags, and such a rank is \
+         counted exactly, a consistent `Select=COUNT` Query on every write shard in turn: each \
+         shard's Score items take about 1.6 read units a play, which is what sets the sharded \
+         boards' ceilings here; a board of many more players ranks most plays past 100.",
+        players
+    );
+    if let Some((ceiling, r)) = on_32 {
+        let met = ceiling >= 10_000.0;
+        fragment::target(
+            "a board of 32 write shards takes at least 10,000 plays a second before a partition's limits",
+            &format!(
+                "{ceiling:.0} plays/s (busiest read key {} `{}`)",
+                r.on, r.key
+            ),
+            met,
+        );
+        let _ = writeln!(
+            md,
+            "\nTarget (issue 95): a ceiling of at least 10,000 plays a second on 32 shards: {ceiling:.0}: {}.",
+            if met { "met" } else { "**missed**" }
+        );
+    }
 }

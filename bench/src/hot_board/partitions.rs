@@ -1,4 +1,4 @@
-//! Where write units land: the write units of recorded DynamoDB requests by partition key, on
+//! Where write units land (and the type both tallies are kept in): the write units of recorded DynamoDB requests by partition key, on
 //! the table and on each global secondary index, computed with DynamoDB's billing rules from
 //! the requests' keys and item sizes (DynamoDB Local reports no consumed capacity).
 //!
@@ -27,9 +27,9 @@ pub struct Partition {
     pub key: String,
 }
 
-/// Write units by partition.
+/// Units by partition: a run's write units (this file), or its read units ([`super::reads`]).
 #[derive(Debug, Default, Clone)]
-pub struct WriteUnits(pub BTreeMap<Partition, f64>);
+pub struct Units(pub BTreeMap<Partition, f64>);
 
 /// The indexes and their partition key attributes.
 const INDEXES: [(&str, &str); 2] = [("GSI1", "gsi1pk"), ("GSI2", "gsi2pk")];
@@ -38,9 +38,9 @@ fn string<'a>(v: &'a Value, attr: &str) -> Option<&'a str> {
     v[attr]["S"].as_str()
 }
 
-impl WriteUnits {
+impl Units {
     /// Adds the write units of one request (`op` as the proxy names it, its request body).
-    pub fn add(&mut self, op: &str, status: u16, request: &[u8]) {
+    pub fn add_writes(&mut self, op: &str, status: u16, request: &[u8]) {
         if status != 200 {
             return;
         }
@@ -90,7 +90,7 @@ impl WriteUnits {
         }
     }
 
-    fn charge(&mut self, on: &'static str, key: &str, units: f64) {
+    pub(crate) fn charge(&mut self, on: &'static str, key: &str, units: f64) {
         *self
             .0
             .entry(Partition {
@@ -156,13 +156,13 @@ pub fn per_player(p: &Partition) -> bool {
 mod tests {
     use super::*;
 
-    fn units_of(op: &str, body: &str) -> WriteUnits {
-        let mut u = WriteUnits::default();
-        u.add(op, 200, body.as_bytes());
+    fn units_of(op: &str, body: &str) -> Units {
+        let mut u = Units::default();
+        u.add_writes(op, 200, body.as_bytes());
         u
     }
 
-    fn at(u: &WriteUnits, on: &'static str, key: &str) -> f64 {
+    fn at(u: &Units, on: &'static str, key: &str) -> f64 {
         u.0.get(&Partition {
             on,
             key: key.into(),
@@ -196,8 +196,8 @@ mod tests {
         let big = "x".repeat(2_500);
         let body = format!(r#"{{"Item": {{"pk": {{"S": "RANKV2#b"}}, "v": {{"S": "{big}"}}}}}}"#);
         assert_eq!(at(&units_of("PutItem", &body), "table", "RANKV2#b"), 3.0);
-        let mut u = WriteUnits::default();
-        u.add("PutItem", 400, body.as_bytes());
+        let mut u = Units::default();
+        u.add_writes("PutItem", 400, body.as_bytes());
         assert_eq!(u.total(), 0.0);
         let batch = r#"{"RequestItems": {"t": [
             {"PutRequest": {"Item": {"pk": {"S": "RANKV2#b#1#07"}, "sk": {"S": "12"}}}},

@@ -83,7 +83,7 @@ pub fn item_size(item: &Value) -> usize {
         .map_or(0, |o| o.iter().map(|(k, v)| k.len() + value(v)).sum())
 }
 
-fn read_units(size: usize) -> f64 {
+pub(crate) fn read_units(size: usize) -> f64 {
     size.div_ceil(4096).max(1) as f64
 }
 
