@@ -21,13 +21,7 @@ async fn a_board_with_a_field_it_does_not_know_is_refused_naming_it() {
     ] {
         let mut body = json!({"leaderboardId": "typo", "name": "Typo", "maxScore": 1_000});
         body[field] = value;
-        let (status, resp) = h
-            .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
-            .await;
-        assert_eq!((status, code(&resp)), (400, "invalid_request"), "{body}");
-        let message = resp["error"]["message"].as_str().unwrap();
-        assert!(message.contains(&format!("`{field}`")), "{message}");
-        assert_eq!(h.table.dump().await, before, "{body} wrote something");
+        h.refused_board(&body, &format!("`{field}`"), &before).await;
     }
     // Spelled right, the same board is made.
     let body = json!({"leaderboardId": "typo", "name": "Typo", "maxScore": 1_000});
@@ -72,13 +66,7 @@ async fn a_boards_score_rules_are_checked_at_creation_and_read_back() {
             "minDurationSec must be at most 31536000",
         ),
     ] {
-        let (status, resp) = h
-            .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
-            .await;
-        assert_eq!((status, code(&resp)), (400, "invalid_request"), "{body}");
-        let message = resp["error"]["message"].as_str().unwrap();
-        assert!(message.contains(says), "{message}");
-        assert_eq!(h.table.dump().await, before, "{body} wrote something");
+        h.refused_board(&body, says, &before).await;
     }
     let body = json!({"leaderboardId": "r", "name": "R", "maxScore": 100, "minScore": 100,
                       "minDurationSec": 30, "gameId": "tetris", "writers": "servers"});
@@ -209,17 +197,7 @@ async fn a_board_with_tiebreak_columns_ranks_and_shows_them_and_refuses_bad_ones
             "column name",
         ),
     ] {
-        let (status, resp) = h
-            .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
-            .await;
-        assert_eq!(
-            (status, code(&resp)),
-            (400, "invalid_request"),
-            "{body} -> {resp}"
-        );
-        let message = resp["error"]["message"].as_str().unwrap();
-        assert!(message.contains(says), "{message}");
-        assert_eq!(h.table.dump().await, before, "{body} wrote something");
+        h.refused_board(&body, says, &before).await;
     }
     let kills = json!({"name": "kills", "order": "desc", "max": 99});
     let body = with(json!([time, kills]), "best");

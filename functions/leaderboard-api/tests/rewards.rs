@@ -83,13 +83,7 @@ async fn bad_bands_are_refused_and_nothing_is_written() {
         (json!(many), "at most 20"),
     ] {
         let body = json!({"leaderboardId": "cup", "name": "Cup", "rewards": rewards});
-        let (status, resp) = h
-            .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
-            .await;
-        assert_eq!((status, code(&resp)), (400, "invalid_request"), "{body}");
-        let message = resp["error"]["message"].as_str().unwrap();
-        assert!(message.contains(says), "{body}: {message}");
-        assert_eq!(h.table.dump().await, before, "{body} wrote something");
+        h.refused_board(&body, says, &before).await;
     }
 }
 

@@ -30,13 +30,7 @@ async fn calendar_recurrences_are_created_with_their_first_end_and_bad_schedules
         (json!("fortnightly"), "monthly"),
     ] {
         let body = json!({"leaderboardId": "cup_1", "name": "Cup", "recurrence": recurrence});
-        let (status, resp) = h
-            .call("POST", "/leaderboards", As::Admin("ops"), Some(&body))
-            .await;
-        assert_eq!((status, code(&resp)), (400, "invalid_request"), "{body}");
-        let message = resp["error"]["message"].as_str().unwrap();
-        assert!(message.contains(says), "{body}: {message}");
-        assert_eq!(h.table.dump().await, before, "{body} wrote something");
+        h.refused_board(&body, says, &before).await;
     }
 
     // A schedule without endsAt ends at its first match after startsAt, in its zone: 18:00 in

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use lambda_http::Request;
 use leaderboard_api::{App, handle};
-use leaderboard_devkit::testing::TestTable;
+use leaderboard_devkit::testing::{RawItem, TestTable};
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::time::Timestamp;
@@ -112,6 +112,22 @@ impl Harness {
             status,
             serde_json::from_slice(resp.body().as_ref()).unwrap_or(Value::Null),
         )
+    }
+
+    /// `POST /leaderboards` with `body` as an admin, which must be refused: 400
+    /// `invalid_request`, its message naming `says`, and the table still `before` (its dump).
+    pub async fn refused_board(&self, body: &Value, says: &str, before: &[RawItem]) {
+        let (status, resp) = self
+            .call("POST", "/leaderboards", As::Admin("ops"), Some(body))
+            .await;
+        assert_eq!(
+            (status, code(&resp)),
+            (400, "invalid_request"),
+            "{body} -> {resp}"
+        );
+        let message = resp["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{body}: {message}");
+        assert_eq!(self.table.dump().await, before, "{body} wrote something");
     }
 
     pub async fn get(&self, path: &str) -> (u16, Value) {
