@@ -22,21 +22,6 @@ use leaderboard_local::jwt::{DEFAULT_SECRET, JwtKey};
 use serde_json::{Value, json};
 use support::LocalStack;
 
-/// Runs `program args` in `dir`, failing the test with its output when it fails.
-fn run(dir: &Path, program: &str, args: &[&str]) {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap_or_else(|e| panic!("run {program}: {e}"));
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// Copies the `.ts` files directly in `from` into `to`.
 fn copy_sources(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -65,7 +50,7 @@ fn build_console(root: &Path) {
     .unwrap();
     let openapi = root.join("openapi.yaml");
     let generated = check.join("clients/js/src/generated/api.ts");
-    run(
+    support::run(
         root,
         "node_modules/.bin/openapi-typescript",
         &[
@@ -75,16 +60,18 @@ fn build_console(root: &Path) {
             "-o",
             generated.to_str().unwrap(),
         ],
+        &[],
     );
     let tsconfig = check.join("console");
-    run(
+    support::run(
         root,
         "node_modules/.bin/tsc",
         &["-p", tsconfig.to_str().unwrap()],
+        &[],
     );
     // The hosted sign-in's PKCE challenge, against RFC 7636's example.
-    run(root, "node", &["--test", "console/test/"]);
-    run(root, "npm", &["run", "--silent", "console"]);
+    support::run(root, "node", &["--test", "console/test/"], &[]);
+    support::run(root, "npm", &["run", "--silent", "console"], &[]);
     assert!(root.join("console/public/console.js").is_file());
 }
 

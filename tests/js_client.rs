@@ -6,44 +6,20 @@
 
 use crate::support;
 
-use std::process::Command;
-
 use chrono::Utc;
 use http::Method;
 use leaderboard_local::jwt::{DEFAULT_SECRET, JwtKey};
 use serde_json::json;
 use support::cognito::Cognito;
 
-/// Runs `program` with `args` in `dir`, failing the test with its output when it fails.
-fn run(dir: &std::path::Path, program: &std::path::Path, args: &[&str], env: &[(&str, String)]) {
-    let mut cmd = Command::new(program);
-    cmd.args(args).current_dir(dir);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("run {}: {e}", program.display()));
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    println!("{stdout}");
-    assert!(
-        out.status.success(),
-        "{} {args:?} failed:\n{stdout}\n{stderr}",
-        program.display()
-    );
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
     let root = leaderboard_devkit::repo_root();
     let client = root.join("clients/js");
     let bin = root.join("node_modules/.bin");
-    run(
+    support::run(
         &client,
-        &bin.join("openapi-typescript"),
+        bin.join("openapi-typescript"),
         &[
             "../../openapi.yaml",
             "--default-non-nullable",
@@ -53,7 +29,7 @@ async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
         ],
         &[],
     );
-    run(&client, &bin.join("tsc"), &["-p", "."], &[]);
+    support::run(&client, bin.join("tsc"), &["-p", "."], &[]);
 
     // A user pool shaped as the template's, whose tokens the stack takes beside its own, and
     // which it makes guests in.
@@ -146,7 +122,7 @@ async fn the_js_client_and_its_play_queue_work_against_the_local_stack() {
         "{}",
         summary.body
     );
-    run(
+    support::run(
         &client,
         std::path::Path::new("node"),
         &["--test", "test/"],

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -168,4 +168,27 @@ pub fn chromium_or_skip() -> Option<PathBuf> {
         );
     }
     found
+}
+
+/// Runs `program` with `args` in `dir`, failing the test with its output when it fails.
+pub fn run(dir: &Path, program: impl AsRef<Path>, args: &[&str], env: &[(&str, String)]) {
+    let program = program.as_ref();
+    let mut cmd = Command::new(program);
+    cmd.args(args).current_dir(dir);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("run {}: {e}", program.display()));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "{} {args:?} failed:\n{stdout}\n{stderr}",
+        program.display()
+    );
 }
