@@ -77,7 +77,7 @@ impl Rank<'_> {
             entries: read.entries,
             counted: buckets.iter().map(|b| b.count).sum(),
             lag: read.lag,
-            lanes: read.lanes.clone(),
+            lanes: read.lanes,
             requests: read.requests,
             percentiles: percentiles(&buckets),
             buckets,
