@@ -49,13 +49,13 @@ impl ConsoleFiles {
             && name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
-        let kind = content_type(name);
-        let body = safe
-            .then(|| kind.and_then(|_| std::fs::read(self.dir.join(name)).ok()))
-            .flatten();
-        Some(match (body, kind) {
-            (Some(body), Some(kind)) => respond(StatusCode::OK, kind, Bytes::from(body), None),
-            _ => plain(StatusCode::NOT_FOUND, "no such file in the console"),
+        let file = match content_type(name) {
+            Some(kind) if safe => std::fs::read(self.dir.join(name)).ok().map(|b| (kind, b)),
+            _ => None,
+        };
+        Some(match file {
+            Some((kind, body)) => respond(StatusCode::OK, kind, Bytes::from(body), None),
+            None => plain(StatusCode::NOT_FOUND, "no such file in the console"),
         })
     }
 }
@@ -111,34 +111,19 @@ fn respond(
 mod tests {
     use super::*;
 
-    fn files() -> (tempdir::Dir, ConsoleFiles) {
-        let dir = tempdir::Dir::new();
-        std::fs::write(dir.0.join("index.html"), "<p>console</p>").unwrap();
-        std::fs::write(dir.0.join("console.js"), "1").unwrap();
-        std::fs::write(dir.0.join("secret.txt"), "no").unwrap();
-        let files = ConsoleFiles { dir: dir.0.clone() };
-        (dir, files)
-    }
-
-    mod tempdir {
-        pub struct Dir(pub std::path::PathBuf);
-        impl Dir {
-            pub fn new() -> Dir {
-                let p = std::env::temp_dir().join(format!("console-{}", std::process::id()));
-                std::fs::create_dir_all(&p).unwrap();
-                Dir(p)
-            }
-        }
-        impl Drop for Dir {
-            fn drop(&mut self) {
-                let _ = std::fs::remove_dir_all(&self.0);
-            }
-        }
+    /// The console's files in a folder of this test's own.
+    fn files() -> ConsoleFiles {
+        let dir = std::env::temp_dir().join(format!("console-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("index.html"), "<p>console</p>").unwrap();
+        std::fs::write(dir.join("console.js"), "1").unwrap();
+        std::fs::write(dir.join("secret.txt"), "no").unwrap();
+        ConsoleFiles { dir }
     }
 
     #[test]
     fn serves_the_console_files_and_nothing_else() {
-        let (_dir, c) = files();
+        let c = files();
         let get = |p: &str| c.answer(&Method::GET, p).map(|r| r.status().as_u16());
         assert_eq!(get("/leaderboards"), None);
         assert_eq!(get("/consoles"), None);
@@ -161,5 +146,6 @@ mod tests {
         }
         let post = c.answer(&Method::POST, "/console/").unwrap();
         assert_eq!(post.status(), 405);
+        std::fs::remove_dir_all(&c.dir).unwrap();
     }
 }
