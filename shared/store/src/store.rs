@@ -16,6 +16,7 @@ use crate::ground::config::{self, Config, DEV_ERASURE_SECRET};
 use crate::ground::error::StoreError;
 use crate::ground::secrets::{self, Secret};
 use crate::ground::tls;
+use crate::primitives::board_cache::BoardCache;
 use crate::rank::Rank;
 use crate::table::Table;
 use crate::table::request::Params;
@@ -40,6 +41,8 @@ pub struct Store {
     pub(crate) erasure_secret: Arc<[u8]>,
     /// The longest a rank index rebuild or a lane grouping holds a lane's plays back.
     pub(crate) lane_pause: Duration,
+    /// The plays' copies of hot boards (shared by the store's clones).
+    pub(crate) boards_cached: Arc<BoardCache>,
 }
 
 impl Store {
@@ -50,6 +53,7 @@ impl Store {
             plays_per_minute: 0,
             erasure_secret: Arc::from(DEV_ERASURE_SECRET),
             lane_pause: LANE_PAUSE,
+            boards_cached: Arc::default(),
         }
     }
 

@@ -11,6 +11,7 @@ mod index_check;
 mod access_patterns;
 mod audit;
 mod bans;
+mod board_copies;
 mod board_listing;
 mod columns;
 mod emails;

@@ -20,6 +20,7 @@ use crate::ground::model::{Board, BoardStatus, Page};
 use crate::ground::session_id::new_session_id;
 use crate::ground::tournament::{Entrant, EntryRefusal};
 use crate::primitives::entrants::places_taken;
+use crate::rank::settings::SettingsChange;
 use crate::store::Store;
 use crate::table::query::Listing;
 use crate::table::request::{Index, Params};
@@ -207,11 +208,15 @@ impl Tournaments<'_> {
             };
             let id = new_session_id(now)?;
             let audit_key = entity::board_audit(board_id, now, id.as_str());
-            let items = vec![
+            // The end is a setting plays decide by: its change moves the board and its lanes
+            // to the next settings version, which a play's lane update checks.
+            let change = SettingsChange::of(&board);
+            let (unchanged, params) = change.condition(params);
+            let mut items = vec![
                 table.tx_update_if(
                     &entity::board(board_id),
-                    update,
-                    condition,
+                    &format!("{update}, {}", SettingsChange::SET),
+                    &format!("{condition} AND {unchanged}"),
                     params
                         .name("#status", "status")
                         .value(":open", BoardStatus::Open.as_str())
@@ -225,11 +230,13 @@ impl Tournaments<'_> {
                     Params::new(),
                 )?,
             ];
+            items.extend(table.lanes_at_version(&board, change)?);
             match table.transact(items, "TransactWriteItems(close now)").await {
                 Ok(()) => {
                     return Ok(Board {
                         scheduled_ends_at: board.ends_at,
                         ends_at: Some(now),
+                        settings_version: change.next(),
                         ..board
                     });
                 }

@@ -133,6 +133,14 @@ pub struct Board {
     /// on a board never widened): a widening moves the entries to a new one.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub entry_generation: u64,
+    /// The version of the settings a play decides by (`settingsVersion`; 0 on a board whose
+    /// settings never changed since its creation). Every change of one (an admin's early end,
+    /// a widening's new `maxScore`) adds one to it on the board item and on every lane in one
+    /// transaction, and a play's lane update holds only at the version the play decided by:
+    /// so a play may decide from a copy of the board read earlier, and never writes under
+    /// settings the board no longer has (`rank::settings`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub settings_version: u64,
     /// The widening under way, if any (`widening`, docs/widen.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub widening: Option<WideningRun>,
@@ -299,6 +307,7 @@ impl Board {
             series_id: Some(series),
             rank_migrating: false,
             lanes_grouped: groups_lanes(new.write_shards),
+            settings_version: 0,
             write_shards: new.write_shards,
             entry_generation: 0,
             widening: None,
@@ -332,6 +341,8 @@ impl Board {
             next_board_id: None,
             rollover_error: None,
             widening: None,
+            // A new board: its lanes hold no version yet.
+            settings_version: 0,
             cohort_of: Some(self.board_id.clone()),
             tier: Some(tier.clone()),
             ..self.clone()

@@ -1,7 +1,8 @@
 //! The primitives floor: the pieces of the domain that several features and the rank index
-//! share, built on the table floor: board reads and writes, a league's cohort cursors, a tournament's count of places, the lease a long run holds, and
+//! share, built on the table floor: board reads and writes, the plays' copies of hot boards, a league's cohort cursors, a tournament's count of places, the lease a long run holds, and
 //! the resumable pass every table-wide job runs.
 
+pub(crate) mod board_cache;
 pub(crate) mod boards;
 pub(crate) mod cohorts;
 pub(crate) mod entrants;

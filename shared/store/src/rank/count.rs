@@ -10,7 +10,7 @@
 use aws_sdk_dynamodb::types::Select;
 use leaderboard_keys::entity::{self, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::PlayerId;
-use leaderboard_keys::rank_index::CREATED_ATTR;
+use leaderboard_keys::rank_index::{CREATED_ATTR, WRITTEN_ATTR};
 
 use crate::ground::error::StoreError;
 use crate::ground::freshness::Estimate;
@@ -112,8 +112,10 @@ impl Table {
     ) -> Result<Option<u64>, StoreError> {
         let lanes = self.read_lane_items(board, cost).await?;
         let mut entries = 0i64;
-        // A lane never written has no item.
-        for item in lanes.iter().filter(|item| !item.is_empty()) {
+        // A lane never written has no counts (no item, or one holding only a fence or the
+        // board's settings version).
+        let written = |item: &&Item| item.number::<u64>(WRITTEN_ATTR).is_some();
+        for item in lanes.iter().filter(written) {
             let Some(created) = item.number::<i64>(CREATED_ATTR) else {
                 return Ok(None);
             };

@@ -24,6 +24,7 @@ use crate::ground::model::Board;
 use crate::rank::apply::root_watermarks;
 use crate::rank::count::RankCost;
 use crate::rank::second_layout::{SecondLayout, WIDENING_ATTR};
+use crate::rank::settings::{SettingsChange, at_version};
 use crate::table::Table;
 use crate::table::request::{Index, Params, WithParams};
 use crate::table::retry::Retry;
@@ -165,7 +166,9 @@ impl Table {
         new: Option<&str>,
     ) -> Result<TransactWriteItem, StoreError> {
         let key = LaneKeys::of(board).key(lane_of(player.as_str()));
-        let mut params = Params::new().name("#w", WRITTEN_ATTR).value(":one", 1u64);
+        // The board's settings as the writer read them are still the board's (`rank::settings`).
+        let (settings, params) = at_version(board.settings_version, Params::new());
+        let mut params = params.name("#w", WRITTEN_ATTR).value(":one", 1u64);
         let mut update = String::from("ADD #w :one");
         match (old, new) {
             (None, _) => {
@@ -238,7 +241,8 @@ impl Table {
                 &update,
                 &format!(
                     "attribute_not_exists(#grouped) AND attribute_not_exists(#closed) AND \
-                     (attribute_not_exists(#pause) OR #pause < :now) AND {widening}"
+                     (attribute_not_exists(#pause) OR #pause < :now) AND {widening} AND \
+                     {settings}"
                 ),
                 params
                     .name("#grouped", GROUPED_ATTR)
@@ -250,7 +254,7 @@ impl Table {
         self.tx_update_if(
             &key,
             &update,
-            "attribute_not_exists(#log) AND attribute_not_exists(#closed)",
+            &format!("attribute_not_exists(#log) AND attribute_not_exists(#closed) AND {settings}"),
             params
                 .name("#log", LOGGED_ATTR)
                 .name("#closed", CLOSED_ATTR),
@@ -416,5 +420,24 @@ impl Table {
             .await
             .map_err(|e| StoreError::sdk("UpdateItem(rank index repair request)", e))?;
         Ok(())
+    }
+
+    /// Every lane of `board` (as read) at `change`'s next version: ten updates for the
+    /// change's transaction. A lane never written is created holding only the version.
+    pub(crate) fn lanes_at_version(
+        &self,
+        board: &Board,
+        change: SettingsChange,
+    ) -> Result<Vec<TransactWriteItem>, StoreError> {
+        let lanes = LaneKeys::of(board);
+        (0..LANES)
+            .map(|lane| {
+                self.tx_update(
+                    &lanes.key(lane),
+                    &format!("SET {}", SettingsChange::SET),
+                    change.set_params(Params::new()),
+                )
+            })
+            .collect()
     }
 }

@@ -10,6 +10,8 @@
 //! - [`inspect`]: the index as stored, for an operator's check; [`distribution`]: a board's
 //!   shape from it (percentiles, histogram, lanes' lag).
 //! - [`second_layout`]: the changes a widening board also writes at its new width.
+//! - [`settings`]: the settings version a change of a board's settings writes on its lanes,
+//!   and a play's lane update checks.
 //! - [`maintenance`]: the runs that keep the index whole beside live plays (rebuild, repair,
 //!   grouping, migration, sweep, widening).
 //!
@@ -28,6 +30,7 @@ pub(crate) mod lead;
 pub(crate) mod lookup;
 pub(crate) mod maintenance;
 pub(crate) mod second_layout;
+pub(crate) mod settings;
 
 use std::time::Duration;
 

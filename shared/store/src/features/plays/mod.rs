@@ -3,7 +3,8 @@
 //! 1. **One consistent read**: a `BatchGetItem` (strongly consistent) of the player's profile
 //!    (the display name the entries take, so that a listing needs no profile reads), the
 //!    player's ban and erasure marker (a banned or erased player's play is refused here, before
-//!    anything is written), each board's metadata, the player's entry pointer on each board, and
+//!    anything is written), each board's metadata (a hot board's from the process's copy when
+//!    it has one, `primitives::board_cache`), the player's entry pointer on each board, and
 //!    each board's rank index root (the play's own rank is read from it afterwards). Not the
 //!    Session: a repeat is rare, and is found when the play is refused (one `GetItem` then) or
 //!    by the transaction's put of the Session (one `GetItem` after it), and answered with the
@@ -18,7 +19,8 @@
 //!    the fence before it deletes anything, so a play must not commit after either); for
 //!    every board whose entry changes, put the pointer on condition that its version is the one
 //!    read, delete the old Score item on condition it exists, put the new one (both carry the
-//!    name and the play's metadata). Concurrent plays
+//!    name and the play's metadata), and update the player's lane on condition that the board's
+//!    settings are at the version the play decided by (`rank::settings`). Concurrent plays
 //!    of one player on one board serialise on the pointer's version, so there is never a second
 //!    Score item and no better score is lost. A cancelled transaction is re-read and retried
 //!    with jittered exponential backoff, a bounded number of times.
@@ -130,6 +132,9 @@ struct PlayState {
     /// The name the player's entries take: the profile's, else the player's id.
     name: String,
     boards: Vec<Option<Board>>,
+    /// The boards decided from the process's copies (`primitives::board_cache`): a refusal
+    /// on them is decided again from the boards read then.
+    cached: Vec<BoardId>,
     pointers: Vec<Option<EntryPointer>>,
     /// Each board's rank index root (empty where there is none): the play's own rank is read
     /// from it after the transaction (its nodes must be read after the root).
@@ -219,9 +224,14 @@ impl Plays<'_> {
                 same_play(&session, play)?;
                 return Ok(Recorded::Duplicate(session, attempt));
             }
+            // A refusal decided from a copy of a board is decided again from the board read
+            // now (`primitives::board_cache`): the copy may be older than the settings.
+            let cached = std::mem::take(&mut state.cached);
+            let forget = || self.store.boards_cached.forget(&cached);
             // A league board's cohort takes its place (`league`).
             let seats = match self.seat(play, &mut state, now).await {
                 Ok(seats) => seats,
+                Err(_) if forget() => continue,
                 Err(refusal) => return self.repeat_or(refusal, play, attempt).await,
             };
             let entrant_reads = self.read_entrants(play, &state.boards).await?;
@@ -230,10 +240,12 @@ impl Plays<'_> {
             let decided = self.decide(play, state, &read_rate, by, now);
             let (mut plans, rate, game_id) = match decided {
                 Ok(decided) => decided,
+                Err(_) if forget() => continue,
                 Err(refusal) => return self.repeat_or(refusal, play, attempt).await,
             };
             let admitted = match entrants::admit(&plans, &entrant_reads, play) {
                 Ok(admitted) => admitted,
+                Err(_) if forget() => continue,
                 Err(refusal) => return self.repeat_or(refusal, play, attempt).await,
             };
             league::label(&mut plans, &seats);
@@ -280,6 +292,8 @@ impl Plays<'_> {
                     if !CancelReason::all_retryable(&reasons) {
                         return Err(StoreError::TransactionCanceled { reasons });
                     }
+                    // A copy of a board older than its settings fails the lane's version.
+                    forget();
                     tracing::debug!(attempt, ?reasons, "play transaction cancelled; retrying");
                 }
                 Err(e) if e.is_retryable() => {
@@ -325,8 +339,14 @@ impl Plays<'_> {
         Ok((plans, rate, game_id))
     }
 
-    /// The one consistent read of a play.
+    /// The one consistent read of a play (a hot board's item only when the process has no
+    /// copy of it).
     async fn read_play_state(self, play: &Play) -> Result<PlayState, StoreError> {
+        let copies: Vec<Option<Board>> = play
+            .board_ids
+            .iter()
+            .map(|id| self.store.boards_cached.get(id))
+            .collect();
         let board_keys: Vec<Key> = play.board_ids.iter().map(entity::board).collect();
         let pointer_keys: Vec<Key> = play
             .board_ids
@@ -341,7 +361,11 @@ impl Plays<'_> {
         let mut keys = vec![player_key.clone(), ban_key.clone(), erasure_key.clone()];
         // Each board's index root: items more, no request more (see `PlayState::roots`).
         let root_keys: Vec<Key> = play.board_ids.iter().map(rank_index::root_key).collect();
-        keys.extend(board_keys.iter().cloned());
+        let unread = board_keys
+            .iter()
+            .zip(&copies)
+            .filter(|(_, copy)| copy.is_none());
+        keys.extend(unread.map(|(key, _)| key.clone()));
         keys.extend(pointer_keys.iter().cloned());
         keys.extend(root_keys.iter().cloned());
         let idempotency_key = play
@@ -371,6 +395,20 @@ impl Plays<'_> {
         }
         let rate = PlayRate::from_item(rate_key.and_then(|k| found.take(&k)).as_ref());
         let game_claimed = feed_key.is_some_and(|k| found.take(&k).is_some());
+        let (mut boards, mut cached) = (Vec::with_capacity(copies.len()), Vec::new());
+        for ((id, key), copy) in play.board_ids.iter().zip(&board_keys).zip(copies) {
+            let board = match copy {
+                Some(copy) => {
+                    cached.push(id.clone());
+                    Some(copy)
+                }
+                None => found.take(key).map(from_item::<Board>).transpose()?,
+            };
+            if let Some(board) = board.as_ref().filter(|_| !cached.contains(id)) {
+                self.store.boards_cached.keep(board);
+            }
+            boards.push(board);
+        }
         let mut take = |k: &Key| found.take(k);
         let keyed: Option<KeyedSession> = idempotency_key
             .and_then(|k| take(&k))
@@ -385,10 +423,8 @@ impl Plays<'_> {
                         .map(str::to_owned)
                 })
                 .unwrap_or_else(|| play.player_id.to_string()),
-            boards: board_keys
-                .iter()
-                .map(|k| take(k).map(from_item).transpose())
-                .collect::<Result<_, _>>()?,
+            boards,
+            cached,
             pointers: pointer_keys
                 .iter()
                 .map(|k| take(k).map(from_item).transpose())

@@ -11,7 +11,8 @@
 //! there); each new lane is put with the old one's `written` and `created`, so its changes go
 //! on numbering from where the old one stopped, and the root's watermarks stay right, and with
 //! the generation the last rebuild's switch wrote there (`LANE_GENERATION_ATTR`, which rank
-//! reads check); the board gets `lanesGrouped`. The transaction holds only while every old
+//! reads check) and the board's settings version (`rank::settings`, which plays check); the
+//! board gets `lanesGrouped`, at the settings version read. The transaction holds only while every old
 //! lane still has the count and the generation read, and while no repair request is open on
 //! the board (a repair's rebuild may have read the board before and would write the old
 //! lanes). A board whose index is a little behind (at most [`PAUSED_LAG`] changes) is paused
@@ -35,6 +36,7 @@ use crate::ground::items::{Item, ItemExt, key_item, n};
 use crate::ground::model::{Board, BoardStatus};
 use crate::rank::Rank;
 use crate::rank::lanes::{GROUPED_ATTR, LaneKeys, lanes_lag};
+use crate::rank::settings::{SETTINGS_VERSION_ATTR, at_version};
 use crate::table::request::Params;
 
 /// How often a paused board's root is read while the index catches up.
@@ -199,8 +201,14 @@ impl Rank<'_> {
                 &format!("{condition} AND {generation_condition}"),
                 params,
             )?);
-            if written.is_some() || generation.is_some() {
+            // The board's settings version goes with every lane (`rank::settings`): the
+            // board's update below holds only at the version read.
+            let version = board.settings_version;
+            if written.is_some() || generation.is_some() || version > 0 {
                 let mut new = key_item(&entity::grouped_lane(id, lane));
+                if version > 0 {
+                    new.insert(SETTINGS_VERSION_ATTR.into(), n(version));
+                }
                 if let Some(w) = written {
                     new.insert(WRITTEN_ATTR.into(), n(w));
                     new.insert(
@@ -217,13 +225,16 @@ impl Rank<'_> {
                 );
             }
         }
+        let (version, params) = at_version(board.settings_version, Params::new());
         tx.push(
             self.table.tx_update_if(
                 &entity::board(id),
                 "SET lanesGrouped = :yes",
-                "#status = :open AND attribute_not_exists(lanesGrouped) AND \
-             attribute_not_exists(rankMigrating)",
-                Params::new()
+                &format!(
+                    "#status = :open AND attribute_not_exists(lanesGrouped) AND \
+                     attribute_not_exists(rankMigrating) AND {version}"
+                ),
+                params
                     .name("#status", "status")
                     .value(":open", BoardStatus::Open)
                     .value(":yes", true),

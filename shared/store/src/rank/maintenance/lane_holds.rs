@@ -15,6 +15,7 @@ use crate::ground::widening::WideningRun;
 use crate::rank::Rank;
 use crate::rank::lanes::{GROUPED_ATTR, LaneKeys};
 use crate::rank::second_layout::WIDENING_ATTR;
+use crate::rank::settings::SettingsChange;
 use crate::table::request::{Params, WithParams};
 
 /// What a rebuild's switch puts in service with its index: the board's entries of
@@ -78,7 +79,9 @@ impl Rank<'_> {
     /// `off_by` (the changes after the settled number add to it and take from it as they
     /// always do, so the correction holds whatever they are). On condition that the lane was
     /// not grouped since the rebuild read the board: the grouped lane would miss the
-    /// generation, and the rebuild settled counts plays no longer write.
+    /// generation, and the rebuild settled counts plays no longer write. A widening's switch
+    /// (`widened`) also lifts the lane's widening fence and writes the board's next settings
+    /// version.
     pub(super) fn lane_at_switch(
         self,
         lanes: LaneKeys<'_>,
@@ -86,13 +89,18 @@ impl Rank<'_> {
         generation: u64,
         paused: bool,
         off_by: i64,
-        widened: bool,
+        widened: Option<SettingsChange>,
     ) -> Result<TransactWriteItem, StoreError> {
         let mut params = Params::new()
             .name("#lg", LANE_GENERATION_ATTR)
             .value(":lg", generation)
             .name("#grouped", GROUPED_ATTR);
         let mut update = String::from("SET #lg = :lg ");
+        // A widening's switch changes the board's settings (`rank::settings`).
+        if let Some(change) = widened {
+            update = format!("SET #lg = :lg, {} ", SettingsChange::SET);
+            params = change.set_params(params);
+        }
         if off_by != 0 {
             update.push_str("ADD #c :off ");
             params = params.name("#c", CREATED_ATTR).value(":off", off_by);
@@ -102,7 +110,7 @@ impl Rank<'_> {
             removed.push("#p");
             params = params.name("#p", PAUSE_ATTR);
         }
-        if widened {
+        if widened.is_some() {
             removed.push("#wid");
             params = params.name("#wid", WIDENING_ATTR);
         }

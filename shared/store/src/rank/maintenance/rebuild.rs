@@ -57,6 +57,7 @@ use crate::rank::apply::root_watermarks;
 use crate::rank::compact::{built_nodes, with_entries};
 use crate::rank::lanes::LaneKeys;
 use crate::rank::maintenance::lane_holds::SwitchTarget;
+use crate::rank::settings::SettingsChange;
 use crate::table::request::{Index, Params, WithParams};
 use crate::table::retry::Retry;
 
@@ -361,7 +362,7 @@ impl Rank<'_> {
                 generation,
                 paused.contains(&lane),
                 off_by,
-                target.widening.is_some(),
+                target.widening.map(|(board, _)| SettingsChange::of(board)),
             )?);
         }
         if let Some((board, run)) = target.widening {

@@ -17,6 +17,7 @@ use crate::ground::widening::{WideningRun, WideningStep};
 use crate::rank::Rank;
 use crate::rank::maintenance::lane_holds::SwitchTarget;
 use crate::rank::second_layout::WIDENING_ATTR;
+use crate::rank::settings::SettingsChange;
 use crate::table::request::{Params, WithParams};
 
 /// How long the old generation's entries stay after the switch: longer than any read's time
@@ -63,10 +64,13 @@ impl Rank<'_> {
                     .value(":cols", &run.columns),
             ),
         };
+        // The new maximum is a setting plays decide by: the board and its lanes (written by
+        // the switch, `lane_at_switch`) move to the next settings version.
+        let (unchanged, params) = SettingsChange::of(board).condition(params);
         self.table.tx_update_if(
             &entity::board(&board.board_id),
-            update,
-            "#status = :open AND #wid.#gen = :g AND #wid.#step = :index",
+            &format!("{update}, {}", SettingsChange::SET),
+            &format!("#status = :open AND #wid.#gen = :g AND #wid.#step = :index AND {unchanged}"),
             params
                 .name("#max", "maxScore")
                 .name("#eg", "entryGeneration")
