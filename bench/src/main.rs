@@ -19,6 +19,7 @@ parts:
   sizes     [--bin-dir DIR]                                        -> $BENCH_OUT/20-sizes.md
   load      [--players N (32)] [--submissions N (3000)]            -> $BENCH_OUT/30-load.md
   hot-board [--quick] [--plays N (4000; quick 1000)] [--players N (256)] [--connections N (32)]
+            [--fillers N (10000; quick 2000)]
                                                                    -> $BENCH_OUT/45-hot-boards.md
   top-page  [--quick] [--entries N (40000; quick 10000)]            -> $BENCH_OUT/47-top-pages.md
   league-play [--quick] [--newcomers N (500; quick 100)]           -> $BENCH_OUT/48-league-play.md
@@ -122,6 +123,7 @@ async fn run(part: &str, mut args: Args) -> Result<(), String> {
                 plays: args.number("--plays", if quick { 1_000 } else { 4_000 })?,
                 players: args.number("--players", 256)?,
                 connections: args.number("--connections", 32)?,
+                fillers: args.number("--fillers", if quick { 2_000 } else { 10_000 })?,
             };
             args.done()?;
             ("45-hot-boards.md", hot_board::run(&opts).await?)

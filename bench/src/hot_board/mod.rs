@@ -17,7 +17,10 @@ use std::time::{Duration, Instant};
 
 use chrono::{SecondsFormat, Utc};
 use leaderboard_devkit::template::TableDefinition;
+use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::time::Timestamp;
 use leaderboard_local::client::ApiClient;
+use leaderboard_store::{Config, Store};
 use serde_json::json;
 
 use crate::fragment;
@@ -34,6 +37,9 @@ pub struct Options {
     pub players: usize,
     /// Plays on each board.
     pub plays: usize,
+    /// Entries imported on each board before the plays, all above the players' (so that a
+    /// play ranks past the top a rank counts exactly, as most plays of a big board do).
+    pub fillers: usize,
 }
 
 /// DynamoDB's write units a second on one partition key.
@@ -41,6 +47,10 @@ const PARTITION_WRITE_UNITS: f64 = 1_000.0;
 
 /// DynamoDB's read units a second on one partition key.
 const PARTITION_READ_UNITS: f64 = 3_000.0;
+
+/// The lowest imported score: far above what a player's plays add up to here (at most 50 a
+/// play).
+const FILLER_SCORES: u64 = 1_000_000_000;
 
 /// The issue's bound on the busiest key's share on a board of 8 shards: 1/8 and 10% of it.
 const TARGET_SHARE: f64 = 1.0 / 8.0 * 1.1;
@@ -109,6 +119,16 @@ pub async fn run(opts: &Options) -> Result<String, String> {
             return Err(format!("create {board}: {} {}", r.status, r.body));
         }
     }
+    let store = Store::new(
+        local.direct.clone(),
+        &Config {
+            table_name: table.clone(),
+            cursor_secret: b"hot-board-bench".to_vec(),
+        },
+    );
+    for (board, _) in boards {
+        seed(&store, board, opts.fillers).await?;
+    }
     let tokens: Vec<String> = (0..opts.players)
         .map(|p| local.token(&format!("hp_{p:05}"), &[]))
         .collect();
@@ -131,6 +151,39 @@ pub async fn run(opts: &Options) -> Result<String, String> {
         return Err(format!("{errors} plays failed\n{md}"));
     }
     Ok(md)
+}
+
+/// Imports `fillers` entries on `board`, every one above any score the players reach, and
+/// builds its rank index (before any play: the projector has nothing to apply meanwhile).
+async fn seed(store: &Store, board: &str, fillers: usize) -> Result<(), String> {
+    let id = BoardId::parse(board).map_err(err)?;
+    let b = store
+        .boards()
+        .get_board(&id)
+        .await
+        .map_err(err)?
+        .ok_or_else(|| format!("{board} not found"))?;
+    let now = Timestamp::now();
+    let entries: Vec<(PlayerId, u64, Timestamp)> = (0..fillers as u64)
+        .map(|i| {
+            let player = PlayerId::parse(&format!("filler{i:06}")).map_err(err)?;
+            Ok((player, FILLER_SCORES + i, now))
+        })
+        .collect::<Result<_, String>>()?;
+    let clock = Instant::now();
+    for chunk in entries.chunks(5_000) {
+        store
+            .boards()
+            .import_entries(&b, chunk)
+            .await
+            .map_err(err)?;
+    }
+    store.rank().build_rank_index(&b).await.map_err(err)?;
+    eprintln!(
+        "hot_board: {board}: {fillers} entries imported and indexed in {:.1} s",
+        clock.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 /// `opts.plays` plays on `board`, recorded until the projector has applied them.
@@ -235,14 +288,15 @@ fn report(opts: &Options, measured: &[Measured]) -> String {
         "`leaderboard-bench hot-board` (issues 60 and 95): {} players over {} keep-alive connections POST \
          `/leaderboards/{{b}}/scores` through the local stack, {} plays on each of three `increment` \
          boards (1, 8 and 32 write shards) in turn (every play replaces the player's entry: each player played once on each board \
-         before), with the stream projector running; the \
+         before), each board holding {} more entries imported above every player's (a big board, where most plays rank past the \
+         first 100, which a rank counts exactly), with the stream projector running; the \
          counting proxies record every request of the HTTP functions and of the projector until it \
          has applied them all. Write units are computed with DynamoDB's rules from each request's \
          keys and item sizes (a put 1 unit per KB, an update, delete or condition check 1, twice \
          that in a transaction; each index 1 unit per KB of every put item carrying its keys), by \
          partition key, on the table and on GSI1 and GSI2. A *shared* key is one that more than one \
          player's plays write (everything but a player's own `PLAYER#<p>` items and index entries and the check of their `ERASED#` marker).\n",
-        opts.players, opts.connections, opts.plays
+        opts.players, opts.connections, opts.plays, opts.fillers
     );
     let _ = writeln!(
         md,
@@ -287,7 +341,7 @@ fn report(opts: &Options, measured: &[Measured]) -> String {
          board taking fewer plays a second makes smaller batches and more of them per play, so \
          their units a play follow the rate each board reached here, not its layout."
     );
-    ceilings(&mut md, measured, opts.players);
+    ceilings(&mut md, measured, (opts.players, opts.fillers));
     if let Some(hot) = measured.iter().find(|m| m.shards == 8)
         && let Some((key, _, share)) = hot.busiest(|_| true)
     {
@@ -358,7 +412,7 @@ fn kinds_table(md: &mut String, measured: &[Measured], tally: fn(&Measured) -> &
 
 /// Each board's ceiling: the plays a second at which its busiest partition reaches 3,000 read
 /// units or 1,000 write units a second, whichever comes first; and the issue's target on 32.
-fn ceilings(md: &mut String, measured: &[Measured], players: usize) {
+fn ceilings(md: &mut String, measured: &[Measured], (players, fillers): (usize, usize)) {
     let _ = writeln!(
         md,
         "\nEach shared item's read units a play (reads by key 1 unit per 4 KB, half when eventually \
@@ -425,14 +479,16 @@ fn ceilings(md: &mut String, measured: &[Measured], players: usize) {
     }
     let _ = writeln!(
         md,
-        "\nA key that every play of a board reads strongly consistently (the board's item, the rank \
-         index's root, a lane read by key) takes at least 1 read unit a play: alone it caps the \
-         board at 3,000 plays a second, whatever its write shards. On these boards of {} players \
-         a play's own rank is often within the first 100 while the index lags, and such a rank is \
-         counted exactly, a consistent `Select=COUNT` Query on every write shard in turn: each \
-         shard's Score items take about 1.6 read units a play, which is what sets the sharded \
-         boards' ceilings here; a board of many more players ranks most plays past 100.",
-        players
+        "\nA key that every play of a board reads strongly consistently takes at least 1 read unit \
+         a play: alone it caps the board at 3,000 plays a second, whatever its write shards. A hot \
+         board's item is no longer one (each process plays from its copy, read once a minute and \
+         checked by the board's settings version: about 0 units a play here). What is left is \
+         what every play's own rank reads after its write: the rank index's root, the node \
+         partition every key's path starts in, and each of the ten lanes (the written counts its \
+         lag is counted from); and the lanes' writes, 2 units a play over ten keys. Each board \
+         holds {} players' entries and {} imported above them, so the plays rank past the first \
+         100 (which a rank counts exactly, on every write shard) as most plays of a big board do.",
+        players, fillers
     );
     if let Some((ceiling, r)) = on_32 {
         let met = ceiling >= 10_000.0;
