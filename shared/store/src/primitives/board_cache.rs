@@ -5,7 +5,8 @@
 //! A copy never makes a wrong write: the play's lane update holds only at the settings version
 //! it decided by (`rank::settings`), and a play that fails it reads the board again. Nor a
 //! wrong refusal: a play a copy refuses is decided again from the board read then (a widening
-//! raises `maxScore`, and a copy would refuse the scores it allows). A board of one write shard
+//! raises `maxScore`, and a copy would refuse the scores it allows). Only a play's first
+//! attempt uses a copy: its retries read the board. A board of one write shard
 //! is read on every play as before: its one partition of Score items caps it far below what
 //! its board item's reads allow, and a copy would save nothing.
 

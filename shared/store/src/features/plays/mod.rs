@@ -219,7 +219,9 @@ impl Plays<'_> {
         now: Timestamp,
     ) -> Result<Recorded, StoreError> {
         for attempt in Retry::PLAY.attempts() {
-            let mut state = self.read_play_state(play).await?;
+            // Only a first attempt decides from copies of boards: a retry reads them, so a
+            // play never ends on a decision from a copy.
+            let mut state = self.read_play_state(play, attempt == 1).await?;
             if let Some(session) = self.recorded(play, &mut state).await? {
                 same_play(&session, play)?;
                 return Ok(Recorded::Duplicate(session, attempt));
@@ -339,13 +341,13 @@ impl Plays<'_> {
         Ok((plans, rate, game_id))
     }
 
-    /// The one consistent read of a play (a hot board's item only when the process has no
-    /// copy of it).
-    async fn read_play_state(self, play: &Play) -> Result<PlayState, StoreError> {
+    /// The one consistent read of a play (with `copies`, a hot board's item only when the
+    /// process has no copy of it).
+    async fn read_play_state(self, play: &Play, copies: bool) -> Result<PlayState, StoreError> {
         let copies: Vec<Option<Board>> = play
             .board_ids
             .iter()
-            .map(|id| self.store.boards_cached.get(id))
+            .map(|id| copies.then(|| self.store.boards_cached.get(id)).flatten())
             .collect();
         let board_keys: Vec<Key> = play.board_ids.iter().map(entity::board).collect();
         let pointer_keys: Vec<Key> = play
@@ -402,11 +404,14 @@ impl Plays<'_> {
                     cached.push(id.clone());
                     Some(copy)
                 }
-                None => found.take(key).map(from_item::<Board>).transpose()?,
+                None => {
+                    let read = found.take(key).map(from_item::<Board>).transpose()?;
+                    if let Some(board) = &read {
+                        self.store.boards_cached.keep(board);
+                    }
+                    read
+                }
             };
-            if let Some(board) = board.as_ref().filter(|_| !cached.contains(id)) {
-                self.store.boards_cached.keep(board);
-            }
             boards.push(board);
         }
         let mut take = |k: &Key| found.take(k);
