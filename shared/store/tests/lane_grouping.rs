@@ -1,7 +1,8 @@
 //! Grouping the lanes of a board made before grouped lanes, on DynamoDB Local: a play that read
 //! the board before the grouping and sends its transaction after it is refused on its old lane
 //! and writes the grouped one, every lane's count going on from where it stopped; a board whose
-//! index is behind, or under repair, is left for later with nothing written.
+//! settings changed keeps their version on every grouped lane; a board whose index is behind,
+//! or under repair, is left for later with nothing written.
 
 use crate::common;
 
@@ -174,4 +175,39 @@ async fn a_board_behind_or_under_repair_is_left_for_later_and_nothing_is_written
         "nothing left written"
     );
     assert!(!stored_board(&store, "gb").await.lanes_grouped);
+}
+
+#[tokio::test]
+async fn a_board_whose_settings_changed_keeps_its_version_on_the_grouped_lanes() {
+    let (table, store) = store_without_stream("lanes_grouped_version").await;
+    board_apart(&table, &store, "gv", &["v1", "v2"]).await;
+    store
+        .rank()
+        .build_rank_index(&stored_board(&store, "gv").await)
+        .await
+        .unwrap();
+    // GIVEN a board ended early (its settings at version 1, on all ten lanes kept apart)
+    let ended = store
+        .tournaments()
+        .close_now(&bid("gv"), "admin", at(50_000))
+        .await
+        .unwrap();
+    assert_eq!(ended.settings_version, 1);
+    // WHEN its lanes are grouped
+    assert_eq!(
+        store.rank().group_lanes(&bid("gv")).await.unwrap(),
+        LaneGrouping::Grouped { paused: false }
+    );
+    // THEN every grouped lane holds the version, written or not
+    for lane in 0..LANES {
+        let key = entity::grouped_lane(&bid("gv"), lane);
+        let item = table.raw(&key.pk, &key.sk).await;
+        let version = item.as_ref().and_then(|i| i.get("settingsVersion"));
+        assert_eq!(version, Some(&AttributeValue::N("1".into())), "lane {lane}");
+    }
+    // AND a play before the end goes on writing the grouped lanes at that version
+    let lane = entity::grouped_lane(&bid("gv"), lane_of("v3"));
+    let before = written(&table.raw(&lane.pk, &lane.sk).await);
+    submit(&store, "v3", 300, &["gv"], 40_000).await;
+    assert_eq!(written(&table.raw(&lane.pk, &lane.sk).await), before + 1);
 }

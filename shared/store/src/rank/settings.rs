@@ -2,7 +2,7 @@
 //! settings a play decides by writes (the next version, on the board item and on every lane,
 //! in the change's own transaction), and the condition a play's lane update holds on (the
 //! version the play decided by). So a play may decide from a copy of the board read earlier
-//! (the plays' board cache), and never commits under settings the board no longer has: a stale
+//! (`primitives::board_cache`), and never commits under settings the board no longer has: a stale
 //! copy fails its lane update, and the retry reads the board again.
 //!
 //! Each change is conditioned on the version it read, so two changes (or a change and a lane
@@ -66,13 +66,9 @@ impl SettingsChange {
     pub(crate) fn condition(self, params: Params) -> (String, Params) {
         let (version, params) = at_version(self.read, self.set_params(params));
         let params = params.name("#lgr", "lanesGrouped");
-        let layout = match self.grouped {
-            true => "#lgr = :lgr",
-            false => "attribute_not_exists(#lgr)",
-        };
-        let params = match self.grouped {
-            true => params.value(":lgr", true),
-            false => params,
+        let (layout, params) = match self.grouped {
+            true => ("#lgr = :lgr", params.value(":lgr", true)),
+            false => ("attribute_not_exists(#lgr)", params),
         };
         (format!("{version} AND {layout}"), params)
     }
