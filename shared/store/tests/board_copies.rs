@@ -2,7 +2,8 @@
 //! process changes the board's settings: an admin's early end and a widening's new width and
 //! maximum. A copy older than the settings never writes (the lane's settings version refuses
 //! it, and the play decides again from the board as it is) and never refuses what the board
-//! takes; plays racing a change are taken exactly when the board took them.
+//! takes; plays racing a change are taken exactly when the board took them, and plays racing a
+//! whole widening leave each entry once, in the new generation.
 
 use crate::common;
 
@@ -207,4 +208,85 @@ async fn a_copy_read_before_a_widening_writes_the_new_generation_and_takes_the_n
         listed,
         [("p3", 50_000), ("p2", 600), ("p0", 500), ("p1", 400)].map(|(p, s)| (p.to_owned(), s))
     );
+}
+
+#[tokio::test]
+async fn plays_from_a_copy_racing_a_whole_widening_leave_each_entry_once_in_the_new_generation() {
+    let (t, players) = store_without_stream("copy_widen_race").await;
+    hot_board(&players, "copy_wrace", 999).await;
+    for i in 0..12u64 {
+        submit(
+            &players,
+            &format!("w{i}"),
+            10 + i,
+            &["copy_wrace"],
+            1_000 + i,
+        )
+        .await;
+    }
+    // WHEN the process with the copy keeps playing (scores up to 1,499: above the old maximum
+    // refused until the switch) while another widens the board to 99,999 from start to end
+    let widening = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let racing: Vec<_> = (0..3u64)
+        .map(|w| {
+            let (players, widening) = (players.clone(), widening.clone());
+            tokio::spawn(async move {
+                let (mut i, mut taken, mut refused) = (0u64, 0u64, 0u64);
+                while i < 10 || widening.load(std::sync::atomic::Ordering::SeqCst) {
+                    let p = format!("w{}", (w * 5 + i * 7) % 14);
+                    let score = (w * 389 + i * 211) % 1_500;
+                    let ms = 10_000 + w * 100_000 + i;
+                    let out = players
+                        .plays()
+                        .record_play(&play(&p, score, &["copy_wrace"], sid(ms, 3)), at(ms))
+                        .await;
+                    match out {
+                        Ok(_) => taken += 1,
+                        Err(StoreError::ScoreOutOfRange { .. }) if score > 999 => refused += 1,
+                        Err(e) => panic!("{p} {score}: {e:?}"),
+                    }
+                    i += 1;
+                }
+                (taken, refused)
+            })
+        })
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let widened = widen_all(&other_process(&t), "copy_wrace", 99_999).await;
+    widening.store(false, std::sync::atomic::Ordering::SeqCst);
+    let mut taken = 0;
+    for r in racing {
+        taken += r.await.unwrap().0;
+    }
+    assert!(taken >= 20, "{taken} plays taken");
+    // THEN every player's entry is once on the board, in the new generation, the one their
+    // pointer names
+    let dump = t.dump().await;
+    let new_pks = widened.generation_score_pks(1);
+    let scores: Vec<&RawItem> = dump
+        .iter()
+        .filter(|i| s(i, "sk").is_some_and(|k| k.starts_with("SCORE#")))
+        .filter(|i| s(i, "pk").is_some_and(|pk| pk.starts_with("LEADERBOARD#copy_wrace")))
+        .collect();
+    let mut seen = std::collections::BTreeSet::new();
+    for item in &scores {
+        let (pk, p) = (s(item, "pk").unwrap(), s(item, "playerId").unwrap());
+        assert!(new_pks.iter().any(|k| k == pk), "{p}'s entry in {pk}");
+        assert!(seen.insert(p.to_owned()), "{p} twice");
+        let pointer = players
+            .listings()
+            .entry_pointer(&bid("copy_wrace"), &pid(p))
+            .await
+            .unwrap()
+            .unwrap();
+        // (A pointer not moved since the switch keeps the old width's key: the same entry.)
+        let stored = (n(item, "score"), s(item, "sessionId"));
+        let score = pointer.entry.score.to_string();
+        let pointed = (Some(score.as_str()), Some(pointer.session_id.as_str()));
+        assert_eq!(stored, pointed, "{p}");
+    }
+    assert!(seen.len() >= 12, "{seen:?}");
+    // AND a score above the old maximum from the process's copy is taken now
+    let out = submit(&players, "w_last", 1_499, &["copy_wrace"], 900_000).await;
+    assert!(out.session.outcomes[0].improved);
 }
