@@ -220,7 +220,7 @@ impl Plays<'_> {
     ) -> Result<Recorded, StoreError> {
         for attempt in Retry::PLAY.attempts() {
             // Only a first attempt decides from copies of boards: a retry reads them, so a
-            // play never ends on a decision from a copy.
+            // play is never refused from a copy, even on its last attempt.
             let mut state = self.read_play_state(play, attempt == 1).await?;
             if let Some(session) = self.recorded(play, &mut state).await? {
                 same_play(&session, play)?;
