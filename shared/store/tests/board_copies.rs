@@ -9,7 +9,9 @@ use crate::common;
 
 use common::*;
 use leaderboard_devkit::testing::{RawItem, n, s};
+use leaderboard_keys::entity;
 use leaderboard_keys::rank::Order;
+use leaderboard_keys::rank_index::LANES;
 use leaderboard_store::model::{Board, Operator};
 use leaderboard_store::widening::WideningStep;
 use leaderboard_store::{Store, StoreError, WidenOptions, WidenProgress};
@@ -36,10 +38,23 @@ fn written_for(dump: &[RawItem], player: &str) -> Vec<String> {
         .collect()
 }
 
+/// The items of hot board `id`'s lanes (kept apart, a partition key each) in the dump.
+fn lanes_in<'a>(dump: &'a [RawItem], id: &str) -> Vec<&'a RawItem> {
+    let keys: Vec<_> = (0..LANES)
+        .map(|lane| entity::lane(&bid(id), lane))
+        .collect();
+    dump.iter()
+        .filter(|i| {
+            keys.iter()
+                .any(|k| s(i, "pk") == Some(&k.pk) && s(i, "sk") == Some(&k.sk))
+        })
+        .collect()
+}
+
 /// The board's lanes' written counts, summed (every change of an entry adds one).
 fn written_on_lanes(dump: &[RawItem], id: &str) -> u64 {
-    dump.iter()
-        .filter(|i| s(i, "pk").is_some_and(|pk| pk.starts_with(&format!("RANKSEQ#{id}"))))
+    lanes_in(dump, id)
+        .into_iter()
         .filter_map(|i| n(i, "written"))
         .map(|w| w.parse::<u64>().unwrap())
         .sum()
@@ -72,10 +87,7 @@ async fn a_copy_older_than_an_early_end_refuses_the_play_and_writes_nothing() {
     );
     assert_eq!(t.dump().await, before, "a refused play writes nothing");
     // AND every lane holds the board's version
-    let lanes: Vec<_> = before
-        .iter()
-        .filter(|i| s(i, "pk").is_some_and(|pk| pk.starts_with("RANKSEQ#copy_end")))
-        .collect();
+    let lanes = lanes_in(&before, "copy_end");
     assert_eq!(lanes.len(), 10);
     assert!(lanes.iter().all(|l| n(l, "settingsVersion") == Some("1")));
 }
