@@ -18,6 +18,7 @@ use crate::ground::secrets::{self, Secret};
 use crate::ground::tls;
 use crate::primitives::board_cache::BoardCache;
 use crate::rank::Rank;
+use crate::rank::index_copy::IndexCopies;
 use crate::table::Table;
 use crate::table::request::Params;
 
@@ -43,6 +44,8 @@ pub struct Store {
     pub(crate) lane_pause: Duration,
     /// The plays' copies of hot boards (shared by the store's clones).
     pub(crate) boards_cached: Arc<BoardCache>,
+    /// The plays' copies of hot boards' rank indexes (shared by the store's clones).
+    pub(crate) index_copies: Arc<IndexCopies>,
 }
 
 impl Store {
@@ -54,6 +57,17 @@ impl Store {
             erasure_secret: Arc::from(DEV_ERASURE_SECRET),
             lane_pause: LANE_PAUSE,
             boards_cached: Arc::default(),
+            index_copies: Arc::default(),
+        }
+    }
+
+    /// The same store, its plays using their copy of a hot board's rank index for `keep`
+    /// (instead of [`IndexCopies::KEEP`]): for tests and benchmarks that need a copy's use
+    /// certain, whatever the machine's speed.
+    pub fn with_index_copies_kept(self, keep: Duration) -> Store {
+        Store {
+            index_copies: Arc::new(IndexCopies::keeping(keep)),
+            ..self
         }
     }
 

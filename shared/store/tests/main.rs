@@ -22,6 +22,7 @@ mod friends_budget;
 mod guests;
 mod hostile_input;
 mod http_client;
+mod index_copies;
 mod lane_grouping;
 mod league_close;
 mod league_placement;

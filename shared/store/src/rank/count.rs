@@ -16,6 +16,7 @@ use crate::ground::error::StoreError;
 use crate::ground::freshness::Estimate;
 use crate::ground::items::{Item, ItemExt};
 use crate::ground::model::Board;
+use crate::rank::index_copy::RootBefore;
 use crate::table::Table;
 use crate::table::request::Params;
 
@@ -58,8 +59,8 @@ impl RankCost {
 #[derive(Debug, Clone)]
 pub(crate) enum Prefetch {
     /// The board's root as read before the player's play, whose rank is read now (empty when
-    /// the board has none).
-    AfterPlay(Item),
+    /// the board has none), or the process's copy of the board's index.
+    AfterPlay(RootBefore),
     /// The board's root (empty when the board has none yet).
     Root(Item),
     /// Nothing: an indexed board's root is read first (one `GetItem`).

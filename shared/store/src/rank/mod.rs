@@ -6,7 +6,9 @@
 //!
 //! - [`lanes`]: a board's lanes, where a play's score change is logged first.
 //! - [`apply`]: a batch of lane changes applied to the trie (with [`journal`] and [`lead`]).
-//! - [`lookup`], [`count`], [`entry`]: a rank, the counts it stands on, a player's ranked entry.
+//! - [`lookup`], [`count`], [`entry`]: a rank, the counts it stands on, a player's ranked entry;
+//!   [`snapshot`]: a rank's read of its path's nodes; [`index_copy`]: the plays' copies of a
+//!   hot board's root and top nodes.
 //! - [`inspect`]: the index as stored, for an operator's check; [`distribution`]: a board's
 //!   shape from it (percentiles, histogram, lanes' lag).
 //! - [`second_layout`]: the changes a widening board also writes at its new width.
@@ -23,6 +25,7 @@ pub(crate) mod compact;
 pub(crate) mod count;
 pub(crate) mod distribution;
 pub(crate) mod entry;
+pub(crate) mod index_copy;
 pub(crate) mod inspect;
 pub(crate) mod journal;
 pub(crate) mod lanes;
@@ -31,6 +34,7 @@ pub(crate) mod lookup;
 pub(crate) mod maintenance;
 pub(crate) mod second_layout;
 pub(crate) mod settings;
+pub(crate) mod snapshot;
 
 use std::time::Duration;
 

@@ -39,9 +39,8 @@ use crate::ground::model::{Board, BoardStatus, EntryPointer, RankedEntry, Season
 use crate::rank::count::{Prefetch, RankCost};
 use crate::rank::entry::own_entry;
 use crate::rank::lanes::{lanes_for, switched_since};
-use crate::rank::lookup::{
-    GENERATION_ROUNDS, SNAPSHOT_NODES, path_nodes, root_entries, settled_estimate,
-};
+use crate::rank::lookup::{root_entries, settled_estimate};
+use crate::rank::snapshot::{GENERATION_ROUNDS, SNAPSHOT_NODES, path_nodes};
 use crate::table::merge::Direction;
 
 /// The most players one friends listing names.

@@ -26,9 +26,10 @@ use leaderboard_keys::time::Timestamp;
 
 use crate::features::plays::{BoardPlan, Play, PlayState, Plays};
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, from_item, to_item};
+use crate::ground::items::{from_item, to_item};
 use crate::ground::league::{CohortCursor, League, ListedCohort, Placement};
 use crate::ground::model::Board;
+use crate::rank::index_copy::RootBefore;
 use crate::table::request::{Index, Params, WithParams};
 
 /// Where a play's league board placed the player: the board's place in the play, and the
@@ -118,7 +119,7 @@ impl Plays<'_> {
                 Some(opened) => {
                     state.boards[index] = Some(opened.clone());
                     state.pointers[index] = None;
-                    state.roots[index] = Item::new();
+                    state.roots[index] = RootBefore::default();
                 }
                 None => cohorts.push((index, seat.cohort.clone())),
             }
@@ -248,7 +249,7 @@ impl Plays<'_> {
                 })?;
             state.boards[*index] = Some(board);
             state.pointers[*index] = found.take(&keys[1]).map(from_item).transpose()?;
-            state.roots[*index] = found.take(&keys[2]).unwrap_or_default();
+            state.roots[*index] = RootBefore::Read(found.take(&keys[2]).unwrap_or_default());
         }
         Ok(())
     }

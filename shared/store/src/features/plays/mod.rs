@@ -51,6 +51,7 @@ pub(crate) mod ranks;
 pub mod rate;
 mod rules;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use aws_sdk_dynamodb::types::TransactWriteItem;
@@ -67,8 +68,9 @@ use crate::features::plays::rate::{PlayRate, rate_limited};
 use crate::features::plays::rules::{boards_game, check_writers, feed_of};
 use crate::ground::error::CancelReason;
 use crate::ground::error::StoreError;
-use crate::ground::items::{Item, ItemExt, from_item, pointer_item, score_key, to_item};
+use crate::ground::items::{ItemExt, from_item, pointer_item, score_key, to_item};
 use crate::ground::model::{Board, BoardOutcome, EntryPointer, Metadata, Session, Writers};
+use crate::rank::index_copy::{IndexCopy, RootBefore};
 use crate::rank::second_layout::score_item_in_service;
 use crate::store::Store;
 use crate::table::request::Params;
@@ -136,9 +138,10 @@ struct PlayState {
     /// on them is decided again from the boards read then.
     cached: Vec<BoardId>,
     pointers: Vec<Option<EntryPointer>>,
-    /// Each board's rank index root (empty where there is none): the play's own rank is read
-    /// from it after the transaction (its nodes must be read after the root).
-    roots: Vec<Item>,
+    /// Each board's rank index root (empty where there is none), or the process's copy of a
+    /// hot board's index: the play's own rank is read from it after the transaction (its
+    /// nodes must be read after the root).
+    roots: Vec<RootBefore>,
     /// The player's recent plays, when the rate limit is on.
     rate: PlayRate,
     /// Whether a board names the game the play names (the game's feed item exists): such a
@@ -153,8 +156,9 @@ type Decided = (Vec<BoardPlan>, Option<Vec<u64>>, GameId);
 /// The change a play makes on one board.
 pub(crate) struct BoardPlan {
     pub(crate) board: Board,
-    /// The board's rank index root as read before the play (empty where there is none).
-    pub(crate) root: Item,
+    /// The board's rank index root as read before the play (empty where there is none), or
+    /// the process's copy of its index.
+    pub(crate) root: RootBefore,
     pub(crate) old: Option<EntryPointer>,
     /// The new entry, if the entry changes.
     pub(crate) new: Option<EntryPointer>,
@@ -361,7 +365,13 @@ impl Plays<'_> {
         let ban_key = entity::ban(&play.player_id);
         let erasure_key = self.store.erasure_marker(&play.player_id);
         let mut keys = vec![player_key.clone(), ban_key.clone(), erasure_key.clone()];
-        // Each board's index root: items more, no request more (see `PlayState::roots`).
+        // Each board's index root: items more, no request more (see `PlayState::roots`); not
+        // a hot board's this process holds a copy of the index of (`rank::index_copy`).
+        let index_copies: Vec<Option<Arc<IndexCopy>>> = play
+            .board_ids
+            .iter()
+            .map(|id| self.store.index_copies.get(id))
+            .collect();
         let root_keys: Vec<Key> = play.board_ids.iter().map(rank_index::root_key).collect();
         let unread = board_keys
             .iter()
@@ -369,7 +379,12 @@ impl Plays<'_> {
             .filter(|(_, copy)| copy.is_none());
         keys.extend(unread.map(|(key, _)| key.clone()));
         keys.extend(pointer_keys.iter().cloned());
-        keys.extend(root_keys.iter().cloned());
+        let unread_roots = root_keys.iter().zip(&index_copies);
+        keys.extend(
+            unread_roots
+                .filter(|(_, copy)| copy.is_none())
+                .map(|(key, _)| key.clone()),
+        );
         let idempotency_key = play
             .idempotency_key
             .as_ref()
@@ -419,6 +434,22 @@ impl Plays<'_> {
             .and_then(|k| take(&k))
             .map(from_item)
             .transpose()?;
+        let roots = root_keys
+            .iter()
+            .zip(index_copies)
+            .zip(&boards)
+            .map(|((k, copy), board)| match copy {
+                Some(copy) => RootBefore::Copy(copy),
+                None => {
+                    let root = take(k).unwrap_or_default();
+                    // A hot board's root as just read becomes the process's copy.
+                    let copy = board
+                        .as_ref()
+                        .and_then(|b| self.store.index_copies.keep(b, root.clone()));
+                    copy.map_or(RootBefore::Read(root), RootBefore::Copy)
+                }
+            })
+            .collect();
         Ok(PlayState {
             keyed: keyed.map(|k| k.session_id),
             name: take(&player_key)
@@ -434,10 +465,7 @@ impl Plays<'_> {
                 .iter()
                 .map(|k| take(k).map(from_item).transpose())
                 .collect::<Result<_, _>>()?,
-            roots: root_keys
-                .iter()
-                .map(|k| take(k).unwrap_or_default())
-                .collect(),
+            roots,
             rate,
             game_claimed,
         })

@@ -7,12 +7,12 @@ use leaderboard_keys::time::Timestamp;
 use crate::features::plays::rules::check_rules;
 use crate::features::plays::{BoardPlan, Play};
 use crate::ground::error::StoreError;
-use crate::ground::items::Item;
 use crate::ground::model::{Board, BoardOutcome, Entry, EntryPointer, Operator};
+use crate::rank::index_copy::RootBefore;
 
 /// The new entry of `board` after a play of `score` at `now`, given the current one.
 pub(super) fn plan_board(
-    (board, root): (Board, Item),
+    (board, root): (Board, RootBefore),
     old: Option<EntryPointer>,
     play: &Play,
     name: &str,

@@ -1,0 +1,144 @@
+//! The plays' copies of a hot board's rank index, kept per process: the root, and the path
+//! nodes read after it, so that no play of a hot board reads the items every play's rank reads
+//! (the root and the top of the trie would each cap the board at 3,000 plays a second).
+//!
+//! A copy is as good as a root read just before the play: every node in it was read after its
+//! root, so it holds at least the changes up to the root's watermarks, and the lanes, still
+//! read last and strongly consistent by every rank, count every change the root has not
+//! applied in the lag, whatever the nodes hold past it (`rank::lookup`). An older copy only
+//! makes the lag larger: a rank answered from one is within its `rankLag` as any other. A copy
+//! is used for at most [`IndexCopies::KEEP`], then read again, and dropped as soon as a rank
+//! finds it spoiled (a rebuild's switch, a widening's new entries, a node deleted under it):
+//! that rank reads the index afresh. Only boards of more than one write shard are copied: a
+//! plain board's Score items cap it far below what its root's reads allow.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use leaderboard_keys::ids::BoardId;
+
+use crate::ground::items::Item;
+use crate::ground::model::Board;
+
+/// One board's copy: its root as read, and the path nodes read after it (by prefix; `None`
+/// for a node found missing).
+#[derive(Debug)]
+pub(crate) struct IndexCopy {
+    root: Item,
+    read_at: Instant,
+    nodes: Mutex<HashMap<String, Option<Item>>>,
+    spoiled: AtomicBool,
+}
+
+impl IndexCopy {
+    /// The most nodes a copy keeps: past it, further nodes are read on every rank (a copy
+    /// lives [`IndexCopies::KEEP`]; the nodes every play reads are among its first).
+    pub(crate) const MOST_NODES: usize = 512;
+
+    /// The root as read.
+    pub(crate) fn root(&self) -> &Item {
+        &self.root
+    }
+
+    /// The node at `prefix` as the copy holds it: `None` when it holds nothing of it, `Some`
+    /// of the item or of its absence.
+    pub(crate) fn node(&self, prefix: &str) -> Option<Option<Item>> {
+        self.nodes.lock().ok()?.get(prefix).cloned()
+    }
+
+    /// Keeps the node at `prefix` as just read (after this copy's root), up to
+    /// [`IndexCopy::MOST_NODES`].
+    pub(crate) fn keep_node(&self, prefix: &str, item: Option<&Item>) {
+        let Ok(mut nodes) = self.nodes.lock() else {
+            return;
+        };
+        if nodes.len() < Self::MOST_NODES {
+            nodes.insert(prefix.to_owned(), item.cloned());
+        }
+    }
+
+    /// Marks the copy as no longer to be used (by any rank of the process).
+    pub(crate) fn spoil(&self) {
+        self.spoiled.store(true, Ordering::Relaxed);
+    }
+
+    fn usable(&self, keep: Duration) -> bool {
+        !self.spoiled.load(Ordering::Relaxed) && self.read_at.elapsed() < keep
+    }
+}
+
+/// The boards a process keeps index copies of, at most [`IndexCopies::MOST`].
+#[derive(Debug)]
+pub(crate) struct IndexCopies {
+    copies: Mutex<HashMap<BoardId, Arc<IndexCopy>>>,
+    keep: Duration,
+}
+
+impl Default for IndexCopies {
+    fn default() -> Self {
+        IndexCopies::keeping(Self::KEEP)
+    }
+}
+
+impl IndexCopies {
+    /// How long a copy is used: what its age adds to a rank's lag is the changes committed on
+    /// the board in it, and each process reads the root and the top nodes once in it.
+    pub(crate) const KEEP: Duration = Duration::from_secs(1);
+
+    /// The most boards kept: past it the copies are dropped all at once.
+    pub(crate) const MOST: usize = 100;
+
+    /// Copies used for `keep` (a test's, to make a copy's use certain).
+    pub(crate) fn keeping(keep: Duration) -> IndexCopies {
+        IndexCopies {
+            copies: Mutex::default(),
+            keep,
+        }
+    }
+
+    /// The copy of `board`'s index, if one was read within the time copies are kept and no
+    /// rank found it spoiled.
+    pub(crate) fn get(&self, board: &BoardId) -> Option<Arc<IndexCopy>> {
+        let copies = self.copies.lock().ok()?;
+        let copy = copies.get(board)?;
+        copy.usable(self.keep).then(|| Arc::clone(copy))
+    }
+
+    /// A copy of `board`'s index from its `root`, as just read, kept if the board is copied
+    /// (more than one write shard).
+    pub(crate) fn keep(&self, board: &Board, root: Item) -> Option<Arc<IndexCopy>> {
+        if board.write_shards <= 1 {
+            return None;
+        }
+        let copy = Arc::new(IndexCopy {
+            root,
+            read_at: Instant::now(),
+            nodes: Mutex::default(),
+            spoiled: AtomicBool::new(false),
+        });
+        let mut copies = self.copies.lock().ok()?;
+        if copies.len() >= Self::MOST && !copies.contains_key(&board.board_id) {
+            copies.clear();
+        }
+        copies.insert(board.board_id.clone(), Arc::clone(&copy));
+        Some(copy)
+    }
+}
+
+/// A board's rank index root as a play read it before its transaction: read with the play's
+/// other items, or this process's copy of the board's index.
+#[derive(Debug, Clone)]
+pub(crate) enum RootBefore {
+    /// Read with the play (empty where the board has none).
+    Read(Item),
+    /// The process's copy.
+    Copy(Arc<IndexCopy>),
+}
+
+impl Default for RootBefore {
+    fn default() -> Self {
+        RootBefore::Read(Item::new())
+    }
+}
