@@ -34,8 +34,10 @@ pub(crate) struct IndexCopy {
 
 impl IndexCopy {
     /// The most nodes a copy keeps: past it, further nodes are read on every rank (a copy
-    /// lives [`IndexCopies::KEEP`]; the nodes every play reads are among its first).
-    pub(crate) const MOST_NODES: usize = 512;
+    /// lives [`IndexCopies::KEEP`]; the nodes every play reads are among its first). With
+    /// [`IndexCopies::MOST`], a process's copies hold at most 8,192 nodes (a node is under
+    /// 4 KB, most under 1 KB): 32 MB at the very most, for a function of 128 MB or more.
+    pub(crate) const MOST_NODES: usize = 256;
 
     /// The root as read.
     pub(crate) fn root(&self) -> &Item {
@@ -87,8 +89,9 @@ impl IndexCopies {
     /// the board in it, and each process reads the root and the top nodes once in it.
     pub(crate) const KEEP: Duration = Duration::from_secs(1);
 
-    /// The most boards kept: past it the copies are dropped all at once.
-    pub(crate) const MOST: usize = 100;
+    /// The most boards kept: past it the copies are dropped all at once (a process playing on
+    /// more hot boards than that reads each root again, as without copies).
+    pub(crate) const MOST: usize = 32;
 
     /// Copies used for `keep` (a test's, to make a copy's use certain).
     pub(crate) fn keeping(keep: Duration) -> IndexCopies {
