@@ -6,8 +6,10 @@
 //! units and [`reads`] into read units by partition key, on the table and on each index. The
 //! report: the busiest partition key's share of the write units, each shared item's units per
 //! play, and each board's ceiling: the plays a second at which its busiest key reaches a
-//! partition's 1,000 write units or 3,000 read units a second.
+//! partition's 1,000 write units or 3,000 read units a second; and the rank index's apply
+//! ceiling, from the projector's own units ([`apply`]).
 
+mod apply;
 pub mod partitions;
 pub mod reads;
 
@@ -66,6 +68,10 @@ struct Measured {
     units: Units,
     /// Read units by partition.
     reads: Units,
+    /// The stream projector's own write units by partition (also in `units`).
+    apply_units: Units,
+    /// The stream projector's own read units by partition (also in `reads`).
+    apply_reads: Units,
 }
 
 impl Measured {
@@ -201,13 +207,16 @@ async fn phase(
     let (errors, secs) = play_all(local, opts.connections, tokens, board, opts.plays).await?;
     settle(local).await;
     let (mut units, mut reads) = (Units::default(), Units::default());
-    let recorded: Vec<Exchange> = [&local.store_proxy, &local.poller_proxy]
-        .iter()
-        .flat_map(|p| p.stats().take_recording())
-        .collect();
-    for x in &recorded {
+    let (mut apply_units, mut apply_reads) = (Units::default(), Units::default());
+    let served: Vec<Exchange> = local.store_proxy.stats().take_recording();
+    let applied: Vec<Exchange> = local.poller_proxy.stats().take_recording();
+    for x in served.iter().chain(&applied) {
         units.add_writes(&x.op, x.status, &x.request);
         reads.add_reads(&x.op, x.status, &x.request, &x.body);
+    }
+    for x in &applied {
+        apply_units.add_writes(&x.op, x.status, &x.request);
+        apply_reads.add_reads(&x.op, x.status, &x.request, &x.body);
     }
     let plays = opts.plays.div_ceil(opts.connections) * opts.connections;
     eprintln!(
@@ -223,6 +232,8 @@ async fn phase(
         secs,
         units,
         reads,
+        apply_units,
+        apply_reads,
     })
 }
 
@@ -342,6 +353,7 @@ fn report(opts: &Options, measured: &[Measured]) -> String {
          their units a play follow the rate each board reached here, not its layout."
     );
     ceilings(&mut md, measured, (opts.players, opts.fillers));
+    apply::apply_ceilings(&mut md, measured);
     if let Some(hot) = measured.iter().find(|m| m.shards == 8)
         && let Some((key, _, share)) = hot.busiest(|_| true)
     {
@@ -482,10 +494,11 @@ fn ceilings(md: &mut String, measured: &[Measured], (players, fillers): (usize, 
         "\nA key that every play of a board reads strongly consistently takes at least 1 read unit \
          a play: alone it caps the board at 3,000 plays a second, whatever its write shards. A hot \
          board's item is no longer one (each process plays from its copy, read once a minute and \
-         checked by the board's settings version: about 0 units a play here). What is left is \
-         what every play's own rank reads after its write: the rank index's root, the node \
-         partition every key's path starts in, and each of the ten lanes (the written counts its \
-         lag is counted from); and the lanes' writes, 2 units a play over ten keys. Each board \
+         checked by the board's settings version), nor are its rank index's root and the top of \
+         its trie (each process ranks from its copy of them, read once a second: about 0 units a \
+         play here, where one process serves every play). What is left is each of the ten lanes, \
+         which every play's rank reads last (the written counts its lag is counted from), and \
+         the lanes' writes, 2 units a play over ten keys. Each board \
          holds {} players' entries and {} imported above them, so the plays rank past the first \
          100 (which a rank counts exactly, on every write shard) as most plays of a big board do.",
         players, fillers
