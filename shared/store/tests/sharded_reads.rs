@@ -310,3 +310,42 @@ async fn a_page_of_a_board_of_k_shards_is_k_queries() {
         assert_eq!(counter.total(), k, "{}", board.board_id);
     }
 }
+
+#[tokio::test]
+async fn a_count_on_k_shards_reads_them_at_once_and_goes_on_where_one_holds_more() {
+    use leaderboard_keys::entity;
+    let (_table, store) = store_without_stream("sharded_count").await;
+    let mut nb = new_board("crowd", Order::Desc, Operator::Best, 999);
+    nb.write_shards = 8;
+    let board = store.boards().create_board(nb, at(0)).await.unwrap();
+    // 60 players on write shard 00 and 7 on the others, all above the player looked up (on a
+    // board of at most 100 entries, a rank is that count, capped at 100 keys)
+    let shard_of = |p: &str| entity::score_pk(&bid("crowd"), 8, &pid(p));
+    let on_00 = entity::score_pks(&bid("crowd"), 8)[0].clone();
+    let names = (0..).map(|i| format!("c{i:04}"));
+    let mut crowd: Vec<String> = names
+        .clone()
+        .filter(|p| shard_of(p) == on_00)
+        .take(60)
+        .collect();
+    crowd.extend(names.filter(|p| shard_of(p) != on_00).take(7));
+    let mut entries: Vec<_> = crowd.iter().map(|p| (pid(p), 500, at(1_000))).collect();
+    entries.push((pid("me"), 100, at(1_000)));
+    store
+        .boards()
+        .import_entries(&board, &entries)
+        .await
+        .unwrap();
+    let (entry, cost) = store
+        .rank()
+        .player_rank_counted(&board, &pid("me"))
+        .await
+        .unwrap()
+        .unwrap();
+    // THEN the count is whole: the first round reads at most 12 keys a shard, and shard 00 goes
+    // on with what is left of the 100
+    assert_eq!(entry.rank, 68, "{cost:?}");
+    assert!(entry.freshness.unwrap().rank_exact);
+    assert_eq!(cost.count_queries, 9, "{cost:?}");
+    assert!(cost.keys_counted <= 100, "{cost:?}");
+}

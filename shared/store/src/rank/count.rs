@@ -36,7 +36,8 @@ pub struct RankCost {
     pub requests: u32,
     /// Items read by key (snapshots and written counts).
     pub items: u64,
-    /// Capped `Select=COUNT` Queries made (0 or 1).
+    /// Capped `Select=COUNT` Queries made (on a plain board 0 or 1 a count; one a write shard,
+    /// and one more a page past the first, on a sharded board).
     pub count_queries: u32,
     /// Keys those Queries read (at most `EXACT_TOP` on an indexed board, [`UNINDEXED_TOP`]
     /// on one not on the index yet).
@@ -65,6 +66,23 @@ pub(crate) enum Prefetch {
     Root(Item),
     /// Nothing: an indexed board's root is read first (one `GetItem`).
     Nothing,
+}
+
+/// One count Query's answer: the keys it counted and read, and where the next would start
+/// (`None` when it reached the end of its range).
+struct CountPage {
+    counted: u64,
+    scanned: u64,
+    more: Option<Item>,
+}
+
+impl CountPage {
+    /// Adds the Query to `cost`.
+    fn charge(&self, cost: &mut RankCost) {
+        cost.requests += 1;
+        cost.count_queries += 1;
+        cost.keys_counted += self.scanned;
+    }
 }
 
 impl Table {
@@ -147,9 +165,13 @@ impl Table {
         .await
     }
 
-    /// Other players' Score items with sort keys in `lo..=hi`, counted by one consistent
-    /// `Select=COUNT` Query that reads at most `cap` keys; `complete` when it reached `hi`.
-    /// (The player's own item is left out: it may sort anywhere, a later play having moved it.)
+    /// Other players' Score items with sort keys in `lo..=hi`, counted by consistent
+    /// `Select=COUNT` Queries that read at most `cap` keys in all; `complete` when every write
+    /// shard's reached `hi`. (The player's own item is left out: it may sort anywhere, a later
+    /// play having moved it.) A board of K write shards counts them all at once, each at most
+    /// `cap / K` keys, then goes on, one shard after another, with those that had more, within
+    /// what is left of `cap`: one round trip for a group spread over the shards, where one
+    /// shard after another made K.
     pub(crate) async fn count_others(
         &self,
         board: &Board,
@@ -159,32 +181,72 @@ impl Table {
         what: &'static str,
         cost: &mut RankCost,
     ) -> Result<(u64, bool), StoreError> {
-        // A board's write shards one after another, sharing the cap: the count is complete
-        // when every shard reached `hi` within it.
-        let (mut counted, mut left) = (0u64, cap);
-        for pk in board.score_pks() {
-            if left == 0 {
-                return Ok((counted, false));
+        let pks = board.score_pks();
+        let (mut counted, mut read) = (0u64, 0u64);
+        // Where each shard's count goes on from: not begun (`None` inside), or past a page.
+        let mut unfinished: Vec<(&String, Option<Item>)> = Vec::new();
+        let shards = pks.len() as u64;
+        if shards > 1 && cap >= shards {
+            let first = pks
+                .iter()
+                .map(|pk| self.count_page(pk, player, (lo, hi), cap / shards, None, what));
+            for (pk, page) in pks.iter().zip(futures::future::try_join_all(first).await?) {
+                page.charge(cost);
+                counted += page.counted;
+                read += page.scanned;
+                if let Some(from) = page.more {
+                    unfinished.push((pk, Some(from)));
+                }
             }
-            let out = self
-                .range_query(&pk, lo, hi, Params::new().value(":me", player.as_str()))?
-                .filter_expression("playerId <> :me")
-                .select(Select::Count)
-                .consistent_read(true)
-                .limit(left.min(i32::MAX as u64) as i32)
-                .send()
-                .await
-                .map_err(|e| StoreError::sdk(what, e))?;
-            cost.requests += 1;
-            cost.count_queries += 1;
-            let scanned = out.scanned_count.max(0) as u64;
-            cost.keys_counted += scanned;
-            counted += out.count.max(0) as u64;
-            if out.last_evaluated_key.is_some() {
-                return Ok((counted, false));
+        } else {
+            unfinished.extend(pks.iter().map(|pk| (pk, None)));
+        }
+        let mut left = cap.saturating_sub(read);
+        for (pk, mut from) in unfinished {
+            loop {
+                if left == 0 {
+                    return Ok((counted, false));
+                }
+                let page = self
+                    .count_page(pk, player, (lo, hi), left, from.take(), what)
+                    .await?;
+                page.charge(cost);
+                counted += page.counted;
+                left = left.saturating_sub(page.scanned);
+                match page.more {
+                    Some(next) => from = Some(next),
+                    None => break,
+                }
             }
-            left = left.saturating_sub(scanned);
         }
         Ok((counted, true))
+    }
+
+    /// One consistent `Select=COUNT` Query of partition `pk`'s other players' Score items in
+    /// `lo..=hi`, reading at most `limit` keys, from `start` on.
+    async fn count_page(
+        &self,
+        pk: &str,
+        player: &PlayerId,
+        (lo, hi): (&str, &str),
+        limit: u64,
+        start: Option<Item>,
+        what: &'static str,
+    ) -> Result<CountPage, StoreError> {
+        let out = self
+            .range_query(pk, lo, hi, Params::new().value(":me", player.as_str()))?
+            .filter_expression("playerId <> :me")
+            .select(Select::Count)
+            .consistent_read(true)
+            .limit(limit.min(i32::MAX as u64) as i32)
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk(what, e))?;
+        Ok(CountPage {
+            counted: out.count.max(0) as u64,
+            scanned: out.scanned_count.max(0) as u64,
+            more: out.last_evaluated_key,
+        })
     }
 }
