@@ -365,8 +365,8 @@ impl Plays<'_> {
         let ban_key = entity::ban(&play.player_id);
         let erasure_key = self.store.erasure_marker(&play.player_id);
         let mut keys = vec![player_key.clone(), ban_key.clone(), erasure_key.clone()];
-        // Each board's index root: items more, no request more (see `PlayState::roots`); not
-        // a hot board's this process holds a copy of the index of (`rank::index_copy`).
+        // Each board's index root: items more, no request more (see `PlayState::roots`), but
+        // for a hot board whose index this process holds a copy of (`rank::index_copy`).
         let index_copies: Vec<Option<Arc<IndexCopy>>> = play
             .board_ids
             .iter()
