@@ -428,7 +428,7 @@ fn ceilings(md: &mut String, measured: &[Measured], (players, fillers): (usize, 
     let _ = writeln!(
         md,
         "\nEach shared item's read units a play (reads by key 1 unit per 4 KB, half when eventually \
-         consistent, twice in a transaction; a Query 1 unit per 4 KB of what it returned):\n"
+         consistent, twice in a transaction; a Query 1 unit per 4 KB of what it returned, a count of what it read at 224 bytes a key):\n"
     );
     kinds_table(md, measured, |m| &m.reads);
     let _ = writeln!(

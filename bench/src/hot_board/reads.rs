@@ -2,7 +2,8 @@
 //! table and on each global secondary index, computed with DynamoDB's billing rules from the
 //! requests and the items they returned (DynamoDB Local reports no consumed capacity): a read
 //! by key costs 1 unit per 4 KB of its item (a missing item 1), a Query 1 unit per 4 KB of the
-//! items it returned together (at least 1); half that when eventually consistent, twice when
+//! items it returned together (at least 1; a `Select=COUNT` Query those it read, at
+//! [`SCORE_ITEM_BYTES`] a key); half that when eventually consistent, twice when
 //! transactional. A partition holds 3,000 read units a second, whatever the table's capacity:
 //! a key that every play of a board reads consistently caps the board's plays at 3,000 over its
 //! units a play.
@@ -13,6 +14,10 @@ use serde_json::Value;
 
 use crate::hot_board::partitions::Units;
 use crate::live_rank::units::{item_size, read_units};
+
+/// The bytes a `Select=COUNT` Query is billed for each key it read: what a Score item holds
+/// (about 224 bytes, `docs/rank-index.md`), the only items the capped counts read.
+const SCORE_ITEM_BYTES: usize = 224;
 
 /// The partition key attribute of the table or of the index a request names.
 fn partition_attr(index: Option<&str>) -> (&'static str, &'static str) {
@@ -86,12 +91,18 @@ impl Units {
                 let Some(pk) = query_partition(&req, attr) else {
                     return;
                 };
-                let size: usize = resp["Items"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(item_size)
-                    .sum();
+                let size: usize = match req["Select"].as_str() {
+                    // A count returns no items but is billed for those it read.
+                    Some("COUNT") => {
+                        resp["ScannedCount"].as_u64().unwrap_or(0) as usize * SCORE_ITEM_BYTES
+                    }
+                    _ => resp["Items"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(item_size)
+                        .sum(),
+                };
                 self.charge(on, &pk, consistency(&req) * read_units(size));
             }
             _ => {}
@@ -186,6 +197,12 @@ mod tests {
             ),
             1.0
         );
+        // A count is billed for the keys it read, not for the items it returned (none).
+        let count = r##"{"Select": "COUNT", "ConsistentRead": true,
+            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :lo AND :hi",
+            "ExpressionAttributeValues": {":pk": {"S": "LEADERBOARD#b#03"}}}"##;
+        let counted = units_of("Query", count, r##"{"Count": 900, "ScannedCount": 1000}"##);
+        assert_eq!(at(&counted, "table", "LEADERBOARD#b#03"), 55.0);
         let mut failed = Units::default();
         failed.add_reads("Query", 400, lanes.as_bytes(), b"{}");
         assert_eq!(failed.total(), 0.0);
