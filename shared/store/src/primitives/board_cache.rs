@@ -10,18 +10,25 @@
 //! is read on every play as before: its one partition of Score items caps it far below what
 //! its board item's reads allow, and a copy would save nothing.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use leaderboard_keys::ids::BoardId;
 
 use crate::ground::model::{Board, BoardStatus};
+use crate::primitives::kept::Kept;
 
 /// The boards a process keeps copies of, at most [`BoardCache::MOST`].
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct BoardCache {
-    copies: Mutex<HashMap<BoardId, (Board, Instant)>>,
+    copies: Kept<Board>,
+}
+
+impl Default for BoardCache {
+    fn default() -> Self {
+        BoardCache {
+            copies: Kept::new(Self::KEEP, Self::MOST),
+        }
+    }
 }
 
 impl BoardCache {
@@ -35,33 +42,22 @@ impl BoardCache {
 
     /// The copy of board `id`, if one was kept within [`BoardCache::KEEP`].
     pub(crate) fn get(&self, id: &BoardId) -> Option<Board> {
-        let copies = self.copies.lock().ok()?;
-        let (board, at) = copies.get(id)?;
-        (at.elapsed() < Self::KEEP).then(|| board.clone())
+        self.copies.get(id)
     }
 
     /// Keeps a copy of `board` as just read, if it is an open board of more than one write
     /// shard.
     pub(crate) fn keep(&self, board: &Board) {
-        if board.write_shards <= 1 || board.status != BoardStatus::Open {
-            return;
+        if board.write_shards > 1 && board.status == BoardStatus::Open {
+            self.copies.put(&board.board_id, board.clone());
         }
-        let Ok(mut copies) = self.copies.lock() else {
-            return;
-        };
-        if copies.len() >= Self::MOST && !copies.contains_key(&board.board_id) {
-            copies.clear();
-        }
-        copies.insert(board.board_id.clone(), (board.clone(), Instant::now()));
     }
 
     /// Drops the copies of `ids` (the boards a play decided from copies of): whether it named
     /// any, so that the play decides again from the boards read now.
     pub(crate) fn forget(&self, ids: &[BoardId]) -> bool {
-        if let Ok(mut copies) = self.copies.lock() {
-            for id in ids {
-                copies.remove(id);
-            }
+        for id in ids {
+            self.copies.forget(id);
         }
         !ids.is_empty()
     }

@@ -36,8 +36,8 @@ pub struct RankCost {
     pub requests: u32,
     /// Items read by key (snapshots and written counts).
     pub items: u64,
-    /// Capped `Select=COUNT` Queries made (on a plain board 0 or 1 a count; one a write shard,
-    /// and one more a page past the first, on a sharded board).
+    /// Capped `Select=COUNT` Queries made (on a plain board 0 or 1 a count; on a sharded board
+    /// one a write shard, and one more for each shard that held more than its share).
     pub count_queries: u32,
     /// Keys those Queries read (at most `EXACT_TOP` on an indexed board, [`UNINDEXED_TOP`]
     /// on one not on the index yet).

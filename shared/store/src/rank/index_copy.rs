@@ -15,19 +15,19 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use leaderboard_keys::ids::BoardId;
 
 use crate::ground::items::Item;
 use crate::ground::model::Board;
+use crate::primitives::kept::Kept;
 
 /// One board's copy: its root as read, and the path nodes read after it (by prefix; `None`
 /// for a node found missing).
 #[derive(Debug)]
 pub(crate) struct IndexCopy {
     root: Item,
-    read_at: Instant,
     nodes: Mutex<HashMap<String, Option<Item>>>,
     spoiled: AtomicBool,
 }
@@ -65,17 +65,12 @@ impl IndexCopy {
     pub(crate) fn spoil(&self) {
         self.spoiled.store(true, Ordering::Relaxed);
     }
-
-    fn usable(&self, keep: Duration) -> bool {
-        !self.spoiled.load(Ordering::Relaxed) && self.read_at.elapsed() < keep
-    }
 }
 
 /// The boards a process keeps index copies of, at most [`IndexCopies::MOST`].
 #[derive(Debug)]
 pub(crate) struct IndexCopies {
-    copies: Mutex<HashMap<BoardId, Arc<IndexCopy>>>,
-    keep: Duration,
+    copies: Kept<Arc<IndexCopy>>,
 }
 
 impl Default for IndexCopies {
@@ -96,17 +91,16 @@ impl IndexCopies {
     /// Copies used for `keep` (a test's, to make a copy's use certain).
     pub(crate) fn keeping(keep: Duration) -> IndexCopies {
         IndexCopies {
-            copies: Mutex::default(),
-            keep,
+            copies: Kept::new(keep, Self::MOST),
         }
     }
 
     /// The copy of `board`'s index, if one was read within the time copies are kept and no
     /// rank found it spoiled.
     pub(crate) fn get(&self, board: &BoardId) -> Option<Arc<IndexCopy>> {
-        let copies = self.copies.lock().ok()?;
-        let copy = copies.get(board)?;
-        copy.usable(self.keep).then(|| Arc::clone(copy))
+        self.copies
+            .get(board)
+            .filter(|copy| !copy.spoiled.load(Ordering::Relaxed))
     }
 
     /// A copy of `board`'s index from its `root`, as just read, kept if the board is copied
@@ -117,15 +111,10 @@ impl IndexCopies {
         }
         let copy = Arc::new(IndexCopy {
             root,
-            read_at: Instant::now(),
             nodes: Mutex::default(),
             spoiled: AtomicBool::new(false),
         });
-        let mut copies = self.copies.lock().ok()?;
-        if copies.len() >= Self::MOST && !copies.contains_key(&board.board_id) {
-            copies.clear();
-        }
-        copies.insert(board.board_id.clone(), Arc::clone(&copy));
+        self.copies.put(&board.board_id, Arc::clone(&copy));
         Some(copy)
     }
 }

@@ -12,9 +12,9 @@
 //! on numbering from where the old one stopped, and the root's watermarks stay right, and with
 //! the generation the last rebuild's switch wrote there (`LANE_GENERATION_ATTR`, which rank
 //! reads check) and the board's settings version (`rank::settings`, which plays check); the
-//! board gets `lanesGrouped`, at the settings version read. The transaction holds only while every old
-//! lane still has the count and the generation read, and while no repair request is open on
-//! the board (a repair's rebuild may have read the board before and would write the old
+//! board gets `lanesGrouped`, at the settings version read. The transaction holds only while
+//! every old lane still has the count and the generation read, and while no repair request is
+//! open on the board (a repair's rebuild may have read the board before and would write the old
 //! lanes). A board whose index is a little behind (at most [`PAUSED_LAG`] changes) is paused
 //! for at most the store's lane pause ([`Store::with_lane_pause`](crate::Store::with_lane_pause)) while the stream consumer
 //! catches up; one that does not catch up in time, is further behind, or waits for a repair, is
