@@ -6,6 +6,7 @@ mod common;
 
 mod column_order_props;
 mod order_props;
+mod rank_caps_props;
 mod rank_compact_props;
 mod rank_index_props;
 mod rank_journal_props;

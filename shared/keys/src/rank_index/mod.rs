@@ -45,6 +45,7 @@
 //! ([`lag`]). The order of a lookup's reads, and how they combine into a count and its lag, is
 //! [`settle`]'s.
 
+pub mod caps;
 pub mod change;
 pub mod compact;
 mod fold;
