@@ -51,6 +51,8 @@ pub struct Stack {
     pub direct: aws_sdk_dynamodb::Client,
     endpoint: String,
     config: Config,
+    /// The HTTP functions' `LANE_CAPS_FROM` (`None`: the default).
+    lane_caps_from: Option<u64>,
     template: Arc<LocalTemplate>,
     stop: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
@@ -59,6 +61,16 @@ pub struct Stack {
 impl Stack {
     /// Starts the stack on `table` at DynamoDB Local's `endpoint`.
     pub async fn start(endpoint: &str, table: &str) -> Result<Stack, String> {
+        Self::start_with(endpoint, table, None).await
+    }
+
+    /// [`Stack::start`], the HTTP functions capping a board's lanes from `lane_caps_from`
+    /// plays a second (`None`: the default).
+    pub async fn start_with(
+        endpoint: &str,
+        table: &str,
+        lane_caps_from: Option<u64>,
+    ) -> Result<Stack, String> {
         let store_proxy = Proxy::in_front_of(endpoint).await.map_err(err)?;
         let poller_proxy = Proxy::in_front_of(endpoint).await.map_err(err)?;
         let template = Arc::new(LocalTemplate::from_repo().map_err(err)?);
@@ -85,6 +97,7 @@ impl Stack {
             poller_proxy,
             poller,
             config,
+            lane_caps_from,
             template,
             stop,
             tasks: vec![poller_task],
@@ -107,10 +120,13 @@ impl Stack {
             .await
             .map_err(err)?;
         let addr = listener.local_addr().map_err(err)?;
-        let store = Store::new(
+        let mut store = Store::new(
             leaderboard_devkit::local::client(store_endpoint),
             &self.config,
         );
+        if let Some(from) = self.lane_caps_from {
+            store = store.with_lane_caps_from(from);
+        }
         let close = season_close::App::from_env(store.clone()).map_err(err)?;
         let schedule = Arc::new(Schedule::new(close, self.template.close_timeout));
         let gateway = Arc::new(Gateway::new(

@@ -50,6 +50,8 @@ pub struct Settings {
     pub close_every: Option<Duration>,
     /// The plays a player may have accepted in any 60 s (0: no limit).
     pub plays_per_minute: u32,
+    /// A board's plays a second from which its lanes are capped (`LANE_CAPS_FROM`).
+    pub lane_caps_from: u64,
     /// The web origins whose pages may call the API (CORS; empty: none, `*`: any).
     pub cors_origins: Vec<String>,
     /// One play in this many is answered 503 (0: none; see [`crate::unavailable`]).
@@ -68,6 +70,7 @@ impl std::fmt::Debug for Settings {
             .field("table_name", &self.table_name)
             .field("close_every", &self.close_every)
             .field("plays_per_minute", &self.plays_per_minute)
+            .field("lane_caps_from", &self.lane_caps_from)
             .field("cors_origins", &self.cors_origins)
             .field("unavailable_every", &self.unavailable_every)
             .field("jwt_issuer", &self.jwt_issuer)
@@ -118,6 +121,8 @@ impl Settings {
             cursor_secret: lookup("CURSOR_SECRET"),
             close_every,
             plays_per_minute: leaderboard_store::config::plays_per_minute(&lookup)
+                .map_err(|e| Error::Config(e.to_string()))?,
+            lane_caps_from: leaderboard_store::config::lane_caps_from(&lookup)
                 .map_err(|e| Error::Config(e.to_string()))?,
             cors_origins: crate::cors::parse_origins(
                 &lookup("LOCAL_CORS_ORIGINS").unwrap_or_default(),
@@ -228,7 +233,9 @@ impl Stack {
             ),
             _ => None,
         })?;
-        let store = Store::new(client, &config).with_plays_per_minute(settings.plays_per_minute);
+        let store = Store::new(client, &config)
+            .with_plays_per_minute(settings.plays_per_minute)
+            .with_lane_caps_from(settings.lane_caps_from);
         // The check lbctl compares its ERASURE_SECRET with, there from the start.
         store
             .moderation()

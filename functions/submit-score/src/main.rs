@@ -8,8 +8,14 @@ use submit_score::App;
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     lambda_http::tracing::init_default_subscriber();
-    let limit = leaderboard_store::config::plays_per_minute(|k| std::env::var(k).ok())?;
+    let env = |k: &str| std::env::var(k).ok();
+    let limit = leaderboard_store::config::plays_per_minute(env)?;
+    let caps_from = leaderboard_store::config::lane_caps_from(env)?;
     let store = Store::from_env(&[Secret::Erasure]).await?;
-    let app = App::new(store.with_plays_per_minute(limit));
+    let app = App::new(
+        store
+            .with_plays_per_minute(limit)
+            .with_lane_caps_from(caps_from),
+    );
     run(service_fn(|req| submit_score::handle(&app, req))).await
 }

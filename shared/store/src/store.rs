@@ -66,7 +66,19 @@ impl Store {
     /// certain, whatever the machine's speed.
     pub fn with_index_copies_kept(self, keep: Duration) -> Store {
         Store {
-            index_copies: Arc::new(IndexCopies::keeping(keep)),
+            index_copies: Arc::new(
+                IndexCopies::keeping(keep).capping_from(self.index_copies.hot_rate),
+            ),
+            ..self
+        }
+    }
+
+    /// The same store, capping a hot board's lanes from `plays_per_second` (instead of
+    /// [`IndexCopies::HOT_RATE`]): for tests and benchmarks of lane caps on a board DynamoDB
+    /// Local can play that fast.
+    pub fn with_lane_caps_from(self, plays_per_second: u64) -> Store {
+        Store {
+            index_copies: Arc::new(self.index_copies.capping_from(plays_per_second)),
             ..self
         }
     }

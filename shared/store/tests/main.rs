@@ -23,6 +23,7 @@ mod guests;
 mod hostile_input;
 mod http_client;
 mod index_copies;
+mod lane_caps;
 mod lane_grouping;
 mod league_close;
 mod league_placement;

@@ -11,6 +11,10 @@
 //! - `PLAYS_PER_MINUTE`: the most plays a player may have accepted in any 60 s (default
 //!   [`DEFAULT_PLAYS_PER_MINUTE`], 0 turns the limit off, at most [`MAX_PLAYS_PER_MINUTE`]);
 //!   read by the functions that record plays ([`plays_per_minute`]).
+//! - `LANE_CAPS_FROM`: a board's plays a second from which its lanes are capped, so that a
+//!   play's rank reads its own lane only (default [`DEFAULT_LANE_CAPS_FROM`]; 0 caps every
+//!   board of more than one write shard; see `rank::lane_caps`); read by the functions that
+//!   record plays ([`lane_caps_from`]).
 //! - `ERASURE_SECRET`: the key of erased players' pseudonyms (required by the functions, at
 //!   least [`MIN_CURSOR_SECRET_LEN`] characters, never changed once a player has been erased:
 //!   an erasure's marker is found again by it). The template generates one per stack and gives
@@ -49,6 +53,25 @@ pub fn plays_per_minute(lookup: impl Fn(&str) -> Option<String>) -> Result<u32, 
                  {MAX_PLAYS_PER_MINUTE}, not {v:?}"
             ))
         })
+}
+
+/// The default of `LANE_CAPS_FROM`: a sixth of the 3,000 plays a second at which reading
+/// every lane on every rank fills a lane's partition, so that a board below it keeps the
+/// tighter lag of lanes read.
+pub const DEFAULT_LANE_CAPS_FROM: u64 = 500;
+
+/// Reads `LANE_CAPS_FROM` through `lookup`: a board's plays a second from which its lanes are
+/// capped (0: every board of more than one write shard).
+pub fn lane_caps_from(lookup: impl Fn(&str) -> Option<String>) -> Result<u64, StoreError> {
+    let Some(v) = lookup("LANE_CAPS_FROM").filter(|v| !v.trim().is_empty()) else {
+        return Ok(DEFAULT_LANE_CAPS_FROM);
+    };
+    v.trim().parse::<u64>().map_err(|_| {
+        StoreError::Config(format!(
+            "LANE_CAPS_FROM must be a whole number of plays a second (0: every hot board), not \
+             {v:?}"
+        ))
+    })
 }
 
 /// The erasure secret of a store built without one: tests and benchmarks only, since anyone
@@ -135,6 +158,18 @@ mod tests {
         assert!(matches!(with(None), Err(StoreError::Config(m)) if m.contains("ERASURE_SECRET")));
         assert!(with(Some("short")).is_err());
         assert_eq!(with(Some(&"k".repeat(32))).unwrap(), vec![b'k'; 32]);
+    }
+
+    #[test]
+    fn lane_caps_from_defaults_to_500_and_refuses_what_is_not_a_rate() {
+        let read = |v: Option<&str>| lane_caps_from(|_| v.map(str::to_owned));
+        assert_eq!(read(None).unwrap(), DEFAULT_LANE_CAPS_FROM);
+        assert_eq!(read(Some(" 0 ")).unwrap(), 0);
+        assert_eq!(read(Some("2000")).unwrap(), 2_000);
+        for bad in ["-1", "fast", "1.5"] {
+            let e = read(Some(bad)).unwrap_err().to_string();
+            assert!(e.contains("LANE_CAPS_FROM"), "{bad}: {e}");
+        }
     }
 
     #[test]

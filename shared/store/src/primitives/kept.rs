@@ -35,6 +35,12 @@ impl<T: Clone> Kept<T> {
         (at.elapsed() < self.keep).then(|| value.clone())
     }
 
+    /// `board`'s value however old, unless the most boards kept dropped it.
+    pub(crate) fn last(&self, board: &BoardId) -> Option<T> {
+        let values = self.values.lock().ok()?;
+        values.get(board).map(|(value, _)| value.clone())
+    }
+
     /// Keeps `value` for `board`, from now.
     pub(crate) fn put(&self, board: &BoardId, value: T) {
         let Ok(mut values) = self.values.lock() else {

@@ -22,6 +22,7 @@ use leaderboard_keys::ids::BoardId;
 use crate::ground::items::Item;
 use crate::ground::model::Board;
 use crate::primitives::kept::Kept;
+use crate::rank::lane_caps::{LaneSample, LaneView};
 
 /// One board's copy: its root as read, and the path nodes read after it (by prefix; `None`
 /// for a node found missing).
@@ -30,6 +31,13 @@ pub(crate) struct IndexCopy {
     root: Item,
     nodes: Mutex<HashMap<String, Option<Item>>>,
     spoiled: AtomicBool,
+    /// The lanes as the copy's latest rank that read them all tended them
+    /// (`rank::lane_caps`).
+    lanes: Mutex<Option<Arc<LaneView>>>,
+    /// The lanes' written counts as the board's previous copy read them, for the heat.
+    previous: Option<LaneSample>,
+    /// The plays a second from which the board's lanes are capped.
+    hot_rate: u64,
 }
 
 impl IndexCopy {
@@ -61,6 +69,28 @@ impl IndexCopy {
         }
     }
 
+    /// The lanes as the copy's latest rank that read them all tended them.
+    pub(crate) fn lanes(&self) -> Option<Arc<LaneView>> {
+        self.lanes.lock().ok()?.clone()
+    }
+
+    /// Keeps the lanes as just tended.
+    pub(crate) fn keep_lanes(&self, view: LaneView) {
+        if let Ok(mut lanes) = self.lanes.lock() {
+            *lanes = Some(Arc::new(view));
+        }
+    }
+
+    /// The lanes' written counts as the board's previous copy read them.
+    pub(crate) fn previous_sample(&self) -> Option<&LaneSample> {
+        self.previous.as_ref()
+    }
+
+    /// The plays a second from which the board's lanes are capped.
+    pub(crate) fn hot_rate(&self) -> u64 {
+        self.hot_rate
+    }
+
     /// Marks the copy as no longer to be used (by any rank of the process).
     pub(crate) fn spoil(&self) {
         self.spoiled.store(true, Ordering::Relaxed);
@@ -71,6 +101,9 @@ impl IndexCopy {
 #[derive(Debug)]
 pub(crate) struct IndexCopies {
     copies: Kept<Arc<IndexCopy>>,
+    keep: Duration,
+    /// The plays a second from which a board's lanes are capped.
+    pub(crate) hot_rate: u64,
 }
 
 impl Default for IndexCopies {
@@ -88,10 +121,24 @@ impl IndexCopies {
     /// more hot boards than that reads each root again, as without copies).
     pub(crate) const MOST: usize = 32;
 
+    /// The plays a second from which a board's lanes are capped (`rank::lane_caps`), unless
+    /// the store is told otherwise (`LANE_CAPS_FROM`).
+    pub(crate) const HOT_RATE: u64 = crate::ground::config::DEFAULT_LANE_CAPS_FROM;
+
     /// Copies used for `keep` (a test's, to make a copy's use certain).
     pub(crate) fn keeping(keep: Duration) -> IndexCopies {
         IndexCopies {
             copies: Kept::new(keep, Self::MOST),
+            keep,
+            hot_rate: Self::HOT_RATE,
+        }
+    }
+
+    /// The same copies' keeping time, capping lanes from `hot_rate` plays a second.
+    pub(crate) fn capping_from(&self, hot_rate: u64) -> IndexCopies {
+        IndexCopies {
+            hot_rate,
+            ..IndexCopies::keeping(self.keep)
         }
     }
 
@@ -109,10 +156,18 @@ impl IndexCopies {
         if board.write_shards <= 1 {
             return None;
         }
+        // The previous copy's lanes, however old, measure the board's heat from.
+        let previous = self
+            .copies
+            .last(&board.board_id)
+            .and_then(|c| c.lanes().map(|view| view.sample.clone()));
         let copy = Arc::new(IndexCopy {
             root,
             nodes: Mutex::default(),
             spoiled: AtomicBool::new(false),
+            lanes: Mutex::default(),
+            previous,
+            hot_rate: self.hot_rate,
         });
         self.copies.put(&board.board_id, Arc::clone(&copy));
         Some(copy)

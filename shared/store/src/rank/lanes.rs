@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
 use leaderboard_keys::entity::{self, ItemKey, Key, LANE_SK};
 use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank_index::caps::{CAP_ATTR, CAP_NEXT_ATTR, CAP_UNTIL_ATTR, LaneCaps};
 use leaderboard_keys::rank_index::change::ChangeMap;
 use leaderboard_keys::rank_index::{
     self, CHANGE_ATTR, CREATED_ATTR, GENERATION_ATTR, Gap, LANE_GENERATION_ATTR, LANES,
@@ -70,6 +71,24 @@ impl<'a> LaneKeys<'a> {
     pub(crate) fn all(&self) -> Vec<Key> {
         (0..LANES).map(|lane| self.key(lane)).collect()
     }
+}
+
+/// The condition a change of one on a hot board's lane takes (its caps, `rank::lane_caps`) (names `#w`, `#cap`, `#cu`, `#cn`; values
+/// `:capnow`, `:stale`), with its params: [`LaneCaps::admits`] for one change.
+pub(crate) fn within_caps(params: Params) -> (&'static str, Params) {
+    let now = Timestamp::now().as_millis();
+    let params = params
+        .name("#w", WRITTEN_ATTR)
+        .name("#cap", CAP_ATTR)
+        .name("#cu", CAP_UNTIL_ATTR)
+        .name("#cn", CAP_NEXT_ATTR)
+        .value(":capnow", now)
+        .value(":stale", LaneCaps::stale_before(now));
+    (
+        "(attribute_not_exists(#cap) OR #w < #cap OR (#cu <= :capnow AND #w < #cn) OR \
+         #cu <= :stale)",
+        params,
+    )
 }
 
 /// The attribute of a repair request holding the missing change of `lane`.
@@ -235,14 +254,17 @@ impl Table {
             // A live rebuild may hold the lane's plays back for a moment (see `rank_rebuild`):
             // the play fails this condition and retries like any other conflict. A lane kept
             // apart whose board's lanes were grouped since the play read the board refuses it
-            // for good: the retry reads the board again and writes the grouped lane.
+            // for good: the retry reads the board again and writes the grouped lane. A hot
+            // board's lane takes changes within its caps (`rank::lane_caps`): a full one holds
+            // the play back until a roll or its term's end, as a pause does.
+            let (caps, params) = within_caps(params);
             return self.tx_update_if(
                 &key,
                 &update,
                 &format!(
                     "attribute_not_exists(#grouped) AND attribute_not_exists(#closed) AND \
                      (attribute_not_exists(#pause) OR #pause < :now) AND {widening} AND \
-                     {settings}"
+                     {settings} AND {caps}"
                 ),
                 params
                     .name("#grouped", GROUPED_ATTR)
@@ -298,21 +320,17 @@ impl Table {
         counts: &[u64; LANES as usize],
     ) -> Result<(), StoreError> {
         let lanes = LaneKeys::of(board);
-        for (lane, &count) in counts.iter().enumerate() {
-            if count == 0 {
-                continue;
-            }
-            self.update_request(&lanes.key(lane as u8), "ADD #w :n, #c :n")
-                .params(
-                    Params::new()
-                        .name("#w", WRITTEN_ATTR)
-                        .name("#c", CREATED_ATTR)
-                        .value(":n", count),
-                )?
-                .send()
-                .await
-                .map_err(|e| StoreError::sdk("UpdateItem(rank written)", e))?;
-        }
+        // A hot board's lane takes them within its caps (`rank::lane_caps`), waiting for room
+        // where they leave none: every lane at once.
+        let adds = counts
+            .iter()
+            .enumerate()
+            .filter(|(_, count)| **count > 0)
+            .map(|(lane, &count)| {
+                let key = lanes.key(lane as u8);
+                async move { self.add_within_caps(&key, count).await }
+            });
+        futures::future::try_join_all(adds).await?;
         Ok(())
     }
 

@@ -20,7 +20,10 @@
 //!    watermarks: the lag. And the generation the last rebuild's switch put in service: one
 //!    newer than the root's says the nodes may have been read while a switch's deletion of
 //!    theirs went on, and the read starts again from a fresh root (at most
-//!    [`GENERATION_ROUNDS`] times).
+//!    [`GENERATION_ROUNDS`] times). From a copy of a hot board's index whose lanes' caps all
+//!    still hold, only the player's own lane (one `GetItem`, 1 read unit): the other lanes'
+//!    written counts are taken at their next caps, never below what they are
+//!    (`rank::lane_caps`), and a switch writes its generation on every lane.
 //!
 //! A board of at most [`EXACT_TOP`] entries (as the root counts them) is counted instead, with
 //! the lanes read after for its size. Either way at most 3 requests besides the pointer's read
@@ -30,10 +33,12 @@
 //! [`EXACT_TOP`] keys, about 6 read units).
 
 use leaderboard_keys::ids::{BoardId, PlayerId};
+use leaderboard_keys::rank_index::caps::Heat;
 use leaderboard_keys::rank_index::{
-    self, CountedKey, ENTRY_GENERATION_ATTR, LanesRead, PathRead, TAIL_CAP, TailCount, TailRange,
-    TailSide, Watermarks,
+    self, CREATED_ATTR, CountedKey, ENTRY_GENERATION_ATTR, LANES, LanesRead, PathRead, TAIL_CAP,
+    TailCount, TailRange, TailSide, Watermarks, lane_of,
 };
+use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::StoreError;
 use crate::ground::freshness::{EXACT_TOP, Estimate, IndexView};
@@ -41,8 +46,10 @@ use crate::ground::items::{Item, ItemExt};
 use crate::ground::model::Board;
 use crate::rank::apply::item_counters;
 use crate::rank::count::{Prefetch, RankCost};
+use crate::rank::index_copy::IndexCopy;
 use crate::rank::index_copy::RootBefore;
-use crate::rank::lanes::{lanes_for, switched_since};
+use crate::rank::lane_caps::LaneSample;
+use crate::rank::lanes::{GROUPED_ATTR, LaneKeys, lanes_for, switched_since};
 use crate::rank::snapshot::GENERATION_ROUNDS;
 use crate::table::Table;
 
@@ -92,6 +99,18 @@ fn same_entries(board: &Board, root: &Item) -> Result<(), StoreError> {
         return Err(StoreError::Contention { attempts: 1 });
     }
     Ok(())
+}
+
+/// The lanes as a rank read them: the items read (every lane's, or its own lane's only), what
+/// they say of the player's lane and the others', and the board's entries.
+pub(crate) struct RankLanes {
+    /// The items read.
+    pub(crate) items: Vec<Item>,
+    /// Every lane's written count (the others' bounded by their caps where only its own lane
+    /// was read) and the player's lane's latest change.
+    pub(crate) lanes: LanesRead,
+    /// Σ created.
+    pub(crate) entries: i64,
 }
 
 impl Table {
@@ -162,8 +181,10 @@ impl Table {
                 ),
                 None => None,
             };
-            let items = self.read_lane_items(board, cost).await?;
-            if switched_since(&items, &used) {
+            let read = self
+                .rank_lanes(board, player, copy.as_deref(), cost)
+                .await?;
+            if switched_since(&read.items, &used) {
                 // The nodes may have been read during their deletion: again, from a fresh
                 // root (`path_snapshot` reads it), and without the copy of them.
                 if let Some(c) = copy.take() {
@@ -171,7 +192,7 @@ impl Table {
                 }
                 continue;
             }
-            let (lanes, entries) = lanes_for(&items, player, board.entry_generation);
+            let (lanes, entries) = (read.lanes, read.entries);
             let estimate = settled_estimate(
                 id,
                 player,
@@ -270,5 +291,62 @@ impl Table {
     ) -> Result<(LanesRead, i64), StoreError> {
         let items = self.read_lane_items(board, cost).await?;
         Ok(lanes_for(&items, player, board.entry_generation))
+    }
+
+    /// The lanes for `player`'s rank, read last: with `copy` holding caps that all still hold,
+    /// the player's lane alone (one `GetItem`), the others bounded by their caps; else every
+    /// lane, and a copy without a view of them tends them and keeps it.
+    pub(crate) async fn rank_lanes(
+        &self,
+        board: &Board,
+        player: &PlayerId,
+        copy: Option<&IndexCopy>,
+        cost: &mut RankCost,
+    ) -> Result<RankLanes, StoreError> {
+        let own = lane_of(player.as_str());
+        let now = Timestamp::now().as_millis();
+        if let Some(view) = copy.and_then(IndexCopy::lanes)
+            && let Some(mut written) = view.bounds(own, now)
+        {
+            let item = self
+                .get_raw(&LaneKeys::of(board).key(own))
+                .await?
+                .unwrap_or_default();
+            cost.requests += 1;
+            cost.items += 1;
+            if !item.contains_key(GROUPED_ATTR) {
+                let mut items: Vec<Item> = vec![Item::new(); LANES as usize];
+                items[usize::from(own)] = item;
+                let (mut lanes, _) = lanes_for(&items, player, board.entry_generation);
+                written.insert(own, lanes.written.get(&own).copied().unwrap_or(0));
+                lanes.written = written;
+                let own_created = items[usize::from(own)].number(CREATED_ATTR).unwrap_or(0i64);
+                return Ok(RankLanes {
+                    entries: view.created_but(own).saturating_add(own_created),
+                    items: vec![items.swap_remove(usize::from(own))],
+                    lanes,
+                });
+            }
+        }
+        let items = self.read_lane_items(board, cost).await?;
+        // A copy's rank that read every lane (its first, or one whose caps no longer all
+        // hold) tends them.
+        if let Some(copy) = copy {
+            let sample = LaneSample::of(&items);
+            let heat = match copy.hot_rate() {
+                0 => Heat::Hot(0),
+                hot => copy
+                    .previous_sample()
+                    .map_or(Heat::Unknown, |p| p.heat(&sample, hot)),
+            };
+            let keys = LaneKeys::of(board).all();
+            copy.keep_lanes(self.tend_lanes(board, &keys, &items, heat, sample).await);
+        }
+        let (lanes, entries) = lanes_for(&items, player, board.entry_generation);
+        Ok(RankLanes {
+            items: items.into_iter().collect(),
+            lanes,
+            entries,
+        })
     }
 }

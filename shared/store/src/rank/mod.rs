@@ -8,7 +8,8 @@
 //! - [`apply`]: a batch of lane changes applied to the trie (with [`journal`] and [`lead`]).
 //! - [`lookup`], [`count`], [`entry`]: a rank, the counts it stands on, a player's ranked entry;
 //!   [`snapshot`]: a rank's read of its path's nodes; [`index_copy`]: the plays' copies of a
-//!   hot board's root and top nodes.
+//!   hot board's root and top nodes; [`lane_caps`]: a hot board's lanes capped, so that a rank
+//!   from a copy reads its own lane only.
 //! - [`inspect`]: the index as stored, for an operator's check; [`distribution`]: a board's
 //!   shape from it (percentiles, histogram, lanes' lag).
 //! - [`second_layout`]: the changes a widening board also writes at its new width.
@@ -28,6 +29,7 @@ pub(crate) mod entry;
 pub(crate) mod index_copy;
 pub(crate) mod inspect;
 pub(crate) mod journal;
+pub(crate) mod lane_caps;
 pub(crate) mod lanes;
 pub(crate) mod lead;
 pub(crate) mod lookup;

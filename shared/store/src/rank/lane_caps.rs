@@ -1,0 +1,294 @@
+//! A hot board's lane caps in the store (the rule is
+//! [`leaderboard_keys::rank_index::caps`]'s; the condition every change of a lane's written
+//! count takes is `rank::lanes`'): the tender that caps, rolls and leaves to go stale a hot board's lanes when a
+//! process's copy of its index reads them, and the view a rank from that copy bounds the other
+//! lanes' written counts by, reading only its own lane (`Table::rank_lanes`, in `rank::lookup`).
+//!
+//! A copy's first rank reads every lane, as a rank without a copy does, and tends them (so
+//! does any later one that finds caps no longer holding): the board's heat is its plays a
+//! second since the previous copy's read of the lanes (at least [`LaneSample::SPAN`] before),
+//! against the store's threshold (0: every board is hot, for tests and benchmarks). So every process tends each hot
+//! board's lanes about once a second (10 read units, and a conditional write a lane whose term
+//! ended), and a rank from a copy whose caps all still hold reads one lane item (1 read unit)
+//! instead of ten.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use leaderboard_keys::entity::Key;
+use leaderboard_keys::rank_index::caps::{
+    CAP_ATTR, CAP_FROM_ATTR, CAP_NEXT_ATTR, CAP_UNTIL_ATTR, Heat, LaneCaps, TERM_MS, Tend,
+};
+use leaderboard_keys::rank_index::{CREATED_ATTR, LANES, WRITTEN_ATTR};
+use leaderboard_keys::time::Timestamp;
+
+use crate::ground::error::StoreError;
+use crate::ground::items::{Item, ItemExt};
+use crate::ground::model::Board;
+use crate::table::Table;
+use crate::table::request::{Params, WithParams};
+use crate::table::retry::Retry;
+
+/// A lane's caps as stored, if it has them.
+pub(crate) fn caps_of(item: &Item) -> Option<LaneCaps> {
+    Some(LaneCaps {
+        cap: item.number(CAP_ATTR)?,
+        until: item.number(CAP_UNTIL_ATTR)?,
+        next: item.number(CAP_NEXT_ATTR)?,
+        from: item.number(CAP_FROM_ATTR).unwrap_or(0),
+    })
+}
+
+/// Every lane's written count as read at one moment, for the next copy's heat.
+#[derive(Debug, Clone)]
+pub(crate) struct LaneSample {
+    at: Instant,
+    written: [u64; LANES as usize],
+}
+
+impl LaneSample {
+    /// The shortest time between two samples a heat is measured over.
+    pub(crate) const SPAN: Duration = Duration::from_millis(500);
+
+    /// The lanes as just read.
+    pub(crate) fn of(items: &[Item]) -> LaneSample {
+        let mut written = [0u64; LANES as usize];
+        for (slot, item) in written.iter_mut().zip(items) {
+            *slot = item.number(WRITTEN_ATTR).unwrap_or(0);
+        }
+        LaneSample {
+            at: Instant::now(),
+            written,
+        }
+    }
+
+    /// The board's heat from `self` (older) to `now`, against `hot` plays a second.
+    pub(crate) fn heat(&self, now: &LaneSample, hot: u64) -> Heat {
+        let span = now.at.saturating_duration_since(self.at);
+        if span < Self::SPAN {
+            return Heat::Unknown;
+        }
+        let changes = |lane: usize| now.written[lane].saturating_sub(self.written[lane]);
+        let total: u64 = (0..LANES as usize).map(changes).sum();
+        let millis = span.as_millis().max(1) as u64;
+        if total.saturating_mul(1_000) / millis < hot {
+            return Heat::Quiet;
+        }
+        let busiest = (0..LANES as usize).map(changes).max().unwrap_or(0);
+        Heat::Hot(busiest.saturating_mul(TERM_MS) / millis)
+    }
+}
+
+/// The lanes as a copy's first rank read and tended them: each lane's caps and entries made.
+#[derive(Debug, Clone)]
+pub(crate) struct LaneView {
+    caps: [Option<LaneCaps>; LANES as usize],
+    created: [i64; LANES as usize],
+    /// The lanes' written counts when read.
+    pub(crate) sample: LaneSample,
+}
+
+impl LaneView {
+    /// The most each lane but `own` can have written at `now` (ms), if every one's caps still
+    /// say.
+    pub(crate) fn bounds(&self, own: u8, now: u64) -> Option<BTreeMap<u8, u64>> {
+        (0..LANES)
+            .filter(|&lane| lane != own)
+            .map(|lane| Some((lane, self.caps[usize::from(lane)]?.bound_at(now)?)))
+            .collect()
+    }
+
+    /// The entries made on every lane but `own`, when read.
+    pub(crate) fn created_but(&self, own: u8) -> i64 {
+        (0..LANES)
+            .filter(|&lane| lane != own)
+            .map(|lane| self.created[usize::from(lane)])
+            .fold(0i64, i64::saturating_add)
+    }
+}
+
+impl Table {
+    /// Tends `board`'s lanes as read (`items`, at `keys`) for a board of `heat`: caps a hot board's lanes
+    /// without them, rolls those whose term ended (one conditional `UpdateItem` each, all at
+    /// once), and leaves a quiet board's to go stale. The view of them after: the caps written,
+    /// or those read where another process's write came first.
+    pub(crate) async fn tend_lanes(
+        &self,
+        board: &Board,
+        keys: &[Key],
+        items: &[Item],
+        heat: Heat,
+        sample: LaneSample,
+    ) -> LaneView {
+        let now = Timestamp::now().as_millis();
+        let mut caps: [Option<LaneCaps>; LANES as usize] = [None; LANES as usize];
+        let mut created = [0i64; LANES as usize];
+        let mut writes = Vec::new();
+        for (lane, item) in items.iter().enumerate().take(LANES as usize) {
+            created[lane] = item.number(CREATED_ATTR).unwrap_or(0);
+            caps[lane] = caps_of(item);
+            let written = item.number(WRITTEN_ATTR).unwrap_or(0);
+            if let Tend::Set {
+                caps: new,
+                until_read,
+                most_written,
+            } = LaneCaps::tend(caps[lane].as_ref(), written, now, heat, 0)
+            {
+                let key = keys[lane].clone();
+                writes.push(async move {
+                    let written = self.set_caps(&key, new, until_read, most_written).await;
+                    (lane, new, written)
+                });
+            }
+        }
+        for (lane, new, written) in futures::future::join_all(writes).await {
+            match written {
+                Ok(true) => caps[lane] = Some(new),
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::warn!(board = %board.board_id, lane, error = %e, "lane caps not written")
+                }
+            }
+        }
+        LaneView {
+            caps,
+            created,
+            sample,
+        }
+    }
+
+    /// Writes `caps` on the lane at `key` if its `cu` is still `until_read` and its written
+    /// count at most `most_written`; whether it did (a lane never written gets a count of 0, so
+    /// that its first change is numbered 1 as ever).
+    async fn set_caps(
+        &self,
+        key: &Key,
+        caps: LaneCaps,
+        until_read: Option<u64>,
+        most_written: u64,
+    ) -> Result<bool, StoreError> {
+        let until = match until_read {
+            Some(_) => "#cu = :read",
+            None => "attribute_not_exists(#cu)",
+        };
+        let mut params = Params::new()
+            .name("#w", WRITTEN_ATTR)
+            .name("#cap", CAP_ATTR)
+            .name("#cu", CAP_UNTIL_ATTR)
+            .name("#cn", CAP_NEXT_ATTR)
+            .name("#cf", CAP_FROM_ATTR)
+            .value(":cap", caps.cap)
+            .value(":cu", caps.until)
+            .value(":cn", caps.next)
+            .value(":cf", caps.from)
+            .value(":most", most_written)
+            .value(":zero", 0u64);
+        if let Some(read) = until_read {
+            params = params.value(":read", read);
+        }
+        let sent = self
+            .update_request(
+                key,
+                "SET #cap = :cap, #cu = :cu, #cn = :cn, #cf = :cf, #w = if_not_exists(#w, :zero)",
+            )
+            .condition_expression(format!(
+                "{until} AND (attribute_not_exists(#w) OR #w <= :most)"
+            ))
+            .params(params)?
+            .send()
+            .await
+            .map_err(|e| StoreError::sdk("UpdateItem(lane caps)", e));
+        match sent {
+            Ok(_) => Ok(true),
+            Err(e) if e.is_conditional_check_failed() => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Adds `n` to the written and created counts of the lane at `key` (an import), within its
+    /// caps: one `UpdateItem` on a lane without live caps; on one whose caps leave no room for
+    /// `n` changes, a roll (once the term has ended) makes it, else the import waits for the
+    /// term's end.
+    pub(crate) async fn add_within_caps(&self, key: &Key, n: u64) -> Result<(), StoreError> {
+        // First as if the lane had no live caps (most have none): read only if it has.
+        let mut ask = Ask::NoLiveCaps;
+        for attempt in Retry::PLAY.attempts() {
+            let mut params = Params::new()
+                .name("#w", WRITTEN_ATTR)
+                .name("#c", CREATED_ATTR)
+                .name("#cu", CAP_UNTIL_ATTR)
+                .value(":n", n);
+            let condition = match ask {
+                Ask::NoLiveCaps => {
+                    let stale = LaneCaps::stale_before(Timestamp::now().as_millis());
+                    params = params.value(":stale", stale);
+                    Some("attribute_not_exists(#cu) OR #cu <= :stale")
+                }
+                // The caps as read (their `cu` pins them), with room for `n`.
+                Ask::Within { until, most } => {
+                    params = params.value(":cu", until).value(":most", most);
+                    Some("#cu = :cu AND #w <= :most")
+                }
+                Ask::Wait => None,
+            };
+            if let Some(condition) = condition {
+                let sent = self
+                    .update_request(key, "ADD #w :n, #c :n")
+                    .condition_expression(condition)
+                    .params(params)?
+                    .send()
+                    .await
+                    .map_err(|e| StoreError::sdk("UpdateItem(rank written)", e));
+                match sent {
+                    Ok(_) => return Ok(()),
+                    Err(e) if e.is_conditional_check_failed() => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            ask = self.room_for(key, n).await?;
+            if matches!(ask, Ask::Wait) {
+                Retry::PLAY.pause(attempt).await;
+            }
+        }
+        Err(Retry::PLAY.exhausted())
+    }
+
+    /// How an import of `n` changes asks the lane at `key`, as read now: with no condition of
+    /// caps, within the room its caps leave, or after a wait (rolling the caps for room once
+    /// their term has ended).
+    async fn room_for(&self, key: &Key, n: u64) -> Result<Ask, StoreError> {
+        let item = self.get_raw(key).await?.unwrap_or_default();
+        let caps = caps_of(&item);
+        let written: u64 = item.number(WRITTEN_ATTR).unwrap_or(0);
+        let now = Timestamp::now().as_millis();
+        let (Some(c), Some(limit)) = (caps, LaneCaps::limit(caps.as_ref(), now)) else {
+            return Ok(Ask::NoLiveCaps);
+        };
+        if written.saturating_add(n) <= limit {
+            return Ok(Ask::Within {
+                until: c.until,
+                most: limit - n,
+            });
+        }
+        if let Tend::Set {
+            caps: new,
+            until_read,
+            most_written,
+        } = LaneCaps::tend(Some(&c), written, now, Heat::Unknown, n)
+        {
+            self.set_caps(key, new, until_read, most_written).await?;
+        }
+        Ok(Ask::Wait)
+    }
+}
+
+/// How an import asks a lane for room.
+#[derive(Debug, Clone, Copy)]
+enum Ask {
+    /// On condition that it has no live caps.
+    NoLiveCaps,
+    /// On condition of its caps as read (`cu`) and of room for the import.
+    Within { until: u64, most: u64 },
+    /// Not yet.
+    Wait,
+}
