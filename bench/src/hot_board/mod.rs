@@ -259,21 +259,45 @@ async fn play_all(
         workers.push(tokio::spawn(async move {
             let mut conn = Conn::new(addr);
             let mut errors = 0usize;
+            let mut lags = Vec::new();
             for i in 0..per {
                 let token = &tokens[(c + i * connections) % tokens.len()];
                 let body = json!({"score": 1 + (i % 50), "durationSec": 120});
                 let path = format!("/leaderboards/{board}/scores");
-                if conn.post(&path, token, body.to_string()).await != Ok(200) {
-                    errors += 1;
+                match conn
+                    .send(http::Method::POST, &path, token, Some(body.to_string()))
+                    .await
+                {
+                    Ok((200, body)) => {
+                        let answer: serde_json::Value =
+                            serde_json::from_slice(&body).unwrap_or_default();
+                        lags.push(answer["rankLag"].as_u64().unwrap_or(0));
+                    }
+                    _ => errors += 1,
                 }
             }
-            errors
+            (errors, lags)
         }));
     }
     let mut errors = 0;
+    let mut lags = Vec::new();
     for w in workers {
-        errors += w.await.map_err(err)?;
+        let (e, l) = w.await.map_err(err)?;
+        errors += e;
+        lags.extend(l);
     }
+    lags.sort_unstable();
+    let at = |q: f64| {
+        lags.get(((lags.len() as f64 * q) as usize).min(lags.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(0)
+    };
+    eprintln!(
+        "hot_board: {board}: rankLag p50 {} p90 {} max {}",
+        at(0.5),
+        at(0.9),
+        lags.last().copied().unwrap_or(0)
+    );
     Ok((errors, started.elapsed().as_secs_f64()))
 }
 

@@ -139,7 +139,7 @@ fn a_roll_gives_three_terms_of_changes_and_moves_the_next_cap_to_the_cap() {
         LaneCaps {
             cap: 200,
             until: 6_010,
-            next: 200 + 3 * 90 + 32,
+            next: 200 + 3 * 90 + 16,
             from: 150
         }
     );

@@ -8,10 +8,11 @@
 //! them). A *roll*, at or after `cu` and on condition that `cu` is still as read (and `written` at most
 //! `cn`), moves `cn` to
 //! `cap`, sets `cu` a term later and a new `cn` with [`room`] for three times the last term's
-//! changes. So whoever read the caps at a moment of its clock before `cu` + [`TERM_MS`] −
-//! [`MARGIN_MS`] knows that `written` has not passed `cn`: until the next roll, `written` stays
-//! under `cap` (before `cu`) or `cn`; after it, under the new `cap`, the old `cn`, until the new
-//! `cu`, at least a term after the old one ([`LaneCaps::bound_at`]). The clocks of any two
+//! changes. So whoever read the caps knows, at a moment of its clock before `cu` − [`MARGIN_MS`],
+//! that `written` has not passed `cap`, and before `cu` + [`TERM_MS`] − [`MARGIN_MS`] that it has
+//! not passed `cn`: until the next roll (at `cu` at the soonest), `written` stays under `cap`
+//! (before `cu`) or `cn`; after it, under the new `cap`, the old `cn`, until the new `cu`, at
+//! least a term after the old one ([`LaneCaps::bound_at`]). The clocks of any two
 //! processes may differ by up to the margin. Lanes without caps, or with stale
 //! ones, are capped afresh at a count at most half their room above the written count read, on
 //! condition of it ([`Tend::Set`]). Checked against every order of writes, rolls and reads with
@@ -32,7 +33,7 @@ pub const TERM_MS: u64 = 1_000;
 /// later a writer takes them as stale: the most any two processes' clocks may differ.
 pub const MARGIN_MS: u64 = 250;
 /// The least room a roll gives a lane: a lane with few changes in a term still takes a burst.
-pub const MIN_ROOM: u64 = 32;
+pub const MIN_ROOM: u64 = 16;
 
 /// The room a roll gives a lane that took `per_term` changes in its last term: three times
 /// that and [`MIN_ROOM`] (two terms' changes pass between a roll and its cap's use).
@@ -86,10 +87,17 @@ pub enum Heat {
 
 impl LaneCaps {
     /// The most the lane's written count can be at `now` (the reader's clock), if these caps
-    /// (read at or before `now`) still say: their next cap, until a term after their end,
-    /// less the margin.
+    /// (read at or before `now`) still say: their cap until their term's end, then their next
+    /// cap until a term after it, each less the margin.
     pub fn bound_at(&self, now: u64) -> Option<u64> {
-        (now.saturating_add(MARGIN_MS) < self.until.saturating_add(TERM_MS)).then_some(self.next)
+        let now = now.saturating_add(MARGIN_MS);
+        if now < self.until {
+            Some(self.cap)
+        } else if now < self.until.saturating_add(TERM_MS) {
+            Some(self.next)
+        } else {
+            None
+        }
     }
 
     /// Whether nobody trusts these caps at `now` any more: a writer ignores them.
@@ -136,8 +144,10 @@ impl LaneCaps {
                 let room = room(written.saturating_sub(c.from)).saturating_add(extra);
                 let most_written = c.next.max(written);
                 Tend::Set {
+                    // Never below the count: a writer that took the caps for stale may have
+                    // passed `cn` (nobody trusted it by then).
                     caps: LaneCaps {
-                        cap: c.next,
+                        cap: most_written,
                         until: now.saturating_add(TERM_MS),
                         next: most_written.saturating_add(room),
                         from: written,

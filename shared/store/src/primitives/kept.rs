@@ -37,8 +37,15 @@ impl<T: Clone> Kept<T> {
 
     /// `board`'s value however old, unless the most boards kept dropped it.
     pub(crate) fn last(&self, board: &BoardId) -> Option<T> {
+        self.last_with_age(board).map(|(value, _)| value)
+    }
+
+    /// `board`'s value however old, and its age.
+    pub(crate) fn last_with_age(&self, board: &BoardId) -> Option<(T, Duration)> {
         let values = self.values.lock().ok()?;
-        values.get(board).map(|(value, _)| value.clone())
+        values
+            .get(board)
+            .map(|(value, at)| (value.clone(), at.elapsed()))
     }
 
     /// Keeps `value` for `board`, from now.

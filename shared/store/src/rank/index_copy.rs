@@ -31,6 +31,10 @@ pub(crate) struct IndexCopy {
     root: Item,
     nodes: Mutex<HashMap<String, Option<Item>>>,
     spoiled: AtomicBool,
+    /// That a caller was told to read the copy again, once it aged out.
+    renewing: AtomicBool,
+    /// That a rank from the copy has taken on tending the lanes.
+    tended: AtomicBool,
     /// The lanes as the copy's latest rank that read them all tended them
     /// (`rank::lane_caps`).
     lanes: Mutex<Option<Arc<LaneView>>>,
@@ -69,7 +73,12 @@ impl IndexCopy {
         }
     }
 
-    /// The lanes as the copy's latest rank that read them all tended them.
+    /// Whether the caller is the copy's first to ask: it reads every lane and tends them.
+    pub(crate) fn claim_tending(&self) -> bool {
+        !self.tended.swap(true, Ordering::Relaxed)
+    }
+
+    /// The lanes as the latest rank that read them all tended them.
     pub(crate) fn lanes(&self) -> Option<Arc<LaneView>> {
         self.lanes.lock().ok()?.clone()
     }
@@ -117,6 +126,10 @@ impl IndexCopies {
     /// the board in it, and each process reads the root and the top nodes once in it.
     pub(crate) const KEEP: Duration = Duration::from_secs(1);
 
+    /// How long past its keeping time a copy is still used while one caller reads it again
+    /// (after that, every caller reads it: the one told to may have failed).
+    pub(crate) const RENEWAL: Duration = Duration::from_secs(2);
+
     /// The most boards kept: past it the copies are dropped all at once (a process playing on
     /// more hot boards than that reads each root again, as without copies).
     pub(crate) const MOST: usize = 32;
@@ -143,11 +156,21 @@ impl IndexCopies {
     }
 
     /// The copy of `board`'s index, if one was read within the time copies are kept and no
-    /// rank found it spoiled.
+    /// rank found it spoiled. Past that time, one caller is told to read it again (`None`)
+    /// while the others go on with it for up to [`IndexCopies::RENEWAL`] more: the plays in flight when a copy
+    /// ages out do not all read the root and the lanes at once (an older copy only makes a
+    /// rank's lag larger).
     pub(crate) fn get(&self, board: &BoardId) -> Option<Arc<IndexCopy>> {
-        self.copies
-            .get(board)
-            .filter(|copy| !copy.spoiled.load(Ordering::Relaxed))
+        let (copy, age) = self.copies.last_with_age(board)?;
+        if copy.spoiled.load(Ordering::Relaxed) {
+            return None;
+        }
+        if age < self.keep {
+            return Some(copy);
+        }
+        let renewing = age < self.keep.saturating_add(Self::RENEWAL)
+            && copy.renewing.swap(true, Ordering::Relaxed);
+        renewing.then_some(copy)
     }
 
     /// A copy of `board`'s index from its `root`, as just read, kept if the board is copied
@@ -157,16 +180,18 @@ impl IndexCopies {
             return None;
         }
         // The previous copy's lanes, however old, measure the board's heat from.
-        let previous = self
-            .copies
-            .last(&board.board_id)
-            .and_then(|c| c.lanes().map(|view| view.sample.clone()));
+        // The previous copy's view of the lanes: their caps hold whatever root they go with,
+        // so the new copy's ranks bound the lanes by them until its first rank tends them
+        // again; and their written counts, however old, measure the board's heat from.
+        let lanes = self.copies.last(&board.board_id).and_then(|c| c.lanes());
         let copy = Arc::new(IndexCopy {
             root,
             nodes: Mutex::default(),
             spoiled: AtomicBool::new(false),
-            lanes: Mutex::default(),
-            previous,
+            renewing: AtomicBool::new(false),
+            tended: AtomicBool::new(false),
+            previous: lanes.as_ref().map(|view| view.sample.clone()),
+            lanes: Mutex::new(lanes),
             hot_rate: self.hot_rate,
         });
         self.copies.put(&board.board_id, Arc::clone(&copy));
@@ -187,5 +212,30 @@ pub(crate) enum RootBefore {
 impl Default for RootBefore {
     fn default() -> Self {
         RootBefore::Read(Item::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ground::model::NewBoard;
+
+    #[test]
+    fn an_aged_copy_is_read_again_by_one_caller_while_the_others_go_on_with_it() {
+        let copies = IndexCopies::keeping(Duration::from_millis(10));
+        let new = NewBoard {
+            write_shards: 4,
+            ..NewBoard::named(BoardId::parse("aged").unwrap(), "aged".into())
+        };
+        let board = Board::create(new, leaderboard_keys::time::Timestamp::now()).unwrap();
+        let first = copies.keep(&board, Item::new()).unwrap();
+        assert!(copies.get(&board.board_id).is_some());
+        std::thread::sleep(Duration::from_millis(20));
+        // Aged out: the first caller reads it again, the next ones use it meanwhile.
+        assert!(copies.get(&board.board_id).is_none());
+        let meanwhile = copies.get(&board.board_id).unwrap();
+        assert!(Arc::ptr_eq(&meanwhile, &first));
+        let renewed = copies.keep(&board, Item::new()).unwrap();
+        assert!(Arc::ptr_eq(&copies.get(&board.board_id).unwrap(), &renewed));
     }
 }

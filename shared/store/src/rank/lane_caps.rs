@@ -5,7 +5,8 @@
 //! lanes' written counts by, reading only its own lane (`Table::rank_lanes`, in `rank::lookup`).
 //!
 //! A copy's first rank reads every lane, as a rank without a copy does, and tends them (so
-//! does any later one that finds caps no longer holding): the board's heat is its plays a
+//! does any later one that finds caps no longer holding; the others meanwhile bound the lanes
+//! by the view the board's previous copy kept): the board's heat is its plays a
 //! second since the previous copy's read of the lanes (at least [`LaneSample::SPAN`] before),
 //! against the store's threshold (0: every board is hot, for tests and benchmarks). So every process tends each hot
 //! board's lanes about once a second (10 read units, and a conditional write a lane whose term

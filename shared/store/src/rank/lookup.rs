@@ -305,7 +305,11 @@ impl Table {
     ) -> Result<RankLanes, StoreError> {
         let own = lane_of(player.as_str());
         let now = Timestamp::now().as_millis();
-        if let Some(view) = copy.and_then(IndexCopy::lanes)
+        // A copy's first rank tends the lanes (about once a second a process); the others
+        // bound them by the view it kept, or the board's previous copy's meanwhile.
+        let tending = copy.is_some_and(IndexCopy::claim_tending);
+        if !tending
+            && let Some(view) = copy.and_then(IndexCopy::lanes)
             && let Some(mut written) = view.bounds(own, now)
         {
             let item = self
