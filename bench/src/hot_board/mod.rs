@@ -68,6 +68,8 @@ struct Measured {
     plays: usize,
     errors: usize,
     secs: f64,
+    /// The `rankLag` the plays were answered: p50, p90, max.
+    lags: [u64; 3],
     /// Write units by partition.
     units: Units,
     /// Read units by partition.
@@ -209,7 +211,7 @@ async fn phase(
         proxy.stats().reset();
         proxy.stats().start_recording();
     }
-    let (errors, secs) = play_all(local, opts.connections, tokens, board, opts.plays).await?;
+    let (errors, secs, lags) = play_all(local, opts.connections, tokens, board, opts.plays).await?;
     settle(local).await;
     let (mut units, mut reads) = (Units::default(), Units::default());
     let (mut apply_units, mut apply_reads) = (Units::default(), Units::default());
@@ -235,6 +237,7 @@ async fn phase(
         plays: plays - errors,
         errors,
         secs,
+        lags,
         units,
         reads,
         apply_units,
@@ -250,7 +253,7 @@ async fn play_all(
     tokens: &[String],
     board: &'static str,
     plays: usize,
-) -> Result<(usize, f64), String> {
+) -> Result<(usize, f64, [u64; 3]), String> {
     let started = Instant::now();
     let per = plays.div_ceil(connections);
     let mut workers = Vec::new();
@@ -288,17 +291,11 @@ async fn play_all(
     }
     lags.sort_unstable();
     let at = |q: f64| {
-        lags.get(((lags.len() as f64 * q) as usize).min(lags.len().saturating_sub(1)))
-            .copied()
-            .unwrap_or(0)
+        let i = ((lags.len() as f64 * q) as usize).min(lags.len().saturating_sub(1));
+        lags.get(i).copied().unwrap_or(0)
     };
-    eprintln!(
-        "hot_board: {board}: rankLag p50 {} p90 {} max {}",
-        at(0.5),
-        at(0.9),
-        lags.last().copied().unwrap_or(0)
-    );
-    Ok((errors, started.elapsed().as_secs_f64()))
+    let lags = [at(0.5), at(0.9), lags.last().copied().unwrap_or(0)];
+    Ok((errors, started.elapsed().as_secs_f64(), lags))
 }
 
 /// Waits until the stream poller has delivered nothing new for a second (at most a minute).
@@ -340,11 +337,11 @@ fn report(opts: &Options, measured: &[Measured]) -> String {
     );
     let _ = writeln!(
         md,
-        "| board | write shards | plays | plays/s (DynamoDB Local) | write units a play | busiest key | its units a play | its share of all units | busiest shared key's share of shared units | write-bound rate (1,000 ÷ busiest key's units a play) |"
+        "| board | write shards | plays | plays/s (DynamoDB Local) | write units a play | busiest key | its units a play | its share of all units | busiest shared key's share of shared units | write-bound rate (1,000 ÷ busiest key's units a play) | `rankLag` answered (p50 / p90 / max) |"
     );
     let _ = writeln!(
         md,
-        "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"
+        "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
     );
     for m in measured {
         let Some((busiest, units, share)) = m.busiest(|_| true) else {
@@ -354,7 +351,7 @@ fn report(opts: &Options, measured: &[Measured]) -> String {
         let per_play = m.per_play(units);
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {:.0} | {:.2} | {} `{}` ({}) | {:.3} | **{:.1}%** | **{:.1}%** | {:.0} plays/s |",
+            "| {} | {} | {} | {:.0} | {:.2} | {} `{}` ({}) | {:.3} | **{:.1}%** | **{:.1}%** | {:.0} plays/s | {} / {} / {} |",
             m.board,
             m.shards,
             m.plays,
@@ -367,6 +364,9 @@ fn report(opts: &Options, measured: &[Measured]) -> String {
             share * 100.0,
             shared_share * 100.0,
             PARTITION_WRITE_UNITS / per_play,
+            m.lags[0],
+            m.lags[1],
+            m.lags[2],
         );
     }
     let _ = writeln!(
@@ -524,10 +524,14 @@ fn ceilings(md: &mut String, measured: &[Measured], (players, fillers): (usize, 
          a play: alone it caps the board at 3,000 plays a second, whatever its write shards. A hot \
          board's item is no longer one (each process plays from its copy, read once a minute and \
          checked by the board's settings version), nor are its rank index's root and the top of \
-         its trie (each process ranks from its copy of them, read once a second: about 0 units a \
-         play here, where one process serves every play). What is left is each of the ten lanes, \
-         which every play's rank reads last (the written counts its lag is counted from), and \
-         the lanes' writes, 2 units a play over ten keys. Each board \
+         its trie (each process ranks from its copy of them, read once a second), nor its ten \
+         lanes (their caps bound them: a rank reads its own lane, and each process reads all ten \
+         once a second; `LANE_CAPS_FROM` is 0 here, so both hot boards are capped however slowly \
+         DynamoDB Local plays them, and what a process reads once a second is spread over the \
+         few plays a second it serves here). What is left is the lanes' writes, 2 units a play \
+         over ten keys, and the write shards' reads: the top's exact count of a play whose rank \
+         may be within the first 100 given its lag (larger on a capped board, by the room its \
+         caps leave: the `rankLag` column). Each board \
          holds {} players' entries and {} imported above them, so the plays rank past the first \
          100 (which a rank counts exactly, on every write shard) as most plays of a big board do.",
         players, fillers

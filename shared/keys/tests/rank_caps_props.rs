@@ -139,10 +139,22 @@ fn a_roll_gives_three_terms_of_changes_and_moves_the_next_cap_to_the_cap() {
         LaneCaps {
             cap: 200,
             until: 6_010,
-            next: 200 + 3 * 90 + 16,
+            next: 150 + 3 * 90 + 16,
             from: 150
         }
     );
+    // Caps ahead of the changes roll no further ahead: the next cap is room above the count.
+    let ahead = LaneCaps {
+        cap: 900,
+        until: 5_000,
+        next: 1_000,
+        from: 140,
+    };
+    let Tend::Set { caps: rolled, .. } = LaneCaps::tend(Some(&ahead), 150, 5_010, Heat::Unknown, 0)
+    else {
+        panic!("a lane past its term's end rolls");
+    };
+    assert_eq!((rolled.cap, rolled.next), (1_000, 1_000));
     // A quiet board's caps are left to go stale.
     assert_eq!(
         LaneCaps::tend(Some(&caps), 150, 5_010, Heat::Quiet, 0),

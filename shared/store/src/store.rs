@@ -67,7 +67,9 @@ impl Store {
     pub fn with_index_copies_kept(self, keep: Duration) -> Store {
         Store {
             index_copies: Arc::new(
-                IndexCopies::keeping(keep).capping_from(self.index_copies.hot_rate),
+                IndexCopies::keeping(keep)
+                    .capping_from(self.index_copies.hot_rate)
+                    .tending_every(self.index_copies.tend_every),
             ),
             ..self
         }
@@ -79,6 +81,16 @@ impl Store {
     pub fn with_lane_caps_from(self, plays_per_second: u64) -> Store {
         Store {
             index_copies: Arc::new(self.index_copies.capping_from(plays_per_second)),
+            ..self
+        }
+    }
+
+    /// The same store, a rank from a copy of a hot board's index tending its lanes every
+    /// `every` (instead of twice a term): for tests that need the caps a process holds to stay
+    /// as read, whatever the machine's speed.
+    pub fn with_lanes_tended_every(self, every: Duration) -> Store {
+        Store {
+            index_copies: Arc::new(self.index_copies.tending_every(every)),
             ..self
         }
     }

@@ -5,10 +5,9 @@
 //! holds only while `written < cap`; once the writer's clock has passed `cu`, while `written <
 //! cn`; and once it has passed `cu` + [`TERM_MS`] + [`MARGIN_MS`] whatever the counts (the caps
 //! are *stale*: nobody trusts them any more, so a board that cooled down needs no one to lift
-//! them). A *roll*, at or after `cu` and on condition that `cu` is still as read (and `written` at most
-//! `cn`), moves `cn` to
-//! `cap`, sets `cu` a term later and a new `cn` with [`room`] for three times the last term's
-//! changes. So whoever read the caps knows, at a moment of its clock before `cu` − [`MARGIN_MS`],
+//! them). A *roll*, at or after `cu` and on condition that `cu` is still as read (and `written`
+//! at most `cn`), moves `cn` to `cap`, sets `cu` a term later and a new `cn` [`room`] above the
+//! count (three times the last term's changes). So whoever read the caps knows, at a moment of its clock before `cu` − [`MARGIN_MS`],
 //! that `written` has not passed `cap`, and before `cu` + [`TERM_MS`] − [`MARGIN_MS`] that it has
 //! not passed `cn`: until the next roll (at `cu` at the soonest), `written` stays under `cap`
 //! (before `cu`) or `cn`; after it, under the new `cap`, the old `cn`, until the new `cu`, at
@@ -143,13 +142,15 @@ impl LaneCaps {
                 }
                 let room = room(written.saturating_sub(c.from)).saturating_add(extra);
                 let most_written = c.next.max(written);
+                // The next cap is room above the count, not above the old one: caps that ran
+                // ahead of the changes would widen every rank's lag a little more each roll.
                 Tend::Set {
                     // Never below the count: a writer that took the caps for stale may have
                     // passed `cn` (nobody trusted it by then).
                     caps: LaneCaps {
                         cap: most_written,
                         until: now.saturating_add(TERM_MS),
-                        next: most_written.saturating_add(room),
+                        next: most_written.max(written.saturating_add(room)),
                         from: written,
                     },
                     until_read: Some(c.until),

@@ -22,7 +22,7 @@ use leaderboard_keys::ids::BoardId;
 use crate::ground::items::Item;
 use crate::ground::model::Board;
 use crate::primitives::kept::Kept;
-use crate::rank::lane_caps::{LaneSample, LaneView};
+use crate::rank::lane_caps::LaneView;
 
 /// One board's copy: its root as read, and the path nodes read after it (by prefix; `None`
 /// for a node found missing).
@@ -33,15 +33,13 @@ pub(crate) struct IndexCopy {
     spoiled: AtomicBool,
     /// That a caller was told to read the copy again, once it aged out.
     renewing: AtomicBool,
-    /// That a rank from the copy has taken on tending the lanes.
-    tended: AtomicBool,
     /// The lanes as the copy's latest rank that read them all tended them
     /// (`rank::lane_caps`).
     lanes: Mutex<Option<Arc<LaneView>>>,
-    /// The lanes' written counts as the board's previous copy read them, for the heat.
-    previous: Option<LaneSample>,
     /// The plays a second from which the board's lanes are capped.
     hot_rate: u64,
+    /// How often a rank tends the lanes.
+    tend_every: Duration,
 }
 
 impl IndexCopy {
@@ -73,11 +71,6 @@ impl IndexCopy {
         }
     }
 
-    /// Whether the caller is the copy's first to ask: it reads every lane and tends them.
-    pub(crate) fn claim_tending(&self) -> bool {
-        !self.tended.swap(true, Ordering::Relaxed)
-    }
-
     /// The lanes as the latest rank that read them all tended them.
     pub(crate) fn lanes(&self) -> Option<Arc<LaneView>> {
         self.lanes.lock().ok()?.clone()
@@ -90,14 +83,14 @@ impl IndexCopy {
         }
     }
 
-    /// The lanes' written counts as the board's previous copy read them.
-    pub(crate) fn previous_sample(&self) -> Option<&LaneSample> {
-        self.previous.as_ref()
-    }
-
     /// The plays a second from which the board's lanes are capped.
     pub(crate) fn hot_rate(&self) -> u64 {
         self.hot_rate
+    }
+
+    /// How often a rank tends the lanes.
+    pub(crate) fn tend_every(&self) -> Duration {
+        self.tend_every
     }
 
     /// Marks the copy as no longer to be used (by any rank of the process).
@@ -113,6 +106,8 @@ pub(crate) struct IndexCopies {
     keep: Duration,
     /// The plays a second from which a board's lanes are capped.
     pub(crate) hot_rate: u64,
+    /// How often a rank tends a hot board's lanes.
+    pub(crate) tend_every: Duration,
 }
 
 impl Default for IndexCopies {
@@ -144,14 +139,25 @@ impl IndexCopies {
             copies: Kept::new(keep, Self::MOST),
             keep,
             hot_rate: Self::HOT_RATE,
+            tend_every: LaneView::TEND_EVERY,
         }
     }
 
-    /// The same copies' keeping time, capping lanes from `hot_rate` plays a second.
+    /// The same copies' keeping time and tending, capping lanes from `hot_rate` plays a
+    /// second.
     pub(crate) fn capping_from(&self, hot_rate: u64) -> IndexCopies {
         IndexCopies {
             hot_rate,
+            tend_every: self.tend_every,
             ..IndexCopies::keeping(self.keep)
+        }
+    }
+
+    /// The same copies, tending a hot board's lanes every `tend_every`.
+    pub(crate) fn tending_every(&self, tend_every: Duration) -> IndexCopies {
+        IndexCopies {
+            tend_every,
+            ..self.capping_from(self.hot_rate)
         }
     }
 
@@ -179,20 +185,18 @@ impl IndexCopies {
         if board.write_shards <= 1 {
             return None;
         }
-        // The previous copy's lanes, however old, measure the board's heat from.
         // The previous copy's view of the lanes: their caps hold whatever root they go with,
-        // so the new copy's ranks bound the lanes by them until its first rank tends them
-        // again; and their written counts, however old, measure the board's heat from.
+        // so the new copy's ranks bound the lanes by them until a rank tends them again; and
+        // their written counts, however old, measure the board's heat from.
         let lanes = self.copies.last(&board.board_id).and_then(|c| c.lanes());
         let copy = Arc::new(IndexCopy {
             root,
             nodes: Mutex::default(),
             spoiled: AtomicBool::new(false),
             renewing: AtomicBool::new(false),
-            tended: AtomicBool::new(false),
-            previous: lanes.as_ref().map(|view| view.sample.clone()),
             lanes: Mutex::new(lanes),
             hot_rate: self.hot_rate,
+            tend_every: self.tend_every,
         });
         self.copies.put(&board.board_id, Arc::clone(&copy));
         Some(copy)

@@ -4,16 +4,18 @@
 //! process's copy of its index reads them, and the view a rank from that copy bounds the other
 //! lanes' written counts by, reading only its own lane (`Table::rank_lanes`, in `rank::lookup`).
 //!
-//! A copy's first rank reads every lane, as a rank without a copy does, and tends them (so
-//! does any later one that finds caps no longer holding; the others meanwhile bound the lanes
-//! by the view the board's previous copy kept): the board's heat is its plays a
-//! second since the previous copy's read of the lanes (at least [`LaneSample::SPAN`] before),
-//! against the store's threshold (0: every board is hot, for tests and benchmarks). So every process tends each hot
-//! board's lanes about once a second (10 read units, and a conditional write a lane whose term
-//! ended), and a rank from a copy whose caps all still hold reads one lane item (1 read unit)
-//! instead of ten.
+//! A copy's first rank reads every lane, as a rank without a copy does, and tends them; so
+//! does one rank every [`LaneView::TEND_EVERY`] after (and any that finds caps no longer
+//! holding), the others meanwhile bounding the lanes by the view kept (a new copy takes its
+//! predecessor's). The board's heat is its plays a second since the view that tending
+//! replaces (at least [`LaneSample::SPAN`] before), against the store's threshold (0: every
+//! board is hot, for tests and benchmarks). So every process tends each hot board's lanes
+//! about twice a second (10 read units, and a conditional write a lane whose term ended), and
+//! a rank from a copy whose caps all still hold reads one lane item (1 read unit) instead of
+//! ten.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use leaderboard_keys::entity::Key;
@@ -80,16 +82,28 @@ impl LaneSample {
     }
 }
 
-/// The lanes as a copy's first rank read and tended them: each lane's caps and entries made.
-#[derive(Debug, Clone)]
+/// The lanes as a rank from a copy read and tended them: each lane's caps and entries made.
+#[derive(Debug)]
 pub(crate) struct LaneView {
     caps: [Option<LaneCaps>; LANES as usize],
     created: [i64; LANES as usize],
     /// The lanes' written counts when read.
     pub(crate) sample: LaneSample,
+    /// That a rank has taken on tending the lanes again.
+    renewing: AtomicBool,
 }
 
 impl LaneView {
+    /// How often a process tends a hot board's lanes: twice a term, so that a lane's roll
+    /// comes within half a term of its end and the caps the process holds keep holding.
+    pub(crate) const TEND_EVERY: Duration = Duration::from_millis(TERM_MS / 2);
+
+    /// Whether the caller is the first to find the view `every` old or more: it reads every
+    /// lane and tends them, while the other ranks go on bounding the lanes by this view.
+    pub(crate) fn claim_tending(&self, every: Duration) -> bool {
+        self.sample.at.elapsed() >= every && !self.renewing.swap(true, Ordering::Relaxed)
+    }
+
     /// The most each lane but `own` can have written at `now` (ms), if every one's caps still
     /// say.
     pub(crate) fn bounds(&self, own: u8, now: u64) -> Option<BTreeMap<u8, u64>> {
@@ -155,6 +169,7 @@ impl Table {
             caps,
             created,
             sample,
+            renewing: AtomicBool::new(false),
         }
     }
 

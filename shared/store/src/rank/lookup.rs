@@ -305,11 +305,13 @@ impl Table {
     ) -> Result<RankLanes, StoreError> {
         let own = lane_of(player.as_str());
         let now = Timestamp::now().as_millis();
-        // A copy's first rank tends the lanes (about once a second a process); the others
-        // bound them by the view it kept, or the board's previous copy's meanwhile.
-        let tending = copy.is_some_and(IndexCopy::claim_tending);
+        // One rank a process tends the lanes twice a term (`LaneView::TEND_EVERY`); the
+        // others bound them by the view kept meanwhile.
+        let view = copy.and_then(IndexCopy::lanes);
+        let every = copy.map(IndexCopy::tend_every).unwrap_or_default();
+        let tending = view.as_ref().is_some_and(|v| v.claim_tending(every));
         if !tending
-            && let Some(view) = copy.and_then(IndexCopy::lanes)
+            && let Some(view) = view
             && let Some(mut written) = view.bounds(own, now)
         {
             let item = self
@@ -333,15 +335,15 @@ impl Table {
             }
         }
         let items = self.read_lane_items(board, cost).await?;
-        // A copy's rank that read every lane (its first, or one whose caps no longer all
-        // hold) tends them.
+        // A copy's rank that read every lane (the one tending them, or one whose view holds
+        // no caps that still hold) tends them: the board's heat since the view it replaces.
         if let Some(copy) = copy {
             let sample = LaneSample::of(&items);
             let heat = match copy.hot_rate() {
                 0 => Heat::Hot(0),
                 hot => copy
-                    .previous_sample()
-                    .map_or(Heat::Unknown, |p| p.heat(&sample, hot)),
+                    .lanes()
+                    .map_or(Heat::Unknown, |v| v.sample.heat(&sample, hot)),
             };
             let keys = LaneKeys::of(board).all();
             copy.keep_lanes(self.tend_lanes(board, &keys, &items, heat, sample).await);
