@@ -526,8 +526,8 @@ fn ceilings(md: &mut String, measured: &[Measured], (players, fillers): (usize, 
          checked by the board's settings version), nor are its rank index's root and the top of \
          its trie (each process ranks from its copy of them, read once a second), nor its ten \
          lanes (their caps bound them: a rank reads its own lane, and each process reads all ten \
-         once a second; `LANE_CAPS_FROM` is 0 here, so both hot boards are capped however slowly \
-         DynamoDB Local plays them, and what a process reads once a second is spread over the \
+         twice a second; `LANE_CAPS_FROM` is 0 here, so both hot boards are capped however slowly \
+         DynamoDB Local plays them, and what a process reads twice a second is spread over the \
          few plays a second it serves here). What is left is the lanes' writes, 2 units a play \
          over ten keys, and the write shards' reads: the top's exact count of a play whose rank \
          may be within the first 100 given its lag (larger on a capped board, by the room its \
