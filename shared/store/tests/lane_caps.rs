@@ -358,3 +358,40 @@ async fn plays_of_processes_tending_the_caps_never_pass_a_bound_a_reader_trusts(
     }
     assert!(checked > 0);
 }
+
+#[tokio::test]
+async fn a_board_played_below_the_threshold_keeps_no_caps() {
+    let (t, _) = store_without_stream("lane_caps_quiet").await;
+    // A process tending the lanes on every rank, at the default threshold (500 plays a second:
+    // one player's plays one after another never reach it).
+    let store = store_with_client(&t, t.client.clone())
+        .with_index_copies_kept(Duration::from_secs(3_600))
+        .with_lanes_tended_every(Duration::ZERO);
+    let board = hot_board(&store, "lcq").await;
+    let rows: Vec<_> = (0..150u64)
+        .map(|i| (pid(&format!("i{i:03}")), 1_000 + i, at(500)))
+        .collect();
+    store.boards().import_entries(&board, &rows).await.unwrap();
+    store.rank().build_rank_index(&board).await.unwrap();
+    // WHEN players play one after another for longer than a heat is measured over
+    let started = std::time::Instant::now();
+    let mut i = 0u64;
+    while i < 10 || started.elapsed() < Duration::from_millis(1_200) {
+        submit(
+            &store,
+            &format!("p{:02}", i % 20),
+            10 + i,
+            &["lcq"],
+            1_000 + i,
+        )
+        .await;
+        i += 1;
+    }
+    // THEN no lane was capped: its ranks read the lanes, exact within what is unapplied
+    assert!(
+        lanes(&t, &board)
+            .await
+            .iter()
+            .all(|(_, caps)| caps.is_none())
+    );
+}

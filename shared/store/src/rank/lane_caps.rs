@@ -7,8 +7,8 @@
 //! A copy's first rank reads every lane, as a rank without a copy does, and tends them; so
 //! does one rank every [`LaneView::TEND_EVERY`] after (and any that finds caps no longer
 //! holding), the others meanwhile bounding the lanes by the view kept (a new copy takes its
-//! predecessor's). The board's heat is its plays a second since the view that tending
-//! replaces (at least [`LaneSample::SPAN`] before), against the store's threshold (0: every
+//! predecessor's). The board's heat is its plays a second since an earlier tend's read (at
+//! least [`LaneSample::SPAN`] before), against the store's threshold (0: every
 //! board is hot, for tests and benchmarks). So every process tends each hot board's lanes
 //! about twice a second (10 read units, and a conditional write a lane whose term ended), and
 //! a rank from a copy whose caps all still hold reads one lane item (1 read unit) instead of
@@ -54,7 +54,7 @@ impl LaneSample {
     pub(crate) const SPAN: Duration = Duration::from_millis(500);
 
     /// The lanes as just read.
-    pub(crate) fn of(items: &[Item]) -> LaneSample {
+    fn of(items: &[Item]) -> LaneSample {
         let mut written = [0u64; LANES as usize];
         for (slot, item) in written.iter_mut().zip(items) {
             *slot = item.number(WRITTEN_ATTR).unwrap_or(0);
@@ -66,7 +66,7 @@ impl LaneSample {
     }
 
     /// The board's heat from `self` (older) to `now`, against `hot` plays a second.
-    pub(crate) fn heat(&self, now: &LaneSample, hot: u64) -> Heat {
+    fn heat(&self, now: &LaneSample, hot: u64) -> Heat {
         let span = now.at.saturating_duration_since(self.at);
         if span < Self::SPAN {
             return Heat::Unknown;
@@ -82,13 +82,30 @@ impl LaneSample {
     }
 }
 
+/// The board's heat from `previous`'s base to `sample`, against `hot` plays a second (0: hot),
+/// and the base the next tend measures from: `sample`, or the same base while too little time
+/// has passed to measure (tends may come closer together than that).
+fn heat_since(previous: Option<&LaneView>, sample: &LaneSample, hot: u64) -> (Heat, LaneSample) {
+    match previous {
+        _ if hot == 0 => (Heat::Hot(0), sample.clone()),
+        None => (Heat::Unknown, sample.clone()),
+        Some(view) => match view.base.heat(sample, hot) {
+            Heat::Unknown => (Heat::Unknown, view.base.clone()),
+            heat => (heat, sample.clone()),
+        },
+    }
+}
+
 /// The lanes as a rank from a copy read and tended them: each lane's caps and entries made.
 #[derive(Debug)]
 pub(crate) struct LaneView {
     caps: [Option<LaneCaps>; LANES as usize],
     created: [i64; LANES as usize],
     /// The lanes' written counts when read.
-    pub(crate) sample: LaneSample,
+    sample: LaneSample,
+    /// The written counts the board's heat is measured from at the next tend: this view's,
+    /// or an earlier one's while fewer than [`LaneSample::SPAN`] have passed since.
+    base: LaneSample,
     /// That a rank has taken on tending the lanes again.
     renewing: AtomicBool,
 }
@@ -123,18 +140,21 @@ impl LaneView {
 }
 
 impl Table {
-    /// Tends `board`'s lanes as read (`items`, at `keys`) for a board of `heat`: caps a hot board's lanes
-    /// without them, rolls those whose term ended (one conditional `UpdateItem` each, all at
-    /// once), and leaves a quiet board's to go stale. The view of them after: the caps written,
-    /// or those read where another process's write came first.
+    /// Tends `board`'s lanes as read (`items`, at `keys`), the board hot from `hot` plays a
+    /// second as measured since the `previous` view (0: hot): caps a hot board's lanes without
+    /// them, rolls those whose term ended (one conditional `UpdateItem` each, all at once), and
+    /// leaves a quiet board's to go stale. The view of them after: the caps written, or those
+    /// read where another process's write came first.
     pub(crate) async fn tend_lanes(
         &self,
         board: &Board,
         keys: &[Key],
         items: &[Item],
-        heat: Heat,
-        sample: LaneSample,
+        previous: Option<&LaneView>,
+        hot: u64,
     ) -> LaneView {
+        let sample = LaneSample::of(items);
+        let (heat, base) = heat_since(previous, &sample, hot);
         let now = Timestamp::now().as_millis();
         let mut caps: [Option<LaneCaps>; LANES as usize] = [None; LANES as usize];
         let mut created = [0i64; LANES as usize];
@@ -169,6 +189,7 @@ impl Table {
             caps,
             created,
             sample,
+            base,
             renewing: AtomicBool::new(false),
         }
     }

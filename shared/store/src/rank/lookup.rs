@@ -33,7 +33,6 @@
 //! [`EXACT_TOP`] keys, about 6 read units).
 
 use leaderboard_keys::ids::{BoardId, PlayerId};
-use leaderboard_keys::rank_index::caps::Heat;
 use leaderboard_keys::rank_index::{
     self, CREATED_ATTR, CountedKey, ENTRY_GENERATION_ATTR, LANES, LanesRead, PathRead, TAIL_CAP,
     TailCount, TailRange, TailSide, Watermarks, lane_of,
@@ -48,7 +47,6 @@ use crate::rank::apply::item_counters;
 use crate::rank::count::{Prefetch, RankCost};
 use crate::rank::index_copy::IndexCopy;
 use crate::rank::index_copy::RootBefore;
-use crate::rank::lane_caps::LaneSample;
 use crate::rank::lanes::{GROUPED_ATTR, LaneKeys, lanes_for, switched_since};
 use crate::rank::snapshot::GENERATION_ROUNDS;
 use crate::table::Table;
@@ -338,15 +336,12 @@ impl Table {
         // A copy's rank that read every lane (the one tending them, or one whose view holds
         // no caps that still hold) tends them: the board's heat since the view it replaces.
         if let Some(copy) = copy {
-            let sample = LaneSample::of(&items);
-            let heat = match copy.hot_rate() {
-                0 => Heat::Hot(0),
-                hot => copy
-                    .lanes()
-                    .map_or(Heat::Unknown, |v| v.sample.heat(&sample, hot)),
-            };
             let keys = LaneKeys::of(board).all();
-            copy.keep_lanes(self.tend_lanes(board, &keys, &items, heat, sample).await);
+            let previous = copy.lanes();
+            let view = self
+                .tend_lanes(board, &keys, &items, previous.as_deref(), copy.hot_rate())
+                .await;
+            copy.keep_lanes(view);
         }
         let (lanes, entries) = lanes_for(&items, player, board.entry_generation);
         Ok(RankLanes {
