@@ -36,6 +36,8 @@ pub(crate) struct IndexCopy {
     /// The lanes as the copy's latest rank that read them all tended them
     /// (`rank::lane_caps`).
     lanes: Mutex<Option<Arc<LaneView>>>,
+    /// The lanes as a rank read them all, for the play to tend (a rank only reads).
+    offered: Mutex<Option<Vec<Item>>>,
     /// The plays a second from which the board's lanes are capped.
     hot_rate: u64,
     /// How often a rank tends the lanes.
@@ -74,6 +76,18 @@ impl IndexCopy {
     /// The lanes as the latest rank that read them all tended them.
     pub(crate) fn lanes(&self) -> Option<Arc<LaneView>> {
         self.lanes.lock().ok()?.clone()
+    }
+
+    /// Leaves the lanes a rank read all of for its play to tend (`Table::tend_offered`).
+    pub(crate) fn offer_lanes(&self, items: Vec<Item>) {
+        if let Ok(mut offered) = self.offered.lock() {
+            *offered = Some(items);
+        }
+    }
+
+    /// The lanes a rank left to tend, if any (once).
+    pub(crate) fn take_offered(&self) -> Option<Vec<Item>> {
+        self.offered.lock().ok()?.take()
     }
 
     /// Keeps the lanes as just tended.
@@ -195,6 +209,7 @@ impl IndexCopies {
             spoiled: AtomicBool::new(false),
             renewing: AtomicBool::new(false),
             lanes: Mutex::new(lanes),
+            offered: Mutex::default(),
             hot_rate: self.hot_rate,
             tend_every: self.tend_every,
         });

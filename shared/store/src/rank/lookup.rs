@@ -334,14 +334,9 @@ impl Table {
         }
         let items = self.read_lane_items(board, cost).await?;
         // A copy's rank that read every lane (the one tending them, or one whose view holds
-        // no caps that still hold) tends them: the board's heat since the view it replaces.
+        // no caps that still hold) leaves them for its play to tend: a rank only reads.
         if let Some(copy) = copy {
-            let keys = LaneKeys::of(board).all();
-            let previous = copy.lanes();
-            let view = self
-                .tend_lanes(board, &keys, &items, previous.as_deref(), copy.hot_rate())
-                .await;
-            copy.keep_lanes(view);
+            copy.offer_lanes(items.to_vec());
         }
         let (lanes, entries) = lanes_for(&items, player, board.entry_generation);
         Ok(RankLanes {
@@ -349,5 +344,20 @@ impl Table {
             lanes,
             entries,
         })
+    }
+
+    /// Tends the lanes a rank from `copy` read all of, if it left any (`rank_lanes`): after
+    /// the play's rank, in the function that writes plays. The board's heat is measured since
+    /// the copy's view, and the view after replaces it.
+    pub(crate) async fn tend_offered(&self, board: &Board, copy: &IndexCopy) {
+        let Some(items) = copy.take_offered() else {
+            return;
+        };
+        let keys = LaneKeys::of(board).all();
+        let previous = copy.lanes();
+        let view = self
+            .tend_lanes(board, &keys, &items, previous.as_deref(), copy.hot_rate())
+            .await;
+        copy.keep_lanes(view);
     }
 }

@@ -20,6 +20,7 @@ use crate::ground::error::StoreError;
 use crate::ground::freshness::Freshness;
 use crate::ground::model::Session;
 use crate::rank::count::{Prefetch, RankCost};
+use crate::rank::index_copy::RootBefore;
 use crate::table::request::{Params, WithParams};
 
 /// What recording a play did.
@@ -105,6 +106,11 @@ impl Plays<'_> {
                     outcome.freshness = Some(Freshness::of(outcome.rank, &estimate));
                     rank_cost = rank_cost.plus(cost);
                     ranked = true;
+                    // A hot board's lanes, read all by this rank, tended (`rank::lane_caps`).
+                    if let RootBefore::Copy(copy) = &plan.root {
+                        let tend = self.store.table.tend_offered(&plan.board, copy);
+                        before(deadline, tend).await;
+                    }
                 }
                 Some(Err(e)) => {
                     tracing::warn!(error = %e, board = %plan.board.board_id, "rank not read after the play");
