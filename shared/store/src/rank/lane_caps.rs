@@ -1,18 +1,18 @@
-//! A hot board's lane caps in the store (the rule is
-//! [`leaderboard_keys::rank_index::caps`]'s; the condition every change of a lane's written
-//! count takes is `rank::lanes`'): the tender that caps, rolls and leaves to go stale a hot board's lanes when a
-//! process's copy of its index reads them, and the view a rank from that copy bounds the other
-//! lanes' written counts by, reading only its own lane (`Table::rank_lanes`, in `rank::lookup`).
+//! A hot board's lane caps in the store (the rule is [`leaderboard_keys::rank_index::caps`]'s;
+//! the condition every change of a lane's written count takes is `rank::lanes`'): the tender
+//! that caps, rolls and leaves to go stale a hot board's lanes when a process's copy of its
+//! index reads them, and the view a rank from that copy bounds the other lanes' written counts
+//! by, reading only its own lane (`Table::rank_lanes`, in `rank::lookup`).
 //!
-//! A copy's first rank reads every lane, as a rank without a copy does, and tends them; so
-//! does one rank every [`LaneView::TEND_EVERY`] after (and any that finds caps no longer
-//! holding), the others meanwhile bounding the lanes by the view kept (a new copy takes its
-//! predecessor's). The board's heat is its plays a second since an earlier tend's read (at
-//! least [`LaneSample::SPAN`] before), against the store's threshold (0: every
-//! board is hot, for tests and benchmarks). So every process tends each hot board's lanes
-//! about twice a second (10 read units, and a conditional write a lane whose term ended), and
-//! a rank from a copy whose caps all still hold reads one lane item (1 read unit) instead of
-//! ten.
+//! A copy's first rank reads every lane, as a rank without a copy does, and its play tends
+//! them (`Table::tend_offered`: a rank only reads); so does one rank every
+//! [`LaneView::TEND_EVERY`] after (and any that finds caps no longer holding), the others
+//! meanwhile bounding the lanes by the view kept (a new copy takes its predecessor's). The
+//! board's heat is its plays a second since an earlier tend's read (at least
+//! [`LaneSample::SPAN`] before), against the store's threshold (0: every board is hot, for
+//! tests and benchmarks). So every process tends each hot board's lanes about twice a second
+//! (10 read units, and a conditional write a lane whose term ended), and a rank from a copy
+//! whose caps all still hold reads one lane item (1 read unit) instead of ten.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
