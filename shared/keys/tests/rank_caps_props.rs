@@ -47,7 +47,7 @@ proptest! {
         let mut t = 10_000u64;
         let mut written = 0u64;
         let mut caps: Option<LaneCaps> = None;
-        let mut pending: Vec<Tend> = Vec::new();
+        let mut pending: Vec<Option<Tend>> = Vec::new();
         let mut readers: Vec<(LaneCaps, i64)> = Vec::new();
         for step in steps {
             match step {
@@ -70,7 +70,7 @@ proptest! {
                         continue;
                     }
                     let tend = pending.remove(i.index(pending.len()));
-                    if let Tend::Set { caps: new, until_read, most_written } = tend
+                    if let Some(Tend { caps: new, until_read, most_written }) = tend
                         && caps.map(|c| c.until) == until_read
                         && written <= most_written
                     {
@@ -101,7 +101,7 @@ proptest! {
         written in 0u64..1_000, per_term in 0u64..100, skew in -SKEW..=SKEW,
     ) {
         let t = 50_000u64;
-        let Tend::Set { caps, .. } = LaneCaps::tend(None, written, t, Heat::Hot(per_term), 0) else {
+        let Some(Tend { caps, .. }) = LaneCaps::tend(None, written, t, Heat::Hot(per_term), 0) else {
             return Err(TestCaseError::fail("a hot lane without caps is capped"));
         };
         prop_assert!(!LaneCaps::admits(Some(&caps), caps.next, 1, clock(t + TERM_MS, skew)));
@@ -122,13 +122,13 @@ fn a_roll_gives_three_terms_of_changes_and_moves_the_next_cap_to_the_cap() {
     };
     assert_eq!(
         LaneCaps::tend(Some(&caps), 150, 4_999, Heat::Hot(10), 0),
-        Tend::Keep
+        None
     );
-    let Tend::Set {
+    let Some(Tend {
         caps: rolled,
         until_read,
         most_written,
-    } = LaneCaps::tend(Some(&caps), 150, 5_010, Heat::Unknown, 0)
+    }) = LaneCaps::tend(Some(&caps), 150, 5_010, Heat::Unknown, 0)
     else {
         panic!("a lane past its term's end rolls");
     };
@@ -150,7 +150,8 @@ fn a_roll_gives_three_terms_of_changes_and_moves_the_next_cap_to_the_cap() {
         next: 1_000,
         from: 140,
     };
-    let Tend::Set { caps: rolled, .. } = LaneCaps::tend(Some(&ahead), 150, 5_010, Heat::Unknown, 0)
+    let Some(Tend { caps: rolled, .. }) =
+        LaneCaps::tend(Some(&ahead), 150, 5_010, Heat::Unknown, 0)
     else {
         panic!("a lane past its term's end rolls");
     };
@@ -158,12 +159,9 @@ fn a_roll_gives_three_terms_of_changes_and_moves_the_next_cap_to_the_cap() {
     // A quiet board's caps are left to go stale.
     assert_eq!(
         LaneCaps::tend(Some(&caps), 150, 5_010, Heat::Quiet, 0),
-        Tend::Keep
+        None
     );
-    assert_eq!(
-        LaneCaps::tend(None, 150, 5_010, Heat::Unknown, 0),
-        Tend::Keep
-    );
+    assert_eq!(LaneCaps::tend(None, 150, 5_010, Heat::Unknown, 0), None);
 }
 
 #[test]
@@ -176,11 +174,11 @@ fn a_roll_read_as_a_writer_ahead_takes_the_caps_for_stale_is_not_written_past_it
         next: 200,
         from: 50,
     };
-    let Tend::Set {
+    let Some(Tend {
         caps: rolled,
         most_written,
         ..
-    } = LaneCaps::tend(Some(&caps), 150, 11_175, Heat::Unknown, 0)
+    }) = LaneCaps::tend(Some(&caps), 150, 11_175, Heat::Unknown, 0)
     else {
         panic!("a lane past its term's end rolls");
     };

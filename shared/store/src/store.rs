@@ -18,7 +18,7 @@ use crate::ground::secrets::{self, Secret};
 use crate::ground::tls;
 use crate::primitives::board_cache::BoardCache;
 use crate::rank::Rank;
-use crate::rank::index_copy::IndexCopies;
+use crate::rank::index_copy::{CopySettings, IndexCopies};
 use crate::table::Table;
 use crate::table::request::Params;
 
@@ -65,32 +65,36 @@ impl Store {
     /// (instead of [`IndexCopies::KEEP`]): for tests and benchmarks that need a copy's use
     /// certain, whatever the machine's speed.
     pub fn with_index_copies_kept(self, keep: Duration) -> Store {
-        Store {
-            index_copies: Arc::new(
-                IndexCopies::keeping(keep)
-                    .capping_from(self.index_copies.hot_rate)
-                    .tending_every(self.index_copies.tend_every),
-            ),
-            ..self
-        }
+        let settings = self.index_copies.settings;
+        self.with_copy_settings(CopySettings { keep, ..settings })
     }
 
     /// The same store, capping a hot board's lanes from `plays_per_second` (instead of
     /// [`IndexCopies::HOT_RATE`]): for tests and benchmarks of lane caps on a board DynamoDB
     /// Local can play that fast.
     pub fn with_lane_caps_from(self, plays_per_second: u64) -> Store {
-        Store {
-            index_copies: Arc::new(self.index_copies.capping_from(plays_per_second)),
-            ..self
-        }
+        let settings = self.index_copies.settings;
+        self.with_copy_settings(CopySettings {
+            hot_rate: plays_per_second,
+            ..settings
+        })
     }
 
     /// The same store, a rank from a copy of a hot board's index tending its lanes every
     /// `every` (instead of twice a term): for tests that need the caps a process holds to stay
     /// as read, whatever the machine's speed.
     pub fn with_lanes_tended_every(self, every: Duration) -> Store {
+        let settings = self.index_copies.settings;
+        self.with_copy_settings(CopySettings {
+            tend_every: every,
+            ..settings
+        })
+    }
+
+    /// The same store, its copies of hot boards' indexes (none kept yet) by `settings`.
+    fn with_copy_settings(self, settings: CopySettings) -> Store {
         Store {
-            index_copies: Arc::new(self.index_copies.tending_every(every)),
+            index_copies: Arc::new(IndexCopies::new(settings)),
             ..self
         }
     }

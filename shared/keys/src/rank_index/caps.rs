@@ -14,7 +14,7 @@
 //! least a term after the old one ([`LaneCaps::bound_at`]). The clocks of any two
 //! processes may differ by up to the margin. Lanes without caps, or with stale
 //! ones, are capped afresh at a count at most half their room above the written count read, on
-//! condition of it ([`Tend::Set`]). Checked against every order of writes, rolls and reads with
+//! condition of it ([`Tend`]). Checked against every order of writes, rolls and reads with
 //! skewed clocks in `tests/rank_caps_props.rs`.
 
 /// A lane's cap: its written count stays under it until the term's end.
@@ -53,24 +53,20 @@ pub struct LaneCaps {
     pub from: u64,
 }
 
-/// What a tender does to a lane as read.
+/// A tender's write of a lane's caps: `caps`, on condition that the lane's `cu` is still
+/// `until_read` (none: it has no caps) and its written count at most `most_written`. A roll of
+/// a lane whose term has ended (`most_written` is the old next cap, or the count read if
+/// higher: never less than the lane can be at), or the first caps of a lane without them or
+/// with stale ones (half their room above the count read: writers ignoring stale caps may have
+/// gone on).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tend {
-    /// Nothing.
-    Keep,
-    /// Writes `caps`, on condition that the lane's `cu` is still `until_read` (none: it has no
-    /// caps) and its written count at most `most_written`: a roll of a lane whose term has
-    /// ended (`most_written` is the old next cap, or the count read if higher: never less
-    /// than the lane can be at), or the first caps of a lane without them or with stale ones
-    /// (half their room above the count read: writers ignoring stale caps may have gone on).
-    Set {
-        /// The caps to write.
-        caps: LaneCaps,
-        /// The `cu` read, if any.
-        until_read: Option<u64>,
-        /// The most written count the caps are written at.
-        most_written: u64,
-    },
+pub struct Tend {
+    /// The caps to write.
+    pub caps: LaneCaps,
+    /// The `cu` read, if any.
+    pub until_read: Option<u64>,
+    /// The most written count the caps are written at.
+    pub most_written: u64,
 }
 
 /// Whether a board is hot, as a tender measures it.
@@ -132,19 +128,26 @@ impl LaneCaps {
         }
     }
 
-    /// What a tender at `now` does to a lane read at `written` with `caps`, the board's heat
-    /// being `heat`; `extra` is room a writer of that many changes needs at once (an import).
-    pub fn tend(caps: Option<&LaneCaps>, written: u64, now: u64, heat: Heat, extra: u64) -> Tend {
+    /// What a tender at `now` writes on a lane read at `written` with `caps`, the board's heat
+    /// being `heat` (nothing: `None`); `extra` is room a writer of that many changes needs at
+    /// once (an import).
+    pub fn tend(
+        caps: Option<&LaneCaps>,
+        written: u64,
+        now: u64,
+        heat: Heat,
+        extra: u64,
+    ) -> Option<Tend> {
         match (caps, heat) {
             (Some(c), _) if !c.stale_at(now) => {
                 if now < c.until || heat == Heat::Quiet {
-                    return Tend::Keep;
+                    return None;
                 }
                 let room = room(written.saturating_sub(c.from)).saturating_add(extra);
                 let most_written = c.next.max(written);
                 // The next cap is room above the count, not above the old one: caps that ran
                 // ahead of the changes would widen every rank's lag a little more each roll.
-                Tend::Set {
+                Some(Tend {
                     // Never below the count: a writer that took the caps for stale may have
                     // passed `cn` (nobody trusted it by then).
                     caps: LaneCaps {
@@ -155,12 +158,12 @@ impl LaneCaps {
                     },
                     until_read: Some(c.until),
                     most_written,
-                }
+                })
             }
             (stale, Heat::Hot(per_term)) => {
                 let room = room(per_term).saturating_add(extra);
                 let cap = written.saturating_add(room);
-                Tend::Set {
+                Some(Tend {
                     caps: LaneCaps {
                         cap,
                         until: now.saturating_add(TERM_MS),
@@ -169,9 +172,9 @@ impl LaneCaps {
                     },
                     until_read: stale.map(|c| c.until),
                     most_written: written.saturating_add(room / 2),
-                }
+                })
             }
-            _ => Tend::Keep,
+            _ => None,
         }
     }
 }

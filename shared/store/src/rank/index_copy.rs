@@ -38,10 +38,8 @@ pub(crate) struct IndexCopy {
     lanes: Mutex<Option<Arc<LaneView>>>,
     /// The lanes as a rank read them all, for the play to tend (a rank only reads).
     offered: Mutex<Option<Vec<Item>>>,
-    /// The plays a second from which the board's lanes are capped.
-    hot_rate: u64,
-    /// How often a rank tends the lanes.
-    tend_every: Duration,
+    /// How the process tends the lanes.
+    settings: CopySettings,
 }
 
 impl IndexCopy {
@@ -99,12 +97,12 @@ impl IndexCopy {
 
     /// The plays a second from which the board's lanes are capped.
     pub(crate) fn hot_rate(&self) -> u64 {
-        self.hot_rate
+        self.settings.hot_rate
     }
 
     /// How often a rank tends the lanes.
     pub(crate) fn tend_every(&self) -> Duration {
-        self.tend_every
+        self.settings.tend_every
     }
 
     /// Marks the copy as no longer to be used (by any rank of the process).
@@ -113,20 +111,38 @@ impl IndexCopy {
     }
 }
 
+/// How a process keeps its copies of hot boards' indexes and tends their lanes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CopySettings {
+    /// How long a copy is used ([`IndexCopies::KEEP`]).
+    pub(crate) keep: Duration,
+    /// The plays a second from which a board's lanes are capped ([`IndexCopies::HOT_RATE`]).
+    pub(crate) hot_rate: u64,
+    /// How often a rank tends a hot board's lanes ([`LaneView::TEND_EVERY`]).
+    pub(crate) tend_every: Duration,
+}
+
+impl Default for CopySettings {
+    fn default() -> Self {
+        CopySettings {
+            keep: IndexCopies::KEEP,
+            hot_rate: IndexCopies::HOT_RATE,
+            tend_every: LaneView::TEND_EVERY,
+        }
+    }
+}
+
 /// The boards a process keeps index copies of, at most [`IndexCopies::MOST`].
 #[derive(Debug)]
 pub(crate) struct IndexCopies {
     copies: Kept<Arc<IndexCopy>>,
-    keep: Duration,
-    /// The plays a second from which a board's lanes are capped.
-    pub(crate) hot_rate: u64,
-    /// How often a rank tends a hot board's lanes.
-    pub(crate) tend_every: Duration,
+    /// How they are kept and their lanes tended.
+    pub(crate) settings: CopySettings,
 }
 
 impl Default for IndexCopies {
     fn default() -> Self {
-        IndexCopies::keeping(Self::KEEP)
+        IndexCopies::new(CopySettings::default())
     }
 }
 
@@ -147,49 +163,30 @@ impl IndexCopies {
     /// the store is told otherwise (`LANE_CAPS_FROM`).
     pub(crate) const HOT_RATE: u64 = crate::ground::config::DEFAULT_LANE_CAPS_FROM;
 
-    /// Copies used for `keep` (a test's, to make a copy's use certain).
-    pub(crate) fn keeping(keep: Duration) -> IndexCopies {
+    /// Copies kept and tended by `settings`.
+    pub(crate) fn new(settings: CopySettings) -> IndexCopies {
         IndexCopies {
-            copies: Kept::new(keep, Self::MOST),
-            keep,
-            hot_rate: Self::HOT_RATE,
-            tend_every: LaneView::TEND_EVERY,
-        }
-    }
-
-    /// The same copies' keeping time and tending, capping lanes from `hot_rate` plays a
-    /// second.
-    pub(crate) fn capping_from(&self, hot_rate: u64) -> IndexCopies {
-        IndexCopies {
-            hot_rate,
-            tend_every: self.tend_every,
-            ..IndexCopies::keeping(self.keep)
-        }
-    }
-
-    /// The same copies, tending a hot board's lanes every `tend_every`.
-    pub(crate) fn tending_every(&self, tend_every: Duration) -> IndexCopies {
-        IndexCopies {
-            tend_every,
-            ..self.capping_from(self.hot_rate)
+            copies: Kept::new(settings.keep, Self::MOST),
+            settings,
         }
     }
 
     /// The copy of `board`'s index, if one was read within the time copies are kept and no
     /// rank found it spoiled. Past that time, one caller is told to read it again (`None`)
-    /// while the others go on with it for up to [`IndexCopies::RENEWAL`] more: the plays in flight when a copy
-    /// ages out do not all read the root and the lanes at once (an older copy only makes a
-    /// rank's lag larger).
+    /// while the others go on with it for up to [`IndexCopies::RENEWAL`] more: the plays in
+    /// flight when a copy ages out do not all read the root and the lanes at once (an older
+    /// copy only makes a rank's lag larger).
     pub(crate) fn get(&self, board: &BoardId) -> Option<Arc<IndexCopy>> {
         let (copy, age) = self.copies.last_with_age(board)?;
         if copy.spoiled.load(Ordering::Relaxed) {
             return None;
         }
-        if age < self.keep {
+        let keep = self.settings.keep;
+        if age < keep {
             return Some(copy);
         }
-        let renewing = age < self.keep.saturating_add(Self::RENEWAL)
-            && copy.renewing.swap(true, Ordering::Relaxed);
+        let renewing =
+            age < keep.saturating_add(Self::RENEWAL) && copy.renewing.swap(true, Ordering::Relaxed);
         renewing.then_some(copy)
     }
 
@@ -210,8 +207,7 @@ impl IndexCopies {
             renewing: AtomicBool::new(false),
             lanes: Mutex::new(lanes),
             offered: Mutex::default(),
-            hot_rate: self.hot_rate,
-            tend_every: self.tend_every,
+            settings: self.settings,
         });
         self.copies.put(&board.board_id, Arc::clone(&copy));
         Some(copy)
@@ -241,7 +237,10 @@ mod tests {
 
     #[test]
     fn an_aged_copy_is_read_again_by_one_caller_while_the_others_go_on_with_it() {
-        let copies = IndexCopies::keeping(Duration::from_millis(10));
+        let copies = IndexCopies::new(CopySettings {
+            keep: Duration::from_millis(10),
+            ..CopySettings::default()
+        });
         let new = NewBoard {
             write_shards: 4,
             ..NewBoard::named(BoardId::parse("aged").unwrap(), "aged".into())

@@ -42,7 +42,7 @@ pub(crate) fn caps_of(item: &Item) -> Option<LaneCaps> {
     })
 }
 
-/// Every lane's written count as read at one moment, for the next copy's heat.
+/// Every lane's written count as read at one moment, for a later tend's heat.
 #[derive(Debug, Clone)]
 pub(crate) struct LaneSample {
     at: Instant,
@@ -101,8 +101,8 @@ fn heat_since(previous: Option<&LaneView>, sample: &LaneSample, hot: u64) -> (He
 pub(crate) struct LaneView {
     caps: [Option<LaneCaps>; LANES as usize],
     created: [i64; LANES as usize],
-    /// The lanes' written counts when read.
-    sample: LaneSample,
+    /// When the lanes were read.
+    read_at: Instant,
     /// The written counts the board's heat is measured from at the next tend: this view's,
     /// or an earlier one's while fewer than [`LaneSample::SPAN`] have passed since.
     base: LaneSample,
@@ -118,7 +118,7 @@ impl LaneView {
     /// Whether the caller is the first to find the view `every` old or more: it reads every
     /// lane and tends them, while the other ranks go on bounding the lanes by this view.
     pub(crate) fn claim_tending(&self, every: Duration) -> bool {
-        self.sample.at.elapsed() >= every && !self.renewing.swap(true, Ordering::Relaxed)
+        self.read_at.elapsed() >= every && !self.renewing.swap(true, Ordering::Relaxed)
     }
 
     /// The most each lane but `own` can have written at `now` (ms), if every one's caps still
@@ -163,17 +163,9 @@ impl Table {
             created[lane] = item.number(CREATED_ATTR).unwrap_or(0);
             caps[lane] = caps_of(item);
             let written = item.number(WRITTEN_ATTR).unwrap_or(0);
-            if let Tend::Set {
-                caps: new,
-                until_read,
-                most_written,
-            } = LaneCaps::tend(caps[lane].as_ref(), written, now, heat, 0)
-            {
+            if let Some(tend) = LaneCaps::tend(caps[lane].as_ref(), written, now, heat, 0) {
                 let key = keys[lane].clone();
-                writes.push(async move {
-                    let written = self.set_caps(&key, new, until_read, most_written).await;
-                    (lane, new, written)
-                });
+                writes.push(async move { (lane, tend.caps, self.set_caps(&key, tend).await) });
             }
         }
         for (lane, new, written) in futures::future::join_all(writes).await {
@@ -188,22 +180,21 @@ impl Table {
         LaneView {
             caps,
             created,
-            sample,
+            read_at: sample.at,
             base,
             renewing: AtomicBool::new(false),
         }
     }
 
-    /// Writes `caps` on the lane at `key` if its `cu` is still `until_read` and its written
-    /// count at most `most_written`; whether it did (a lane never written gets a count of 0, so
-    /// that its first change is numbered 1 as ever).
-    async fn set_caps(
-        &self,
-        key: &Key,
-        caps: LaneCaps,
-        until_read: Option<u64>,
-        most_written: u64,
-    ) -> Result<bool, StoreError> {
+    /// Writes a tender's caps on the lane at `key`, on the tender's conditions; whether it did
+    /// (a lane never written gets a count of 0, so that its first change is numbered 1 as
+    /// ever).
+    async fn set_caps(&self, key: &Key, tend: Tend) -> Result<bool, StoreError> {
+        let Tend {
+            caps,
+            until_read,
+            most_written,
+        } = tend;
         let until = match until_read {
             Some(_) => "#cu = :read",
             None => "attribute_not_exists(#cu)",
@@ -307,13 +298,8 @@ impl Table {
                 most: limit - n,
             });
         }
-        if let Tend::Set {
-            caps: new,
-            until_read,
-            most_written,
-        } = LaneCaps::tend(Some(&c), written, now, Heat::Unknown, n)
-        {
-            self.set_caps(key, new, until_read, most_written).await?;
+        if let Some(tend) = LaneCaps::tend(Some(&c), written, now, Heat::Unknown, n) {
+            self.set_caps(key, tend).await?;
         }
         Ok(Ask::Wait)
     }

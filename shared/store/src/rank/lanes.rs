@@ -73,8 +73,9 @@ impl<'a> LaneKeys<'a> {
     }
 }
 
-/// The condition a change of one on a hot board's lane takes (its caps, `rank::lane_caps`) (names `#w`, `#cap`, `#cu`, `#cn`; values
-/// `:capnow`, `:stale`), with its params: [`LaneCaps::admits`] for one change.
+/// The condition a change of one on a hot board's lane takes (its caps, `rank::lane_caps`),
+/// with its params (names `#w`, `#cap`, `#cu`, `#cn`; values `:capnow`, `:stale`):
+/// [`LaneCaps::admits`] for one change.
 pub(crate) fn within_caps(params: Params) -> (&'static str, Params) {
     let now = Timestamp::now().as_millis();
     let params = params
