@@ -10,26 +10,15 @@ use crate::index_check;
 use std::time::Duration;
 
 use common::*;
-use index_check::ChangeLog;
-use leaderboard_devkit::testing::{RawItem, TestTable, s};
-use leaderboard_keys::entity;
-use leaderboard_keys::rank::Order;
+use index_check::{ChangeLog, sharded_score_keys_in};
+use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::rank_index::{LaneChange, lane_of};
 use leaderboard_store::Store;
-use leaderboard_store::model::Operator;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 /// Write shards of the boards here: more than one, so plays keep copies.
 const SHARDS: u8 = 4;
-
-/// A board of [`SHARDS`] write shards on the rank index, open from T0 for a year.
-async fn hot_board(store: &Store, id: &str) {
-    let mut nb = new_board(id, Order::Desc, Operator::Best, 9_999_999_999);
-    nb.write_shards = SHARDS;
-    let board = store.boards().create_board(nb, at(0)).await.unwrap();
-    assert!(board.indexed());
-}
 
 /// A process that uses its index copies for an hour (so a copy's use is certain), and one that
 /// never keeps one (its ranks read the index afresh).
@@ -39,17 +28,6 @@ fn processes(table: &TestTable) -> (Store, Store) {
         base().with_index_copies_kept(Duration::from_secs(3_600)),
         base().with_index_copies_kept(Duration::ZERO),
     )
-}
-
-/// The board's Score sort keys in the dump, on every write shard.
-fn score_keys(dump: &[RawItem], id: &str) -> Vec<String> {
-    let pks = entity::score_pks(&bid(id), SHARDS);
-    dump.iter()
-        .filter(|i| s(i, "pk").is_some_and(|pk| pks.iter().any(|p| p == pk)))
-        .filter_map(|i| s(i, "sk"))
-        .filter(|sk| sk.starts_with(entity::SCORE_PREFIX))
-        .map(str::to_owned)
-        .collect()
 }
 
 /// Plays `player`'s `score` from `store` at `ms`, logging its change: the answer's rank and lag.
@@ -68,7 +46,7 @@ async fn logged_play(
 
 /// `player`'s true rank among the board's entries as stored now.
 async fn true_rank(table: &TestTable, id: &str, player: &str) -> u64 {
-    let keys = score_keys(&table.dump().await, id);
+    let keys = sharded_score_keys_in(&table.dump().await, id, SHARDS);
     let mine = keys
         .iter()
         .find(|k| k.ends_with(&format!("#{player}")))
@@ -110,7 +88,7 @@ async fn apply(store: &Store, id: &str, changes: &[LaneChange]) {
 /// them the index had applied when the copy was read.
 async fn board_moved_since_a_copy(t: &TestTable, id: &str) -> (Store, Store, ChangeLog, usize) {
     let (copying, fresh) = processes(t);
-    hot_board(&fresh, id).await;
+    hot_board(&fresh, id, SHARDS).await;
     let mut log = ChangeLog::default();
     let mut rng = StdRng::seed_from_u64(95);
     // Narrow scores, so that paths share their nodes and groups their keys: 60 below 900, the

@@ -14,27 +14,17 @@ use std::time::Duration;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use common::*;
-use index_check::ChangeLog;
-use leaderboard_devkit::testing::{RawItem, TestTable, n, s};
+use index_check::{ChangeLog, sharded_score_keys_in};
+use leaderboard_devkit::testing::{RawItem, TestTable, n};
 use leaderboard_keys::entity::{self, Key};
-use leaderboard_keys::rank::Order;
 use leaderboard_keys::rank_index::caps::{LaneCaps, MARGIN_MS, TERM_MS};
 use leaderboard_keys::rank_index::{LANES, lane_of};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::Store;
-use leaderboard_store::model::{Board, Operator};
+use leaderboard_store::model::Board;
 
 /// Write shards of the boards here: more than one, so plays keep copies.
 const SHARDS: u8 = 4;
-
-/// A board of [`SHARDS`] write shards on the rank index, open from T0 for a year.
-async fn hot_board(store: &Store, id: &str) -> Board {
-    let mut nb = new_board(id, Order::Desc, Operator::Best, 9_999_999_999);
-    nb.write_shards = SHARDS;
-    let board = store.boards().create_board(nb, at(0)).await.unwrap();
-    assert!(board.indexed());
-    board
-}
 
 /// The key of `board`'s `lane`.
 fn lane_key(board: &Board, lane: u8) -> Key {
@@ -95,19 +85,6 @@ async fn cap_lane(t: &TestTable, board: &Board, lane: u8, cap: u64, next: u64, u
     .await;
 }
 
-/// The board's Score sort keys as stored, on every write shard.
-async fn score_keys(t: &TestTable, id: &str) -> Vec<String> {
-    let pks = entity::score_pks(&bid(id), SHARDS);
-    t.dump()
-        .await
-        .iter()
-        .filter(|i| s(i, "pk").is_some_and(|pk| pks.iter().any(|p| p == pk)))
-        .filter_map(|i| s(i, "sk"))
-        .filter(|sk| sk.starts_with(entity::SCORE_PREFIX))
-        .map(str::to_owned)
-        .collect()
-}
-
 /// Plays `player`'s `score` from `store` at `ms`, logging its change: the answer's rank and
 /// lag, and the true rank as stored after it.
 async fn ranked(
@@ -120,7 +97,7 @@ async fn ranked(
     let outcome = submit(store, player, score, &[id], ms).await;
     log.after_play(t, id, lane_of(player)).await;
     let answer = &outcome.session.outcomes[0];
-    let keys = score_keys(t, id).await;
+    let keys = sharded_score_keys_in(&t.dump().await, id, SHARDS);
     let mine = keys.iter().find(|k| k.ends_with(&format!("#{player}")));
     let truth = keys.iter().filter(|k| Some(*k) > mine).count() as u64 + 1;
     (
@@ -139,7 +116,7 @@ async fn a_rank_from_capped_lanes_reads_its_own_lane_and_stays_within_its_lag() 
         .with_index_copies_kept(Duration::from_secs(3_600))
         .with_lanes_tended_every(Duration::from_secs(3_600));
     let fresh = base().with_index_copies_kept(Duration::ZERO);
-    let board = hot_board(&fresh, "lcr").await;
+    let board = hot_board(&fresh, "lcr", SHARDS).await;
     // GIVEN a board of 200 applied entries whose every lane is capped for an hour, 400
     // changes above its written count (its next cap 800)
     let mut log = ChangeLog::default();
@@ -192,7 +169,7 @@ async fn a_rank_from_capped_lanes_reads_its_own_lane_and_stays_within_its_lag() 
 #[tokio::test]
 async fn a_play_on_a_full_lane_commits_only_once_its_caps_let_it() {
     let (t, store) = store_without_stream("lane_caps_full").await;
-    let board = hot_board(&store, "lcf").await;
+    let board = hot_board(&store, "lcf", SHARDS).await;
     let lane = lane_of("p1");
     submit(&store, "p1", 10, &["lcf"], 1_000).await;
     // GIVEN the player's lane full (its cap at its written count) until 300 ms from now, its
@@ -221,7 +198,7 @@ async fn a_play_on_a_full_lane_commits_only_once_its_caps_let_it() {
 #[tokio::test]
 async fn an_import_onto_a_capped_lane_waits_for_room() {
     let (t, store) = store_without_stream("lane_caps_import").await;
-    let board = hot_board(&store, "lci").await;
+    let board = hot_board(&store, "lci", SHARDS).await;
     for i in 0..20u64 {
         submit(&store, &format!("p{i:02}"), 10 + i, &["lci"], 1_000 + i).await;
     }
@@ -277,7 +254,7 @@ async fn plays_of_processes_tending_the_caps_never_pass_a_bound_a_reader_trusts(
                 .with_lane_caps_from(0)
         })
         .collect();
-    let board = hot_board(&processes[0], "lct").await;
+    let board = hot_board(&processes[0], "lct", SHARDS).await;
     // A board the index counts more than 100 entries of (a smaller one is counted exactly,
     // without the index).
     let rows: Vec<_> = (0..150u64)
@@ -367,7 +344,7 @@ async fn a_board_played_below_the_threshold_keeps_no_caps() {
     let store = store_with_client(&t, t.client.clone())
         .with_index_copies_kept(Duration::from_secs(3_600))
         .with_lanes_tended_every(Duration::ZERO);
-    let board = hot_board(&store, "lcq").await;
+    let board = hot_board(&store, "lcq", SHARDS).await;
     let rows: Vec<_> = (0..150u64)
         .map(|i| (pid(&format!("i{i:03}")), 1_000 + i, at(500)))
         .collect();

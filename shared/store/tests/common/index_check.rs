@@ -221,6 +221,19 @@ pub fn score_keys_in(items: &[RawItem], board: &str) -> Vec<String> {
         .collect()
 }
 
+/// The Score sort keys in a dump of the table of a board of `shards` write shards, on every
+/// shard.
+pub fn sharded_score_keys_in(items: &[RawItem], board: &str, shards: u8) -> Vec<String> {
+    let pks = entity::score_pks(&bid(board), shards);
+    items
+        .iter()
+        .filter(|item| item["pk"].as_s().is_ok_and(|pk| pks.contains(pk)))
+        .filter_map(|item| item["sk"].as_s().ok())
+        .filter(|sk| sk.starts_with(entity::SCORE_PREFIX))
+        .cloned()
+        .collect()
+}
+
 /// The lanes' changes of a board, as their stream records carry them: read back from each lane
 /// after every play (plays here are sequential, so each play's record is the lane as it left it).
 #[derive(Default)]

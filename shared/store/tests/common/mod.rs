@@ -66,6 +66,15 @@ pub fn new_board(id: &str, order: Order, operator: Operator, max_score: u64) -> 
     }
 }
 
+/// A board of `shards` write shards on the rank index (`best`, `desc`), open from T0 for a year.
+pub async fn hot_board(store: &Store, id: &str, shards: u8) -> Board {
+    let mut nb = new_board(id, Order::Desc, Operator::Best, 9_999_999_999);
+    nb.write_shards = shards;
+    let board = store.boards().create_board(nb, at(0)).await.unwrap();
+    assert!(board.indexed());
+    board
+}
+
 pub async fn board(store: &Store, id: &str, order: Order, operator: Operator) -> Board {
     store
         .boards()
