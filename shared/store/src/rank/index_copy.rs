@@ -191,9 +191,10 @@ impl IndexCopies {
     }
 
     /// A copy of `board`'s index from its `root`, as just read, kept if the board is copied
-    /// (more than one write shard).
+    /// (more than one write shard) and copies are kept at all (a keeping time of zero: never,
+    /// so that no view of the lanes passes from one play's copy to the next either).
     pub(crate) fn keep(&self, board: &Board, root: Item) -> Option<Arc<IndexCopy>> {
-        if board.write_shards <= 1 {
+        if board.write_shards <= 1 || self.settings.keep.is_zero() {
             return None;
         }
         // The previous copy's view of the lanes: their caps hold whatever root they go with,
