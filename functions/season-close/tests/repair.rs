@@ -10,8 +10,8 @@ use common::{bid, open_board};
 use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{PlayerId, SessionId};
-use leaderboard_keys::rank_index::lane_of;
 use leaderboard_keys::rank_index::{CountedKey, LaneChange, REPAIR_PK};
+use leaderboard_keys::rank_index::{LANES, lane_of};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::{CloseOptions, Config, Play, RepairOptions, Store};
 use season_close::App;
@@ -38,7 +38,7 @@ async fn play_and_apply(table: &TestTable, store: &Store, board: &str, player: &
         board_ids: vec![bid(board)],
     };
     store.plays().record_play(&play, now).await.unwrap();
-    let lane = lane_of(player);
+    let lane = lane_of(player, LANES);
     let key = entity::grouped_lane(&bid(board), lane);
     let item = table.raw(&key.pk, &key.sk).await.unwrap();
     let chg = item["chg"].as_m().unwrap();

@@ -25,7 +25,7 @@ use leaderboard_devkit::testing::TestTable;
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SessionId};
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_index::{CountedKey, LaneChange, lane_of};
+use leaderboard_keys::rank_index::{CountedKey, LANES, LaneChange, lane_of};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::model::{Board, NewBoard, Operator, RankLayout, Recurrence};
 use leaderboard_store::{Config, Play, Store};
@@ -190,7 +190,7 @@ async fn run(n: usize, quick: bool) -> Row {
     // imported entry of the lane.
     let mut next: HashMap<u8, u64> = HashMap::new();
     for (p, _, _) in &entries {
-        *next.entry(lane_of(p.as_str())).or_default() += 1;
+        *next.entry(lane_of(p.as_str(), LANES)).or_default() += 1;
     }
     counter.reset();
     let mut items_written = 0;
@@ -202,7 +202,7 @@ async fn run(n: usize, quick: bool) -> Row {
         let new = spec
             .score_sort_key(new_score, t.as_millis() + 1, p)
             .unwrap();
-        let lane = lane_of(p.as_str());
+        let lane = lane_of(p.as_str(), LANES);
         let seq = next.entry(lane).or_default();
         *seq += 1;
         let change = LaneChange {

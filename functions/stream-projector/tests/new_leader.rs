@@ -21,7 +21,7 @@ use leaderboard_devkit::testing::TestTable;
 use leaderboard_events::eventbridge::Bus;
 use leaderboard_events::{EventLog, Publisher};
 use leaderboard_keys::ids::BoardId;
-use leaderboard_keys::rank_index::lane_of;
+use leaderboard_keys::rank_index::{LANES, lane_of};
 use leaderboard_metrics::Sink;
 use leaderboard_store::Store;
 use serde_json::Value;
@@ -102,7 +102,7 @@ async fn applied(target: &Announcing, reader: &mut StreamReader) -> Vec<EventRec
 
 /// `leader:<board>:<lane of player>:` — an id names the lane change that made the leader.
 fn id_of(player: &str) -> String {
-    format!("leader:{BOARD}:{}:", lane_of(player))
+    format!("leader:{BOARD}:{}:", lane_of(player, LANES))
 }
 
 /// Checks that the events `got` are `expected` (player, score, leader before) in order, each

@@ -11,15 +11,16 @@ use common::*;
 use leaderboard_devkit::testing::{RawItem, n, s};
 use leaderboard_keys::entity;
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_index::LANES;
+use leaderboard_keys::rank_index::MAX_LANES;
 use leaderboard_store::model::{Board, Operator};
 use leaderboard_store::widening::WideningStep;
 use leaderboard_store::{Store, StoreError, WidenOptions, WidenProgress};
 
-/// A board of 4 write shards, open from T0 for a year.
+/// A board of 32 write shards (and as many lanes, each of which a settings change writes in
+/// its transaction), open from T0 for a year.
 async fn hot_board(store: &Store, id: &str, max_score: u64) -> Board {
     let mut nb = new_board(id, Order::Desc, Operator::Best, max_score);
-    nb.write_shards = 4;
+    nb.write_shards = 32;
     store.boards().create_board(nb, at(0)).await.unwrap()
 }
 
@@ -40,7 +41,7 @@ fn written_for(dump: &[RawItem], player: &str) -> Vec<String> {
 
 /// The items of hot board `id`'s lanes (kept apart, a partition key each) in the dump.
 fn lanes_in<'a>(dump: &'a [RawItem], id: &str) -> Vec<&'a RawItem> {
-    let keys: Vec<_> = (0..LANES)
+    let keys: Vec<_> = (0..MAX_LANES)
         .map(|lane| entity::lane(&bid(id), lane))
         .collect();
     dump.iter()
@@ -86,9 +87,9 @@ async fn a_copy_older_than_an_early_end_refuses_the_play_and_writes_nothing() {
         "{refused:?}"
     );
     assert_eq!(t.dump().await, before, "a refused play writes nothing");
-    // AND every lane holds the board's version
+    // AND every lane (a write shard's) holds the board's version
     let lanes = lanes_in(&before, "copy_end");
-    assert_eq!(lanes.len(), 10);
+    assert_eq!(lanes.len(), 32);
     assert!(lanes.iter().all(|l| n(l, "settingsVersion") == Some("1")));
 }
 

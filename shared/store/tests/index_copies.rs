@@ -12,7 +12,7 @@ use std::time::Duration;
 use common::*;
 use index_check::{ChangeLog, sharded_score_keys_in};
 use leaderboard_devkit::testing::TestTable;
-use leaderboard_keys::rank_index::{LaneChange, lane_of};
+use leaderboard_keys::rank_index::{LANES, LaneChange, lane_of};
 use leaderboard_store::Store;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -39,7 +39,7 @@ async fn logged_play(
     (player, score, ms): (&str, u64, u64),
 ) -> (u64, u64) {
     let outcome = submit(store, player, score, &[id], ms).await;
-    log.after_play(table, id, lane_of(player)).await;
+    log.after_play(table, id, lane_of(player, LANES)).await;
     let answer = &outcome.session.outcomes[0];
     (answer.rank, answer.freshness.as_ref().unwrap().rank_lag)
 }

@@ -18,13 +18,15 @@ use index_check::{ChangeLog, sharded_score_keys_in};
 use leaderboard_devkit::testing::{RawItem, TestTable, n};
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::rank_index::caps::{LaneCaps, MARGIN_MS, TERM_MS};
-use leaderboard_keys::rank_index::{LANES, lane_of};
+use leaderboard_keys::rank_index::lane_of;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::Store;
 use leaderboard_store::model::Board;
 
-/// Write shards of the boards here: more than one, so plays keep copies.
+/// Write shards of the boards here: more than one, so plays keep copies (ten lanes).
 const SHARDS: u8 = 4;
+/// Write shards of the board ranked from capped lanes: a lane a shard, 32.
+const WIDE: u8 = 32;
 
 /// The key of `board`'s `lane`.
 fn lane_key(board: &Board, lane: u8) -> Key {
@@ -57,7 +59,7 @@ fn lane_state(item: Option<&RawItem>) -> (u64, Option<LaneCaps>) {
 /// Every lane of `board` as stored: its written count and caps.
 async fn lanes(t: &TestTable, board: &Board) -> Vec<(u64, Option<LaneCaps>)> {
     let mut out = Vec::new();
-    for lane in 0..LANES {
+    for lane in 0..board.lanes {
         let key = lane_key(board, lane);
         out.push(lane_state(t.raw(&key.pk, &key.sk).await.as_ref()));
     }
@@ -85,19 +87,20 @@ async fn cap_lane(t: &TestTable, board: &Board, lane: u8, cap: u64, next: u64, u
     .await;
 }
 
-/// Plays `player`'s `score` from `store` at `ms`, logging its change: the answer's rank and
-/// lag, and the true rank as stored after it.
+/// Plays `player`'s `score` on `board` from `store` at `ms`, logging its change: the answer's
+/// rank and lag, and the true rank as stored after it.
 async fn ranked(
     t: &TestTable,
     store: &Store,
     log: &mut ChangeLog,
-    id: &str,
+    board: &Board,
     (player, score, ms): (&str, u64, u64),
 ) -> (u64, u64, u64) {
+    let id = board.board_id.as_str();
     let outcome = submit(store, player, score, &[id], ms).await;
-    log.after_play(t, id, lane_of(player)).await;
+    log.after_play(t, id, lane_of(player, board.lanes)).await;
     let answer = &outcome.session.outcomes[0];
-    let keys = sharded_score_keys_in(&t.dump().await, id, SHARDS);
+    let keys = sharded_score_keys_in(&t.dump().await, id, board.write_shards);
     let mine = keys.iter().find(|k| k.ends_with(&format!("#{player}")));
     let truth = keys.iter().filter(|k| Some(*k) > mine).count() as u64 + 1;
     (
@@ -116,13 +119,15 @@ async fn a_rank_from_capped_lanes_reads_its_own_lane_and_stays_within_its_lag() 
         .with_index_copies_kept(Duration::from_secs(3_600))
         .with_lanes_tended_every(Duration::from_secs(3_600));
     let fresh = base().with_index_copies_kept(Duration::ZERO);
-    let board = hot_board(&fresh, "lcr", SHARDS).await;
-    // GIVEN a board of 200 applied entries whose every lane is capped for an hour, 400
+    let board = hot_board(&fresh, "lcr", WIDE).await;
+    let others = u64::from(board.lanes) - 1;
+    assert_eq!(board.lanes, 32, "a lane a write shard");
+    // GIVEN a board of 200 applied entries whose every lane (32) is capped for an hour, 400
     // changes above its written count (its next cap 800)
     let mut log = ChangeLog::default();
     for i in 0..200u64 {
         let play = (&*format!("p{i:03}"), 100 + (i * 37) % 4_000, 1_000 + i);
-        ranked(&t, &fresh, &mut log, "lcr", play).await;
+        ranked(&t, &fresh, &mut log, &board, play).await;
     }
     fresh
         .rank()
@@ -130,11 +135,11 @@ async fn a_rank_from_capped_lanes_reads_its_own_lane_and_stays_within_its_lag() 
         .await
         .unwrap();
     let until = Timestamp::now().as_millis() + 3_600_000;
-    for lane in 0..LANES {
+    for lane in 0..board.lanes {
         cap_lane(&t, &board, lane, 400, 800, until).await;
     }
     // AND a process whose copy of the index read them (its first rank reads every lane)
-    let (rank, lag, truth) = ranked(&t, &copying, &mut log, "lcr", ("c000", 2_000, 5_000)).await;
+    let (rank, lag, truth) = ranked(&t, &copying, &mut log, &board, ("c000", 2_000, 5_000)).await;
     assert!(
         rank.abs_diff(truth) <= lag,
         "c000: {rank} ± {lag}, truly {truth}"
@@ -142,7 +147,7 @@ async fn a_rank_from_capped_lanes_reads_its_own_lane_and_stays_within_its_lag() 
     // WHEN 60 entries move past its score, none applied
     for i in 0..60u64 {
         let play = (&*format!("p{i:03}"), 5_000 + i, 10_000 + i);
-        ranked(&t, &fresh, &mut log, "lcr", play).await;
+        ranked(&t, &fresh, &mut log, &board, play).await;
     }
     // THEN ranks from the copy are within their lag of the true rank, and that lag counts
     // each other lane up to its cap (400 above its count, its term not ended): they read their
@@ -150,18 +155,18 @@ async fn a_rank_from_capped_lanes_reads_its_own_lane_and_stays_within_its_lag() 
     for (i, score) in [1_990u64, 2_000, 2_010, 3_000].into_iter().enumerate() {
         let player = format!("c{:03}", i + 1);
         let play = (&*player, score, 20_000 + i as u64);
-        let (rank, lag, truth) = ranked(&t, &copying, &mut log, "lcr", play).await;
+        let (rank, lag, truth) = ranked(&t, &copying, &mut log, &board, play).await;
         assert!(
             rank.abs_diff(truth) <= lag,
             "{player}: {rank} ± {lag}, truly {truth}"
         );
         assert!(
-            (9 * 400..9 * 800).contains(&lag),
+            (others * 400..others * 800).contains(&lag),
             "{player}: lag {lag} from the caps"
         );
     }
     // AND a process without a copy reads every lane: its lag is what the index has not applied
-    let (rank, lag, truth) = ranked(&t, &fresh, &mut log, "lcr", ("f000", 2_500, 30_000)).await;
+    let (rank, lag, truth) = ranked(&t, &fresh, &mut log, &board, ("f000", 2_500, 30_000)).await;
     assert!(rank.abs_diff(truth) <= lag);
     assert!(lag <= 70, "lag {lag} from lanes read");
 }
@@ -170,7 +175,7 @@ async fn a_rank_from_capped_lanes_reads_its_own_lane_and_stays_within_its_lag() 
 async fn a_play_on_a_full_lane_commits_only_once_its_caps_let_it() {
     let (t, store) = store_without_stream("lane_caps_full").await;
     let board = hot_board(&store, "lcf", SHARDS).await;
-    let lane = lane_of("p1");
+    let lane = lane_of("p1", board.lanes);
     submit(&store, "p1", 10, &["lcf"], 1_000).await;
     // GIVEN the player's lane full (its cap at its written count) until 300 ms from now, its
     // next cap one change above
@@ -206,7 +211,7 @@ async fn an_import_onto_a_capped_lane_waits_for_room() {
     // GIVEN every lane capped one change above its count until 200 ms from now, its next cap
     // two above
     let until = Timestamp::now().as_millis() + 200;
-    for lane in 0..LANES {
+    for lane in 0..board.lanes {
         cap_lane(&t, &board, lane, 1, 2, until).await;
     }
     // WHEN 200 entries are imported
@@ -219,11 +224,11 @@ async fn an_import_onto_a_capped_lane_waits_for_room() {
     // a term after the old term's end at the soonest: after a roll gave it room (its next cap
     // then above the count), or once the caps were stale
     let after = lanes(&t, &board).await;
-    let mut by_lane = [0u64; LANES as usize];
+    let mut by_lane = vec![0u64; usize::from(board.lanes)];
     for (player, ..) in &rows {
-        by_lane[usize::from(lane_of(player.as_str()))] += 1;
+        by_lane[usize::from(lane_of(player.as_str(), board.lanes))] += 1;
     }
-    for lane in 0..LANES as usize {
+    for lane in 0..usize::from(board.lanes) {
         assert_eq!(after[lane].0, before[lane].0 + by_lane[lane], "lane {lane}");
         let caps = after[lane].1.expect("caps");
         if by_lane[lane] > 2 {
@@ -270,9 +275,9 @@ async fn plays_of_processes_tending_the_caps_never_pass_a_bound_a_reader_trusts(
     let monitor = {
         let (t, board, done, rolled) = (t.clone(), board.clone(), done.clone(), rolled.clone());
         tokio::spawn(async move {
-            let mut seen: Observations = vec![Vec::new(); LANES as usize];
+            let mut seen: Observations = vec![Vec::new(); usize::from(board.lanes)];
             while !done.load(Ordering::Relaxed) {
-                for lane in 0..LANES {
+                for lane in 0..board.lanes {
                     let key = lane_key(&board, lane);
                     let begun = Timestamp::now().as_millis();
                     let (written, caps) = lane_state(t.raw(&key.pk, &key.sk).await.as_ref());

@@ -79,7 +79,7 @@ async fn a_play_that_read_the_board_before_its_lanes_were_grouped_writes_the_gro
     // The build's switch wrote its generation on every lane, and the grouped lanes carry it
     // (rank reads compare it with their root's).
     let generation = table.raw("RANKV2#ga", "#ROOT").await.unwrap()["g"].clone();
-    let late = lane_of("late");
+    let late = lane_of("late", LANES);
     for lane in 0..LANES {
         let old_key = entity::lane(&bid("ga"), lane);
         let new_key = entity::grouped_lane(&bid("ga"), lane);
@@ -206,7 +206,7 @@ async fn a_board_whose_settings_changed_keeps_its_version_on_the_grouped_lanes()
         assert_eq!(version, Some(&AttributeValue::N("1".into())), "lane {lane}");
     }
     // AND a play before the end goes on writing the grouped lanes at that version
-    let lane = entity::grouped_lane(&bid("gv"), lane_of("v3"));
+    let lane = entity::grouped_lane(&bid("gv"), lane_of("v3", LANES));
     let before = written(&table.raw(&lane.pk, &lane.sk).await);
     submit(&store, "v3", 300, &["gv"], 40_000).await;
     assert_eq!(written(&table.raw(&lane.pk, &lane.sk).await), before + 1);

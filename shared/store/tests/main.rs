@@ -12,6 +12,7 @@ mod access_patterns;
 mod audit;
 mod bans;
 mod board_copies;
+mod board_lanes;
 mod board_listing;
 mod columns;
 mod emails;

@@ -11,7 +11,7 @@ use crate::rank_index::{indexed_board, looked_up, score_keys};
 use common::*;
 use index_check::{ChangeLog, expected_index, stored_index};
 use leaderboard_devkit::local::{Failures, failing_client};
-use leaderboard_keys::rank_index::{LaneChange, Watermarks, fold, lane_of, root_key};
+use leaderboard_keys::rank_index::{LANES, LaneChange, Watermarks, fold, lane_of, root_key};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -40,11 +40,11 @@ async fn a_fresh_index_is_compact_exact_and_writes_few_nodes_a_change() {
         for (i, p) in players.iter().enumerate() {
             let ms = 10_000 + round * 300_000 + i as u64 * 1_000;
             submit(&store, p, rng.random_range(0..1_000_000_000), &["sp"], ms).await;
-            spread.after_play(&table, "sp", lane_of(p)).await;
+            spread.after_play(&table, "sp", lane_of(p, LANES)).await;
             // Narrow: scores shared, groups of several, subtrees going from two keys to one
             // and back.
             submit(&store, p, rng.random_range(0..300), &["nr"], ms).await;
-            narrow.after_play(&table, "nr", lane_of(p)).await;
+            narrow.after_play(&table, "nr", lane_of(p, LANES)).await;
         }
     }
     for (board, log) in [("sp", &spread), ("nr", &narrow)] {
@@ -124,7 +124,7 @@ async fn a_delivery_meeting_a_journal_left_half_written_finishes_it_before_its_o
         for (i, p) in players.iter().enumerate() {
             let ms = 10_000 + round * 300_000 + i as u64 * 500;
             submit(&store, p, rng.random_range(0..400), &["hw"], ms).await;
-            log.after_play(&table, "hw", lane_of(p)).await;
+            log.after_play(&table, "hw", lane_of(p, LANES)).await;
         }
     }
     // A first delivery writes its journal and one node, then every write fails: it gives up.
@@ -167,7 +167,7 @@ async fn a_damaged_index_is_said_and_its_apply_writes_nothing() {
     indexed_board(&store, "dm").await;
     let mut log = ChangeLog::default();
     submit(&store, "ada", 5_000, &["dm"], 10_000).await;
-    log.after_play(&table, "dm", lane_of("ada")).await;
+    log.after_play(&table, "dm", lane_of("ada", LANES)).await;
     let first = log.changes.clone();
     store
         .rank()
@@ -182,7 +182,7 @@ async fn a_damaged_index_is_said_and_its_apply_writes_nothing() {
         .update_raw(&root.pk, &root.sk, &format!("REMOVE {rest}"))
         .await;
     submit(&store, "bob", 5_001, &["dm"], 20_000).await;
-    log.after_play(&table, "dm", lane_of("bob")).await;
+    log.after_play(&table, "dm", lane_of("bob", LANES)).await;
     let index_items = |dump: Vec<leaderboard_devkit::testing::RawItem>| {
         dump.into_iter()
             .filter(|i| i["pk"].as_s().unwrap().starts_with("RANKV2#dm"))

@@ -11,7 +11,7 @@ use common::*;
 use index_check::{ChangeLog, expected_index, lane, nodes_by_generation, stored_index};
 use leaderboard_devkit::local::{Failures, failing_client};
 use leaderboard_keys::rank::Order;
-use leaderboard_keys::rank_index::{LaneChange, lane_of};
+use leaderboard_keys::rank_index::{LANES, LaneChange, lane_of};
 use leaderboard_store::freshness::Freshness;
 use leaderboard_store::model::{Operator, RankLayout};
 use leaderboard_store::{BoardRank, RankCost, Store, StoreError};
@@ -57,9 +57,9 @@ async fn a_play_records_its_change_on_its_lane_numbered_by_written() {
     let ada = "ada";
     let bob = (0..)
         .map(|i| format!("bob{i}"))
-        .find(|p| lane_of(p) != lane_of(ada))
+        .find(|p| lane_of(p, LANES) != lane_of(ada, LANES))
         .unwrap();
-    let (la, lb) = (lane_of(ada), lane_of(&bob));
+    let (la, lb) = (lane_of(ada, LANES), lane_of(&bob, LANES));
 
     submit(&store, ada, 10, &["new", "old"], 1_000).await;
     let first = key_of(&store, "new", ada).await;
@@ -111,7 +111,7 @@ async fn batches_applied_in_reverse_halves_partly_and_again_leave_exactly_the_bu
             let score = rng.random_range(0..5_000);
             let ms = 10_000 + round * 200_000 + rng.random_range(0..150_000);
             submit(&store, p, score, &["ra", "rb", "rc"], ms).await;
-            let l = lane_of(p);
+            let l = lane_of(p, LANES);
             log_a.after_play(&table, "ra", l).await;
             log_b.after_play(&table, "rb", l).await;
             log_c.after_play(&table, "rc", l).await;
@@ -257,7 +257,7 @@ async fn a_built_index_is_the_applied_one_takes_later_changes_and_survives_a_riv
             let score = rng.random_range(0..2_000);
             let ms = 10_000 + round * 200_000 + rng.random_range(0..150_000);
             submit(&store, p, score, &["bd"], ms).await;
-            log.after_play(&table, "bd", lane_of(p)).await;
+            log.after_play(&table, "bd", lane_of(p, LANES)).await;
         }
     };
     round(0, &mut log).await;
@@ -425,7 +425,7 @@ async fn ranks_from_the_index_are_exact_when_settled_and_within_their_lag_when_b
     let mut behind = 0;
     for (i, p) in sample.iter().enumerate().take(40) {
         let out = submit(&store, p, 150 + i as u64 % 7, &["lk"], 400_000 + i as u64).await;
-        log.after_play(&table, "lk", lane_of(p)).await;
+        log.after_play(&table, "lk", lane_of(p, LANES)).await;
         let o = &out.session.outcomes[0];
         let f = o.freshness.unwrap();
         let keys = score_keys(&table, "lk").await;

@@ -43,10 +43,10 @@ async fn one_play(
         .iter()
         .cycle()
         .skip(n as usize * 37)
-        .find(|p| Some(lane_of(p)) != not_in)
+        .find(|p| Some(lane_of(p, LANES)) != not_in)
         .unwrap();
     submit(store, p, n * 7 % 900, &["jc"], 400_000 + n * 1_000).await;
-    log.after_play(table, "jc", lane_of(p)).await;
+    log.after_play(table, "jc", lane_of(p, LANES)).await;
     (p.clone(), log.changes.last().unwrap().clone())
 }
 
@@ -146,7 +146,7 @@ async fn two_appliers_of_one_batch_cut_differently_write_each_change_once() {
             let p = &players[rng.random_range(0..players.len())];
             let score = rng.random_range(0..4_000u64);
             submit(&store, p, score, &["jc"], 500_000 + round * 100_000 + i).await;
-            log.after_play(&table, "jc", lane_of(p)).await;
+            log.after_play(&table, "jc", lane_of(p, LANES)).await;
         }
         // A delivery and, at the same time, a retry of it cut in two (the first half of the
         // lanes, then the rest).

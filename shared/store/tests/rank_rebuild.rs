@@ -56,7 +56,7 @@ async fn play_and_log(
             from_ms + i as u64,
         )
         .await;
-        log.after_play(table, board, lane_of(p)).await;
+        log.after_play(table, board, lane_of(p, LANES)).await;
     }
 }
 

@@ -306,7 +306,7 @@ async fn index_lookups_plays_rebuild_and_apply() {
         &c,
         "BatchGetItem 2, Query 1, TransactWriteItems 1, UpdateItem 1",
     );
-    let lane = leaderboard_keys::rank_index::lane_of("ada");
+    let lane = leaderboard_keys::rank_index::lane_of("ada", leaderboard_keys::rank_index::LANES);
     let key = leaderboard_keys::entity::grouped_lane(&bid("pv"), lane);
     let written = table.raw(&key.pk, &key.sk).await.unwrap()["written"]
         .as_n()

@@ -350,7 +350,9 @@ fn score_key(sk: &str, hint: BoardHint) -> CtlResult<(&'static str, Vec<Part>)> 
         "attainedAt {at} ({MAX_TIEBREAK_MILLIS} - {time} = {} ms; earlier ranks higher)",
         parsed.attained_at_ms
     );
-    let lane = counted.lane();
+    // The lane depends on the board's lane count, which the key does not say: a board of one
+    // to ten write shards has the base count.
+    let lane = counted.lane(rank_index::LANES);
     let mut parts = vec![decoded("score", padded, score)];
     for (i, (field, value)) in columns.iter().zip(subs).enumerate() {
         let says = format!("{value} on a desc column; on an asc one, its max - {value}");
@@ -362,7 +364,10 @@ fn score_key(sk: &str, hint: BoardHint) -> CtlResult<(&'static str, Vec<Part>)> 
         decoded(
             "index group",
             counted.group(),
-            format!("rank index lane {lane:02}; one group is one score within 100 s"),
+            format!(
+                "rank index lane {lane:02} (of {}); one group is one score within 100 s",
+                rank_index::LANES
+            ),
         ),
     ]);
     Ok(("Score (a player's entry on a board)", parts))

@@ -5,7 +5,7 @@
 //! keys): boards stored before it are moved onto it by the store's migration.
 //!
 //! # Lanes and their change log
-//! A board's written counts (`RANKSEQ#<board>#<lane>` / `#WRITTEN`, [`LANES`] of them, a player
+//! A board's written counts (`RANKSEQ#<board>#<lane>` / `#WRITTEN`, [`lanes_for`] of them, a player
 //! always in the same one) are its *lanes*. The play that changes an entry already adds 1 to its
 //! lane's `written`; on v2 it also sets the lane's `chg` to the change, `{o: old sort key, n: new
 //! sort key}` (either absent for a first entry or a removal). DynamoDB Streams delivers one
@@ -77,8 +77,16 @@ pub const STORED_TIME_DIGITS: usize = TIEBREAK_DIGITS as usize - TAIL_TIME_DIGIT
 /// then 100 s.
 pub const TIME_LEVELS: [usize; 3] = [4, 2, 2];
 const _: () = assert!(TIME_LEVELS[0] + TIME_LEVELS[1] + TIME_LEVELS[2] == STORED_TIME_DIGITS);
-/// Lanes per board: the board's written counts.
+/// Lanes of a board (its written counts) unless its write shards ask for more: every board
+/// made before the count was kept on the board has this many ([`lanes_for`]).
 pub const LANES: u8 = 10;
+/// The most lanes a board has: one a write shard on a board of the most write shards, so no
+/// lane of a hot board takes more of its plays than a write shard does.
+pub const MAX_LANES: u8 = crate::entity::MAX_WRITE_SHARDS;
+const _: () = assert!(
+    MAX_LANES >= LANES && MAX_LANES < 100,
+    "lane keys have two digits"
+);
 /// The attribute of a lane counting the changes made on it: its change numbers.
 pub const WRITTEN_ATTR: &str = "written";
 /// The attribute of a lane counting the entries created (a player's first entry on the board)
@@ -86,9 +94,17 @@ pub const WRITTEN_ATTR: &str = "written";
 /// exactly, whatever the index has applied.
 pub const CREATED_ATTR: &str = "created";
 
-/// The lane (`0..LANES`) of a player's written counts on every board.
-pub fn lane_of(player: &str) -> u8 {
-    bucket_of(player, LANES)
+/// The lanes a board of `write_shards` is made with: [`LANES`], or one a write shard past
+/// that. A play writes its player's lane (2 write units in its transaction, where its entry's
+/// Score items take 4 on one write shard), so a hot board's busiest lane takes no larger a share
+/// of its plays than its busiest write shard.
+pub fn lanes_for(write_shards: u8) -> u8 {
+    write_shards.clamp(LANES, MAX_LANES)
+}
+
+/// The lane (`0..lanes`) of a player's written counts on every board of `lanes` lanes.
+pub fn lane_of(player: &str, lanes: u8) -> u8 {
+    bucket_of(player, lanes)
 }
 
 /// The most keys a tail count reads before it gives up on being exact.
@@ -241,10 +257,10 @@ impl CountedKey {
         &self.digits[..self.layout().stored_digits()]
     }
 
-    /// The lane of its player: the written count whose change numbers order the player's
-    /// changes.
-    pub fn lane(&self) -> u8 {
-        lane_of(self.player())
+    /// The lane of its player on a board of `lanes` lanes: the written count whose change
+    /// numbers order the player's changes.
+    pub fn lane(&self, lanes: u8) -> u8 {
+        lane_of(self.player(), lanes)
     }
 }
 
@@ -512,7 +528,7 @@ mod tests {
     fn a_key_with_columns_counts_them_as_ranked_digits() {
         let k = key("SCORE#0000009850#957#00042#8280899199999#p_bob");
         assert_eq!(k.player(), "p_bob");
-        assert_eq!(k.lane(), lane_of("p_bob"));
+        assert_eq!(k.lane(LANES), lane_of("p_bob", LANES));
         assert_eq!(k.tiebreak(), "8280899199999");
         assert_eq!(k.layout().ranked_digits, 18);
         assert_eq!(k.layout().levels(), 12);

@@ -1,10 +1,10 @@
 //! Boards: creation (`POST /leaderboards`), AP9 (metadata by id), the listing of boards
 //! (`GET /leaderboards`: every board, or one series', newest first), and bulk import of entries.
 
+use crate::rank::lanes::LaneKeys;
 use leaderboard_keys::columns;
 use leaderboard_keys::entity::{self, BOARD_LIST, BOARD_PREFIX, ItemKey};
 use leaderboard_keys::ids::{BoardId, PlayerId, SeriesId};
-use leaderboard_keys::rank_index::{LANES, lane_of};
 use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::StoreError;
@@ -160,7 +160,8 @@ impl Boards<'_> {
         }
         let spec = board.spec()?;
         let mut items = Vec::with_capacity(entries.len() * 2);
-        let mut written = [0u64; LANES as usize];
+        let lanes = LaneKeys::of(board);
+        let mut written = vec![0u64; usize::from(lanes.count)];
         for (player, score, subscores, at) in entries {
             board.check_score(*score)?;
             let pointer = EntryPointer {
@@ -180,7 +181,7 @@ impl Boards<'_> {
             };
             items.push(score_item(board, &pointer)?);
             items.push(pointer_item(&pointer)?);
-            written[lane_of(player.as_str()) as usize] += 1;
+            written[usize::from(lanes.lane_of(player))] += 1;
         }
         // Counted as written before they are: an import that fails half way leaves the index
         // looking behind (ranks are counted), never ahead. Every board's lanes count, as a

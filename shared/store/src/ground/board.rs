@@ -6,6 +6,7 @@ use leaderboard_keys::columns::{Column, check_columns};
 use leaderboard_keys::entity::{self, MAX_WRITE_SHARDS};
 use leaderboard_keys::ids::{BoardId, GameId, PlayerId, SeriesId, TierName};
 use leaderboard_keys::rank::{MAX_MAX_SCORE, Order, RankKeySpec};
+use leaderboard_keys::rank_index::{LANES, lanes_for};
 use leaderboard_keys::time::Timestamp;
 use serde::{Deserialize, Serialize};
 
@@ -125,6 +126,11 @@ pub struct Board {
     /// write from every play (ten items read by key instead: ten read units).
     #[serde(default, skip_serializing_if = "is_false")]
     pub lanes_grouped: bool,
+    /// How many lanes its plays write (`lanes`; [`LANES`] on a board stored without it): fixed
+    /// when the board is made, [`lanes_for`] its write shards, so a hot board's lanes take no
+    /// larger a share of its plays than its write shards.
+    #[serde(default = "base_lanes", skip_serializing_if = "is_base_lanes")]
+    pub lanes: u8,
     /// The partitions its Score items are spread over (`writeShards`; 1 on a board stored
     /// without it): a player's entry is in their shard's, `entity::score_pk`.
     #[serde(default = "one_shard")]
@@ -174,6 +180,14 @@ pub struct Board {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+fn base_lanes() -> u8 {
+    LANES
+}
+
+fn is_base_lanes(n: &u8) -> bool {
+    *n == LANES
 }
 
 /// Whether a board of `write_shards` groups its lanes under one partition key: a board of one,
@@ -307,6 +321,7 @@ impl Board {
             series_id: Some(series),
             rank_migrating: false,
             lanes_grouped: groups_lanes(new.write_shards),
+            lanes: lanes_for(new.write_shards),
             settings_version: 0,
             write_shards: new.write_shards,
             entry_generation: 0,

@@ -118,6 +118,7 @@ mod tests {
             series_id: None,
             rank_migrating: false,
             lanes_grouped: true,
+            lanes: 10,
             settings_version: 0,
             write_shards: 4,
             league: None,

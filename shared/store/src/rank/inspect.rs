@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use leaderboard_keys::entity::Key;
 use leaderboard_keys::rank_index::compact::Entries;
 use leaderboard_keys::rank_index::{
-    Counters, GENERATION_ATTR, GROUP_DIGITS, LANES, node_key, root_key,
+    Counters, GENERATION_ATTR, GROUP_DIGITS, MAX_LANES, node_key, root_key,
 };
 use serde::Serialize;
 
@@ -75,7 +75,7 @@ impl IndexState {
     /// The lanes whose watermark differs from their written count, as (lane, applied,
     /// written): behind while the stream brings the changes, ahead never.
     pub fn pending(&self) -> Vec<(u8, u64, u64)> {
-        (0..LANES)
+        (0..MAX_LANES)
             .filter_map(|lane| {
                 let applied = self.watermarks.get(&lane).copied().unwrap_or(0);
                 let written = self.written.get(&lane).copied().unwrap_or(0);
@@ -170,7 +170,8 @@ impl Rank<'_> {
                 entries,
                 lag: lanes_lag(&lanes, &root),
                 requests,
-                lanes: (0..LANES)
+                lanes: (0..=u8::MAX)
+                    .take(lanes.len())
                     .map(|lane| LaneLag {
                         lane,
                         written: written.get(&lane).copied().unwrap_or(0),

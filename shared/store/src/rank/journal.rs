@@ -11,7 +11,7 @@ use leaderboard_keys::rank_index::journal::{
 };
 use leaderboard_keys::rank_index::lead::LEAD_ATTR;
 use leaderboard_keys::rank_index::{
-    GENERATION_ATTR, LANES, Watermarks, count_attr, node_key, root_key, watermark_attr,
+    GENERATION_ATTR, MAX_LANES, Watermarks, count_attr, node_key, root_key, watermark_attr,
 };
 
 use crate::ground::error::StoreError;
@@ -296,7 +296,7 @@ pub(crate) fn root_last_journal(root: &Item) -> u64 {
 /// The watermarks an item holds under `attr(lane)`, for each lane that has one.
 pub(crate) fn watermarks_in(item: &Item, attr: fn(u8) -> String) -> Watermarks {
     Watermarks(
-        (0..LANES)
+        (0..MAX_LANES)
             .filter_map(|lane| Some((lane, item.number(&attr(lane))?)))
             .collect(),
     )

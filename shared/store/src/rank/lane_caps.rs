@@ -11,8 +11,8 @@
 //! board's heat is its plays a second since an earlier tend's read (at least
 //! [`LaneSample::SPAN`] before), against the store's threshold (0: every board is hot, for
 //! tests and benchmarks). So every process tends each hot board's lanes about twice a second
-//! (10 read units, and a conditional write a lane whose term ended), and a rank from a copy
-//! whose caps all still hold reads one lane item (1 read unit) instead of ten.
+//! (a read unit a lane, and a conditional write a lane whose term ended), and a rank from a
+//! copy whose caps all still hold reads one lane item (1 read unit) instead of all of them.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,7 +22,7 @@ use leaderboard_keys::entity::Key;
 use leaderboard_keys::rank_index::caps::{
     CAP_ATTR, CAP_FROM_ATTR, CAP_NEXT_ATTR, CAP_UNTIL_ATTR, Heat, LaneCaps, TERM_MS, Tend,
 };
-use leaderboard_keys::rank_index::{CREATED_ATTR, LANES, WRITTEN_ATTR};
+use leaderboard_keys::rank_index::{CREATED_ATTR, WRITTEN_ATTR};
 use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::StoreError;
@@ -46,7 +46,7 @@ pub(crate) fn caps_of(item: &Item) -> Option<LaneCaps> {
 #[derive(Debug, Clone)]
 pub(crate) struct LaneSample {
     at: Instant,
-    written: [u64; LANES as usize],
+    written: Vec<u64>,
 }
 
 impl LaneSample {
@@ -55,13 +55,12 @@ impl LaneSample {
 
     /// The lanes as just read.
     fn of(items: &[Item]) -> LaneSample {
-        let mut written = [0u64; LANES as usize];
-        for (slot, item) in written.iter_mut().zip(items) {
-            *slot = item.number(WRITTEN_ATTR).unwrap_or(0);
-        }
         LaneSample {
             at: Instant::now(),
-            written,
+            written: items
+                .iter()
+                .map(|item| item.number(WRITTEN_ATTR).unwrap_or(0))
+                .collect(),
         }
     }
 
@@ -71,13 +70,14 @@ impl LaneSample {
         if span < Self::SPAN {
             return Heat::Unknown;
         }
-        let changes = |lane: usize| now.written[lane].saturating_sub(self.written[lane]);
-        let total: u64 = (0..LANES as usize).map(changes).sum();
+        let changes =
+            || (now.written.iter().zip(&self.written)).map(|(now, then)| now.saturating_sub(*then));
+        let total: u64 = changes().sum();
         let millis = span.as_millis().max(1) as u64;
         if total.saturating_mul(1_000) / millis < hot {
             return Heat::Quiet;
         }
-        let busiest = (0..LANES as usize).map(changes).max().unwrap_or(0);
+        let busiest = changes().max().unwrap_or(0);
         Heat::Hot(busiest.saturating_mul(TERM_MS) / millis)
     }
 }
@@ -99,8 +99,10 @@ fn heat_since(previous: Option<&LaneView>, sample: &LaneSample, hot: u64) -> (He
 /// The lanes as a rank from a copy read and tended them: each lane's caps and entries made.
 #[derive(Debug)]
 pub(crate) struct LaneView {
-    caps: [Option<LaneCaps>; LANES as usize],
-    created: [i64; LANES as usize],
+    /// By lane.
+    caps: Vec<Option<LaneCaps>>,
+    /// By lane.
+    created: Vec<i64>,
     /// When the lanes were read.
     read_at: Instant,
     /// The written counts the board's heat is measured from at the next tend: this view's,
@@ -124,17 +126,19 @@ impl LaneView {
     /// The most each lane but `own` can have written at `now` (ms), if every one's caps still
     /// say.
     pub(crate) fn bounds(&self, own: u8, now: u64) -> Option<BTreeMap<u8, u64>> {
-        (0..LANES)
-            .filter(|&lane| lane != own)
-            .map(|lane| Some((lane, self.caps[usize::from(lane)]?.bound_at(now)?)))
+        (0..=u8::MAX)
+            .zip(&self.caps)
+            .filter(|(lane, _)| *lane != own)
+            .map(|(lane, caps)| Some((lane, caps.as_ref()?.bound_at(now)?)))
             .collect()
     }
 
     /// The entries made on every lane but `own`, when read.
     pub(crate) fn created_but(&self, own: u8) -> i64 {
-        (0..LANES)
-            .filter(|&lane| lane != own)
-            .map(|lane| self.created[usize::from(lane)])
+        (0..=u8::MAX)
+            .zip(&self.created)
+            .filter(|(lane, _)| *lane != own)
+            .map(|(_, created)| *created)
             .fold(0i64, i64::saturating_add)
     }
 }
@@ -156,15 +160,16 @@ impl Table {
         let sample = LaneSample::of(items);
         let (heat, base) = heat_since(previous, &sample, hot);
         let now = Timestamp::now().as_millis();
-        let mut caps: [Option<LaneCaps>; LANES as usize] = [None; LANES as usize];
-        let mut created = [0i64; LANES as usize];
+        let mut caps: Vec<Option<LaneCaps>> = items.iter().map(caps_of).collect();
+        let created = items
+            .iter()
+            .map(|item| item.number(CREATED_ATTR).unwrap_or(0))
+            .collect();
         let mut writes = Vec::new();
-        for (lane, item) in items.iter().enumerate().take(LANES as usize) {
-            created[lane] = item.number(CREATED_ATTR).unwrap_or(0);
-            caps[lane] = caps_of(item);
+        for (lane, (item, key)) in items.iter().zip(keys).enumerate() {
             let written = item.number(WRITTEN_ATTR).unwrap_or(0);
             if let Some(tend) = LaneCaps::tend(caps[lane].as_ref(), written, now, heat, 0) {
-                let key = keys[lane].clone();
+                let key = key.clone();
                 writes.push(async move { (lane, tend.caps, self.set_caps(&key, tend).await) });
             }
         }

@@ -13,9 +13,8 @@ use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_index::caps::{CAP_ATTR, CAP_NEXT_ATTR, CAP_UNTIL_ATTR, LaneCaps};
 use leaderboard_keys::rank_index::change::ChangeMap;
 use leaderboard_keys::rank_index::{
-    self, CHANGE_ATTR, CREATED_ATTR, GENERATION_ATTR, Gap, LANE_GENERATION_ATTR, LANES,
-    LOGGED_ATTR, LaneChange, LanesRead, PAUSE_ATTR, WIDE_CHANGE_ATTR, WRITTEN_ATTR, lane_of,
-    repair_key,
+    self, CHANGE_ATTR, CREATED_ATTR, GENERATION_ATTR, Gap, LANE_GENERATION_ATTR, LOGGED_ATTR,
+    LaneChange, LanesRead, PAUSE_ATTR, WIDE_CHANGE_ATTR, WRITTEN_ATTR, lane_of, repair_key,
 };
 use leaderboard_keys::time::Timestamp;
 
@@ -47,6 +46,8 @@ pub(crate) struct LaneKeys<'a> {
     pub board: &'a BoardId,
     /// Whether its lanes share one partition key.
     pub grouped: bool,
+    /// How many lanes it has (`Board::lanes`).
+    pub count: u8,
 }
 
 impl<'a> LaneKeys<'a> {
@@ -55,7 +56,19 @@ impl<'a> LaneKeys<'a> {
         LaneKeys {
             board: &board.board_id,
             grouped: board.lanes_grouped,
+            // A board's item is never written with none or past the keys' two digits.
+            count: board.lanes.clamp(1, rank_index::MAX_LANES),
         }
+    }
+
+    /// Its lanes' numbers.
+    pub(crate) fn lanes(&self) -> std::ops::Range<u8> {
+        0..self.count
+    }
+
+    /// The lane `player`'s plays write.
+    pub(crate) fn lane_of(&self, player: &PlayerId) -> u8 {
+        lane_of(player.as_str(), self.count)
     }
 
     /// The key of `lane`'s item.
@@ -69,7 +82,7 @@ impl<'a> LaneKeys<'a> {
 
     /// The keys of every lane, by lane.
     pub(crate) fn all(&self) -> Vec<Key> {
-        (0..LANES).map(|lane| self.key(lane)).collect()
+        self.lanes().map(|lane| self.key(lane)).collect()
     }
 }
 
@@ -109,7 +122,7 @@ pub(crate) fn past_gap_attr(lane: u8) -> String {
 pub(crate) fn lane_counts(items: &[Item]) -> (BTreeMap<u8, u64>, i64) {
     let mut written = BTreeMap::new();
     let mut entries = 0i64;
-    for (lane, item) in (0..LANES).zip(items) {
+    for (lane, item) in (0..=u8::MAX).zip(items) {
         if item.is_empty() {
             continue;
         }
@@ -124,11 +137,10 @@ pub(crate) fn lanes_lag(items: &[Item], root: &Item) -> u64 {
     rank_index::lag(&root_watermarks(root), &lane_counts(items).0)
 }
 
-/// `player`'s view of the lanes read last: every lane's written count and the player's lane's
-/// latest change (keyed in the entry generation `generation`), and the board's entries
-/// (Σ created).
-pub(crate) fn lanes_for(items: &[Item], player: &PlayerId, generation: u64) -> (LanesRead, i64) {
-    let own_lane = lane_of(player.as_str());
+/// The view of the lanes read last (`items`, by lane) of a player of lane `own_lane`: every
+/// lane's written count and the player's lane's latest change (keyed in the entry generation
+/// `generation`), and the board's entries (Σ created).
+pub(crate) fn lanes_for(items: &[Item], own_lane: u8, generation: u64) -> (LanesRead, i64) {
     let (written, entries) = lane_counts(items);
     let own_latest = items
         .get(usize::from(own_lane))
@@ -185,7 +197,8 @@ impl Table {
         old: Option<&str>,
         new: Option<&str>,
     ) -> Result<TransactWriteItem, StoreError> {
-        let key = LaneKeys::of(board).key(lane_of(player.as_str()));
+        let lanes = LaneKeys::of(board);
+        let key = lanes.key(lanes.lane_of(player));
         // The board's settings as the writer read them are still the board's (`rank::settings`).
         let (settings, params) = at_version(board.settings_version, Params::new());
         let mut params = params.name("#w", WRITTEN_ATTR).value(":one", 1u64);
@@ -291,7 +304,8 @@ impl Table {
     /// committed is in the entries, and none commits after (a play in flight fails its
     /// condition, reads the board again and is refused). So the close reads every accepted
     /// score, with no write on the board item from any play and whatever the clocks say.
-    /// Requests: 10 UpdateItems (10 write units), once per close; idempotent.
+    /// Requests: an UpdateItem a lane (10 write units on a board of 10), once per close;
+    /// idempotent.
     pub(crate) async fn close_lanes(&self, board: &Board, at: Timestamp) -> Result<(), StoreError> {
         let keys = LaneKeys::of(board).all();
         futures::future::try_join_all(keys.iter().map(|key| {
@@ -318,7 +332,7 @@ impl Table {
     pub(crate) async fn add_written(
         &self,
         board: &Board,
-        counts: &[u64; LANES as usize],
+        counts: &[u64],
     ) -> Result<(), StoreError> {
         let lanes = LaneKeys::of(board);
         // A hot board's lane takes them within its caps (`rank::lane_caps`), waiting for room
@@ -337,12 +351,10 @@ impl Table {
 
     /// The board's lane items, by lane, read strongly consistent in one request (empty for a
     /// lane never written): grouped, one Query of their partition (the ten items are about
-    /// 1.5 KB, one read unit, one page); else one `BatchGetItem` of ten keys.
-    pub(crate) async fn lane_items(
-        &self,
-        lanes: LaneKeys<'_>,
-    ) -> Result<[Item; LANES as usize], StoreError> {
-        let mut by_lane: [Item; LANES as usize] = Default::default();
+    /// 1.5 KB, one read unit, one page); else one `BatchGetItem` of a key a lane (at most
+    /// [`rank_index::MAX_LANES`]).
+    pub(crate) async fn lane_items(&self, lanes: LaneKeys<'_>) -> Result<Vec<Item>, StoreError> {
+        let mut by_lane = vec![Item::new(); usize::from(lanes.count)];
         if lanes.grouped {
             let query = self
                 .query_request(Index::Table)
@@ -377,14 +389,14 @@ impl Table {
         Ok(by_lane)
     }
 
-    /// The lanes' items, one request (a Query of 10 items, or a `BatchGetItem` of 10 keys),
-    /// counted in `cost`. Lanes kept apart that were grouped since `board` was read count
+    /// The lanes' items, one request (a Query of 10 items, or a `BatchGetItem` of a key a
+    /// lane), counted in `cost`. Lanes kept apart that were grouped since `board` was read count
     /// nothing any more: then the grouped ones are read (one request more).
     pub(crate) async fn read_lane_items(
         &self,
         board: &Board,
         cost: &mut RankCost,
-    ) -> Result<[Item; LANES as usize], StoreError> {
+    ) -> Result<Vec<Item>, StoreError> {
         let mut lanes = LaneKeys::of(board);
         loop {
             let items = self.lane_items(lanes).await?;
@@ -441,15 +453,16 @@ impl Table {
         Ok(())
     }
 
-    /// Every lane of `board` (as read) at `change`'s next version: ten updates for the
-    /// change's transaction. A lane never written is created holding only the version.
+    /// Every lane of `board` (as read) at `change`'s next version: an update a lane (at most
+    /// [`rank_index::MAX_LANES`]) for the change's transaction. A lane never written is created holding only the version.
     pub(crate) fn lanes_at_version(
         &self,
         board: &Board,
         change: SettingsChange,
     ) -> Result<Vec<TransactWriteItem>, StoreError> {
         let lanes = LaneKeys::of(board);
-        (0..LANES)
+        lanes
+            .lanes()
             .map(|lane| {
                 self.tx_update(
                     &lanes.key(lane),

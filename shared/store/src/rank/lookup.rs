@@ -34,8 +34,8 @@
 
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_index::{
-    self, CREATED_ATTR, CountedKey, ENTRY_GENERATION_ATTR, LANES, LanesRead, PathRead, TAIL_CAP,
-    TailCount, TailRange, TailSide, Watermarks, lane_of,
+    self, CREATED_ATTR, CountedKey, ENTRY_GENERATION_ATTR, LanesRead, PathRead, TAIL_CAP,
+    TailCount, TailRange, TailSide, Watermarks,
 };
 use leaderboard_keys::time::Timestamp;
 
@@ -288,7 +288,8 @@ impl Table {
         cost: &mut RankCost,
     ) -> Result<(LanesRead, i64), StoreError> {
         let items = self.read_lane_items(board, cost).await?;
-        Ok(lanes_for(&items, player, board.entry_generation))
+        let own = LaneKeys::of(board).lane_of(player);
+        Ok(lanes_for(&items, own, board.entry_generation))
     }
 
     /// The lanes for `player`'s rank, read last: with `copy` holding caps that all still hold,
@@ -301,7 +302,8 @@ impl Table {
         copy: Option<&IndexCopy>,
         cost: &mut RankCost,
     ) -> Result<RankLanes, StoreError> {
-        let own = lane_of(player.as_str());
+        let lane_keys = LaneKeys::of(board);
+        let own = lane_keys.lane_of(player);
         let now = Timestamp::now().as_millis();
         // One rank a process tends the lanes twice a term (`LaneView::TEND_EVERY`); the
         // others bound them by the view kept meanwhile.
@@ -312,16 +314,13 @@ impl Table {
             && let Some(view) = view
             && let Some(mut written) = view.bounds(own, now)
         {
-            let item = self
-                .get_raw(&LaneKeys::of(board).key(own))
-                .await?
-                .unwrap_or_default();
+            let item = self.get_raw(&lane_keys.key(own)).await?.unwrap_or_default();
             cost.requests += 1;
             cost.items += 1;
             if !item.contains_key(GROUPED_ATTR) {
-                let mut items: Vec<Item> = vec![Item::new(); LANES as usize];
+                let mut items: Vec<Item> = vec![Item::new(); usize::from(lane_keys.count)];
                 items[usize::from(own)] = item;
-                let (mut lanes, _) = lanes_for(&items, player, board.entry_generation);
+                let (mut lanes, _) = lanes_for(&items, own, board.entry_generation);
                 written.insert(own, lanes.written.get(&own).copied().unwrap_or(0));
                 lanes.written = written;
                 let own_created = items[usize::from(own)].number(CREATED_ATTR).unwrap_or(0i64);
@@ -338,7 +337,7 @@ impl Table {
         if let Some(copy) = copy {
             copy.offer_lanes(items.to_vec());
         }
-        let (lanes, entries) = lanes_for(&items, player, board.entry_generation);
+        let (lanes, entries) = lanes_for(&items, own, board.entry_generation);
         Ok(RankLanes {
             items: items.into_iter().collect(),
             lanes,

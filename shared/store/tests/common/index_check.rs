@@ -11,7 +11,7 @@ use leaderboard_devkit::testing::{RawItem, TestTable};
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::{BoardId, PlayerId};
 use leaderboard_keys::rank_index::compact::{self, Entry};
-use leaderboard_keys::rank_index::{self as rank_index, LANES};
+use leaderboard_keys::rank_index::{self as rank_index, MAX_LANES};
 use leaderboard_keys::rank_index::{
     CHANGE_ATTR, CountedKey, GENERATION_ATTR, LaneChange, Layout, NodeCounters, Watermarks, build,
 };
@@ -175,7 +175,7 @@ pub async fn expected_index(
         }
     }
     let mut written = Watermarks::default();
-    for l in 0..LANES {
+    for l in 0..MAX_LANES {
         let (w, _) = lane(table, board, l).await;
         if w > 0 {
             written.0.insert(l, w);
@@ -192,7 +192,7 @@ pub fn expected_in(items: &[RawItem], board: &str) -> (NodeCounters, Watermarks)
         .map(|sk| CountedKey::parse(sk).unwrap())
         .collect();
     let mut written = Watermarks::default();
-    for l in 0..LANES {
+    for l in 0..MAX_LANES {
         let find = |key: entity::Key| {
             items.iter().find(move |item| {
                 *item["pk"].as_s().unwrap() == key.pk && *item["sk"].as_s().unwrap() == key.sk

@@ -188,6 +188,7 @@ async fn boards_read_back_identically_with_the_contract_keys() {
             series_id: Some(leaderboard_store::rollover::series_of(&bid(id))),
             rank_migrating: false,
             lanes_grouped: true,
+            lanes: 10,
             settings_version: 0,
             write_shards: 1,
             league: None,

@@ -1,7 +1,7 @@
 //! The compact layout against small boards: what it builds, what a plan writes, what a path reads.
 
 use super::*;
-use crate::rank_index::{PathRead, build as build_full};
+use crate::rank_index::{LANES, PathRead, build as build_full};
 
 fn key(sk: &str) -> CountedKey {
     CountedKey::parse(sk).unwrap()
@@ -148,10 +148,10 @@ fn a_key_left_unplaced_is_the_players_own_or_in_the_lag() {
     torn.insert("00000098".into(), Entries::new());
     let path = PathRead::of_compact(&ks[0], &torn);
     assert!(path.unplaced);
-    let at = Watermarks([(ks[0].lane(), 3)].into_iter().collect());
+    let at = Watermarks([(ks[0].lane(LANES), 3)].into_iter().collect());
     let lanes = |written| LanesRead {
-        written: [(ks[0].lane(), written)].into_iter().collect(),
-        own_lane: ks[0].lane(),
+        written: [(ks[0].lane(LANES), written)].into_iter().collect(),
+        own_lane: ks[0].lane(LANES),
         own_latest: None,
     };
     // nothing pending in the player's lane: the node's one key is the player's

@@ -28,7 +28,7 @@ use std::collections::BTreeSet;
 use leaderboard_keys::entity::{self, Key, SCORE_PREFIX, SCORE_UPPER_BOUND};
 use leaderboard_keys::ids::PlayerId;
 use leaderboard_keys::rank_index::{
-    self, CountedKey, LANES, PathRead, TAIL_CAP, TailCount, TailSide, Watermarks,
+    self, CountedKey, PathRead, TAIL_CAP, TailCount, TailSide, Watermarks,
 };
 
 use crate::features::listings::Listings;
@@ -38,7 +38,7 @@ use crate::ground::items::{Item, ItemExt, from_item, key_string};
 use crate::ground::model::{Board, BoardStatus, EntryPointer, RankedEntry, SeasonResult};
 use crate::rank::count::{Prefetch, RankCost};
 use crate::rank::entry::own_entry;
-use crate::rank::lanes::{lanes_for, switched_since};
+use crate::rank::lanes::{LaneKeys, lanes_for, switched_since};
 use crate::rank::lookup::{root_entries, settled_estimate};
 use crate::rank::snapshot::{GENERATION_ROUNDS, SNAPSHOT_NODES, path_nodes};
 use crate::table::merge::Direction;
@@ -56,7 +56,7 @@ pub const TAIL_BUDGET: u64 = 1_000;
 type FriendsReads = (
     Vec<(PathRead, Watermarks)>,
     Vec<Option<TailCount>>,
-    [Item; LANES as usize],
+    Vec<Item>,
 );
 
 /// The top of a board as one Query read it: sort keys and player ids, best first.
@@ -252,9 +252,10 @@ impl Listings<'_> {
         if root_entries(&root) <= EXACT_TOP as i64 {
             let page = self.top_page(board, cost).await?;
             if page.complete {
+                // The entries alone: any lane's view counts them.
                 let (_, entries) = lanes_for(
                     &self.store.table.read_lane_items(board, cost).await?,
-                    &pointers[0].entry.player_id,
+                    0,
                     board.entry_generation,
                 );
                 return Ok(pointers
@@ -276,14 +277,15 @@ impl Listings<'_> {
         let (reads, tails, lanes) = self
             .friends_reads(board, pointers, &keys, root, cost)
             .await?;
+        let lane_keys = LaneKeys::of(board);
         let mut estimates: Vec<Estimate> = keys
             .iter()
             .zip(&reads)
             .zip(&tails)
             .zip(pointers)
             .map(|(((key, (path, watermarks)), tail), p)| {
-                let (lanes, entries) =
-                    lanes_for(&lanes, &p.entry.player_id, board.entry_generation);
+                let own = lane_keys.lane_of(&p.entry.player_id);
+                let (lanes, entries) = lanes_for(&lanes, own, board.entry_generation);
                 settled_estimate(
                     id,
                     &p.entry.player_id,

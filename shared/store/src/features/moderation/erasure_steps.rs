@@ -10,7 +10,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use leaderboard_keys::entity::{self, ItemKey, Key};
 use leaderboard_keys::erasure::{Pseudonym, pseudonymous_sort_key};
 use leaderboard_keys::ids::{BoardId, Email, PlayerId};
-use leaderboard_keys::rank_index::{CHANGE_ATTR, WRITTEN_ATTR, lane_of};
+use leaderboard_keys::rank_index::{CHANGE_ATTR, LANES, WRITTEN_ATTR, lane_of};
 
 use crate::features::moderation::Moderation;
 use crate::features::moderation::erasure::{CHUNK, Pass};
@@ -162,10 +162,17 @@ impl Moderation<'_> {
         player: &PlayerId,
         pseudonym: &Pseudonym,
     ) -> Result<(), StoreError> {
-        let lane = lane_of(player.as_str());
+        // A board item gone (the product never deletes one) is taken for a board of one
+        // shard, as for its Score item: [`LANES`] lanes.
         let keys = match stored {
-            Some(b) => vec![LaneKeys::of(b).key(lane)],
-            None => vec![entity::grouped_lane(board, lane), entity::lane(board, lane)],
+            Some(b) => {
+                let lanes = LaneKeys::of(b);
+                vec![lanes.key(lanes.lane_of(player))]
+            }
+            None => {
+                let lane = lane_of(player.as_str(), LANES);
+                vec![entity::grouped_lane(board, lane), entity::lane(board, lane)]
+            }
         };
         for key in &keys {
             self.pseudonymise_lane_item(key, player, pseudonym).await?;

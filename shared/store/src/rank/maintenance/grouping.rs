@@ -25,8 +25,7 @@ use std::time::{Duration, Instant};
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::{
-    CHANGE_ATTR, CREATED_ATTR, LANE_GENERATION_ATTR, LANES, PAUSE_ATTR, WRITTEN_ATTR, repair_key,
-    root_key,
+    CHANGE_ATTR, CREATED_ATTR, LANE_GENERATION_ATTR, PAUSE_ATTR, WRITTEN_ATTR, repair_key, root_key,
 };
 use leaderboard_keys::time::Timestamp;
 
@@ -67,7 +66,7 @@ pub enum LaneGrouping {
 }
 
 /// The old lanes as read: each one's item (empty when never written).
-type OldLanes = [Item; LANES as usize];
+type OldLanes = [Item];
 
 /// How the grouping's transaction ended.
 enum Sent {
@@ -134,8 +133,8 @@ impl Rank<'_> {
         }
         // Busy, or a little behind: hold the plays back while the index catches up.
         let until = Timestamp::now().plus_millis(self.lane_pause.as_millis() as u64);
-        let paused = (0..LANES).collect();
-        for lane in 0..LANES {
+        let paused = old.lanes().collect();
+        for lane in old.lanes() {
             if let Err(e) = self.pause_lane(old, lane, until).await {
                 let _ = self.lift_pauses(old, &paused).await;
                 return Err(e);
@@ -173,8 +172,8 @@ impl Rank<'_> {
     async fn group_transaction(self, board: &Board, lanes: &OldLanes) -> Result<Sent, StoreError> {
         let id = &board.board_id;
         let old = LaneKeys::of(board);
-        let mut tx = Vec::with_capacity(2 * LANES as usize + 2);
-        for (lane, item) in (0..LANES).zip(lanes) {
+        let mut tx = Vec::with_capacity(2 * usize::from(old.count) + 2);
+        for (lane, item) in old.lanes().zip(lanes) {
             let written: Option<u64> = item.number(WRITTEN_ATTR);
             let params = Params::new()
                 .name("#g", GROUPED_ATTR)

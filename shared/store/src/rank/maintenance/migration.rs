@@ -24,7 +24,7 @@
 use leaderboard_keys::entity;
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::{
-    GENERATION_ATTR, LANES, LOGGED_ATTR, MIGRATING_ATTR, RESERVED_ATTR, root_key,
+    GENERATION_ATTR, LOGGED_ATTR, MIGRATING_ATTR, RESERVED_ATTR, root_key,
 };
 
 use crate::ground::error::CancelReason;
@@ -36,9 +36,6 @@ use crate::rank::lanes::LaneKeys;
 use crate::rank::maintenance::rebuild::RebuildOutcome;
 use crate::table::request::{Params, WithParams};
 use crate::table::retry::Retry;
-
-/// The place of the board's update in the start's transaction (after the lanes and the root).
-const BOARD_UPDATE: usize = LANES as usize + 1;
 
 /// A step of a board's migration, done.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,8 +133,10 @@ impl Rank<'_> {
     async fn start_migration(self, board: &Board) -> Result<Option<MigrationStep>, StoreError> {
         let id = &board.board_id;
         let lanes = LaneKeys::of(board);
-        let mut tx = Vec::with_capacity(BOARD_UPDATE + 1);
-        for lane in 0..LANES {
+        // The place of the board's update in the transaction: after the lanes and the root.
+        let board_update = usize::from(lanes.count) + 1;
+        let mut tx = Vec::with_capacity(board_update + 1);
+        for lane in lanes.lanes() {
             tx.push(self.table.tx_update(
                 &lanes.key(lane),
                 "SET #log = :yes",
@@ -168,7 +167,7 @@ impl Rank<'_> {
             {
                 Ok(()) => return Ok(Some(MigrationStep::Started)),
                 Err(StoreError::TransactionCanceled { reasons })
-                    if reasons.get(BOARD_UPDATE) == Some(&CancelReason::ConditionalCheckFailed) =>
+                    if reasons.get(board_update) == Some(&CancelReason::ConditionalCheckFailed) =>
                 {
                     return Ok(None);
                 }

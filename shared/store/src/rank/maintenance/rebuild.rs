@@ -42,7 +42,7 @@ use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::compact::{COMPACT_LAYOUT, Entries, LAYOUT_ATTR};
 use leaderboard_keys::rank_index::journal::journal_key;
 use leaderboard_keys::rank_index::{
-    CREATED_ATTR, CountedKey, ENTRY_GENERATION_ATTR, GENERATION_ATTR, LANES, NODE_PARTITIONS,
+    CREATED_ATTR, CountedKey, ENTRY_GENERATION_ATTR, GENERATION_ATTR, NODE_PARTITIONS,
     RESERVED_ATTR, WRITTEN_ATTR, node_key, node_partition_pk, root_key, watermark_attr,
 };
 
@@ -93,7 +93,7 @@ pub struct RebuildOutcome {
 }
 
 /// Each lane's item (empty for a lane never written).
-pub(super) type Lanes = [Item; LANES as usize];
+pub(super) type Lanes = Vec<Item>;
 
 /// A lane's players' keys as of its change number `written`, and the lane's `created` count
 /// then (which the switch corrects to the keys' number, should it be off: a board that counted
@@ -111,13 +111,14 @@ pub(super) fn settled_lanes(
     mut keys: BTreeMap<u8, Vec<CountedKey>>,
     after: &Lanes,
 ) -> BTreeMap<u8, Settled> {
-    (0..LANES)
-        .filter_map(|lane| {
-            let written = after[lane as usize].number(WRITTEN_ATTR).unwrap_or(0);
-            (before[lane as usize].number(WRITTEN_ATTR).unwrap_or(0) == written).then(|| {
+    (0..=u8::MAX)
+        .zip(before.iter().zip(after))
+        .filter_map(|(lane, (before, after))| {
+            let written = after.number(WRITTEN_ATTR).unwrap_or(0);
+            (before.number(WRITTEN_ATTR).unwrap_or(0) == written).then(|| {
                 let settle = Settled {
                     written,
-                    created: after[lane as usize].number(CREATED_ATTR).unwrap_or(0),
+                    created: after.number(CREATED_ATTR).unwrap_or(0),
                     keys: keys.remove(&lane).unwrap_or_default(),
                 };
                 (lane, settle)
@@ -168,7 +169,7 @@ impl Rank<'_> {
                 // Every lane, settled or not: a settled lane left to move could be applied
                 // past its number before the switch. Paused, each settles at its last number.
                 let until = Timestamp::now().plus_millis(self.lane_pause.as_millis() as u64);
-                for lane in 0..LANES {
+                for lane in lanes.lanes() {
                     paused.insert(lane);
                     out.requests += 1;
                     if let Err(e) = self.pause_lane(lanes, lane, until).await {
@@ -187,7 +188,7 @@ impl Rank<'_> {
             for (lane, settle) in settled_lanes(&before, keys, &after) {
                 settled.entry(lane).or_insert(settle);
             }
-            if settled.len() < LANES as usize {
+            if settled.len() < usize::from(lanes.count) {
                 tracing::info!(board = %id, settled = settled.len(), scans = out.scans,
                     "rank index rebuild: lanes moved during the scan; scanning again");
                 continue;
@@ -236,7 +237,7 @@ impl Rank<'_> {
         out.requests += self
             .scan_scores(pks, "sk", |item| {
                 let key = CountedKey::parse(&key_string(item, "sk"))?;
-                keys.entry(key.lane()).or_default().push(key);
+                keys.entry(key.lane(lanes.count)).or_default().push(key);
                 Ok(())
             })
             .await?;
@@ -352,7 +353,7 @@ impl Rank<'_> {
         ];
         // Every lane, so that a rank read that read the old root before this commits and its
         // lanes after sees the new generation on them (see `LANE_GENERATION_ATTR`).
-        for lane in 0..LANES {
+        for lane in lanes.lanes() {
             let off_by = settled
                 .get(&lane)
                 .map_or(0, |s| (s.keys.len() as i64).saturating_sub(s.created));

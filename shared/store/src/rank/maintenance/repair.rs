@@ -11,7 +11,7 @@
 use std::time::{Duration, Instant};
 
 use leaderboard_keys::ids::BoardId;
-use leaderboard_keys::rank_index::{LANES, REPAIR_PK, repair_key};
+use leaderboard_keys::rank_index::{MAX_LANES, REPAIR_PK, repair_key};
 use leaderboard_keys::time::Timestamp;
 
 use crate::ground::error::StoreError;
@@ -202,7 +202,7 @@ impl Rank<'_> {
     /// knows only the missing change.
     async fn still_stopped(self, board: &BoardId, request: &Item) -> Result<bool, StoreError> {
         let applied = self.table.read_root(board).await?.watermarks;
-        Ok((0..LANES).any(|lane| {
+        Ok((0..MAX_LANES).any(|lane| {
             let past = request.number::<u64>(&past_gap_attr(lane));
             request
                 .number::<u64>(&missing_attr(lane))

@@ -29,7 +29,7 @@ use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank_index::compact::{COMPACT_LAYOUT, Entries};
 use leaderboard_keys::rank_index::journal::journal_key;
 use leaderboard_keys::rank_index::stage::{node_puts, pack, stage_key, stage_pk, unpack};
-use leaderboard_keys::rank_index::{CountedKey, LANES, NODE_PARTITIONS, node_key};
+use leaderboard_keys::rank_index::{CountedKey, NODE_PARTITIONS, node_key};
 use leaderboard_keys::time::Timestamp;
 
 use super::rebuild::{IN_FLIGHT, RebuildOutcome, Switch, settled_lanes};
@@ -237,7 +237,7 @@ impl Rank<'_> {
                     let pause = stage.last_puts.is_some_and(|p| p <= FINAL_PUTS)
                         && pass.has_time(scan + FINAL_TIME);
                     let paused: BTreeSet<u8> = if pause {
-                        (0..LANES).collect()
+                        lanes.lanes().collect()
                     } else {
                         BTreeSet::new()
                     };
@@ -253,7 +253,7 @@ impl Rank<'_> {
                     let mut all: Vec<CountedKey> = keys.values().flatten().cloned().collect();
                     all.sort();
                     let settled = settled_lanes(&before, keys, &after);
-                    if pause && settled.len() == LANES as usize {
+                    if pause && settled.len() == usize::from(lanes.count) {
                         last = Some((settled, paused));
                     } else if pause {
                         self.lift_pauses(lanes, &paused).await?;

@@ -10,7 +10,6 @@ use leaderboard_keys::columns::{self, Column};
 use leaderboard_keys::entity::{self, Key};
 use leaderboard_keys::ids::BoardId;
 use leaderboard_keys::rank::RankKeySpec;
-use leaderboard_keys::rank_index::LANES;
 use leaderboard_keys::time::Timestamp;
 use leaderboard_keys::widen::{self, Widening};
 
@@ -366,10 +365,10 @@ impl Rank<'_> {
 
     /// Sets every lane's `widening` to `generation` (creating lanes never written): from then
     /// on a change holds only if it read the board's `widening` (see `Table::written_update`).
-    /// 10 UpdateItems, each idempotent.
+    /// An UpdateItem a lane, each idempotent.
     async fn fence_lanes(self, board: &Board, generation: u64) -> Result<(), StoreError> {
         let lanes = LaneKeys::of(board);
-        futures::future::try_join_all((0..LANES).map(|lane| {
+        futures::future::try_join_all(lanes.lanes().map(|lane| {
             let key = lanes.key(lane);
             Retry::ITEM_UPDATE.run("fencing a lane", move || {
                 let key = key.clone();
