@@ -1,9 +1,9 @@
 //! A hot board's lane caps on DynamoDB Local: a rank from a process's copy of the index whose
-//! lanes are capped reads its own lane only and is within its lag of the true rank, the other
-//! lanes counted up to their next caps; a play on a full lane commits only once its caps let
-//! it (at the term's end, or once they are stale); plays of three processes that tend the
-//! lanes never take a lane past a bound any reader of its caps still trusts; an import waits
-//! for room.
+//! lanes are capped reads its own lane only (with any whose caps lapsed) and is within its lag
+//! of the true rank, the other lanes counted up to their next caps; a play on a full lane
+//! commits only once its caps let it (at the term's end, or once they are stale); plays of
+//! three processes that tend the lanes never take a lane past a bound any reader of its caps
+//! still trusts; an import waits for room.
 
 use crate::common;
 use crate::index_check;
@@ -169,6 +169,71 @@ async fn a_rank_from_capped_lanes_reads_its_own_lane_and_stays_within_its_lag() 
     let (rank, lag, truth) = ranked(&t, &fresh, &mut log, &board, ("f000", 2_500, 30_000)).await;
     assert!(rank.abs_diff(truth) <= lag);
     assert!(lag <= 70, "lag {lag} from lanes read");
+}
+
+#[tokio::test]
+async fn a_rank_reads_the_lanes_whose_caps_lapsed_with_its_own() {
+    let (t, _) = store_without_stream("lane_caps_lapsed").await;
+    let base = || store_with_client(&t, t.client.clone());
+    let copying = base()
+        .with_index_copies_kept(Duration::from_secs(3_600))
+        .with_lanes_tended_every(Duration::from_secs(3_600));
+    let fresh = base().with_index_copies_kept(Duration::ZERO);
+    let board = hot_board(&fresh, "lcl", WIDE).await;
+    let others = u64::from(board.lanes) - 1;
+    // GIVEN 200 applied entries, every lane capped for an hour 400 changes above its count,
+    // but for three lanes whose caps went stale a minute ago (no tend rolled them)
+    let mut log = ChangeLog::default();
+    for i in 0..200u64 {
+        let play = (&*format!("p{i:03}"), 100 + (i * 37) % 4_000, 1_000 + i);
+        ranked(&t, &fresh, &mut log, &board, play).await;
+    }
+    fresh
+        .rank()
+        .apply_lane_changes(&bid("lcl"), &log.changes)
+        .await
+        .unwrap();
+    let now = Timestamp::now().as_millis();
+    let lapsed = [3u8, 17, 29];
+    for lane in 0..board.lanes {
+        let until = match lapsed.contains(&lane) {
+            true => now - 60_000,
+            false => now + 3_600_000,
+        };
+        cap_lane(&t, &board, lane, 400, 800, until).await;
+    }
+    // AND a process whose copy read them
+    let (rank, lag, truth) = ranked(&t, &copying, &mut log, &board, ("c000", 2_000, 5_000)).await;
+    assert!(rank.abs_diff(truth) <= lag, "c000: {rank} ± {lag}, {truth}");
+    // WHEN 60 entries move past its score, none applied
+    for i in 0..60u64 {
+        let play = (&*format!("p{i:03}"), 5_000 + i, 10_000 + i);
+        ranked(&t, &fresh, &mut log, &board, play).await;
+    }
+    // THEN ranks from the copy (players of other lanes) are within their lag, which counts
+    // the lapsed lanes as read, not up to caps: three lanes' 400 less than every other lane's
+    let mut asked = 0;
+    for i in 0..200u64 {
+        let player = format!("c{:03}", i + 1);
+        if lapsed.contains(&lane_of(&player, board.lanes)) {
+            continue;
+        }
+        let play = (&*player, 1_990 + i, 20_000 + i);
+        let (rank, lag, truth) = ranked(&t, &copying, &mut log, &board, play).await;
+        assert!(
+            rank.abs_diff(truth) <= lag,
+            "{player}: {rank} ± {lag}, {truth}"
+        );
+        assert!(
+            ((others - 3) * 400..(others - 3) * 800 + 70).contains(&lag) && lag < others * 400,
+            "{player}: lag {lag}"
+        );
+        asked += 1;
+        if asked == 3 {
+            break;
+        }
+    }
+    assert_eq!(asked, 3);
 }
 
 #[tokio::test]

@@ -12,7 +12,8 @@
 //! [`LaneSample::SPAN`] before), against the store's threshold (0: every board is hot, for
 //! tests and benchmarks). So every process tends each hot board's lanes about twice a second
 //! (a read unit a lane, and a conditional write a lane whose term ended), and a rank from a
-//! copy whose caps all still hold reads one lane item (1 read unit) instead of all of them.
+//! copy whose caps still hold reads its own lane item (1 read unit) instead of all of them,
+//! with any whose caps lapsed before the next tend rolled them.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -123,21 +124,31 @@ impl LaneView {
         self.read_at.elapsed() >= every && !self.renewing.swap(true, Ordering::Relaxed)
     }
 
-    /// The most each lane but `own` can have written at `now` (ms), if every one's caps still
-    /// say.
-    pub(crate) fn bounds(&self, own: u8, now: u64) -> Option<BTreeMap<u8, u64>> {
-        (0..=u8::MAX)
-            .zip(&self.caps)
-            .filter(|(lane, _)| *lane != own)
-            .map(|(lane, caps)| Some((lane, caps.as_ref()?.bound_at(now)?)))
-            .collect()
+    /// The lanes but `own` as this view bounds them at `now` (ms): the most each one whose caps
+    /// still say can have written, and the lanes whose caps do not (none, or their term and
+    /// the next ended before a tend rolled them).
+    pub(crate) fn bounds(&self, own: u8, now: u64) -> (BTreeMap<u8, u64>, Vec<u8>) {
+        let mut bounded = BTreeMap::new();
+        let mut lapsed = Vec::new();
+        for (lane, caps) in (0..=u8::MAX).zip(&self.caps) {
+            if lane == own {
+                continue;
+            }
+            match caps.as_ref().and_then(|c| c.bound_at(now)) {
+                Some(bound) => {
+                    bounded.insert(lane, bound);
+                }
+                None => lapsed.push(lane),
+            }
+        }
+        (bounded, lapsed)
     }
 
-    /// The entries made on every lane but `own`, when read.
-    pub(crate) fn created_but(&self, own: u8) -> i64 {
+    /// The entries made on every lane but those `read`, when this view read them.
+    pub(crate) fn created_but(&self, read: &[u8]) -> i64 {
         (0..=u8::MAX)
             .zip(&self.created)
-            .filter(|(lane, _)| *lane != own)
+            .filter(|(lane, _)| !read.contains(lane))
             .map(|(_, created)| *created)
             .fold(0i64, i64::saturating_add)
     }

@@ -292,9 +292,10 @@ impl Table {
         Ok(lanes_for(&items, own, board.entry_generation))
     }
 
-    /// The lanes for `player`'s rank, read last: with `copy` holding caps that all still hold,
-    /// the player's lane alone (one `GetItem`), the others bounded by their caps; else every
-    /// lane, and a copy without a view of them tends them and keeps it.
+    /// The lanes for `player`'s rank, read last: with `copy` holding caps that still hold on
+    /// most lanes, the player's lane and those whose caps lapsed (one `GetItem`, or one
+    /// `BatchGetItem` of them), the others bounded by their caps; else every lane, and a copy
+    /// without a view of them tends them and keeps it.
     pub(crate) async fn rank_lanes(
         &self,
         board: &Board,
@@ -310,25 +311,34 @@ impl Table {
         let view = copy.and_then(IndexCopy::lanes);
         let every = copy.map(IndexCopy::tend_every).unwrap_or_default();
         let tending = view.as_ref().is_some_and(|v| v.claim_tending(every));
-        if !tending
-            && let Some(view) = view
-            && let Some(mut written) = view.bounds(own, now)
-        {
-            let item = self.get_raw(&lane_keys.key(own)).await?.unwrap_or_default();
-            cost.requests += 1;
-            cost.items += 1;
-            if !item.contains_key(GROUPED_ATTR) {
-                let mut items: Vec<Item> = vec![Item::new(); usize::from(lane_keys.count)];
-                items[usize::from(own)] = item;
-                let (mut lanes, _) = lanes_for(&items, own, board.entry_generation);
-                written.insert(own, lanes.written.get(&own).copied().unwrap_or(0));
-                lanes.written = written;
-                let own_created = items[usize::from(own)].number(CREATED_ATTR).unwrap_or(0i64);
-                return Ok(RankLanes {
-                    entries: view.created_but(own).saturating_add(own_created),
-                    items: vec![items.swap_remove(usize::from(own))],
-                    lanes,
-                });
+        if !tending && let Some(view) = view {
+            let (mut written, lapsed) = view.bounds(own, now);
+            // A lane whose term ended before the tend that rolls it is read with the player's
+            // own (a tend comes every half term, but only after the play that claimed it); a
+            // view most of whose caps lapsed (a quiet board's) is read in full.
+            if lapsed.len() < usize::from(lane_keys.count) / 2 {
+                let read: Vec<u8> = std::iter::once(own).chain(lapsed).collect();
+                let items = self.lanes_by_key(lane_keys, &read, cost).await?;
+                if !items.iter().any(|item| item.contains_key(GROUPED_ATTR)) {
+                    let mut by_lane = vec![Item::new(); usize::from(lane_keys.count)];
+                    for (&lane, item) in read.iter().zip(&items) {
+                        by_lane[usize::from(lane)] = item.clone();
+                    }
+                    let (mut lanes, _) = lanes_for(&by_lane, own, board.entry_generation);
+                    for &lane in &read {
+                        written.insert(lane, lanes.written.get(&lane).copied().unwrap_or(0));
+                    }
+                    lanes.written = written;
+                    let read_created = items
+                        .iter()
+                        .map(|item| item.number(CREATED_ATTR).unwrap_or(0i64))
+                        .fold(0i64, i64::saturating_add);
+                    return Ok(RankLanes {
+                        entries: view.created_but(&read).saturating_add(read_created),
+                        items,
+                        lanes,
+                    });
+                }
             }
         }
         let items = self.read_lane_items(board, cost).await?;
@@ -343,6 +353,29 @@ impl Table {
             lanes,
             entries,
         })
+    }
+
+    /// The items of `lanes` (by key, in their order; empty for a lane never written): one
+    /// `GetItem` for one lane, one `BatchGetItem` for more.
+    async fn lanes_by_key(
+        &self,
+        keys: LaneKeys<'_>,
+        lanes: &[u8],
+        cost: &mut RankCost,
+    ) -> Result<Vec<Item>, StoreError> {
+        cost.requests += 1;
+        cost.items += lanes.len() as u64;
+        let keys: Vec<_> = lanes.iter().map(|&lane| keys.key(lane)).collect();
+        if let [key] = keys.as_slice() {
+            return Ok(vec![self.get_raw(key).await?.unwrap_or_default()]);
+        }
+        let mut found = self
+            .batch_get(&keys, "BatchGetItem(rank index lanes)")
+            .await?;
+        Ok(keys
+            .iter()
+            .map(|key| found.take(key).unwrap_or_default())
+            .collect())
     }
 
     /// Tends the lanes a rank from `copy` read all of, if it left any (`rank_lanes`): after
