@@ -110,30 +110,42 @@ async fn ranked(
     )
 }
 
-#[tokio::test]
-async fn a_rank_from_capped_lanes_reads_its_own_lane_and_stays_within_its_lag() {
-    let (t, _) = store_without_stream("lane_caps_rank").await;
-    let base = || store_with_client(&t, t.client.clone());
-    // Its copy, and the lanes' caps it read, kept for an hour: only its first rank tends them.
+/// Two processes over `t`: one whose copy of the index, and the lanes' caps it read, are kept
+/// for an hour (only its first rank tends them), and one keeping no copy (it reads every lane).
+fn copying_and_fresh(t: &TestTable) -> (Store, Store) {
+    let base = || store_with_client(t, t.client.clone());
     let copying = base()
         .with_index_copies_kept(Duration::from_secs(3_600))
         .with_lanes_tended_every(Duration::from_secs(3_600));
-    let fresh = base().with_index_copies_kept(Duration::ZERO);
-    let board = hot_board(&fresh, "lcr", WIDE).await;
-    let others = u64::from(board.lanes) - 1;
-    assert_eq!(board.lanes, 32, "a lane a write shard");
-    // GIVEN a board of 200 applied entries whose every lane (32) is capped for an hour, 400
-    // changes above its written count (its next cap 800)
+    (copying, base().with_index_copies_kept(Duration::ZERO))
+}
+
+/// Board `id` of [`WIDE`] write shards holding 200 entries played from `fresh`, every change
+/// applied; the log of them.
+async fn applied_board(t: &TestTable, fresh: &Store, id: &str) -> (Board, ChangeLog) {
+    let board = hot_board(fresh, id, WIDE).await;
     let mut log = ChangeLog::default();
     for i in 0..200u64 {
         let play = (&*format!("p{i:03}"), 100 + (i * 37) % 4_000, 1_000 + i);
-        ranked(&t, &fresh, &mut log, &board, play).await;
+        ranked(t, fresh, &mut log, &board, play).await;
     }
     fresh
         .rank()
-        .apply_lane_changes(&bid("lcr"), &log.changes)
+        .apply_lane_changes(&bid(id), &log.changes)
         .await
         .unwrap();
+    (board, log)
+}
+
+#[tokio::test]
+async fn a_rank_from_capped_lanes_reads_its_own_lane_and_stays_within_its_lag() {
+    let (t, _) = store_without_stream("lane_caps_rank").await;
+    let (copying, fresh) = copying_and_fresh(&t);
+    // GIVEN a board of 200 applied entries whose every lane (32) is capped for an hour, 400
+    // changes above its written count (its next cap 800)
+    let (board, mut log) = applied_board(&t, &fresh, "lcr").await;
+    let others = u64::from(board.lanes) - 1;
+    assert_eq!(board.lanes, 32, "a lane a write shard");
     let until = Timestamp::now().as_millis() + 3_600_000;
     for lane in 0..board.lanes {
         cap_lane(&t, &board, lane, 400, 800, until).await;
@@ -174,25 +186,11 @@ async fn a_rank_from_capped_lanes_reads_its_own_lane_and_stays_within_its_lag() 
 #[tokio::test]
 async fn a_rank_reads_the_lanes_whose_caps_lapsed_with_its_own() {
     let (t, _) = store_without_stream("lane_caps_lapsed").await;
-    let base = || store_with_client(&t, t.client.clone());
-    let copying = base()
-        .with_index_copies_kept(Duration::from_secs(3_600))
-        .with_lanes_tended_every(Duration::from_secs(3_600));
-    let fresh = base().with_index_copies_kept(Duration::ZERO);
-    let board = hot_board(&fresh, "lcl", WIDE).await;
-    let others = u64::from(board.lanes) - 1;
+    let (copying, fresh) = copying_and_fresh(&t);
     // GIVEN 200 applied entries, every lane capped for an hour 400 changes above its count,
     // but for three lanes whose caps went stale a minute ago (no tend rolled them)
-    let mut log = ChangeLog::default();
-    for i in 0..200u64 {
-        let play = (&*format!("p{i:03}"), 100 + (i * 37) % 4_000, 1_000 + i);
-        ranked(&t, &fresh, &mut log, &board, play).await;
-    }
-    fresh
-        .rank()
-        .apply_lane_changes(&bid("lcl"), &log.changes)
-        .await
-        .unwrap();
+    let (board, mut log) = applied_board(&t, &fresh, "lcl").await;
+    let others = u64::from(board.lanes) - 1;
     let now = Timestamp::now().as_millis();
     let lapsed = [3u8, 17, 29];
     for lane in 0..board.lanes {
