@@ -10,8 +10,10 @@
 //! ceiling, from the projector's own units ([`apply`]).
 
 mod apply;
+mod ceiling;
 pub mod partitions;
 pub mod reads;
+pub mod truth;
 
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
@@ -29,6 +31,7 @@ use crate::fragment;
 use crate::proxy::Exchange;
 use crate::stack::{Conn, Stack};
 use partitions::{Partition, Units, kind, per_player};
+use truth::Answer;
 
 /// The load settings.
 #[derive(Debug, Clone)]
@@ -70,6 +73,9 @@ struct Measured {
     secs: f64,
     /// The `rankLag` the plays were answered: p50, p90, max.
     lags: [u64; 3],
+    /// The answers off beyond their `rankLag` (`truth`), and those that would be off with no
+    /// lag (the check's reach: an answer within its lag need not be exact).
+    off: (usize, usize),
     /// Write units by partition.
     units: Units,
     /// Read units by partition.
@@ -147,16 +153,19 @@ pub async fn run(opts: &Options) -> Result<String, String> {
         .collect();
     // Every player's first entry on each board first, not measured: the measured plays all
     // replace an entry (a delete and a put), as on a board in its stride.
+    let mut firsts = Vec::new();
     for (board, _) in boards {
-        let first = play_all(&local, opts.connections, &tokens, board, tokens.len()).await?;
-        if first.0 > 0 {
-            return Err(format!("{} first plays on {board} failed", first.0));
+        let (errors, _, answers) =
+            play_all(&local, opts.connections, &tokens, board, tokens.len()).await?;
+        if errors > 0 {
+            return Err(format!("{errors} first plays on {board} failed"));
         }
+        firsts.push(answers);
     }
     settle(&local).await;
     let mut measured = Vec::new();
-    for (board, shards) in boards {
-        measured.push(phase(&local, opts, &tokens, board, shards).await?);
+    for ((board, shards), first) in boards.into_iter().zip(firsts) {
+        measured.push(phase(&local, opts, &tokens, (board, shards), first).await?);
     }
     local.stop().await;
     let md = report(opts, &measured);
@@ -199,19 +208,40 @@ async fn seed(store: &Store, board: &str, fillers: usize) -> Result<(), String> 
     Ok(())
 }
 
-/// `opts.plays` plays on `board`, recorded until the projector has applied them.
+/// `opts.plays` plays on `board` of `shards`, recorded until the projector has applied them,
+/// each answer checked against the plays before (`first`, the players' first on the board).
 async fn phase(
     local: &Stack,
     opts: &Options,
     tokens: &[String],
-    board: &'static str,
-    shards: u8,
+    (board, shards): (&'static str, u8),
+    first: Vec<Answer>,
 ) -> Result<Measured, String> {
     for proxy in [&local.store_proxy, &local.poller_proxy] {
         proxy.stats().reset();
         proxy.stats().start_recording();
     }
-    let (errors, secs, lags) = play_all(local, opts.connections, tokens, board, opts.plays).await?;
+    let (errors, secs, answers) =
+        play_all(local, opts.connections, tokens, board, opts.plays).await?;
+    let all: Vec<Answer> = first.into_iter().chain(answers.iter().cloned()).collect();
+    let exact: Vec<Answer> = answers
+        .iter()
+        .map(|a| Answer {
+            lag: 0,
+            ..a.clone()
+        })
+        .collect();
+    let off = (
+        truth::off_beyond_lag(&answers, &all, opts.fillers as u64),
+        truth::off_beyond_lag(&exact, &all, opts.fillers as u64),
+    );
+    let mut lags: Vec<u64> = answers.iter().map(|a| a.lag).collect();
+    lags.sort_unstable();
+    let at = |q: f64| {
+        let i = ((lags.len() as f64 * q) as usize).min(lags.len().saturating_sub(1));
+        lags.get(i).copied().unwrap_or(0)
+    };
+    let lags = [at(0.5), at(0.9), lags.last().copied().unwrap_or(0)];
     settle(local).await;
     let (mut units, mut reads) = (Units::default(), Units::default());
     let (mut apply_units, mut apply_reads) = (Units::default(), Units::default());
@@ -238,6 +268,7 @@ async fn phase(
         errors,
         secs,
         lags,
+        off,
         units,
         reads,
         apply_units,
@@ -246,14 +277,14 @@ async fn phase(
 }
 
 /// About `plays` plays on `board` over `connections`, each connection playing for its own
-/// players in turn: the plays that failed, and the seconds they took.
+/// players in turn: the plays that failed, the seconds they took, and the answers.
 async fn play_all(
     local: &Stack,
     connections: usize,
     tokens: &[String],
     board: &'static str,
     plays: usize,
-) -> Result<(usize, f64, [u64; 3]), String> {
+) -> Result<(usize, f64, Vec<Answer>), String> {
     let started = Instant::now();
     let per = plays.div_ceil(connections);
     let mut workers = Vec::new();
@@ -262,40 +293,44 @@ async fn play_all(
         workers.push(tokio::spawn(async move {
             let mut conn = Conn::new(addr);
             let mut errors = 0usize;
-            let mut lags = Vec::new();
+            let mut answers = Vec::new();
             for i in 0..per {
                 let token = &tokens[(c + i * connections) % tokens.len()];
                 let body = json!({"score": 1 + (i % 50), "durationSec": 120});
                 let path = format!("/leaderboards/{board}/scores");
+                let sent = Instant::now();
                 match conn
                     .send(http::Method::POST, &path, token, Some(body.to_string()))
                     .await
                 {
                     Ok((200, body)) => {
-                        let answer: serde_json::Value =
+                        let came = Instant::now();
+                        let v: serde_json::Value =
                             serde_json::from_slice(&body).unwrap_or_default();
-                        lags.push(answer["rankLag"].as_u64().unwrap_or(0));
+                        let number = |k: &str| v[k].as_u64().unwrap_or(0);
+                        answers.push(Answer {
+                            player: v["playerId"].as_str().unwrap_or_default().to_owned(),
+                            sent,
+                            came,
+                            best: number("best"),
+                            rank: number("rank"),
+                            lag: number("rankLag"),
+                        });
                     }
                     _ => errors += 1,
                 }
             }
-            (errors, lags)
+            (errors, answers)
         }));
     }
     let mut errors = 0;
-    let mut lags = Vec::new();
+    let mut answers = Vec::new();
     for w in workers {
-        let (e, l) = w.await.map_err(err)?;
+        let (e, a) = w.await.map_err(err)?;
         errors += e;
-        lags.extend(l);
+        answers.extend(a);
     }
-    lags.sort_unstable();
-    let at = |q: f64| {
-        let i = ((lags.len() as f64 * q) as usize).min(lags.len().saturating_sub(1));
-        lags.get(i).copied().unwrap_or(0)
-    };
-    let lags = [at(0.5), at(0.9), lags.last().copied().unwrap_or(0)];
-    Ok((errors, started.elapsed().as_secs_f64(), lags))
+    Ok((errors, started.elapsed().as_secs_f64(), answers))
 }
 
 /// Waits until the stream poller has delivered nothing new for a second (at most a minute).
@@ -337,11 +372,11 @@ fn report(opts: &Options, measured: &[Measured]) -> String {
     );
     let _ = writeln!(
         md,
-        "| board | write shards | plays | plays/s (DynamoDB Local) | write units a play | busiest key | its units a play | its share of all units | busiest shared key's share of shared units | write-bound rate (1,000 ÷ busiest key's units a play) | `rankLag` answered (p50 / p90 / max) |"
+        "| board | write shards | plays | plays/s (DynamoDB Local) | write units a play | busiest key | its units a play | its share of all units | busiest shared key's share of shared units | write-bound rate (1,000 ÷ busiest key's units a play) | `rankLag` answered (p50 / p90 / max) | answers off beyond their `rankLag` (off taken as exact) |"
     );
     let _ = writeln!(
         md,
-        "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |"
+        "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
     );
     for m in measured {
         let Some((busiest, units, share)) = m.busiest(|_| true) else {
@@ -351,7 +386,7 @@ fn report(opts: &Options, measured: &[Measured]) -> String {
         let per_play = m.per_play(units);
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {:.0} | {:.2} | {} `{}` ({}) | {:.3} | **{:.1}%** | **{:.1}%** | {:.0} plays/s | {} / {} / {} |",
+            "| {} | {} | {} | {:.0} | {:.2} | {} `{}` ({}) | {:.3} | **{:.1}%** | **{:.1}%** | {:.0} plays/s | {} / {} / {} | {} ({}) |",
             m.board,
             m.shards,
             m.plays,
@@ -367,6 +402,8 @@ fn report(opts: &Options, measured: &[Measured]) -> String {
             m.lags[0],
             m.lags[1],
             m.lags[2],
+            m.off.0,
+            m.off.1,
         );
     }
     let _ = writeln!(
@@ -381,7 +418,7 @@ fn report(opts: &Options, measured: &[Measured]) -> String {
          board taking fewer plays a second makes smaller batches and more of them per play, so \
          their units a play follow the rate each board reached here, not its layout."
     );
-    ceilings(&mut md, measured, (opts.players, opts.fillers));
+    ceiling::ceilings(&mut md, measured, (opts.players, opts.fillers));
     apply::apply_ceilings(&mut md, measured);
     if let Some(hot) = measured.iter().find(|m| m.shards == 8)
         && let Some((key, _, share)) = hot.busiest(|_| true)
@@ -448,108 +485,5 @@ fn kinds_table(md: &mut String, measured: &[Measured], tally: fn(&Measured) -> &
             }
         }
         md.push('\n');
-    }
-}
-
-/// Each board's ceiling: the plays a second at which its busiest partition reaches 3,000 read
-/// units or 1,000 write units a second, whichever comes first; and the issue's target on 32.
-fn ceilings(md: &mut String, measured: &[Measured], (players, fillers): (usize, usize)) {
-    let _ = writeln!(
-        md,
-        "\nEach shared item's read units a play (reads by key 1 unit per 4 KB, half when eventually \
-         consistent, twice in a transaction; a Query 1 unit per 4 KB of what it returned, a count of what it read at 224 bytes a key):\n"
-    );
-    kinds_table(md, measured, |m| &m.reads);
-    let _ = writeln!(
-        md,
-        "\nThe ceiling a board's busiest partitions set: {PARTITION_READ_UNITS:.0} read units and \
-         {PARTITION_WRITE_UNITS:.0} write units a second on one partition key, over that key's \
-         units a play.\n"
-    );
-    let _ = writeln!(
-        md,
-        "| board | write shards | read units a play | busiest read key | its read units a play | busiest write key | its write units a play | ceiling (plays/s) | set by |"
-    );
-    let _ = writeln!(
-        md,
-        "| --- | ---: | ---: | --- | ---: | --- | ---: | ---: | --- |"
-    );
-    let mut on_32 = None;
-    for m in measured {
-        let (Some((r, ru)), Some((w, wu))) = (
-            m.reads
-                .busiest(|_| true)
-                .first()
-                .map(|(p, u)| ((*p).clone(), *u)),
-            m.units
-                .busiest(|_| true)
-                .first()
-                .map(|(p, u)| ((*p).clone(), *u)),
-        ) else {
-            continue;
-        };
-        let (by_reads, by_writes) = (
-            PARTITION_READ_UNITS / m.per_play(ru),
-            PARTITION_WRITE_UNITS / m.per_play(wu),
-        );
-        let ceiling = by_reads.min(by_writes);
-        let _ = writeln!(
-            md,
-            "| {} | {} | {:.2} | {} `{}` ({}) | {:.3} | {} `{}` ({}) | {:.3} | **{:.0}** | {} |",
-            m.board,
-            m.shards,
-            m.per_play(m.reads.total()),
-            r.on,
-            r.key,
-            kind(&r),
-            m.per_play(ru),
-            w.on,
-            w.key,
-            kind(&w),
-            m.per_play(wu),
-            ceiling,
-            if by_reads <= by_writes {
-                "reads"
-            } else {
-                "writes"
-            },
-        );
-        if m.shards == 32 {
-            on_32 = Some((ceiling, r));
-        }
-    }
-    let _ = writeln!(
-        md,
-        "\nA key that every play of a board reads strongly consistently takes at least 1 read unit \
-         a play: alone it caps the board at 3,000 plays a second, whatever its write shards. A hot \
-         board's item is no longer one (each process plays from its copy, read once a minute and \
-         checked by the board's settings version), nor are its rank index's root and the top of \
-         its trie (each process ranks from its copy of them, read once a second), nor its ten \
-         lanes (their caps bound them: a rank reads its own lane, and each process reads all ten \
-         twice a second; `LANE_CAPS_FROM` is 0 here, so both hot boards are capped however slowly \
-         DynamoDB Local plays them, and what a process reads twice a second is spread over the \
-         few plays a second it serves here). What is left is the lanes' writes, 2 units a play \
-         over ten keys, and the write shards' reads: the top's exact count of a play whose rank \
-         may be within the first 100 given its lag (larger on a capped board, by the room its \
-         caps leave: the `rankLag` column). Each board \
-         holds {} players' entries and {} imported above them, so the plays rank past the first \
-         100 (which a rank counts exactly, on every write shard) as most plays of a big board do.",
-        players, fillers
-    );
-    if let Some((ceiling, r)) = on_32 {
-        let met = ceiling >= 10_000.0;
-        fragment::target(
-            "a board of 32 write shards takes at least 10,000 plays a second before a partition's limits",
-            &format!(
-                "{ceiling:.0} plays/s (busiest read key {} `{}`)",
-                r.on, r.key
-            ),
-            met,
-        );
-        let _ = writeln!(
-            md,
-            "\nTarget (issue 95): a ceiling of at least 10,000 plays a second on 32 shards: {ceiling:.0}: {}.",
-            if met { "met" } else { "**missed**" }
-        );
     }
 }
