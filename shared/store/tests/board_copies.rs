@@ -18,7 +18,7 @@ use leaderboard_store::{Store, StoreError, WidenOptions, WidenProgress};
 
 /// A board of 32 write shards (and as many lanes, each of which a settings change writes in
 /// its transaction), open from T0 for a year.
-async fn hot_board(store: &Store, id: &str, max_score: u64) -> Board {
+async fn wide_board(store: &Store, id: &str, max_score: u64) -> Board {
     let mut nb = new_board(id, Order::Desc, Operator::Best, max_score);
     nb.write_shards = 32;
     store.boards().create_board(nb, at(0)).await.unwrap()
@@ -64,7 +64,7 @@ fn written_on_lanes(dump: &[RawItem], id: &str) -> u64 {
 #[tokio::test]
 async fn a_copy_older_than_an_early_end_refuses_the_play_and_writes_nothing() {
     let (t, players) = store("copy_end").await;
-    hot_board(&players, "copy_end", 1_000).await;
+    wide_board(&players, "copy_end", 1_000).await;
     // GIVEN a process that played on the board (so it keeps a copy of it)
     submit(&players, "p0", 10, &["copy_end"], 1_000).await;
     // WHEN another process ends the board now
@@ -96,7 +96,7 @@ async fn a_copy_older_than_an_early_end_refuses_the_play_and_writes_nothing() {
 #[tokio::test]
 async fn plays_racing_an_early_end_are_taken_exactly_when_the_board_took_them() {
     let (t, players) = store("copy_race").await;
-    hot_board(&players, "copy_race", 1_000).await;
+    wide_board(&players, "copy_race", 1_000).await;
     submit(&players, "warm", 1, &["copy_race"], 1_000).await;
     let admin = other_process(&t);
     // WHEN 40 plays (each a new player, at times on both sides of the end) race the early
@@ -176,7 +176,7 @@ async fn widen_all(store: &Store, id: &str, max: u64) -> Board {
 #[tokio::test]
 async fn a_copy_read_before_a_widening_writes_the_new_generation_and_takes_the_new_maximum() {
     let (t, first) = store("copy_widen").await;
-    hot_board(&first, "copy_widen", 999).await;
+    wide_board(&first, "copy_widen", 999).await;
     let second = other_process(&t);
     // GIVEN two processes that played on the board before it widened
     submit(&first, "p0", 500, &["copy_widen"], 1_000).await;
@@ -226,7 +226,7 @@ async fn a_copy_read_before_a_widening_writes_the_new_generation_and_takes_the_n
 #[tokio::test]
 async fn plays_from_a_copy_racing_a_whole_widening_leave_each_entry_once_in_the_new_generation() {
     let (t, players) = store_without_stream("copy_widen_race").await;
-    hot_board(&players, "copy_wrace", 999).await;
+    wide_board(&players, "copy_wrace", 999).await;
     for i in 0..12u64 {
         submit(
             &players,
