@@ -14,7 +14,7 @@ use leaderboard_keys::entity::{self, ItemKey, Key};
 use leaderboard_keys::erasure::Pseudonym;
 use leaderboard_keys::ids::{BoardId, Email, GameId, PlayerId, SeriesId, SessionId};
 use leaderboard_keys::rank::{MAX_TIEBREAK_MILLIS, Order, RankKeySpec};
-use leaderboard_keys::rank_index::{self, CountedKey, journal, stage};
+use leaderboard_keys::rank_index::{self, CountedKey, LANES, journal, stage};
 use leaderboard_keys::time::Timestamp;
 use leaderboard_store::{LISTING_PASS_PK, RECOUNT_PK, SWEEP_PK};
 use serde::Serialize;
@@ -350,9 +350,8 @@ fn score_key(sk: &str, hint: BoardHint) -> CtlResult<(&'static str, Vec<Part>)> 
         "attainedAt {at} ({MAX_TIEBREAK_MILLIS} - {time} = {} ms; earlier ranks higher)",
         parsed.attained_at_ms
     );
-    // The lane depends on the board's lane count, which the key does not say: a board of one
-    // to ten write shards has the base count.
-    let lane = counted.lane(rank_index::LANES);
+    // A key does not say its board's lane count: the lane on a board of ten (1 to 10 shards).
+    let lane = counted.lane(LANES);
     let mut parts = vec![decoded("score", padded, score)];
     for (i, (field, value)) in columns.iter().zip(subs).enumerate() {
         let says = format!("{value} on a desc column; on an asc one, its max - {value}");
@@ -364,10 +363,7 @@ fn score_key(sk: &str, hint: BoardHint) -> CtlResult<(&'static str, Vec<Part>)> 
         decoded(
             "index group",
             counted.group(),
-            format!(
-                "rank index lane {lane:02} (of {}); one group is one score within 100 s",
-                rank_index::LANES
-            ),
+            format!("rank index lane {lane:02} (of {LANES}); one group is one score within 100 s"),
         ),
     ]);
     Ok(("Score (a player's entry on a board)", parts))

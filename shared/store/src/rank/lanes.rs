@@ -379,14 +379,28 @@ impl Table {
             .await?;
             return Ok(by_lane);
         }
-        let keys = lanes.all();
+        let every: Vec<u8> = lanes.lanes().collect();
+        self.lanes_by_key(lanes, &every).await
+    }
+
+    /// The items of `which` of `lanes` (in that order; empty for a lane never written), read
+    /// strongly consistent by key: one `GetItem` for one lane, one `BatchGetItem` for more.
+    pub(crate) async fn lanes_by_key(
+        &self,
+        lanes: LaneKeys<'_>,
+        which: &[u8],
+    ) -> Result<Vec<Item>, StoreError> {
+        let keys: Vec<Key> = which.iter().map(|&lane| lanes.key(lane)).collect();
+        if let [key] = keys.as_slice() {
+            return Ok(vec![self.get_raw(key).await?.unwrap_or_default()]);
+        }
         let mut found = self
             .batch_get(&keys, "BatchGetItem(rank index lanes)")
             .await?;
-        for (slot, key) in by_lane.iter_mut().zip(&keys) {
-            *slot = found.take(key).unwrap_or_default();
-        }
-        Ok(by_lane)
+        Ok(keys
+            .iter()
+            .map(|key| found.take(key).unwrap_or_default())
+            .collect())
     }
 
     /// The lanes' items, one request (a Query of 10 items, or a `BatchGetItem` of a key a
@@ -454,7 +468,8 @@ impl Table {
     }
 
     /// Every lane of `board` (as read) at `change`'s next version: an update a lane (at most
-    /// [`rank_index::MAX_LANES`]) for the change's transaction. A lane never written is created holding only the version.
+    /// [`rank_index::MAX_LANES`]) for the change's transaction. A lane never written is created
+    /// holding only the version.
     pub(crate) fn lanes_at_version(
         &self,
         board: &Board,

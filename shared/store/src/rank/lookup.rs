@@ -20,10 +20,11 @@
 //!    watermarks: the lag. And the generation the last rebuild's switch put in service: one
 //!    newer than the root's says the nodes may have been read while a switch's deletion of
 //!    theirs went on, and the read starts again from a fresh root (at most
-//!    [`GENERATION_ROUNDS`] times). From a copy of a hot board's index whose lanes' caps all
-//!    still hold, only the player's own lane (one `GetItem`, 1 read unit): the other lanes'
-//!    written counts are taken at their next caps, never below what they are
-//!    (`rank::lane_caps`), and a switch writes its generation on every lane.
+//!    [`GENERATION_ROUNDS`] times). From a copy of a hot board's index whose lanes' caps
+//!    still hold, only the player's own lane (one `GetItem`, 1 read unit) and any whose caps
+//!    lapsed (in one `BatchGetItem` with it): the other lanes' written counts are taken at
+//!    their next caps, never below what they are (`rank::lane_caps`), and a switch writes its
+//!    generation on every lane.
 //!
 //! A board of at most [`EXACT_TOP`] entries (as the root counts them) is counted instead, with
 //! the lanes read after for its size. Either way at most 3 requests besides the pointer's read
@@ -318,7 +319,9 @@ impl Table {
             // view most of whose caps lapsed (a quiet board's) is read in full.
             if lapsed.len() < usize::from(lane_keys.count) / 2 {
                 let read: Vec<u8> = std::iter::once(own).chain(lapsed).collect();
-                let items = self.lanes_by_key(lane_keys, &read, cost).await?;
+                let items = self.lanes_by_key(lane_keys, &read).await?;
+                cost.requests += 1;
+                cost.items += read.len() as u64;
                 if !items.iter().any(|item| item.contains_key(GROUPED_ATTR)) {
                     let mut by_lane = vec![Item::new(); usize::from(lane_keys.count)];
                     for (&lane, item) in read.iter().zip(&items) {
@@ -342,40 +345,17 @@ impl Table {
             }
         }
         let items = self.read_lane_items(board, cost).await?;
-        // A copy's rank that read every lane (the one tending them, or one whose view holds
-        // no caps that still hold) leaves them for its play to tend: a rank only reads.
+        // A copy's rank that read every lane (the one tending them, or one whose view has
+        // most of its caps lapsed, or none) leaves them for its play to tend: a rank only reads.
         if let Some(copy) = copy {
-            copy.offer_lanes(items.to_vec());
+            copy.offer_lanes(items.clone());
         }
         let (lanes, entries) = lanes_for(&items, own, board.entry_generation);
         Ok(RankLanes {
-            items: items.into_iter().collect(),
+            items,
             lanes,
             entries,
         })
-    }
-
-    /// The items of `lanes` (by key, in their order; empty for a lane never written): one
-    /// `GetItem` for one lane, one `BatchGetItem` for more.
-    async fn lanes_by_key(
-        &self,
-        keys: LaneKeys<'_>,
-        lanes: &[u8],
-        cost: &mut RankCost,
-    ) -> Result<Vec<Item>, StoreError> {
-        cost.requests += 1;
-        cost.items += lanes.len() as u64;
-        let keys: Vec<_> = lanes.iter().map(|&lane| keys.key(lane)).collect();
-        if let [key] = keys.as_slice() {
-            return Ok(vec![self.get_raw(key).await?.unwrap_or_default()]);
-        }
-        let mut found = self
-            .batch_get(&keys, "BatchGetItem(rank index lanes)")
-            .await?;
-        Ok(keys
-            .iter()
-            .map(|key| found.take(key).unwrap_or_default())
-            .collect())
     }
 
     /// Tends the lanes a rank from `copy` read all of, if it left any (`rank_lanes`): after
