@@ -223,6 +223,14 @@ async fn an_erased_player_is_in_no_item_of_the_whole_table() {
         .await
         .unwrap();
     play(store, GONE, 3, 5_700, &["trial_1"], None).await;
+    // A hot board, which closes: the player's entry on their write shard, their last change
+    // on their lane kept apart (one of 32, a write shard's).
+    let surge = leaderboard_store::model::NewBoard {
+        write_shards: 32,
+        ..new_board("surge_1", Order::Desc, Operator::Best, RankLayout::V2)
+    };
+    store.boards().create_board(surge, at(0)).await.unwrap();
+    play(store, GONE, 11, 5_750, &["surge_1"], None).await;
     deliver(store, &sc.stream().await).await;
     look(&sc).await;
 
@@ -262,7 +270,11 @@ async fn an_erased_player_is_in_no_item_of_the_whole_table() {
     }
     look(&sc).await;
     let end = at(366 * DAY);
-    for board in [season.clone(), BoardId::parse("race_1").unwrap()] {
+    let (race, surge) = (
+        BoardId::parse("race_1").unwrap(),
+        BoardId::parse("surge_1").unwrap(),
+    );
+    for board in [season.clone(), race, surge] {
         let closed = store
             .close()
             .close_board(&board, end, &CloseOptions::default())

@@ -2,7 +2,8 @@
 //! lane a shard (one of ten or fewer, as every board stored before the count, with ten); its
 //! plays write every lane and no other, each player always the same one; racing plays count
 //! once each on their lanes; and the index applied from the 32 lanes' changes, in any order of
-//! the lanes, is the index a rebuild makes, and ranks from it are exact.
+//! the lanes, is the index a rebuild makes; an erasure leaves no id on a closed board's lane
+//! past the tenth.
 
 use crate::common;
 use crate::index_check;
@@ -13,8 +14,8 @@ use leaderboard_devkit::testing::{n, s};
 use leaderboard_keys::entity;
 use leaderboard_keys::rank::Order;
 use leaderboard_keys::rank_index::{LaneChange, lane_of};
-use leaderboard_store::Store;
 use leaderboard_store::model::{Board, Operator};
+use leaderboard_store::{CloseOptions, Store};
 
 /// A board of `shards` write shards whose plays add to the entry (every play a change).
 async fn board_of(store: &Store, id: &str, shards: u8) -> Board {
@@ -127,4 +128,52 @@ async fn the_index_applied_from_thirty_two_lanes_in_any_lane_order_is_the_rebuil
     // AND a rebuild makes the same counts
     store.rank().build_rank_index(&board).await.unwrap();
     assert_eq!(stored_index(&t, "la").await, applied);
+}
+
+#[tokio::test]
+async fn an_erasure_leaves_no_id_on_a_closed_boards_lane_past_the_tenth() {
+    let (t, store) = store_without_stream("lanes_erase").await;
+    let day = 86_400_000;
+    let mut nb = new_board("le", Order::Desc, Operator::Best, 9_999);
+    nb.write_shards = 32;
+    nb.ends_at = Some(at(day));
+    let board = store.boards().create_board(nb, at(0)).await.unwrap();
+    // GIVEN a player whose lane is past the tenth (where a board of ten would put them
+    // elsewhere), the last to change it, and the board closed
+    let gone = (0..100)
+        .map(|i| format!("gone{i:02}"))
+        .find(|p| lane_of(p, board.lanes) >= 10 && lane_of(p, 10) != lane_of(p, board.lanes))
+        .unwrap();
+    for (i, other) in ["ann", "bo", "cy"].iter().enumerate() {
+        submit(&store, other, 100 + i as u64, &["le"], 1_000 + i as u64).await;
+    }
+    submit(&store, &gone, 50, &["le"], 2_000).await;
+    let lane = entity::lane(&bid("le"), lane_of(&gone, board.lanes));
+    let written = t.raw(&lane.pk, &lane.sk).await.unwrap();
+    assert!(
+        format!("{written:?}").contains(&gone),
+        "the lane's change names them"
+    );
+    store
+        .close()
+        .close_board(&bid("le"), at(day + 1_000), &CloseOptions::default())
+        .await
+        .unwrap();
+    // WHEN they are erased
+    let receipt = store
+        .moderation()
+        .erase_player(&pid(&gone), "ops", at(day + 2_000), None)
+        .await
+        .unwrap();
+    assert!(receipt.finished(), "{receipt:?}");
+    // THEN no item of the table holds their id: their lane records the pseudonym
+    let holding: Vec<_> = t
+        .dump()
+        .await
+        .into_iter()
+        .filter(|item| format!("{item:?}").contains(&gone))
+        .collect();
+    assert!(holding.is_empty(), "{holding:?}");
+    let pseudonymised = t.raw(&lane.pk, &lane.sk).await.unwrap();
+    assert!(format!("{pseudonymised:?}").contains(receipt.pseudonym.as_str()));
 }
