@@ -128,7 +128,7 @@ pub(super) fn ceilings(md: &mut String, measured: &[Measured], (players, fillers
     let _ = writeln!(
         md,
         "\nTarget (issue 95): no answer off beyond its `rankLag` (the true rank while the play \
-         was answered bounded from every play's own timing and score: `hot_board/truth.rs`): \
+         was answered bounded from every play's own timing and score: `live_rank/truth.rs`): \
          {off} of {answered}: {}.",
         if off == 0 { "met" } else { "**missed**" }
     );

@@ -13,7 +13,6 @@ mod apply;
 mod ceiling;
 pub mod partitions;
 pub mod reads;
-pub mod truth;
 
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
@@ -28,10 +27,10 @@ use leaderboard_store::{Config, Store};
 use serde_json::json;
 
 use crate::fragment;
+use crate::live_rank::truth::{Answer, Play, Truth};
 use crate::proxy::Exchange;
 use crate::stack::{Conn, Stack};
 use partitions::{Partition, Units, kind, per_player};
-use truth::Answer;
 
 /// The load settings.
 #[derive(Debug, Clone)]
@@ -73,8 +72,9 @@ struct Measured {
     secs: f64,
     /// The `rankLag` the plays were answered: p50, p90, max.
     lags: [u64; 3],
-    /// The answers off beyond their `rankLag` (`truth`), and those that would be off with no
-    /// lag (the check's reach: an answer within its lag need not be exact).
+    /// The answers off beyond their `rankLag` (`live_rank::truth`: every entry's score only
+    /// rises here too), and those that would be off with no lag (the check's reach: an answer
+    /// within its lag need not be exact).
     off: (usize, usize),
     /// Write units by partition.
     units: Units,
@@ -223,18 +223,24 @@ async fn phase(
     }
     let (errors, secs, answers) =
         play_all(local, opts.connections, tokens, board, opts.plays).await?;
-    let all: Vec<Answer> = first.into_iter().chain(answers.iter().cloned()).collect();
-    let exact: Vec<Answer> = answers
-        .iter()
-        .map(|a| Answer {
-            lag: 0,
-            ..a.clone()
-        })
-        .collect();
-    let off = (
-        truth::off_beyond_lag(&answers, &all, opts.fillers as u64),
-        truth::off_beyond_lag(&exact, &all, opts.fillers as u64),
-    );
+    // The players (no entry before their first play), then the entries imported above them.
+    let initial = std::iter::repeat_n(0, opts.players)
+        .chain((0..opts.fillers as u64).map(|i| FILLER_SCORES + i));
+    let mut truth = Truth::new(initial.collect());
+    truth.record(first.iter().chain(&answers).map(|a| Play {
+        player: a.player,
+        score: a.score,
+        sent: a.sent,
+        answered: a.answered,
+    }));
+    let off = |exact: bool| {
+        let answered = answers.iter().map(|a| Answer {
+            exact: exact || a.exact,
+            ..*a
+        });
+        answered.filter(|a| truth.check(a).violation).count()
+    };
+    let off = (off(false), off(true));
     let mut lags: Vec<u64> = answers.iter().map(|a| a.lag).collect();
     lags.sort_unstable();
     let at = |q: f64| {
@@ -295,7 +301,8 @@ async fn play_all(
             let mut errors = 0usize;
             let mut answers = Vec::new();
             for i in 0..per {
-                let token = &tokens[(c + i * connections) % tokens.len()];
+                let player = (c + i * connections) % tokens.len();
+                let token = &tokens[player];
                 let body = json!({"score": 1 + (i % 50), "durationSec": 120});
                 let path = format!("/leaderboards/{board}/scores");
                 let sent = Instant::now();
@@ -304,17 +311,18 @@ async fn play_all(
                     .await
                 {
                     Ok((200, body)) => {
-                        let came = Instant::now();
+                        let answered = Instant::now();
                         let v: serde_json::Value =
                             serde_json::from_slice(&body).unwrap_or_default();
                         let number = |k: &str| v[k].as_u64().unwrap_or(0);
                         answers.push(Answer {
-                            player: v["playerId"].as_str().unwrap_or_default().to_owned(),
-                            sent,
-                            came,
-                            best: number("best"),
+                            player,
+                            score: number("best"),
                             rank: number("rank"),
                             lag: number("rankLag"),
+                            exact: v["rankExact"].as_bool().unwrap_or(false),
+                            sent,
+                            answered,
                         });
                     }
                     _ => errors += 1,

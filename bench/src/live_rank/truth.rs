@@ -4,12 +4,14 @@
 //!
 //! The benchmark loads the board itself and makes every play, so it knows every entry's score
 //! at every moment but one: when, between a play's request and its answer, the play committed.
-//! Scores are distinct (no ties) and only ever improve (`best`, every play higher than its
-//! player's best), so the number of entries above a fixed score only grows with time, one
-//! entry at a time. A rank read at some instant of a request's window `[sent, answered]` is
-//! therefore, for the true rank `t` at that instant:
-//! - `t ≥ lo`, where `lo` counts only the plays answered before the window opened, and
-//! - `t ≤ hi`, where `hi` counts every play sent before the window closed;
+//! Scores only ever rise (`best`, every play higher than its player's best; `increment`, every
+//! play adding to it), so the number of entries above a fixed score only grows with time. A
+//! rank read at some instant of a request's window `[sent, answered]` is therefore, for the
+//! true rank `t` at that instant:
+//! - `t ≥ lo`, where `lo` counts the entries above the score with only the plays answered
+//!   before the window opened, and
+//! - `t ≤ hi`, where `hi` counts those at or above it (a tie breaks by a time the benchmark
+//!   does not follow) with every play sent before the window closed;
 //!
 //! and an answer `rank ± lag` is wrong (a violation) exactly when `[rank − lag, rank + lag]`
 //! misses `[lo, hi]`. The check can only pass a wrong answer by the plays in flight at the
@@ -72,7 +74,8 @@ pub struct Truth {
 }
 
 impl Truth {
-    /// The board as loaded: `initial[i]` is player `i`'s score (all distinct).
+    /// The board as loaded: `initial[i]` is player `i`'s score (0 for a player without an
+    /// entry yet, below every score answered).
     pub fn new(initial: Vec<u64>) -> Truth {
         let mut sorted = initial.clone();
         sorted.sort_unstable_by(|a, b| b.cmp(a));
@@ -93,29 +96,26 @@ impl Truth {
         }
     }
 
-    /// Initial entries above `score`.
-    fn initially_above(&self, score: u64) -> u64 {
-        self.sorted.partition_point(|&s| s > score) as u64
-    }
-
-    /// Entries other than `player`'s above `score` once the plays `counted` selects count.
-    fn above(&self, player: usize, score: u64, counted: impl Fn(&Play) -> bool) -> u64 {
-        let mut above = self.initially_above(score);
-        if self.initial[player] > score {
+    /// Entries other than `player`'s above `score` (or at it too, with `ties`) once the plays
+    /// `counted` selects count.
+    fn above(&self, player: usize, score: u64, ties: bool, counted: impl Fn(&Play) -> bool) -> u64 {
+        let over = |s: u64| s > score || (ties && s == score);
+        let mut above = self.sorted.partition_point(|&s| over(s)) as u64;
+        if over(self.initial[player]) {
             above -= 1;
         }
         for (&other, plays) in &self.plays {
             if other == player {
                 continue;
             }
-            let before = self.initial[other] > score;
-            // A player's plays only raise their best: the last one counted is their best.
+            let before = over(self.initial[other]);
+            // A player's plays only raise their score: the last one counted is theirs.
             let best = plays
                 .iter()
                 .take_while(|p| counted(p))
                 .last()
                 .map_or(self.initial[other], |p| p.score);
-            match (before, best > score) {
+            match (before, over(best)) {
                 (false, true) => above += 1,
                 (true, false) => above -= 1,
                 _ => {}
@@ -126,8 +126,8 @@ impl Truth {
 
     /// Checks one answer against the true ranks of its window.
     pub fn check(&self, a: &Answer) -> Verdict {
-        let lo = 1 + self.above(a.player, a.score, |p| p.answered <= a.sent);
-        let hi = 1 + self.above(a.player, a.score, |p| p.sent <= a.answered);
+        let lo = 1 + self.above(a.player, a.score, false, |p| p.answered <= a.sent);
+        let hi = 1 + self.above(a.player, a.score, true, |p| p.sent <= a.answered);
         let lag = if a.exact { 0 } else { a.lag };
         let violation = a.rank.saturating_add(lag) < lo || a.rank.saturating_sub(lag) > hi;
         Verdict { lo, hi, violation }
@@ -228,5 +228,24 @@ mod tests {
         assert!(!truth.check(&answer(t0, 1, 40, 2, 0, (150, 160))).violation);
         assert!(!truth.check(&answer(t0, 1, 40, 3, 0, (300, 310))).violation);
         assert!(truth.check(&answer(t0, 1, 40, 2, 0, (300, 310))).violation);
+    }
+
+    #[test]
+    fn a_tie_may_rank_either_way() {
+        let t0 = Instant::now();
+        // Player 3 (20) rises to 30 before the window, tying player 2.
+        let mut truth = board();
+        truth.record([Play {
+            player: 3,
+            score: 30,
+            sent: at(t0, 0),
+            answered: at(t0, 10),
+        }]);
+        let v = truth.check(&answer(t0, 2, 30, 3, 0, (20, 30)));
+        assert_eq!((v.lo, v.hi, v.violation), (3, 4, false));
+        assert!(!truth.check(&answer(t0, 2, 30, 4, 0, (20, 30))).violation);
+        assert!(truth.check(&answer(t0, 2, 30, 2, 0, (20, 30))).violation);
+        assert!(truth.check(&answer(t0, 2, 30, 5, 0, (20, 30))).violation);
+        assert!(!truth.check(&answer(t0, 2, 30, 5, 1, (20, 30))).violation);
     }
 }
